@@ -1,0 +1,194 @@
+"""Port: the search index (chunks, vectors, keyword rows, file table, meta, embedding cache).
+
+Error tree:
+
+    StoreError
+    ├── DimensionMismatch   a query or vector has another dimension than the index's vectors
+    ├── StoreReadOnly       the database cannot be written (recovered by reopening once)
+    └── StoreCorrupt        the database file is not a usable index (the file is left in place)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+from memlane.application.ports.embedding import Vector
+from memlane.domain.chunks import Chunk, ChunkId, ContentHash
+from memlane.domain.index_meta import IndexMeta
+from memlane.domain.search import Candidate
+from memlane.domain.sources import Source
+
+
+class StoreError(Exception):
+    """Base for every failure an IndexStore may raise."""
+
+
+class DimensionMismatch(StoreError):
+    """A vector's length differs from the index's; nothing was changed."""
+
+
+class StoreReadOnly(StoreError):
+    """The store cannot be written."""
+
+
+class StoreCorrupt(StoreError):
+    """The database is damaged or not a memlane index."""
+
+
+@dataclass(frozen=True, slots=True)
+class IndexedFile:
+    """The `files` row of one indexed file (primary key: source + path)."""
+
+    source: Source
+    path: str
+    hash: ContentHash
+    mtime: float
+    size: int
+
+
+@dataclass(frozen=True, slots=True)
+class SourceCount:
+    """How many files and chunks one source has in the index."""
+
+    source: Source
+    files: int
+    chunks: int
+
+
+@dataclass(frozen=True, slots=True)
+class CacheKey:
+    """Partition of the embedding cache: vectors are only reused for the same model config."""
+
+    provider: str
+    model: str
+    provider_key: str
+
+
+class IndexWriter(Protocol):
+    """Write operations, shared by the live index and a rebuild in progress."""
+
+    def replace_file(
+        self,
+        file: IndexedFile,
+        chunks: Sequence[Chunk],
+        vectors: Sequence[Vector | None],
+        model: str,
+    ) -> None:
+        """Replace every row of (file.source, file.path) in ONE transaction.
+
+        `vectors[i]` belongs to `chunks[i]` (None: no vector yet, keyword-only). `model` names
+        the model of the vectors (`fts-only` when none). Raises DimensionMismatch, before
+        writing anything, if a vector's length differs from the index's dimensions.
+        """
+        ...
+
+    def set_meta(self, meta: IndexMeta) -> None:
+        """Store the meta; the vector table takes `meta.dimensions` when first known."""
+        ...
+
+
+class IndexRebuild(IndexWriter, Protocol):
+    """A full reindex being built aside; the live index is untouched until `commit`."""
+
+    def commit(self) -> None:
+        """Atomically replace the live index with this one (the event log is preserved)."""
+        ...
+
+    def abort(self) -> None:
+        """Throw this rebuild away; the live index stays as it was."""
+        ...
+
+
+class IndexStore(IndexWriter, Protocol):
+    """The live index.
+
+    Contract:
+    * every write is atomic: after a crash, each file has either all its old rows or all new
+      rows, and every chunk has its keyword row (and its vector row when it has a vector);
+    * `search_vector` ranks by cosine similarity (Candidate.score in [-1, 1], best first),
+      only chunks whose vector was made by `model`, only the given sources; a query vector of
+      the wrong dimension raises DimensionMismatch and leaves the index intact;
+    * `search_keyword` takes an FTS5 MATCH expression built by `domain.keywords`, returns
+      Candidate.score = the bm25 rank (more negative is better), best first; a syntactically
+      invalid expression gives [] rather than an error;
+    * the embedding cache maps (CacheKey, content hash) to a vector; `cache_put` refreshes the
+      recency of existing entries; `cache_prune(max_entries)` removes the least recently used.
+    """
+
+    def meta(self) -> IndexMeta | None:
+        """Return the stored meta, or None for an index never written."""
+        ...
+
+    def files(self, source: Source | None = None) -> list[IndexedFile]:
+        """Return the indexed files (of one source, or all), sorted by source then path."""
+        ...
+
+    def touch_file(self, file: IndexedFile) -> None:
+        """Update mtime/size of an indexed file whose content hash did not change."""
+        ...
+
+    def delete_file(self, source: Source, path: str) -> None:
+        """Remove every row of one file (no-op if it is not indexed)."""
+        ...
+
+    def counts(self) -> list[SourceCount]:
+        """Return files and chunks per source present in the index."""
+        ...
+
+    def chunks_without_vectors(self, model: str, limit: int = 1000) -> list[Chunk]:
+        """Return chunks whose vector is missing or was made by another model."""
+        ...
+
+    def set_vectors(self, model: str, vectors: Mapping[ChunkId, Vector]) -> None:
+        """Attach vectors made by `model` to existing chunks, in one transaction."""
+        ...
+
+    def search_vector(
+        self, vector: Vector, *, model: str, sources: Sequence[Source], limit: int
+    ) -> list[Candidate]:
+        """Return the `limit` chunks nearest to `vector` (see class contract)."""
+        ...
+
+    def search_keyword(
+        self, match: str, *, sources: Sequence[Source], limit: int
+    ) -> list[Candidate]:
+        """Return the `limit` best bm25 matches of an FTS5 MATCH expression."""
+        ...
+
+    def read_chunks(self, ids: Sequence[ChunkId]) -> list[Chunk]:
+        """Return the chunks with these ids (missing ids are skipped)."""
+        ...
+
+    def cache_get(self, key: CacheKey, hashes: Sequence[ContentHash]) -> dict[ContentHash, Vector]:
+        """Return cached vectors for the hashes found."""
+        ...
+
+    def cache_put(self, key: CacheKey, vectors: Mapping[ContentHash, Vector]) -> None:
+        """Store vectors in the cache (and mark them recently used)."""
+        ...
+
+    def cache_prune(self, max_entries: int) -> int:
+        """Delete least recently used entries beyond `max_entries`; return how many."""
+        ...
+
+    def cache_size(self) -> int:
+        """Return the number of cached vectors."""
+        ...
+
+    def begin_rebuild(self) -> IndexRebuild:
+        """Start a full reindex into a temporary database (cache carried over)."""
+        ...
+
+    def vector_status(self) -> tuple[bool, str | None]:
+        """Return (vector extension loaded, load error message or None)."""
+        ...
+
+    def location(self) -> str:
+        """Return where the index lives (a file path or ":memory:")."""
+        ...
+
+    def close(self) -> None:
+        """Release connections; idempotent."""
+        ...

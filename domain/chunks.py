@@ -1,0 +1,39 @@
+"""Domain: a chunk of indexed text and the chunking policy (the algorithms live in chunking.py)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NewType
+
+from memlane.domain.sources import Source
+
+ChunkId = NewType("ChunkId", str)
+ContentHash = NewType("ContentHash", str)
+
+
+@dataclass(frozen=True, slots=True)
+class ChunkingPolicy:
+    """Token budget and overlap per chunk (§3.6 defaults: 400 / 80)."""
+
+    tokens: int = 400
+    overlap: int = 80
+
+
+@dataclass(frozen=True, slots=True)
+class Chunk:
+    """A span of lines of one file, the unit that is embedded and searched.
+
+    Lines are 1-based and inclusive; for transcripts they are JSONL line numbers.
+    `hash` is the sha256 of `text`; `id` is unique within the index even when two chunks of
+    one file have identical text. `timestamp` (epoch seconds) is when the text was written,
+    known for transcript messages; None means "use the file's date".
+    """
+
+    id: ChunkId
+    source: Source
+    path: str
+    start_line: int
+    end_line: int
+    text: str
+    hash: ContentHash
+    timestamp: float | None = None

@@ -1,0 +1,148 @@
+"""Domain: resolved memory-search settings for one agent (§24), with defaults.
+
+`resolve_settings` (in config_resolution.py) turns the raw JSON5 config tree into these values,
+applying defaults, per-agent overrides and clamps, and raising ConfigError naming the key.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+from memlane.domain.chunks import ChunkingPolicy
+from memlane.domain.sources import Source
+
+ProviderName: TypeAlias = Literal["auto", "openai", "gemini", "voyage", "mistral", "ollama", "local"]
+FallbackName: TypeAlias = Literal["none", "openai", "gemini", "voyage", "mistral", "ollama", "local"]
+FusionName: TypeAlias = Literal["weighted", "rrf"]
+CitationsMode: TypeAlias = Literal["auto", "on", "off"]
+
+DEFAULT_MODELS: dict[str, str] = {
+    "openai": "text-embedding-3-small",
+    "gemini": "gemini-embedding-001",
+    "voyage": "voyage-4-large",
+    "mistral": "mistral-embed",
+    "ollama": "nomic-embed-text",
+    "local": "multilingual-e5-small",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class BatchSettings:
+    enabled: bool = False
+    wait: bool = True
+    concurrency: int = 2
+    poll_interval_ms: int = 2000
+    timeout_minutes: int = 60
+
+
+@dataclass(frozen=True, slots=True)
+class RemoteSettings:
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    batch: BatchSettings = BatchSettings()
+    timeout_seconds: float = 60.0
+    query_timeout_seconds: float = 20.0
+    max_concurrency: int = 4
+
+
+@dataclass(frozen=True, slots=True)
+class LocalSettings:
+    model_path: str | None = None
+    model_cache_dir: str | None = None
+    threads: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StoreSettings:
+    driver: Literal["sqlite"] = "sqlite"
+    path: str | None = None
+    vector_enabled: bool = True
+    extension_path: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CacheSettings:
+    enabled: bool = True
+    # The reference leaves the cache unbounded (§31.23); we cap it by default.
+    max_entries: int | None = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class SessionSyncSettings:
+    delta_bytes: int = 100_000
+    delta_messages: int = 50
+    post_compaction_force: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class SyncSettings:
+    on_session_start: bool = True
+    on_search: bool = True
+    watch: bool = True
+    watch_debounce_ms: int = 1500
+    interval_minutes: int = 0
+    sessions: SessionSyncSettings = SessionSyncSettings()
+    # The first search on a never-synced index waits this long for the first sync (§31.24).
+    first_search_wait_ms: int = 30_000
+
+
+@dataclass(frozen=True, slots=True)
+class MmrSettings:
+    enabled: bool = False
+    lambda_: float = 0.7
+
+
+@dataclass(frozen=True, slots=True)
+class DecaySettings:
+    enabled: bool = False
+    half_life_days: int = 30
+
+
+@dataclass(frozen=True, slots=True)
+class HybridSettings:
+    enabled: bool = True
+    vector_weight: float = 0.7
+    text_weight: float = 0.3
+    candidate_multiplier: int = 4
+    fusion: FusionName = "weighted"
+    rrf_k: int = 60
+    mmr: MmrSettings = MmrSettings()
+    temporal_decay: DecaySettings = DecaySettings()
+
+
+@dataclass(frozen=True, slots=True)
+class QuerySettings:
+    max_results: int = 6
+    min_score: float = 0.35
+    hybrid: HybridSettings = HybridSettings()
+
+
+@dataclass(frozen=True, slots=True)
+class RedactionSettings:
+    enabled: bool = True
+    extra_patterns: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class MemorySettings:
+    """Everything one agent's memory index needs to know, fully resolved."""
+
+    enabled: bool = True
+    sources: tuple[Source, ...] = ("memory", "sessions")
+    extra_paths: tuple[str, ...] = ()
+    provider: ProviderName = "auto"
+    model: str = ""
+    output_dimensionality: int | None = None
+    fallback: FallbackName = "none"
+    remote: RemoteSettings = RemoteSettings()
+    local: LocalSettings = LocalSettings()
+    store: StoreSettings = StoreSettings()
+    chunking: ChunkingPolicy = ChunkingPolicy()
+    sync: SyncSettings = SyncSettings()
+    query: QuerySettings = QuerySettings()
+    cache: CacheSettings = CacheSettings()
+    redaction: RedactionSettings = RedactionSettings()
+    citations: CitationsMode = "auto"
+    sessions_dir: str | None = None

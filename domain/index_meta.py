@@ -1,0 +1,80 @@
+"""Domain: what built the index (IndexMeta) and when a rebuild or a re-embedding is needed.
+
+Two kinds of drift are told apart, to avoid needless full reindexes (§31.1, §31.7):
+
+* the *shape* of the index (schema, sources, extra-path scope, chunking) changed: every chunk
+  may differ, so a safe full reindex is required;
+* only the *embedding model* changed (or vectors were never written): chunks and keyword rows
+  stay valid, and only vectors are (re)computed, through the embedding cache.
+
+An index without any vector (keyword-only mode, empty workspace) records `dimensions=None`;
+that is a normal state, never a reason to rebuild again (the reference's reindex storm).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from memlane.domain.events import ReindexReason
+from memlane.domain.sources import Source
+
+SCHEMA_VERSION = 1
+CHUNKER_VERSION = 1
+KEYWORD_ONLY_MODEL = "fts-only"
+
+
+@dataclass(frozen=True, slots=True)
+class IndexMeta:
+    """The settings an index was built with, stored beside it."""
+
+    schema_version: int
+    chunker_version: int
+    sources: tuple[Source, ...]
+    scope_hash: str
+    chunk_tokens: int
+    chunk_overlap: int
+    provider: str
+    model: str
+    provider_key: str
+    dimensions: int | None
+
+    @property
+    def has_vectors_model(self) -> bool:
+        """True when an embedding model (not keyword-only mode) built the vectors."""
+        return self.model != KEYWORD_ONLY_MODEL
+
+
+def reindex_reason(stored: IndexMeta | None, wanted: IndexMeta) -> ReindexReason | None:
+    """Return why the index must be rebuilt from scratch, or None when it can be kept.
+
+    Only shape changes count; embedding-model changes are `needs_reembedding`'s business.
+    """
+    if stored is None:
+        return "no_index"
+    if stored.schema_version != wanted.schema_version:
+        return "schema_changed"
+    if (stored.chunker_version, stored.chunk_tokens, stored.chunk_overlap) != (
+        wanted.chunker_version,
+        wanted.chunk_tokens,
+        wanted.chunk_overlap,
+    ):
+        return "chunking_changed"
+    if tuple(sorted(stored.sources)) != tuple(sorted(wanted.sources)):
+        return "sources_changed"
+    if stored.scope_hash != wanted.scope_hash:
+        return "scope_changed"
+    return None
+
+
+def needs_reembedding(stored: IndexMeta, wanted: IndexMeta) -> bool:
+    """True when stored vectors were made by another provider, model or configuration.
+
+    Going to keyword-only mode never re-embeds (vectors are simply unused); coming from it does.
+    """
+    if not wanted.has_vectors_model:
+        return False
+    return (stored.provider, stored.model, stored.provider_key) != (
+        wanted.provider,
+        wanted.model,
+        wanted.provider_key,
+    )

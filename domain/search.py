@@ -1,0 +1,67 @@
+"""Domain: search requests, candidates from the store, and the results handed to callers."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from memlane.domain.chunks import ChunkId
+from memlane.domain.sources import Source
+
+SNIPPET_MAX_CHARS = 700
+
+
+@dataclass(frozen=True, slots=True)
+class SearchQuery:
+    """One search request. `max_results`/`min_score` of None mean "use the configured value"."""
+
+    text: str
+    max_results: int | None = None
+    min_score: float | None = None
+    sources: tuple[Source, ...] | None = None
+    explain: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A chunk returned by one retrieval leg of the store, before fusion.
+
+    `score` is the leg's own score: cosine similarity in [-1, 1] for the vector leg, the raw
+    FTS5 `bm25()` rank (negative, lower is better) for the keyword leg. `file_mtime` is the
+    file's modification time (epoch seconds) and `timestamp` the chunk's own write time
+    (transcripts); both feed temporal decay.
+    """
+
+    chunk_id: ChunkId
+    source: Source
+    path: str
+    start_line: int
+    end_line: int
+    text: str
+    score: float
+    file_mtime: float | None = None
+    timestamp: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreExplanation:
+    """Why a result scored what it did (`--explain`)."""
+
+    vector_score: float | None
+    text_score: float | None
+    fused_score: float
+    decay_factor: float = 1.0
+    mmr_rank: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResult:
+    """A hit as callers see it (§12.3, §22.1): lines are 1-based and inclusive."""
+
+    path: str
+    start_line: int
+    end_line: int
+    score: float
+    snippet: str
+    source: Source
+    citation: str | None = None
+    explanation: ScoreExplanation | None = field(default=None, compare=False)
