@@ -85,7 +85,20 @@ class IndexWriter(Protocol):
         ...
 
     def set_meta(self, meta: IndexMeta) -> None:
-        """Store the meta; the vector table takes `meta.dimensions` when first known."""
+        """Store the meta; the vector table takes `meta.dimensions` when first known.
+
+        When `meta.dimensions` differs from the vector table's, the vector table is rebuilt for
+        the new dimension and vectors of the old dimension are dropped (chunks and keyword rows
+        stay); this happens only here, on an explicit write, never on a read path (§31.29).
+        """
+        ...
+
+    def cache_get(self, key: CacheKey, hashes: Sequence[ContentHash]) -> dict[ContentHash, Vector]:
+        """Return cached vectors for the hashes found."""
+        ...
+
+    def cache_put(self, key: CacheKey, vectors: Mapping[ContentHash, Vector]) -> None:
+        """Store vectors in the cache (and mark them recently used)."""
         ...
 
 
@@ -119,6 +132,10 @@ class IndexStore(IndexWriter, Protocol):
 
     def meta(self) -> IndexMeta | None:
         """Return the stored meta, or None for an index never written."""
+        ...
+
+    def file(self, source: Source, path: str) -> IndexedFile | None:
+        """Return the `files` row of one file, or None if it is not indexed."""
         ...
 
     def files(self, source: Source | None = None) -> list[IndexedFile]:
@@ -159,14 +176,6 @@ class IndexStore(IndexWriter, Protocol):
 
     def read_chunks(self, ids: Sequence[ChunkId]) -> list[Chunk]:
         """Return the chunks with these ids (missing ids are skipped)."""
-        ...
-
-    def cache_get(self, key: CacheKey, hashes: Sequence[ContentHash]) -> dict[ContentHash, Vector]:
-        """Return cached vectors for the hashes found."""
-        ...
-
-    def cache_put(self, key: CacheKey, vectors: Mapping[ContentHash, Vector]) -> None:
-        """Store vectors in the cache (and mark them recently used)."""
         ...
 
     def cache_prune(self, max_entries: int) -> int:

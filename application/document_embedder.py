@@ -1,0 +1,64 @@
+"""Application: embed chunk texts through the embedding cache, so unchanged text is embedded once."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from memlane.application.ports.embedding import EmbeddingProvider, Vector
+from memlane.application.ports.index_store import CacheKey, IndexWriter
+from memlane.domain.chunks import Chunk, ContentHash
+
+# Texts handed to the provider per call: small enough for steady progress reports,
+# large enough for the provider's own batching (token budget, concurrency) to pay off.
+_GROUP = 64
+
+
+@dataclass(frozen=True, slots=True)
+class EmbedOutcome:
+    """One vector per chunk, in order, and how many came from the provider vs the cache."""
+
+    vectors: list[Vector]
+    embedded: int
+    cached: int
+
+
+def cache_key(provider: EmbeddingProvider) -> CacheKey:
+    """Return the cache partition of `provider` (its secret-free configuration fingerprint)."""
+    return CacheKey(provider=provider.id, model=provider.model, provider_key=provider.key)
+
+
+class DocumentEmbedder:
+    """Embeds chunks with the cache in front of the provider (§10.2, §31.25)."""
+
+    def __init__(self, provider: EmbeddingProvider, cache: IndexWriter, *, use_cache: bool = True):
+        self._provider = provider
+        self._cache = cache
+        self._use_cache = use_cache
+        self._key = cache_key(provider)
+
+    def embed(
+        self, chunks: Sequence[Chunk], on_progress: Callable[[int], None] | None = None
+    ) -> EmbedOutcome:
+        """Return vectors for `chunks`; only texts missing from the cache reach the provider."""
+        unique: dict[ContentHash, str] = {}
+        for chunk in chunks:
+            unique.setdefault(chunk.hash, chunk.text)
+        known: dict[ContentHash, Vector] = {}
+        if self._use_cache and unique:
+            known = self._cache.cache_get(self._key, list(unique))
+        missing = [h for h in unique if h not in known]
+        for start in range(0, len(missing), _GROUP):
+            group = missing[start : start + _GROUP]
+            vectors = self._provider.embed_documents([unique[h] for h in group])
+            fresh = dict(zip(group, vectors, strict=True))
+            if self._use_cache:
+                self._cache.cache_put(self._key, fresh)
+            known.update(fresh)
+            if on_progress is not None:
+                on_progress(len(group))
+        return EmbedOutcome(
+            vectors=[known[c.hash] for c in chunks],
+            embedded=len(missing),
+            cached=len(unique) - len(missing),
+        )

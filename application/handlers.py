@@ -1,0 +1,265 @@
+"""Application: the use cases that react to events (index a file, remove it, rebuild all).
+
+Each handler is idempotent: running it twice on the same event leaves the same index. That is
+what lets the message bus advance its tracking position after the handler's own commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Final
+
+import structlog
+
+from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
+from memlane.application.indexing import FilePreparer, PreparedFile, write_prepared
+from memlane.application.issues import IssueBoard
+from memlane.application.messagebus import Handler, Routes
+from memlane.application.ports.clock import Clock
+from memlane.application.ports.embedding import EmbeddingError
+from memlane.application.ports.file_source import FileMissing, SourceError
+from memlane.application.ports.index_store import IndexStore, IndexWriter
+from memlane.application.progress import ProgressTracker
+from memlane.domain import events
+from memlane.domain.index_meta import IndexMeta
+from memlane.domain.sources import Source
+from memlane.domain.text_decoding import NotText
+
+log = structlog.get_logger()
+
+
+class IndexFile:
+    """On FileChanged / SessionGrew: re-read, re-chunk, embed through the cache, replace rows."""
+
+    name: Final = "index_file"
+
+    def __init__(
+        self,
+        *,
+        preparer: FilePreparer,
+        store: IndexStore,
+        runtime: EmbeddingRuntime,
+        issues: IssueBoard,
+        clock: Clock,
+        progress: ProgressTracker,
+        use_cache: bool = True,
+    ) -> None:
+        self._preparer = preparer
+        self._store = store
+        self._runtime = runtime
+        self._issues = issues
+        self._clock = clock
+        self._progress = progress
+        self._use_cache = use_cache
+
+    def __call__(self, event: events.Event) -> Sequence[events.Event]:
+        source, path = _target(event)
+        started = self._clock.monotonic()
+        try:
+            prepared = self._preparer.prepare(source, path)
+        except FileMissing:
+            self._store.delete_file(source, path)
+            self._issues.clear(source, path)
+            return [events.FileRemoved(occurred_at=self._clock.now(), source=source, path=path)]
+        except (SourceError, NotText) as exc:
+            self._issues.report(source, path, _reason(exc))
+            return []
+        finally:
+            self._progress.file_done()
+        stored = self._store.file(source, path)
+        if stored is not None and stored.hash == prepared.file.hash:
+            self._store.touch_file(prepared.file)
+            return []
+        return self._write(prepared, started)
+
+    def _write(self, prepared: PreparedFile, started: float) -> list[events.Event]:
+        source, path = prepared.file.source, prepared.file.path
+        outcome = write_prepared(
+            self._store,
+            prepared,
+            self._runtime.provider,
+            use_cache=self._use_cache,
+            on_embedded=self._progress.embedded,
+        )
+        follow_ups: list[events.Event] = []
+        problems = list(prepared.problems)
+        if outcome.embedding_error is not None:
+            selection = self._runtime.fall_back(outcome.embedding_error)
+            if selection is not None:
+                follow_ups += _fallback_events(self._clock, selection)
+            problems.append(
+                f"embedding failed ({outcome.embedding_error}); indexed for keyword search, "
+                "vectors pending"
+            )
+        if problems:
+            self._issues.report(source, path, "; ".join(problems))
+        else:
+            self._issues.clear(source, path)
+        indexed = events.FileIndexed(
+            occurred_at=self._clock.now(),
+            source=source,
+            path=path,
+            chunks=outcome.chunks,
+            embedded=outcome.embedded,
+            cached=outcome.cached,
+            duration_ms=round((self._clock.monotonic() - started) * 1000, 2),
+        )
+        return [indexed, *follow_ups]
+
+
+class RemoveFile:
+    """On FileDeleted: remove the file's chunks, vectors and keyword rows."""
+
+    name: Final = "remove_file"
+
+    def __init__(self, *, store: IndexStore, issues: IssueBoard, clock: Clock) -> None:
+        self._store = store
+        self._issues = issues
+        self._clock = clock
+
+    def __call__(self, event: events.Event) -> Sequence[events.Event]:
+        assert isinstance(event, events.FileDeleted)
+        self._store.delete_file(event.source, event.path)
+        self._issues.clear(event.source, event.path)
+        return [events.FileRemoved(occurred_at=self._clock.now(), source=event.source, path=event.path)]
+
+
+class RebuildIndex:
+    """On ReindexRequired: build a complete new index aside, then swap it in atomically (§27).
+
+    Every configured source is included, whatever triggered the rebuild (§31.6). Any failure
+    before the swap aborts the rebuild and the previous index stays in place.
+    """
+
+    name: Final = "rebuild_index"
+
+    def __init__(
+        self,
+        *,
+        preparer: FilePreparer,
+        sources: Sequence[Source],
+        store: IndexStore,
+        runtime: EmbeddingRuntime,
+        issues: IssueBoard,
+        clock: Clock,
+        progress: ProgressTracker,
+        wanted_meta: Callable[[], IndexMeta],
+        use_cache: bool = True,
+    ) -> None:
+        self._preparer = preparer
+        self._sources = sources
+        self._store = store
+        self._runtime = runtime
+        self._issues = issues
+        self._clock = clock
+        self._progress = progress
+        self._wanted_meta = wanted_meta
+        self._use_cache = use_cache
+
+    def __call__(self, event: events.Event) -> Sequence[events.Event]:
+        assert isinstance(event, events.ReindexRequired)
+        started = self._clock.monotonic()
+        rebuild = self._store.begin_rebuild()
+        try:
+            files, chunks, failure = self._fill(rebuild)
+            meta = self._wanted_meta()
+            rebuild.set_meta(meta)
+            rebuild.commit()
+        except BaseException:
+            rebuild.abort()
+            raise
+        done: list[events.Event] = [
+            events.IndexRebuilt(
+                occurred_at=self._clock.now(),
+                reason=event.reason,
+                files=files,
+                chunks=chunks,
+                duration_ms=round((self._clock.monotonic() - started) * 1000, 2),
+            )
+        ]
+        if failure is not None:
+            selection = self._runtime.fall_back(failure)
+            if selection is not None:
+                done += _fallback_events(self._clock, selection)
+        return done
+
+    def _fill(self, rebuild: IndexWriter) -> tuple[int, int, EmbeddingError | None]:
+        """Index every file of every source into `rebuild`; return counts and an embed failure."""
+        listing = []
+        for source in self._sources:
+            scan = self._preparer.source(source).scan()
+            self._issues.replace_scan_issues(source, scan.issues)
+            listing += [(source, stat) for stat in scan.files]
+        self._progress.set_phase("rebuild", total=len(listing))
+        provider = self._runtime.provider
+        files = chunks = 0
+        failure: EmbeddingError | None = None
+        for source, stat in listing:
+            try:
+                prepared = self._preparer.prepare(source, stat.path, stat)
+            except (SourceError, NotText) as exc:
+                self._issues.report(source, stat.path, _reason(exc))
+                self._progress.file_done()
+                continue
+            outcome = write_prepared(
+                rebuild,
+                prepared,
+                provider,
+                use_cache=self._use_cache,
+                on_embedded=self._progress.embedded,
+            )
+            if outcome.embedding_error is not None and failure is None:
+                # Keep going keyword-only: one bad provider must not cost the whole rebuild.
+                failure = outcome.embedding_error
+                provider = None
+            if prepared.problems:
+                self._issues.report(source, stat.path, "; ".join(prepared.problems))
+            else:
+                self._issues.clear(source, stat.path)
+            files += 1
+            chunks += outcome.chunks
+            self._progress.file_done()
+        return files, chunks, failure
+
+
+def _fallback_events(clock: Clock, selection: Selection) -> list[events.Event]:
+    """Record the switch; the next sync re-embeds with the new provider (no full rebuild)."""
+    to = selection.provider.id if selection.provider is not None else "none"
+    return [
+        events.ProviderFellBack(
+            occurred_at=clock.now(),
+            from_provider=selection.fallback_from or "unknown",
+            to_provider=to,
+            reason=selection.fallback_reason or "",
+        )
+    ]
+
+
+def _target(event: events.Event) -> tuple[Source, str]:
+    if isinstance(event, events.FileChanged):
+        return event.source, event.path
+    if isinstance(event, events.SessionGrew):
+        return "sessions", event.path
+    msg = f"index_file cannot handle {type(event).__name__}"
+    raise TypeError(msg)
+
+
+def _reason(exc: Exception) -> str:
+    if isinstance(exc, SourceError):
+        return exc.reason
+    return str(exc)
+
+
+def build_routes(
+    *, index_file: IndexFile, remove_file: RemoveFile, rebuild_index: RebuildIndex
+) -> Routes:
+    """Route each event type to its handlers; follow-up facts are logged but not routed."""
+    index: tuple[Handler, ...] = (index_file,)
+    remove: tuple[Handler, ...] = (remove_file,)
+    rebuild: tuple[Handler, ...] = (rebuild_index,)
+    return {
+        events.FileChanged: index,
+        events.SessionGrew: index,
+        events.FileDeleted: remove,
+        events.ReindexRequired: rebuild,
+    }

@@ -1,0 +1,189 @@
+"""Application: the search use case (read side; never goes through the message bus).
+
+Pipeline: keyword leg (FTS5 bm25) and vector leg (cosine) each fetch `max_results ×
+candidateMultiplier` candidates; they are fused (weighted sum or reciprocal-rank fusion),
+decayed by age, diversified by MMR, filtered by min score and cut to `max_results`.
+Degraded modes are explicit: without a provider the search is keyword-only; a failing query
+embedding or a dimension mismatch drops the vector leg with a warning instead of failing.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import structlog
+
+from memlane.application.embedding_runtime import EmbeddingRuntime
+from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvider
+from memlane.application.ports.index_store import DimensionMismatch, IndexStore
+from memlane.application.reports import SearchMode, SearchResponse
+from memlane.domain.config import MemorySettings
+from memlane.domain.errors import InvalidQuery
+from memlane.domain.keywords import build_fts_query
+from memlane.domain.scoring import (
+    Fused,
+    apply_min_score,
+    apply_temporal_decay,
+    mmr_rerank,
+    rrf_merge,
+    weighted_merge,
+)
+from memlane.domain.search import Candidate, ScoreExplanation, SearchQuery, SearchResult
+from memlane.domain.snippets import citation_for, make_snippet
+from memlane.domain.sources import Source
+
+log = structlog.get_logger()
+
+MAX_RESULTS_LIMIT = 100
+MAX_CANDIDATES = 1000
+
+
+class Searcher:
+    """Runs hybrid searches against the index with the active provider."""
+
+    def __init__(
+        self, *, store: IndexStore, runtime: EmbeddingRuntime, settings: MemorySettings
+    ) -> None:
+        self._store = store
+        self._runtime = runtime
+        self._settings = settings
+
+    def search(self, query: SearchQuery, *, now: float, citations: bool = False) -> SearchResponse:
+        """Return the best chunks for `query` (see module docstring). Raises InvalidQuery."""
+        text = query.text.strip()
+        if not text:
+            raise InvalidQuery("query required")
+        max_results = _max_results(query.max_results, self._settings.query.max_results)
+        min_score = _min_score(query.min_score, self._settings.query.min_score)
+        sources: Sequence[Source] = query.sources or self._settings.sources
+        hybrid = self._settings.query.hybrid
+        limit = min(MAX_CANDIDATES, max_results * hybrid.candidate_multiplier)
+        provider = self._runtime.provider
+        warnings: list[str] = []
+
+        mode: SearchMode = "keyword" if provider is None else ("hybrid" if hybrid.enabled else "vector")
+        keyword: list[Candidate] = []
+        if mode != "vector":
+            match = build_fts_query(text)
+            if match is not None:
+                keyword = self._store.search_keyword(match, sources=sources, limit=limit)
+        vector: list[Candidate] = []
+        if provider is not None:
+            vector = self._vector_leg(provider, text, sources, limit, warnings)
+            if not vector and warnings and mode == "vector":
+                # The vector leg failed: answer from keywords rather than nothing.
+                match = build_fts_query(text)
+                keyword = (
+                    self._store.search_keyword(match, sources=sources, limit=limit) if match else []
+                )
+                mode = "keyword"
+
+        fused = self._fuse(mode, vector, keyword)
+        decay = hybrid.temporal_decay
+        if decay.enabled:
+            fused = apply_temporal_decay(fused, now=now, half_life_days=decay.half_life_days)
+        if hybrid.mmr.enabled:
+            fused = mmr_rerank(fused, lambda_=hybrid.mmr.lambda_)
+        text_weight = 1.0 if mode == "keyword" else hybrid.text_weight
+        if mode == "hybrid" and hybrid.fusion == "rrf":
+            text_weight = 0.0  # RRF scores are rank-based; no keyword relaxation applies
+        kept = apply_min_score(fused, min_score, text_weight=text_weight)[:max_results]
+        results = [
+            _result(item, rank, citations=citations, explain=query.explain)
+            for rank, item in enumerate(kept, start=1)
+        ]
+        return SearchResponse(
+            results=results,
+            provider=provider.id if provider is not None else "none",
+            model=provider.model if provider is not None else None,
+            mode=mode,
+            fallback=self._runtime.selection.fallback_from,
+            warnings=tuple(warnings),
+        )
+
+    def _vector_leg(
+        self,
+        provider: EmbeddingProvider,
+        text: str,
+        sources: Sequence[Source],
+        limit: int,
+        warnings: list[str],
+    ) -> list[Candidate]:
+        try:
+            vector = provider.embed_query(text)
+        except EmbeddingError as exc:
+            log.warning("query_embedding_failed", provider=provider.id, error=str(exc))
+            warnings.append(f"query embedding failed, keyword results only: {exc}")
+            return []
+        if not any(vector):
+            return []
+        try:
+            return self._store.search_vector(
+                vector, model=provider.model, sources=sources, limit=limit
+            )
+        except DimensionMismatch as exc:
+            warnings.append(f"vector search skipped until the index is re-embedded: {exc}")
+            return []
+
+    def _fuse(self, mode: SearchMode, vector: list[Candidate], keyword: list[Candidate]) -> list[Fused]:
+        hybrid = self._settings.query.hybrid
+        if mode == "keyword":
+            return weighted_merge([], keyword, vector_weight=0.0, text_weight=1.0)
+        if mode == "vector":
+            return weighted_merge(vector, [], vector_weight=1.0, text_weight=0.0)
+        if hybrid.fusion == "rrf":
+            return rrf_merge(vector, keyword, k=hybrid.rrf_k)
+        return weighted_merge(
+            vector, keyword, vector_weight=hybrid.vector_weight, text_weight=hybrid.text_weight
+        )
+
+
+def _max_results(value: int | None, default: int) -> int:
+    if value is None:
+        return default
+    raw: object = value  # callers outside mypy (tools, gRPC) may pass anything
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise InvalidQuery("maxResults must be a whole number")
+    if not 1 <= value <= MAX_RESULTS_LIMIT:
+        raise InvalidQuery(f"maxResults must be between 1 and {MAX_RESULTS_LIMIT}")
+    return value
+
+
+def _min_score(value: float | None, default: float) -> float:
+    if value is None:
+        return default
+    raw: object = value
+    if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
+        raise InvalidQuery("minScore must be a number between 0 and 1")
+    if not 0.0 <= value <= 1.0:
+        raise InvalidQuery("minScore must be between 0 and 1")
+    return float(value)
+
+
+def _result(item: Fused, rank: int, *, citations: bool, explain: bool) -> SearchResult:
+    snippet = make_snippet(item.text)
+    citation = citation_for(item.path, item.start_line, item.end_line) if citations else None
+    if citation is not None:
+        snippet = f"{snippet.strip()}\n\nSource: {citation}"
+    explanation = (
+        ScoreExplanation(
+            vector_score=item.vector_score,
+            text_score=item.text_score,
+            fused_score=item.score,
+            decay_factor=getattr(item, "decay_factor", 1.0),
+            mmr_rank=rank,
+        )
+        if explain
+        else None
+    )
+    return SearchResult(
+        path=item.path,
+        start_line=item.start_line,
+        end_line=item.end_line,
+        score=round(item.score, 6),
+        snippet=snippet,
+        source=item.source,
+        citation=citation,
+        explanation=explanation,
+    )

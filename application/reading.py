@@ -1,0 +1,75 @@
+"""Application: read lines of a memory file or a transcript (the `memory_get` use case, §18).
+
+Unlike the reference (§31.19, §32.7), transcript hits are readable: their line numbers are
+JSONL lines, and the reply shows those messages flattened (`User: ...`), redacted like the
+index. Every path is re-validated by its FileSource: nothing outside the memory files and the
+sessions directory can be read (no `..`, no absolute paths elsewhere, no symlink escapes).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+
+from memlane.application.ports.file_source import FileRefused, FileSource
+from memlane.application.reports import GetResult
+from memlane.domain.errors import InvalidQuery
+from memlane.domain.sources import Source
+from memlane.domain.text_decoding import NotText, decode_text
+from memlane.domain.transcripts import parse_transcript
+
+MAX_LINES = 10_000
+
+
+def source_of(path: str) -> Source:
+    """Tell which source an indexed path belongs to."""
+    return "sessions" if path.startswith("sessions/") else "memory"
+
+
+def read_lines(
+    sources: Mapping[Source, FileSource],
+    path: str,
+    *,
+    from_line: int | None = None,
+    lines: int | None = None,
+    redact: Callable[[str], str] | None = None,
+) -> GetResult:
+    """Return `lines` lines of `path` starting at `from_line` (1-based; whole file if both None).
+
+    Raises InvalidQuery for a blank path or bad numbers, FileRefused for paths outside the
+    sources, and the other SourceErrors for unreadable files.
+    """
+    path = path.strip()
+    if not path:
+        raise InvalidQuery("path required")
+    start = _positive("from", from_line, 1)
+    count = _positive("lines", lines, MAX_LINES)
+    source = source_of(path)
+    reader = sources.get(source)
+    if reader is None:
+        raise FileRefused(path, f"the {source} source is not enabled")
+    data = reader.read_bytes(path)
+    if source == "sessions":
+        transcript = parse_transcript(data)
+        picked = [
+            f"{'User' if m.role == 'user' else 'Assistant'}: "
+            f"{redact(m.text) if redact else m.text}"
+            for m in transcript.messages
+            if start <= m.line < start + count
+        ]
+        return GetResult(path=path, text="\n".join(picked), from_line=start, lines=count, source=source)
+    try:
+        text = decode_text(data).text
+    except NotText as exc:
+        raise FileRefused(path, str(exc)) from exc
+    all_lines = text.replace("\r\n", "\n").split("\n")
+    selected = all_lines[start - 1 : start - 1 + count]
+    return GetResult(path=path, text="\n".join(selected), from_line=start, lines=count, source=source)
+
+
+def _positive(name: str, value: int | None, default: int) -> int:
+    if value is None:
+        return default
+    raw: object = value  # callers outside mypy (tools, gRPC) may pass anything
+    if isinstance(raw, bool) or not isinstance(raw, int) or raw < 1:
+        raise InvalidQuery(f"{name} must be a whole number >= 1")
+    return min(value, MAX_LINES) if name == "lines" else value

@@ -1,0 +1,110 @@
+"""Application: the values the use cases return to entry points (search, get, sync, status)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, TypeAlias
+
+from memlane.domain.search import SearchResult
+from memlane.domain.sources import Source, SourceIssue
+
+SearchMode: TypeAlias = Literal["hybrid", "vector", "keyword"]
+
+
+@dataclass(frozen=True, slots=True)
+class SearchResponse:
+    """Results plus how they were obtained (provider, model, mode, degraded-mode warnings)."""
+
+    results: list[SearchResult]
+    provider: str
+    model: str | None
+    mode: SearchMode
+    fallback: str | None = None
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class GetResult:
+    """Lines read from a memory file or a transcript (`text` empty past the end of file)."""
+
+    path: str
+    text: str
+    from_line: int
+    lines: int
+    source: Source
+
+
+@dataclass(frozen=True, slots=True)
+class SyncProgress:
+    """Progress of a long sync, reported to an optional callback."""
+
+    phase: str
+    files_done: int
+    files_total: int
+    chunks_embedded: int
+
+
+@dataclass(frozen=True, slots=True)
+class SyncReport:
+    """What one sync did."""
+
+    reason: str
+    full_reindex: bool
+    files_indexed: int
+    files_removed: int
+    files_unchanged: int
+    chunks_embedded: int
+    vectors_backfilled: int
+    events_handled: int
+    duration_ms: float
+    issues: list[SourceIssue] = field(default_factory=list)
+
+
+@dataclass(frozen=True, slots=True)
+class SourceStatus:
+    source: Source
+    files: int
+    chunks: int
+    files_on_disk: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveryStats:
+    attempts: int = 0
+    successes: int = 0
+    failures: int = 0
+    last_error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class StatusReport:
+    """The status fields of §25, plus the issues found while scanning."""
+
+    agent_id: str
+    workspace: str
+    store_path: str
+    provider: str
+    requested_provider: str
+    model: str | None
+    provider_reason: str | None
+    fallback_from: str | None
+    fallback_reason: str | None
+    search_mode: SearchMode
+    sources: tuple[Source, ...]
+    extra_paths: tuple[str, ...]
+    files: int
+    chunks: int
+    by_source: list[SourceStatus]
+    dirty: bool
+    vector_available: bool
+    vector_error: str | None
+    vector_dims: int | None
+    fts_available: bool
+    cache_entries: int
+    cache_max_entries: int | None
+    events_position: int
+    events_pending: int
+    embed_failures: int
+    readonly_recovery: RecoveryStats
+    issues: list[SourceIssue] = field(default_factory=list)
+    last_sync: SyncReport | None = None

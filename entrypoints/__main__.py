@@ -1,0 +1,5 @@
+"""Entry points: `python -m memlane.entrypoints` runs the CLI."""
+
+from memlane.entrypoints.cli import main
+
+main()

@@ -1,0 +1,220 @@
+"""Entry points: the Python API for host apps (`memlane.open`) and agent-tool payloads (§22)."""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from collections.abc import Mapping
+from pathlib import Path
+
+from memlane.application.memory import MemoryManager
+from memlane.application.ports.embedding import EmbeddingError
+from memlane.application.ports.file_source import SourceError
+from memlane.application.ports.index_store import StoreError
+from memlane.domain.errors import DomainError
+from memlane.domain.search import SearchResult
+from memlane.entrypoints.config_file import RuntimeConfig, resolve_runtime
+
+_managers: dict[str, MemoryManager] = {}
+_creating = threading.Lock()  # one live manager per key, even under concurrent `open` (§1.1)
+
+
+def open_manager(
+    *,
+    workspace: str | os.PathLike[str] | None = None,
+    agent_id: str | None = None,
+    state_dir: str | os.PathLike[str] | None = None,
+    config: Mapping[str, object] | None = None,
+    config_path: str | None = None,
+    env: Mapping[str, str] | None = None,
+    start_background: bool = False,
+) -> MemoryManager:
+    """Return the live MemoryManager of (agent, workspace, settings), creating it once.
+
+    `config` is a memorySearch block (camelCase keys, as in the JSON5 file); when given, it is
+    used instead of the config file. `start_background` starts the watcher and timers.
+    """
+    environ = dict(os.environ if env is None else env)
+    if config is not None:
+        # An explicit block wins over whatever config file the environment points at.
+        environ.pop("MEMLANE_CONFIG", None)
+    runtime = resolve_runtime(
+        env=environ,
+        cwd=Path.cwd(),
+        config=config_path,
+        agent_id=agent_id,
+        workspace=None if workspace is None else os.fspath(workspace),
+        state=None if state_dir is None else os.fspath(state_dir),
+        flags=_flatten(config) if config is not None else None,
+    )
+    key = _key(runtime)
+    with _creating:
+        manager = _managers.get(key)
+        if manager is None:
+            manager = _build(runtime, environ)
+            _managers[key] = manager
+    if start_background:
+        manager.start()
+    return manager
+
+
+def close_all() -> None:
+    """Close every live manager (host-app shutdown)."""
+    with _creating:
+        managers = list(_managers.values())
+        _managers.clear()
+    for manager in managers:
+        manager.close()
+
+
+def _build(runtime: RuntimeConfig, env: Mapping[str, str]) -> MemoryManager:
+    from memlane.entrypoints.container import Container
+
+    runtime.store_path.parent.mkdir(parents=True, exist_ok=True)
+    container = Container(runtime_config=runtime, env=env)
+    manager: MemoryManager = container.manager()
+    original_close = manager.close
+    key = _key(runtime)
+
+    def close() -> None:
+        with _creating:
+            if _managers.get(key) is manager:
+                del _managers[key]
+        original_close()
+
+    manager.close = close  # type: ignore[method-assign]
+    return manager
+
+
+def _key(runtime: RuntimeConfig) -> str:
+    return f"{runtime.agent_id}:{runtime.workspace}:{runtime.store_path}:{runtime.settings!r}"
+
+
+def _flatten(block: Mapping[str, object], prefix: str = "") -> dict[str, object]:
+    """Turn a nested memorySearch block into the dotted overrides `resolve_runtime` takes."""
+    flat: dict[str, object] = {}
+    for name, value in block.items():
+        key = f"{prefix}{name}"
+        if isinstance(value, Mapping) and name != "headers":
+            nested = _flatten(value, f"{key}.")
+            flat.update(nested or {key: {}})
+        else:
+            flat[key] = value
+    return flat
+
+
+# ------------------------------------------------------------------- agent tool payloads
+
+
+def chat_type(session_key: str | None) -> str:
+    """direct / group / channel from a session key `agent:<id>:<rest>` (§22.1)."""
+    if not session_key:
+        return "direct"
+    parts = session_key.split(":")
+    rest = parts[2:] if len(parts) > 2 and parts[0] == "agent" else []
+    if "channel" in rest:
+        return "channel"
+    if "group" in rest:
+        return "group"
+    return "direct"
+
+
+def memory_search_tool(
+    manager: MemoryManager, params: Mapping[str, object], *, session_key: str | None = None
+) -> dict[str, object]:
+    """The `memory_search` tool: results, or a `disabled` payload with a truthful reason."""
+    query = params.get("query")
+    if not isinstance(query, str) or not query.strip():
+        return _disabled("query required", "Pass a non-empty query string.")
+    mode = manager.settings.citations
+    citations = mode == "on" or (mode == "auto" and chat_type(session_key) == "direct")
+    try:
+        response = manager.search(
+            query,
+            max_results=_number(params, "maxResults", "max_results", integer=True),  # type: ignore[arg-type]
+            min_score=_number(params, "minScore", "min_score", integer=False),
+            session_key=session_key,
+            citations=citations,
+        )
+    except DomainError as exc:
+        return _disabled(str(exc), "Fix the tool arguments and retry.")
+    except EmbeddingError as exc:
+        quota = any(w in str(exc).lower() for w in ("insufficient_quota", "quota", "429"))
+        return _disabled(
+            str(exc),
+            "Top up or switch the embedding provider." if quota else "Check the embedding provider.",
+        )
+    except StoreError as exc:
+        return _disabled(str(exc), "Run `memlane status` and check the index file.")
+    return {
+        "results": [_result(r) for r in response.results],
+        "provider": response.provider,
+        "model": response.model,
+        "fallback": response.fallback,
+        "citations": "on" if citations else "off",
+        "mode": response.mode,
+        **({"warnings": list(response.warnings)} if response.warnings else {}),
+    }
+
+
+def memory_get_tool(manager: MemoryManager, params: Mapping[str, object]) -> dict[str, object]:
+    """The `memory_get` tool: lines of a memory file or transcript hit (§22.2, §32.7)."""
+    path = params.get("path")
+    if not isinstance(path, str) or not path.strip():
+        return {"path": "", "text": "", "disabled": True, "error": "path required"}
+    try:
+        got = manager.get(
+            path,
+            from_line=_number(params, "from", "from_line", integer=True),  # type: ignore[arg-type]
+            lines=_number(params, "lines", "lines", integer=True),  # type: ignore[arg-type]
+        )
+    except (SourceError, DomainError) as exc:
+        return {"path": path, "text": "", "disabled": True, "error": str(exc)}
+    return {"path": got.path, "text": got.text, "from": got.from_line, "source": got.source}
+
+
+def tool_text(payload: Mapping[str, object]) -> str:
+    """The text form an agent framework shows the model (§22)."""
+    return json.dumps(payload, ensure_ascii=False, indent=2)
+
+
+def _result(result: SearchResult) -> dict[str, object]:
+    data: dict[str, object] = {
+        "path": result.path,
+        "startLine": result.start_line,
+        "endLine": result.end_line,
+        "score": result.score,
+        "snippet": result.snippet,
+        "source": result.source,
+    }
+    if result.citation is not None:
+        data["citation"] = result.citation
+    return data
+
+
+def _number(
+    params: Mapping[str, object], name: str, alias: str, *, integer: bool
+) -> int | float | None:
+    value = params.get(name, params.get(alias))
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, str):
+        try:
+            value = float(value)
+        except ValueError:
+            return None
+    if not isinstance(value, int | float) or value != value:  # NaN is ignored, like the reference
+        return None
+    return int(value) if integer else float(value)
+
+
+def _disabled(error: str, action: str) -> dict[str, object]:
+    return {
+        "results": [],
+        "disabled": True,
+        "unavailable": True,
+        "error": error,
+        "warning": "Memory search is unavailable right now.",
+        "action": action,
+    }

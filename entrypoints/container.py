@@ -1,0 +1,204 @@
+"""Entry points: the composition root, the only module that names concrete adapters."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from dependency_injector import containers, providers
+
+from memlane.adapters.clock import SystemClock
+from memlane.adapters.embedding.gemini import GeminiEmbeddingProvider
+from memlane.adapters.embedding.gguf import GgufEmbeddingProvider
+from memlane.adapters.embedding.local import LocalEmbeddingProvider
+from memlane.adapters.embedding.mistral import MistralEmbeddingProvider
+from memlane.adapters.embedding.ollama import OllamaEmbeddingProvider
+from memlane.adapters.embedding.openai import OpenAIEmbeddingProvider
+from memlane.adapters.embedding.voyage import VoyageEmbeddingProvider
+from memlane.adapters.sources.filesystem import FilesystemMemorySource
+from memlane.adapters.sources.jsonl_sessions import JsonlSessionSource
+from memlane.adapters.sources.watcher import WatchdogChangeWatcher
+from memlane.adapters.store.database import SqliteDatabase
+from memlane.adapters.store.sqlite_event_log import SqliteEventLog
+from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
+from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
+from memlane.application.memory import MemoryManager
+from memlane.application.ports.embedding import EmbeddingProvider
+from memlane.application.ports.file_source import FileSource
+from memlane.application.provider_selection import ProviderChoice, choose_provider
+from memlane.application.reports import RecoveryStats
+from memlane.domain.config import DEFAULT_MODELS, MemorySettings
+from memlane.domain.redaction import Redactor
+from memlane.domain.sources import Source
+from memlane.entrypoints.config_file import RuntimeConfig, api_key_for, base_url_for
+
+ProviderFactory = Callable[[], EmbeddingProvider]
+
+
+def provider_factories(
+    settings: MemorySettings, env: Mapping[str, str]
+) -> dict[str, ProviderFactory]:
+    """One constructor per provider name; constructing one never calls its API."""
+    remote = settings.remote
+    headers = dict(remote.headers)
+
+    def model_for(name: str) -> str:
+        explicit = settings.model if settings.provider == name else ""
+        return explicit or DEFAULT_MODELS[name]
+
+    def http_options(name: str) -> dict[str, object]:
+        options: dict[str, object] = {
+            "api_key": api_key_for(name, settings, env),
+            "model": model_for(name),
+            "headers": headers,
+            "timeout": remote.timeout_seconds,
+            "query_timeout": remote.query_timeout_seconds,
+            "max_concurrency": remote.max_concurrency,
+        }
+        base_url = base_url_for(name, settings, env)
+        if base_url:
+            options["base_url"] = base_url
+        return options
+
+    def local() -> EmbeddingProvider:
+        path = settings.local.model_path
+        if path and path.endswith(".gguf"):
+            return GgufEmbeddingProvider(model_path=path, threads=settings.local.threads)
+        return LocalEmbeddingProvider(model_path=path, threads=settings.local.threads)
+
+    return {
+        "local": local,
+        "openai": lambda: OpenAIEmbeddingProvider(
+            **http_options("openai"),  # type: ignore[arg-type]
+            batch=remote.batch,
+            dimensions=settings.output_dimensionality,
+        ),
+        "gemini": lambda: GeminiEmbeddingProvider(
+            **http_options("gemini"),  # type: ignore[arg-type]
+            dimensions=settings.output_dimensionality,
+        ),
+        "voyage": lambda: VoyageEmbeddingProvider(**http_options("voyage")),  # type: ignore[arg-type]
+        "mistral": lambda: MistralEmbeddingProvider(**http_options("mistral")),  # type: ignore[arg-type]
+        "ollama": lambda: OllamaEmbeddingProvider(**http_options("ollama")),  # type: ignore[arg-type]
+    }
+
+
+def _selection(choice: ProviderChoice) -> Selection:
+    return Selection(
+        provider=choice.provider,
+        reason=choice.reason or None,
+        fallback_from=choice.fallback_from,
+        fallback_reason=choice.fallback_reason,
+    )
+
+
+def make_runtime(
+    settings: MemorySettings, factories: Mapping[str, ProviderFactory]
+) -> EmbeddingRuntime:
+    """The lazy provider holder: `none` means keyword-only by request (§32.3)."""
+    requested = settings.provider
+
+    def select() -> Selection:
+        if requested == "none":
+            return Selection(provider=None, reason="keyword-only mode requested (provider: none)")
+        return _selection(choose_provider(requested, settings.fallback, factories))
+
+    select_fallback = None
+    if settings.fallback != "none":
+        fallback = settings.fallback
+
+        def select_fallback() -> Selection:
+            return _selection(choose_provider(fallback, "none", factories))
+
+    return EmbeddingRuntime(select, select_fallback, requested=requested)
+
+
+def scope_hash(settings: MemorySettings, workspace: Path, sessions_dir: Path) -> str:
+    """Fingerprint of what is indexed (extra paths, sessions dir): a change rebuilds the index."""
+    extras = sorted(str((workspace / p).resolve()) for p in settings.extra_paths)
+    payload = json.dumps({"extraPaths": extras, "sessions": str(sessions_dir)}, sort_keys=True)
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def _sources(
+    memory: FileSource, sessions: FileSource, settings: MemorySettings
+) -> dict[Source, FileSource]:
+    available: dict[Source, FileSource] = {"memory": memory, "sessions": sessions}
+    return {s: available[s] for s in settings.sources}
+
+
+def _redactor(settings: MemorySettings) -> Callable[[str], str] | None:
+    if not settings.redaction.enabled:
+        return None
+    return Redactor(settings.redaction.extra_patterns).redact
+
+
+def _recovery(database: SqliteDatabase) -> Callable[[], RecoveryStats]:
+    def stats() -> RecoveryStats:
+        raw = database.recovery_stats()
+        return RecoveryStats(
+            attempts=raw.attempts,
+            successes=raw.successes,
+            failures=raw.failures,
+            last_error=raw.last_error,
+        )
+
+    return stats
+
+
+class Container(containers.DeclarativeContainer):
+    """Wires one agent's MemoryManager from a resolved RuntimeConfig and the environment."""
+
+    runtime_config = providers.Dependency(instance_of=RuntimeConfig)
+    env = providers.Dependency(instance_of=Mapping)
+
+    settings = providers.Callable(lambda rc: rc.settings, runtime_config)
+    clock = providers.Singleton(SystemClock)
+    database = providers.Singleton(
+        lambda rc: SqliteDatabase.open(rc.store_path, load_vector=rc.settings.store.vector_enabled),
+        runtime_config,
+    )
+    index_store = providers.Singleton(SqliteIndexStore, database)
+    event_log = providers.Singleton(SqliteEventLog, database)
+    memory_source = providers.Singleton(
+        lambda rc: FilesystemMemorySource(
+            workspace=str(rc.workspace), extra_paths=rc.settings.extra_paths
+        ),
+        runtime_config,
+    )
+    session_source = providers.Singleton(
+        lambda rc: JsonlSessionSource(sessions_dir=str(rc.sessions_dir)), runtime_config
+    )
+    watcher = providers.Factory(
+        lambda rc: WatchdogChangeWatcher(debounce_seconds=rc.settings.sync.watch_debounce_ms / 1000),
+        runtime_config,
+    )
+    embedder_factories = providers.Singleton(provider_factories, settings, env)
+    embedding_runtime = providers.Singleton(make_runtime, settings, embedder_factories)
+    sources = providers.Callable(_sources, memory_source, session_source, settings)
+    manager = providers.Singleton(
+        lambda rc, store, log, sources, runtime, clock, watcher, recovery: MemoryManager(
+            agent_id=rc.agent_id,
+            workspace=str(rc.workspace),
+            settings=rc.settings,
+            store=store,
+            event_log=log,
+            sources=sources,
+            runtime=runtime,
+            clock=clock,
+            scope_hash=scope_hash(rc.settings, rc.workspace, rc.sessions_dir),
+            watcher=watcher,
+            redact=_redactor(rc.settings),
+            recovery_stats=recovery,
+        ),
+        runtime_config,
+        index_store,
+        event_log,
+        sources,
+        embedding_runtime,
+        clock,
+        watcher,
+        providers.Callable(_recovery, database),
+    )

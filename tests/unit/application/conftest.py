@@ -1,0 +1,73 @@
+"""Builders for application tests: a MemoryManager wired to fakes only."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+import pytest
+
+from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
+from memlane.application.memory import MemoryManager
+from memlane.application.ports.embedding import EmbeddingProvider
+from memlane.domain.config import MemorySettings, QuerySettings
+from tests.fakes.clock import FakeClock
+from tests.fakes.embedding import FakeEmbeddingProvider
+from tests.fakes.event_log import FakeEventLog
+from tests.fakes.file_source import FakeFileSource
+from tests.fakes.index_store import FakeIndexStore
+
+
+@dataclass
+class World:
+    """Everything a test may poke at: the fakes and a way to (re)build the manager."""
+
+    memory: FakeFileSource = field(default_factory=lambda: FakeFileSource(source_name="memory"))
+    sessions: FakeFileSource = field(default_factory=lambda: FakeFileSource(source_name="sessions"))
+    store: FakeIndexStore = field(default_factory=FakeIndexStore)
+    log: FakeEventLog = field(default_factory=FakeEventLog)
+    clock: FakeClock = field(default_factory=FakeClock)
+    embedder: FakeEmbeddingProvider | None = field(default_factory=FakeEmbeddingProvider)
+    fallback: EmbeddingProvider | None = None
+    settings: MemorySettings = field(
+        default_factory=lambda: MemorySettings(query=QuerySettings(min_score=0.0))
+    )
+
+    def manager(self, **settings_changes: object) -> MemoryManager:
+        settings = replace(self.settings, **settings_changes) if settings_changes else self.settings
+        embedder = self.embedder
+
+        def select() -> Selection:
+            return Selection(provider=embedder, reason=None if embedder else "no provider")
+
+        select_fallback: Callable[[], Selection] | None = None
+        if self.fallback is not None:
+            fallback = self.fallback
+
+            def select_fallback() -> Selection:
+                return Selection(provider=fallback)
+
+        return MemoryManager(
+            agent_id="main",
+            workspace="/fake/workspace",
+            settings=settings,
+            store=self.store,
+            event_log=self.log,
+            sources={"memory": self.memory, "sessions": self.sessions},
+            runtime=EmbeddingRuntime(select, select_fallback),
+            clock=self.clock,
+            scope_hash="scope-1",
+        )
+
+
+@pytest.fixture
+def world() -> World:
+    return World()
+
+
+def message(role: str, text: str, ts: str = "2026-11-20T09:00:00Z") -> str:
+    """One transcript line in the reference JSONL format."""
+    import json
+
+    record = {"type": "message", "message": {"role": role, "content": text}, "timestamp": ts}
+    return json.dumps(record, ensure_ascii=False) + "\n"
