@@ -45,7 +45,7 @@ def open_manager(
         config=config_path,
         agent_id=agent_id,
         workspace=None if workspace is None else os.fspath(workspace),
-        state=None if state_dir is None else os.fspath(state_dir),
+        state=None if state_dir is None else os.path.abspath(os.fspath(state_dir)),
         flags=_flatten(config) if config is not None else None,
     )
     key = _key(runtime)

@@ -152,7 +152,7 @@ class Container(containers.DeclarativeContainer):
     """Wires one agent's MemoryManager from a resolved RuntimeConfig and the environment."""
 
     runtime_config = providers.Dependency(instance_of=RuntimeConfig)
-    env = providers.Dependency(instance_of=Mapping)
+    env = providers.Dependency(instance_of=dict)
 
     settings = providers.Callable(lambda rc: rc.settings, runtime_config)
     clock = providers.Singleton(SystemClock)

@@ -34,7 +34,7 @@ class World:
     )
 
     def manager(self, **settings_changes: object) -> MemoryManager:
-        settings = replace(self.settings, **settings_changes) if settings_changes else self.settings
+        settings = replace(self.settings, **settings_changes) if settings_changes else self.settings  # type: ignore[arg-type]
         embedder = self.embedder
 
         def select() -> Selection:

@@ -1,0 +1,137 @@
+"""The real `memlane` CLI as a subprocess, on real files, the real store and the bundled model."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.e2e
+
+NOTES = {
+    "MEMORY.md": "# Preferences\n\nThe user prefers tabs over spaces and dark mode.\n",
+    "memory/2026-11-17.md": (
+        "# 2026-11-17\n\nFixed the prepared statement error: pgbouncer runs in transaction "
+        "mode, so asyncpg needs statement_cache_size=0.\n"
+    ),
+}
+SESSION = [
+    {"type": "message", "message": {"role": "user", "content": "数据库迁移的停机窗口定在什么时候？"},
+     "timestamp": "2026-11-25T09:00:00Z"},
+    {"type": "message", "message": {"role": "assistant",
+     "content": [{"type": "text", "text": "停机窗口定在周六凌晨两点到两点半。"}]},
+     "timestamp": "2026-11-25T09:00:05Z"},
+]
+
+
+@pytest.fixture(scope="module")
+def home(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("cli")
+    for name, text in NOTES.items():
+        path = root / "ws" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    sessions = root / "state" / "agents" / "main" / "sessions"
+    sessions.mkdir(parents=True)
+    lines = [json.dumps(r, ensure_ascii=False) for r in SESSION]
+    (sessions / "chat.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return root
+
+
+def memlane(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMLANE_", "OPENAI_"))}
+    env["HOME"] = str(home)  # no user config file can leak in
+    return subprocess.run(
+        [sys.executable, "-m", "memlane.entrypoints", "--state-dir", str(home / "state"),
+         "--workspace", str(home / "ws"), *args],
+        capture_output=True, text=True, env=env, timeout=240, check=False,
+    )
+
+
+class TestCli:
+    def test_index_then_search_in_english(self, home: Path) -> None:
+        """index builds the store; search finds the note that answers the question."""
+        indexed = memlane(home, "index")
+        assert indexed.returncode == 0, indexed.stderr
+        assert "3 file(s) indexed" in indexed.stdout
+
+        found = memlane(home, "search", "how did we fix the pgbouncer prepared statement error",
+                        "--json")
+
+        assert found.returncode == 0, found.stderr
+        payload = json.loads(found.stdout)
+        assert payload["provider"] == "local" and payload["mode"] == "hybrid"
+        assert payload["results"][0]["path"] == "memory/2026-11-17.md"
+        assert payload["results"][0]["startLine"] >= 1
+
+    def test_search_in_chinese_finds_the_transcript(self, home: Path) -> None:
+        """A Chinese question finds the Chinese transcript, with JSONL line numbers."""
+        found = memlane(home, "search", "停机窗口是什么时候", "--json")
+
+        assert found.returncode == 0, found.stderr
+        top = json.loads(found.stdout)["results"][0]
+        assert top["path"] == "sessions/chat.jsonl"
+        assert (top["startLine"], top["endLine"]) == (1, 2)
+
+    def test_get_reads_lines_and_transcript_hits(self, home: Path) -> None:
+        """get prints the requested lines of a note and the messages of a transcript hit."""
+        note = memlane(home, "get", "memory/2026-11-17.md", "--from", "3", "--lines", "1")
+        chat = memlane(home, "get", "sessions/chat.jsonl", "--from", "2", "--lines", "1")
+
+        assert note.returncode == 0 and "statement_cache_size=0" in note.stdout
+        assert chat.returncode == 0 and chat.stdout.startswith("Assistant: 停机窗口")
+
+    def test_path_traversal_is_refused(self, home: Path) -> None:
+        """get refuses paths outside the memory files and sessions."""
+        (home / "secret.md").write_text("top secret", encoding="utf-8")
+
+        for path in ("../secret.md", str(home / "secret.md"), "memory/../../secret.md"):
+            result = memlane(home, "get", path)
+            assert result.returncode == 1, (path, result.stdout)
+            assert "top secret" not in result.stdout
+            assert "refused" in result.stderr or "not found" in result.stderr
+
+    def test_status_and_events_report_the_index(self, home: Path) -> None:
+        """status shows counts per source; events shows what the syncs did."""
+        status = memlane(home, "status", "--json")
+        events = memlane(home, "events", "--json", "--limit", "50")
+
+        assert status.returncode == 0, status.stderr
+        report = json.loads(status.stdout)
+        counts = {s["source"]: s["files"] for s in report["by_source"]}
+        assert counts == {"memory": 2, "sessions": 1}
+        assert events.returncode == 0, events.stderr
+        types = {e["type"] for e in json.loads(events.stdout)}
+        assert {"reindex_required", "index_rebuilt"} <= types
+
+    def test_an_edit_is_picked_up_by_the_next_search(self, home: Path) -> None:
+        """search syncs first, so a new note is found without an explicit index."""
+        (home / "ws" / "memory" / "todo.md").write_text(
+            "# Todo\n\nRenew the wildcard TLS certificate before December 15.\n", encoding="utf-8"
+        )
+
+        found = memlane(home, "search", "wildcard certificate renewal", "--json")
+
+        assert json.loads(found.stdout)["results"][0]["path"] == "memory/todo.md"
+
+    @pytest.mark.parametrize(
+        "args",
+        [
+            ("search",),
+            ("search", "x", "--max-results", "0"),
+            ("search", "x", "--min-score", "abc"),
+            ("get",),
+            ("no-such-command",),
+        ],
+    )
+    def test_bad_usage_exits_2_with_a_message(self, home: Path, args: tuple[str, ...]) -> None:
+        """Bad arguments give exit code 2 and say what is wrong on stderr."""
+        result = memlane(home, *args)
+
+        assert result.returncode == 2
+        assert result.stderr.strip()
+        assert result.stdout == ""
