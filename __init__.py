@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     from memlane.application.memory import MemoryManager
 
 
-def open(**kwargs: Any) -> MemoryManager:  # noqa: A001 - mirrors the builtin on purpose: memlane.open()
+def open(**kwargs: Any) -> MemoryManager:
     """Open (or reuse) the memory manager for one agent and workspace. See entrypoints.api."""
     from memlane.entrypoints.api import open_manager
 

@@ -86,7 +86,11 @@ class ChangeDetector:
         now = self._clock.now()
         if stat.source != "sessions" or stored is None:
             return events.FileChanged(
-                occurred_at=now, source=stat.source, path=stat.path, mtime=stat.mtime, size=stat.size
+                occurred_at=now,
+                source=stat.source,
+                path=stat.path,
+                mtime=stat.mtime,
+                size=stat.size,
             )
         if stat.size < stored.size:
             return events.SessionGrew(
@@ -99,7 +103,11 @@ class ChangeDetector:
             )
         if stat.size == stored.size:  # same length, new mtime: let the hash decide
             return events.FileChanged(
-                occurred_at=now, source=stat.source, path=stat.path, mtime=stat.mtime, size=stat.size
+                occurred_at=now,
+                source=stat.source,
+                path=stat.path,
+                mtime=stat.mtime,
+                size=stat.size,
             )
         new_messages = self._new_messages(reader, stat.path, stored.size)
         if respect_thresholds and not self._past_thresholds(stat.size - stored.size, new_messages):
@@ -122,5 +130,7 @@ class ChangeDetector:
         limit_bytes = self._thresholds.delta_bytes
         limit_messages = self._thresholds.delta_messages
         by_bytes = delta_bytes > 0 if limit_bytes <= 0 else delta_bytes >= limit_bytes
-        by_messages = delta_messages > 0 if limit_messages <= 0 else delta_messages >= limit_messages
+        by_messages = (
+            delta_messages > 0 if limit_messages <= 0 else delta_messages >= limit_messages
+        )
         return by_bytes or by_messages

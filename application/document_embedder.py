@@ -1,4 +1,4 @@
-"""Application: embed chunk texts through the embedding cache, so unchanged text is embedded once."""
+"""Application: embed chunks through the embedding cache, so unchanged text is embedded once."""
 
 from __future__ import annotations
 

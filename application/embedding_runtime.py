@@ -52,7 +52,7 @@ class EmbeddingRuntime:
                 try:
                     self._selection = self._select()
                 except EmbeddingError as exc:
-                    # Not cached: the next call tries again (a key may be added, a server may start).
+                    # Not cached: the next call retries (a key may be added, a server may start).
                     log.warning("provider_selection_failed", error=str(exc))
                     return Selection(provider=None, reason=str(exc))
             return self._selection
@@ -68,7 +68,7 @@ class EmbeddingRuntime:
         return self._selection is not None
 
     def fall_back(self, error: Exception) -> Selection | None:
-        """Switch to the fallback provider after `error`; None if there is none (or used already)."""
+        """Switch to the fallback provider after `error`; None if there is none or it was used."""
         with self._lock:
             if self._fell_back or self._select_fallback is None:
                 return None
@@ -78,8 +78,12 @@ class EmbeddingRuntime:
             except EmbeddingError as exc:
                 log.warning("fallback_selection_failed", error=str(exc))
                 return None
-            if fallback.provider is not None and current is not None and (
-                fallback.provider.id == current.id and fallback.provider.model == current.model
+            if (
+                fallback.provider is not None
+                and current is not None
+                and (
+                    fallback.provider.id == current.id and fallback.provider.model == current.model
+                )
             ):
                 return None
             self._fell_back = True

@@ -121,7 +121,9 @@ class RemoveFile:
         assert isinstance(event, events.FileDeleted)
         self._store.delete_file(event.source, event.path)
         self._issues.clear(event.source, event.path)
-        return [events.FileRemoved(occurred_at=self._clock.now(), source=event.source, path=event.path)]
+        return [
+            events.FileRemoved(occurred_at=self._clock.now(), source=event.source, path=event.path)
+        ]
 
 
 class RebuildIndex:

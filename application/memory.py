@@ -292,7 +292,11 @@ class MemoryManager:
         if self._store.meta() is None:
             self._wait_for_first_sync(sync_settings.first_search_wait_ms / 1000)
             return
-        if sync_settings.on_session_start and session_key and session_key not in self._warm_sessions:
+        if (
+            sync_settings.on_session_start
+            and session_key
+            and session_key not in self._warm_sessions
+        ):
             self._warm_sessions.add(session_key)
             self.request_sync("session-start")
         elif sync_settings.on_search and self._dirty:
@@ -316,9 +320,13 @@ class MemoryManager:
 
     # ------------------------------------------------------------------ get
 
-    def get(self, path: str, *, from_line: int | None = None, lines: int | None = None) -> GetResult:
+    def get(
+        self, path: str, *, from_line: int | None = None, lines: int | None = None
+    ) -> GetResult:
         """Read lines of a memory file or transcript (§18, sessions included, §32.7)."""
-        return read_lines(self._sources, path, from_line=from_line, lines=lines, redact=self._redact)
+        return read_lines(
+            self._sources, path, from_line=from_line, lines=lines, redact=self._redact
+        )
 
     # --------------------------------------------------------------- status
 
@@ -351,7 +359,9 @@ class MemoryManager:
             agent_id=self.agent_id,
             workspace=self.workspace,
             store_path=self._store.location(),
-            provider=(provider.id if provider else "none") if selection else self._runtime.requested,
+            provider=(provider.id if provider else "none")
+            if selection
+            else self._runtime.requested,
             requested_provider=self._runtime.requested,
             model=provider.model if provider else (self.settings.model or None),
             provider_reason=selection.reason if selection else None,
@@ -437,11 +447,15 @@ class MemoryManager:
 
     # ---------------------------------------------------------------- async
 
-    async def asearch(self, query: str, **options: int | float | bool | str | None) -> SearchResponse:
+    async def asearch(
+        self, query: str, **options: int | float | bool | str | None
+    ) -> SearchResponse:
         """Awaitable `search` that never blocks the caller's event loop."""
         return await asyncio.to_thread(lambda: self.search(query, **options))  # type: ignore[arg-type]
 
-    async def aget(self, path: str, *, from_line: int | None = None, lines: int | None = None) -> GetResult:
+    async def aget(
+        self, path: str, *, from_line: int | None = None, lines: int | None = None
+    ) -> GetResult:
         """Awaitable `get`."""
         return await asyncio.to_thread(self.get, path, from_line=from_line, lines=lines)
 

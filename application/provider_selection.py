@@ -1,4 +1,4 @@
-"""Application: choose the embedding provider at start-up (§8.2) or keyword-only mode, with a reason.
+"""Application: pick the embedding provider at start-up (§8.2) or keyword-only mode, with a reason.
 
 `auto` tries, in order, `local` (the bundled offline model, so a fresh machine gets semantic search
 without a key — a deliberate difference from the reference, which only tried an explicitly
@@ -115,7 +115,9 @@ def _fall_back(
                 f"keyword-only: {requested}: {first}; fallback {fallback}: {second}",
                 requested=requested,
             )
-        raise type(second)(
+        # Report the more serious kind: a real failure outranks "not configured here".
+        serious = second if isinstance(first, ProviderNotConfigured) else first
+        raise type(serious)(
             f"{requested} failed ({first}); fallback {fallback} failed ({second})"
         ) from second
     return ProviderChoice(

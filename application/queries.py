@@ -62,7 +62,9 @@ class Searcher:
         provider = self._runtime.provider
         warnings: list[str] = []
 
-        mode: SearchMode = "keyword" if provider is None else ("hybrid" if hybrid.enabled else "vector")
+        mode: SearchMode = (
+            "keyword" if provider is None else ("hybrid" if hybrid.enabled else "vector")
+        )
         keyword: list[Candidate] = []
         if mode != "vector":
             match = build_fts_query(text)
@@ -126,7 +128,9 @@ class Searcher:
             warnings.append(f"vector search skipped until the index is re-embedded: {exc}")
             return []
 
-    def _fuse(self, mode: SearchMode, vector: list[Candidate], keyword: list[Candidate]) -> list[Fused]:
+    def _fuse(
+        self, mode: SearchMode, vector: list[Candidate], keyword: list[Candidate]
+    ) -> list[Fused]:
         hybrid = self._settings.query.hybrid
         if mode == "keyword":
             return weighted_merge([], keyword, vector_weight=0.0, text_weight=1.0)

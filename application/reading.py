@@ -51,19 +51,22 @@ def read_lines(
     if source == "sessions":
         transcript = parse_transcript(data)
         picked = [
-            f"{'User' if m.role == 'user' else 'Assistant'}: "
-            f"{redact(m.text) if redact else m.text}"
+            f"{'User' if m.role == 'user' else 'Assistant'}: {redact(m.text) if redact else m.text}"
             for m in transcript.messages
             if start <= m.line < start + count
         ]
-        return GetResult(path=path, text="\n".join(picked), from_line=start, lines=count, source=source)
+        return GetResult(
+            path=path, text="\n".join(picked), from_line=start, lines=count, source=source
+        )
     try:
         text = decode_text(data).text
     except NotText as exc:
         raise FileRefused(path, str(exc)) from exc
     all_lines = text.replace("\r\n", "\n").split("\n")
     selected = all_lines[start - 1 : start - 1 + count]
-    return GetResult(path=path, text="\n".join(selected), from_line=start, lines=count, source=source)
+    return GetResult(
+        path=path, text="\n".join(selected), from_line=start, lines=count, source=source
+    )
 
 
 def _positive(name: str, value: int | None, default: int) -> int:

@@ -12,8 +12,13 @@ from typing import Literal, TypeAlias
 from memlane.domain.chunks import ChunkingPolicy
 from memlane.domain.sources import Source
 
-ProviderName: TypeAlias = Literal["auto", "openai", "gemini", "voyage", "mistral", "ollama", "local"]
-FallbackName: TypeAlias = Literal["none", "openai", "gemini", "voyage", "mistral", "ollama", "local"]
+# "none" is explicit keyword-only mode: skip embeddings entirely (§32.3).
+ProviderName: TypeAlias = Literal[
+    "auto", "none", "openai", "gemini", "voyage", "mistral", "ollama", "local"
+]
+FallbackName: TypeAlias = Literal[
+    "none", "openai", "gemini", "voyage", "mistral", "ollama", "local"
+]
 FusionName: TypeAlias = Literal["weighted", "rrf"]
 CitationsMode: TypeAlias = Literal["auto", "on", "off"]
 
@@ -37,9 +42,22 @@ class BatchSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class SecretRef:
+    """Where to find a secret instead of writing it in the config (`{"source": "env", "id": ...}`).
+
+    Only the entry points read it (from the environment); the domain just carries it.
+    """
+
+    source: Literal["env"]
+    id: str
+    provider: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class RemoteSettings:
     base_url: str | None = None
     api_key: str | None = field(default=None, repr=False)
+    api_key_ref: SecretRef | None = None
     headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
     batch: BatchSettings = BatchSettings()
     timeout_seconds: float = 60.0
@@ -139,7 +157,7 @@ class MemorySettings:
     remote: RemoteSettings = RemoteSettings()
     local: LocalSettings = LocalSettings()
     store: StoreSettings = StoreSettings()
-    chunking: ChunkingPolicy = ChunkingPolicy()
+    chunking: ChunkingPolicy = ChunkingPolicy()  # noqa: RUF009 (frozen, defined in chunks.py)
     sync: SyncSettings = SyncSettings()
     query: QuerySettings = QuerySettings()
     cache: CacheSettings = CacheSettings()

@@ -1,16 +1,327 @@
 """Domain: keyword search terms, FTS5 query construction and index-side text expansion.
 
-PLACEHOLDER being completed: see issue #2 (query analysis).
+Both sides of the FTS5 keyword index are decided here, so they always agree:
+
+* Index side, `fts_document(text)`: the store writes its result into `chunks_fts(terms)`, a table
+  created with `tokenize = FTS_TOKENIZER` (`unicode61`). `unicode61` indexes a whole run of CJK
+  characters as ONE token, so a two-character word inside a sentence could never match (§31.3,
+  §32.1). We therefore rewrite every Han/kana run as space-separated overlapping bigrams followed by
+  its single characters (unigrams make one-character words such as 猫 or 本 findable; they cost
+  about one extra token per CJK character). Latin, Cyrillic, Arabic... text is left as `unicode61`
+  already splits it at spaces and punctuation.
+* Korean: words are space-separated, but particles are glued to them (서울에서 = 서울 + 에서),
+  so a query for 서울 would not match the token 서울에서. Each Hangul word is indexed as the word,
+  its syllable bigrams (which contain the bare noun for two-syllable nouns) and its stem with one
+  trailing particle removed (which covers one-syllable and long nouns: 물을 → 물). This is the
+  recommended "word + bigrams" scheme plus the stem, chosen because particle lists are never
+  complete: bigrams still match when stripping fails.
+* Japanese: kana and kanji form one run (okurigana stays attached: 食べる → 食べ, べる), bigrams
+  as for Chinese. No dictionary segmentation: a pure-stdlib domain cannot ship one.
+* Both sides first apply NFKC (full-width ＡＰＩ → API, half-width kana → kana) and drop combining
+  marks (Mn): `unicode61` treats a leftover mark as a separator, which cut vowelled Arabic words
+  into single letters.
+
+Query side, `build_fts_query(query)`: every term is emitted as a double-quoted FTS5 string (`"`
+doubled), so no user character is ever FTS5 syntax, and terms are OR-ed (never AND-ed, §31.3,
+§32.2): bm25 rewards chunks that match more and rarer terms. Word terms are lowercased and stop
+words dropped unless every term is one. CJK runs become bigrams (a one-character run stays itself);
+Hangul words become the word, its particle-stripped stem and the stem's bigrams, all of which the
+index side also produces.
+
+`extract_keywords(query)` is §17's keyword extractor with §31.4/§31.27 fixed: mixed segments keep
+their ASCII part, Han runs give bigrams (not noisy unigrams), stop-word lists have no duplicates
+nor multi-word entries, and Latin stop words are only function words that are not content words in
+another Latin-script language (no `como`, `se`, `can`, `son`, `hay`...).
 """
 
 from __future__ import annotations
 
+import re
+import unicodedata
 from typing import Final
 
 # Tokenizer of the FTS5 table; `fts_document` and `build_fts_query` are written for it.
 FTS_TOKENIZER: Final = "unicode61 remove_diacritics 2"
 
+# Upper bound on OR-ed terms in one MATCH expression: a pasted page must not build a huge query.
+MAX_FTS_TERMS: Final = 64
+
+# --- scripts -------------------------------------------------------------------------------------
+# Han (with 々 〇 and ideographic numerals), extension A, compatibility ideographs, extensions B+.
+_HAN: Final = (
+    "\u3005\u3007\u3021-\u3029\u3038-\u303b\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+    "\U00020000-\U0003134f"
+)
+# Hiragana and katakana letters with ー; not the marks ゛゜ nor ・ ゠, which unicode61 splits on.
+_KANA: Final = "\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9d"
+_HANGUL: Final = "\uac00-\ud7a3\u1100-\u11ff\u3131-\u318e\ua960-\ua97f\ud7b0-\ud7ff"
+
+_CJK_OR_HANGUL_RUN: Final = re.compile(f"([{_HAN}{_KANA}]+)|([{_HANGUL}]+)")
+# Query pieces: a CJK run, a Hangul word, or a word of letters/digits (as unicode61 sees words).
+_QUERY_PIECE: Final = re.compile(
+    f"(?P<cjk>[{_HAN}{_KANA}]+)|(?P<hangul>[{_HANGUL}]+)|(?P<word>(?:(?![{_HAN}{_KANA}{_HANGUL}])[^\\W_])+)"
+)
+_HAS_KANA: Final = re.compile(f"[{_KANA}]")
+_HAS_HAN: Final = re.compile(f"[{_HAN}]")
+_HAS_HANGUL: Final = re.compile(f"[{_HANGUL}]")
+# §17.1 splits segments on whitespace and Unicode punctuation (symbols such as + = $ stay).
+_JAPANESE_PIECE: Final = re.compile(
+    f"(?P<word>(?:(?![{_HAN}{_KANA}])[^\\W_])+)|(?P<kata>[\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff]+)"
+    f"|(?P<han>[{_HAN}]+)|(?P<hira>[\u3041-\u3096\u309d-\u309f]{{2,}})"
+)
+_CHINESE_PIECE: Final = re.compile(f"(?P<han>[{_HAN}]+)|(?P<word>(?:(?![{_HAN}])[^\\W_])+)")
+_ASCII_WORD: Final = re.compile(r"[a-z0-9_]+")
+
+# Korean particles, longest first; one is stripped from the end of a longer word.
+_KOREAN_PARTICLES: Final = (
+    "에서는", "으로는", "에게서", "에서", "으로", "에게", "한테", "처럼", "같이", "보다", "까지",
+    "부터", "마다", "밖에", "대로", "에는", "에도", "이나", "이랑", "은", "는", "이", "가", "을",
+    "를", "의", "에", "로", "와", "과", "도", "만", "랑",
+)  # fmt: skip
+
+# --- stop words (our own lists; each a tuple so tests can check for duplicates) ------------------
+ENGLISH_STOP_WORDS: Final = (
+    "a", "about", "above", "after", "again", "against", "all", "am", "an", "and", "any", "are",
+    "as", "at", "be", "because", "been", "before", "being", "below", "between", "both", "but",
+    "by", "could", "did", "do", "does", "doing", "down", "during", "each", "few", "for", "from",
+    "further", "had", "has", "have", "having", "he", "her", "here", "hers", "herself", "him",
+    "himself", "his", "how", "i", "if", "in", "into", "is", "it", "its", "itself", "just", "me",
+    "more", "most", "my", "myself", "nor", "not", "of", "off", "on", "once", "only", "or",
+    "other", "our", "ours", "ourselves", "out", "over", "please", "same", "she", "should", "so",
+    "some", "such", "than", "that", "the", "their", "theirs", "them", "themselves", "then",
+    "there", "these", "they", "this", "those", "through", "to", "too", "under", "until", "up",
+    "very", "was", "we", "were", "what", "when", "where", "which", "while", "who", "whom", "why",
+    "with", "would", "you", "your", "yours", "yourself", "yourselves", "s", "t", "ll", "ve",
+    "don", "doesn", "didn", "isn", "aren", "wasn",
+)  # fmt: skip
+# Only function words; `como`, `son`, `sin`, `era`, `hay`, `con`, `se` are English words or
+# acronyms too (§31.27) and are left out.
+SPANISH_STOP_WORDS: Final = (
+    "el", "la", "los", "las", "un", "una", "unos", "unas", "de", "del", "al", "y", "o", "en",
+    "por", "para", "que", "qué", "es", "fue", "lo", "le", "les", "su", "sus", "mi", "mis", "tu",
+    "tus", "este", "esta", "estos", "estas", "ese", "esa", "esos", "esas", "pero", "sobre",
+    "entre", "muy", "más", "ya", "también", "cuando", "cuándo", "donde", "dónde", "cómo", "cuál",
+    "quién", "porque", "está", "están", "ser", "estar", "nos", "yo", "él", "ella", "ellos",
+    "nosotros", "usted",
+)  # fmt: skip
+PORTUGUESE_STOP_WORDS: Final = (
+    "o", "a", "os", "as", "um", "uma", "uns", "umas", "de", "do", "da", "dos", "das", "em", "no",
+    "na", "nos", "nas", "ao", "aos", "à", "às", "e", "ou", "que", "com", "por", "para", "pelo",
+    "pela", "pelos", "pelas", "é", "são", "foi", "ser", "estar", "está", "não", "mais", "muito",
+    "já", "também", "quando", "onde", "qual", "quem", "porque", "isso", "isto", "este", "esta",
+    "esse", "essa", "aquele", "aquela", "seu", "sua", "seus", "suas", "meu", "minha", "eu",
+    "ele", "ela", "eles", "elas", "nós", "você", "vocês", "há", "mas", "sobre", "entre",
+)  # fmt: skip
+ARABIC_STOP_WORDS: Final = (
+    "في", "من", "على", "إلى", "الى", "عن", "مع", "هذا", "هذه", "ذلك", "تلك", "التي", "الذي",
+    "الذين", "هو", "هي", "هم", "أنا", "نحن", "أنت", "كان", "كانت", "يكون", "ما", "ماذا", "لماذا",
+    "كيف", "متى", "أين", "هل", "لا", "لم", "لن", "قد", "ثم", "أو", "و", "أن", "إن", "كل", "بعض",
+    "غير", "بين", "عند", "حتى", "إذا", "لكن", "أي", "بعد", "قبل", "فقط", "أيضا", "ليس", "منذ",
+)  # fmt: skip
+CHINESE_STOP_WORDS: Final = (
+    "的", "了", "是", "在", "和", "与", "及", "或", "也", "都", "就", "而", "但", "又", "还", "被",
+    "把", "对", "从", "向", "给", "让", "为", "以", "于", "之", "其", "这", "那", "哪", "个", "些",
+    "我", "你", "他", "她", "它", "们", "我们", "你们", "他们", "她们", "它们", "这个", "那个",
+    "这些", "那些", "什么", "怎么", "怎样", "如何", "为什么", "哪里", "哪个", "吗", "呢", "吧",
+    "啊", "呀", "嘛", "有", "没有", "不", "没", "很", "太", "更", "最", "会", "能", "可以", "要",
+    "想", "一个", "一些", "请", "关于", "如果", "因为", "所以", "但是", "而且", "然后", "还是",
+    "已经", "之前", "之后",
+)  # fmt: skip
+KOREAN_STOP_WORDS: Final = (
+    "이", "그", "저", "것", "수", "등", "및", "또는", "그리고", "그러나", "하지만", "그래서",
+    "또한", "즉", "더", "좀", "잘", "안", "못", "다", "매우", "아주", "너무", "정말", "나", "너",
+    "우리", "저희", "당신", "그녀", "그들", "이것", "그것", "저것", "여기", "거기", "저기", "무엇",
+    "뭐", "어디", "언제", "어떻게", "왜", "누구", "어느", "있다", "없다", "하다", "되다", "이다",
+    "아니다", "있는", "없는", "하는", "되는", "했다", "한다", "합니다", "입니다", "있습니다",
+    "없습니다", "했어요", "해요", "있어요", "대한", "대해", "위해", "통해", "관련", "때문에", "때",
+    "중", "후", "전", "제발", "알려줘", "알려주세요", "해줘",
+)  # fmt: skip
+JAPANESE_STOP_WORDS: Final = (
+    "これ", "それ", "あれ", "この", "その", "あの", "ここ", "そこ", "あそこ", "どこ", "だれ", "誰",
+    "なに", "何", "いつ", "どう", "なぜ", "です", "ます", "でした", "ました", "である", "だった",
+    "ない", "する", "した", "して", "いる", "いた", "ある", "あった", "なる", "なった", "こと",
+    "もの", "ため", "よう", "から", "まで", "より", "など", "について", "として", "けど", "でも",
+    "しかし", "そして", "また", "私", "僕", "俺", "あなた", "彼", "彼女", "ください", "教えて",
+)  # fmt: skip
+# Lists of different scripts cannot collide, so one set serves every script; the Han entries of
+# the Chinese and Japanese lists do apply to each other's text.
+STOP_WORDS: Final = frozenset(
+    ENGLISH_STOP_WORDS
+    + SPANISH_STOP_WORDS
+    + PORTUGUESE_STOP_WORDS
+    + ARABIC_STOP_WORDS
+    + CHINESE_STOP_WORDS
+    + KOREAN_STOP_WORDS
+    + JAPANESE_STOP_WORDS
+)
+
+
+def _normalize(text: str) -> str:
+    """NFKC, then drop nonspacing marks (unicode61 would split words at them)."""
+    if text.isascii():
+        return text
+    folded = unicodedata.normalize("NFKC", text)
+    return "".join(ch for ch in folded if unicodedata.category(ch) != "Mn")
+
+
+def _bigrams(run: str) -> list[str]:
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def korean_stem(word: str) -> str:
+    """Return `word` without its first matching trailing particle (only if something remains)."""
+    for particle in _KOREAN_PARTICLES:
+        if len(word) > len(particle) and word.endswith(particle):
+            return word[: -len(particle)]
+    return word
+
+
+def _index_tokens_cjk(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return _bigrams(run) + list(run)
+
+
+def _index_tokens_hangul(word: str) -> list[str]:
+    tokens = [word]
+    if len(word) >= 3:
+        tokens += _bigrams(word)
+    stem = korean_stem(word)
+    if stem not in tokens:
+        tokens.append(stem)
+    return tokens
+
+
+def _expand_for_index(match: re.Match[str]) -> str:
+    cjk, hangul = match.group(1), match.group(2)
+    tokens = _index_tokens_cjk(cjk) if cjk else _index_tokens_hangul(hangul)
+    return f" {' '.join(tokens)} "
+
 
 def fts_document(text: str) -> str:
-    """Return the text to store in the FTS5 column for a chunk's `text`."""
-    return text
+    """Return the text to store in the FTS5 column for a chunk's `text`.
+
+    Normalised (NFKC, no combining marks); every Han/kana run replaced by its bigrams and
+    characters, every Hangul word by itself, its bigrams and its stem; other text unchanged.
+    """
+    return _CJK_OR_HANGUL_RUN.sub(_expand_for_index, _normalize(text))
+
+
+def _hangul_query_terms(word: str) -> list[str]:
+    stem = korean_stem(word)
+    terms = [word, stem]
+    if len(stem) >= 3:
+        terms += _bigrams(stem)
+    return terms
+
+
+def fts_query_terms(query: str) -> list[str]:
+    """Return the distinct search terms of `query`, in order, as `build_fts_query` OR-s them.
+
+    Stop words are dropped unless every term is a stop word; at most MAX_FTS_TERMS are kept.
+    """
+    candidates: list[tuple[str, bool]] = []  # (term, is_stop_word)
+    for piece in _QUERY_PIECE.finditer(_normalize(query).lower()):
+        if cjk := piece.group("cjk"):
+            candidates += [
+                (t, t in STOP_WORDS) for t in ([cjk] if len(cjk) == 1 else _bigrams(cjk))
+            ]
+        elif hangul := piece.group("hangul"):
+            stop = hangul in STOP_WORDS or korean_stem(hangul) in STOP_WORDS
+            candidates += [(t, stop) for t in _hangul_query_terms(hangul)]
+        else:
+            word = piece.group("word")
+            candidates.append((word, word in STOP_WORDS))
+    kept = [term for term, stop in candidates if not stop] or [term for term, _ in candidates]
+    return list(dict.fromkeys(kept))[:MAX_FTS_TERMS]
+
+
+def quote_fts_term(term: str) -> str:
+    """Quote one term as an FTS5 string: inside double quotes nothing is syntax but `"`."""
+    return '"' + term.replace('"', '""') + '"'
+
+
+def build_fts_query(query: str) -> str | None:
+    """Return a MATCH expression OR-ing the quoted terms of `query`, or None if none remain."""
+    terms = fts_query_terms(query)
+    if not terms:
+        return None
+    return " OR ".join(quote_fts_term(term) for term in terms)
+
+
+# --- §17 keyword extraction ----------------------------------------------------------------------
+
+
+def _segments(query: str) -> list[str]:
+    """§17.1: lowercase, then split on whitespace and punctuation (symbols stay)."""
+    lowered = _normalize(query).lower().strip()
+    out: list[str] = []
+    current: list[str] = []
+    for ch in lowered:
+        if ch.isspace() or unicodedata.category(ch).startswith("P"):
+            if current:
+                out.append("".join(current))
+                current = []
+        else:
+            current.append(ch)
+    if current:
+        out.append("".join(current))
+    return out
+
+
+def _han_keywords(run: str) -> list[str]:
+    return [run] if len(run) <= 2 else _bigrams(run)
+
+
+def _japanese_keywords(segment: str) -> list[str]:
+    out: list[str] = []
+    for piece in _JAPANESE_PIECE.finditer(segment):
+        if han := piece.group("han"):
+            out += _han_keywords(han)
+        else:
+            out.append(piece.group(0))
+    return out
+
+
+def _chinese_keywords(segment: str) -> list[str]:
+    out: list[str] = []
+    for piece in _CHINESE_PIECE.finditer(segment):
+        han = piece.group("han")
+        out += _han_keywords(han) if han else [piece.group("word")]
+    return out
+
+
+def _korean_keywords(segment: str) -> list[str]:
+    stem = korean_stem(segment)
+    if segment in STOP_WORDS or stem in STOP_WORDS:
+        return []
+    out = [segment]
+    useful = (_HAS_HANGUL.search(stem) is not None and len(stem) >= 2) or (
+        _ASCII_WORD.fullmatch(stem) is not None
+    )
+    if stem != segment and useful:
+        out.append(stem)
+    return out
+
+
+def _is_noise(token: str) -> bool:
+    """§17.2 filters, relaxed so `ai`, `db` and years survive: single ASCII letters, single
+    digits, stop words and tokens without any letter or digit are noise."""
+    if token in STOP_WORDS or not any(ch.isalnum() for ch in token):
+        return True
+    return len(token) == 1 and token.isascii() and token.isalnum()
+
+
+def extract_keywords(query: str) -> list[str]:
+    """Return the distinct meaningful keywords of `query`, in order of first appearance (§17)."""
+    tokens: list[str] = []
+    for segment in _segments(query):
+        if _HAS_KANA.search(segment):
+            tokens += _japanese_keywords(segment)
+        elif _HAS_HAN.search(segment):
+            tokens += _chinese_keywords(segment)
+        elif _HAS_HANGUL.search(segment):
+            tokens += _korean_keywords(segment)
+        else:
+            tokens.append(segment)
+    return list(dict.fromkeys(t for t in tokens if not _is_noise(t)))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import threading
 from collections.abc import Mapping
@@ -45,7 +46,7 @@ def open_manager(
         config=config_path,
         agent_id=agent_id,
         workspace=None if workspace is None else os.fspath(workspace),
-        state=None if state_dir is None else os.path.abspath(os.fspath(state_dir)),
+        state=None if state_dir is None else str(Path(state_dir).resolve()),
         flags=_flatten(config) if config is not None else None,
     )
     key = _key(runtime)
@@ -143,7 +144,9 @@ def memory_search_tool(
         quota = any(w in str(exc).lower() for w in ("insufficient_quota", "quota", "429"))
         return _disabled(
             str(exc),
-            "Top up or switch the embedding provider." if quota else "Check the embedding provider.",
+            "Top up or switch the embedding provider."
+            if quota
+            else "Check the embedding provider.",
         )
     except StoreError as exc:
         return _disabled(str(exc), "Run `memlane status` and check the index file.")
@@ -204,7 +207,7 @@ def _number(
             value = float(value)
         except ValueError:
             return None
-    if not isinstance(value, int | float) or value != value:  # NaN is ignored, like the reference
+    if not isinstance(value, int | float) or math.isnan(value):  # NaN ignored, as the reference
         return None
     return int(value) if integer else float(value)
 

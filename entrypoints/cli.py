@@ -10,11 +10,10 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
-from datetime import datetime
-from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
@@ -81,11 +80,17 @@ def _errors() -> Iterator[None]:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--config", envvar="MEMLANE_CONFIG", help="JSON5 config file.")
-@click.option("--state-dir", envvar="MEMLANE_STATE_DIR", help="State directory (default ~/.memlane).")
+@click.option(
+    "--state-dir", envvar="MEMLANE_STATE_DIR", help="State directory (default ~/.memlane)."
+)
 @click.option("--agent", help="Agent id (default: the config's default agent, else 'main').")
 @click.option("--workspace", help="Workspace holding MEMORY.md and memory/ (default: cwd).")
-@click.option("--log-level", default="warning", show_default=True,
-              type=click.Choice(["debug", "info", "warning", "error"]))
+@click.option(
+    "--log-level",
+    default="warning",
+    show_default=True,
+    type=click.Choice(["debug", "info", "warning", "error"]),
+)
 @click.option("--log-json", is_flag=True, help="Log JSON lines on stderr.")
 @click.pass_context
 def cli(
@@ -143,7 +148,9 @@ def search(
     manager = options.manager()
     with _errors():
         manager.sync(reason="cli-search")
-        response = manager.search(text, max_results=max_results, min_score=min_score, explain=explain)
+        response = manager.search(
+            text, max_results=max_results, min_score=min_score, explain=explain
+        )
     if as_json:
         payload: dict[str, object] = {
             "results": [_result_json(r, explain) for r in response.results],
@@ -179,7 +186,9 @@ def search(
 @click.option("--lines", type=click.IntRange(min=1), help="How many lines.")
 @click.option("--json", "as_json", is_flag=True)
 @click.pass_obj
-def get(options: _Options, path: str, from_line: int | None, lines: int | None, as_json: bool) -> None:
+def get(
+    options: _Options, path: str, from_line: int | None, lines: int | None, as_json: bool
+) -> None:
     """Print lines of a memory file or of a transcript hit."""
     manager = options.manager()
     with _errors():
@@ -294,10 +303,10 @@ def _progress_bar() -> Iterator[Callable[[SyncProgress], None] | None]:
     if not sys.stderr.isatty():
         yield None
         return
-    started = datetime.now().astimezone()  # noqa: DTZ005 - display only, never stored
+    started = time.monotonic()
 
     def show(p: SyncProgress) -> None:
-        elapsed = (datetime.now().astimezone() - started).total_seconds()  # noqa: DTZ005
+        elapsed = time.monotonic() - started
         eta = ""
         if p.files_total and p.files_done:
             left = elapsed / p.files_done * (p.files_total - p.files_done)
@@ -333,7 +342,11 @@ def _result_json(r: object, explain: bool) -> dict[str, object]:
 
 
 def _event_json(record: RecordedEvent) -> dict[str, object]:
-    return {"position": record.position, "type": type_name(record.event), **event_to_record(record.event)}
+    return {
+        "position": record.position,
+        "type": type_name(record.event),
+        **event_to_record(record.event),
+    }
 
 
 def _fmt(value: float | None) -> str:

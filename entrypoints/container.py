@@ -172,7 +172,9 @@ class Container(containers.DeclarativeContainer):
         lambda rc: JsonlSessionSource(sessions_dir=str(rc.sessions_dir)), runtime_config
     )
     watcher = providers.Factory(
-        lambda rc: WatchdogChangeWatcher(debounce_seconds=rc.settings.sync.watch_debounce_ms / 1000),
+        lambda rc: WatchdogChangeWatcher(
+            debounce_seconds=rc.settings.sync.watch_debounce_ms / 1000
+        ),
         runtime_config,
     )
     embedder_factories = providers.Singleton(provider_factories, settings, env)

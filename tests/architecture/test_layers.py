@@ -72,9 +72,11 @@ class TestImportContracts:
 
 class TestEventRegistry:
     def test_every_event_class_has_a_stable_type_name(self) -> None:
-        subclasses = {cls for cls in vars(events).values()
-                      if isinstance(cls, type) and issubclass(cls, events.Event)
-                      and cls is not events.Event}
+        subclasses = {
+            cls
+            for cls in vars(events).values()
+            if isinstance(cls, type) and issubclass(cls, events.Event) and cls is not events.Event
+        }
 
         assert subclasses == set(events.EVENT_TYPES.values())
 
@@ -82,21 +84,35 @@ class TestEventRegistry:
         from tests.fakes.clock import T0
 
         samples = [
-            events.FileChanged(occurred_at=T0, source="memory", path="MEMORY.md", mtime=1.5, size=3),
+            events.FileChanged(
+                occurred_at=T0, source="memory", path="MEMORY.md", mtime=1.5, size=3
+            ),
             events.FileDeleted(occurred_at=T0, source="sessions", path="sessions/a.jsonl"),
-            events.SessionGrew(occurred_at=T0, path="sessions/a.jsonl", from_size=1, to_size=9,
-                               new_messages=2),
+            events.SessionGrew(
+                occurred_at=T0, path="sessions/a.jsonl", from_size=1, to_size=9, new_messages=2
+            ),
             events.ReindexRequired(occurred_at=T0, reason="user_requested", detail="cli"),
-            events.FileIndexed(occurred_at=T0, source="memory", path="a.md", chunks=2, embedded=1,
-                               cached=1, duration_ms=3.5),
+            events.FileIndexed(
+                occurred_at=T0,
+                source="memory",
+                path="a.md",
+                chunks=2,
+                embedded=1,
+                cached=1,
+                duration_ms=3.5,
+            ),
             events.FileRemoved(occurred_at=T0, source="memory", path="a.md"),
-            events.IndexRebuilt(occurred_at=T0, reason="no_index", files=1, chunks=2,
-                                duration_ms=1.0),
-            events.ProviderFellBack(occurred_at=T0, from_provider="openai", to_provider="local",
-                                    reason="429"),
+            events.IndexRebuilt(
+                occurred_at=T0, reason="no_index", files=1, chunks=2, duration_ms=1.0
+            ),
+            events.ProviderFellBack(
+                occurred_at=T0, from_provider="openai", to_provider="local", reason="429"
+            ),
         ]
         assert {type(s) for s in samples} == set(events.EVENT_TYPES.values())
 
         for sample in samples:
-            again = events.event_from_record(events.type_name(sample), events.event_to_record(sample))
+            again = events.event_from_record(
+                events.type_name(sample), events.event_to_record(sample)
+            )
             assert again == sample

@@ -20,11 +20,19 @@ NOTES = {
     ),
 }
 SESSION = [
-    {"type": "message", "message": {"role": "user", "content": "数据库迁移的停机窗口定在什么时候？"},
-     "timestamp": "2026-11-25T09:00:00Z"},
-    {"type": "message", "message": {"role": "assistant",
-     "content": [{"type": "text", "text": "停机窗口定在周六凌晨两点到两点半。"}]},
-     "timestamp": "2026-11-25T09:00:05Z"},
+    {
+        "type": "message",
+        "message": {"role": "user", "content": "数据库迁移的停机窗口定在什么时候？"},
+        "timestamp": "2026-11-25T09:00:00Z",
+    },
+    {
+        "type": "message",
+        "message": {
+            "role": "assistant",
+            "content": [{"type": "text", "text": "停机窗口定在周六凌晨两点到两点半。"}],
+        },
+        "timestamp": "2026-11-25T09:00:05Z",
+    },
 ]
 
 
@@ -46,9 +54,21 @@ def memlane(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMLANE_", "OPENAI_"))}
     env["HOME"] = str(home)  # no user config file can leak in
     return subprocess.run(
-        [sys.executable, "-m", "memlane.entrypoints", "--state-dir", str(home / "state"),
-         "--workspace", str(home / "ws"), *args],
-        capture_output=True, text=True, env=env, timeout=240, check=False,
+        [
+            sys.executable,
+            "-m",
+            "memlane.entrypoints",
+            "--state-dir",
+            str(home / "state"),
+            "--workspace",
+            str(home / "ws"),
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=240,
+        check=False,
     )
 
 
@@ -59,8 +79,9 @@ class TestCli:
         assert indexed.returncode == 0, indexed.stderr
         assert "3 file(s) indexed" in indexed.stdout
 
-        found = memlane(home, "search", "how did we fix the pgbouncer prepared statement error",
-                        "--json")
+        found = memlane(
+            home, "search", "how did we fix the pgbouncer prepared statement error", "--json"
+        )
 
         assert found.returncode == 0, found.stderr
         payload = json.loads(found.stdout)

@@ -69,7 +69,7 @@ class TestIncrementalSync:
         report = manager.sync()
 
         assert report.files_indexed == 1
-        embedded = world.embedder.embedded_texts()
+        embedded = world.embedder.embedded_texts
         assert embedded and all("Tomas" in t for t in embedded)
 
     def test_a_touched_but_unchanged_file_is_not_reindexed(self, world: World) -> None:
@@ -157,7 +157,9 @@ class TestKeywordOnlyAndProviders:
         assert response.mode == "keyword"
         assert [r.path for r in response.results] == ["MEMORY.md"]
 
-    def test_a_provider_that_appears_later_adds_vectors_without_a_rebuild(self, world: World) -> None:
+    def test_a_provider_that_appears_later_adds_vectors_without_a_rebuild(
+        self, world: World
+    ) -> None:
         world.embedder = None
         world.memory.write("MEMORY.md", NOTE)
         world.manager().sync()
@@ -169,7 +171,9 @@ class TestKeywordOnlyAndProviders:
         assert report.vectors_backfilled >= 1
         assert world.store.chunks_without_vectors("fake-bag-of-words") == []
 
-    def test_an_embedding_failure_keeps_keyword_search_and_retries_later(self, world: World) -> None:
+    def test_an_embedding_failure_keeps_keyword_search_and_retries_later(
+        self, world: World
+    ) -> None:
         assert world.embedder is not None
         world.memory.write("MEMORY.md", NOTE)
         manager = world.manager()
@@ -221,7 +225,7 @@ class TestFullReindex:
 
         manager.sync(force=True)
 
-        assert world.embedder.embedded_texts() == []
+        assert world.embedder.embedded_texts == []
 
     def test_changed_chunking_rebuilds(self, world: World) -> None:
         world.memory.write("MEMORY.md", NOTE)
@@ -233,7 +237,9 @@ class TestFullReindex:
 
 
 class TestBadInput:
-    def test_binary_and_unreadable_files_are_reported_and_the_sync_goes_on(self, world: World) -> None:
+    def test_binary_and_unreadable_files_are_reported_and_the_sync_goes_on(
+        self, world: World
+    ) -> None:
         world.memory.write("MEMORY.md", NOTE)
         world.memory.write("memory/blob.md", b"\x00\x01\x02binary")
         world.memory.write("memory/locked.md", "secret")
@@ -270,8 +276,11 @@ class TestCrashRecovery:
         world.log.append(
             [
                 events.FileChanged(
-                    occurred_at=world.clock.now(), source="memory", path="memory/new.md",
-                    mtime=1.0, size=10,
+                    occurred_at=world.clock.now(),
+                    source="memory",
+                    path="memory/new.md",
+                    mtime=1.0,
+                    size=10,
                 )
             ]
         )

@@ -1,0 +1,185 @@
+"""Adapter helpers: path safety shared by the file sources and the watcher (no third-party code)."""
+
+# ruff: noqa: PTH116, PTH118, PTH206
+# (str paths with os.scandir keep a 10k-file scan stat-bound; pathlib objects would double it)
+
+from __future__ import annotations
+
+import os
+import stat as stat_mod
+from collections.abc import Iterable, Sequence
+from typing import Final
+
+from memlane.application.ports.file_source import (
+    FileMissing,
+    FileRefused,
+    FileTooLarge,
+    FileUnreadable,
+    SourceError,
+)
+
+# Tool and dependency folders never listed nor watched; any other folder whose name starts with
+# "." is skipped too (see `is_ignored_dir`). One constant for listing and watching (§31.17).
+IGNORED_DIRS: Final[frozenset[str]] = frozenset(
+    {
+        ".git",
+        "node_modules",
+        ".pnpm-store",
+        ".venv",
+        "venv",
+        ".tox",
+        "__pycache__",
+        ".mypy_cache",
+        ".cache",
+        "site-packages",
+        "dist",
+        "build",
+    }
+)
+
+
+def is_ignored_dir(name: str, ignored: Iterable[str] = IGNORED_DIRS) -> bool:
+    """Say whether a folder named `name` is skipped: a tool folder or any hidden folder."""
+    folded = name.strip().lower()
+    return folded.startswith(".") or folded in ignored
+
+
+def has_suffix(name: str, suffix: str) -> bool:
+    """Match a file extension case-insensitively, requiring a non-empty stem."""
+    return len(name) > len(suffix) and name.lower().endswith(suffix)
+
+
+def is_utf8_name(name: str) -> bool:
+    """False for names that only decode through surrogate escapes (not valid UTF-8 on disk)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def is_within(path: str, root: str) -> bool:
+    """Lexical containment of two normalised absolute paths (`root` itself included)."""
+    if path == root:
+        return True
+    prefix = root if root.endswith(os.sep) else root + os.sep
+    return path.startswith(prefix)
+
+
+def is_within_any(path: str, roots: Sequence[str]) -> bool:
+    """Whether `path` lies inside (or is) one of `roots`."""
+    return any(is_within(path, root) for root in roots)
+
+
+def split_indexed_path(path: str) -> list[str]:
+    """Split an indexed path into segments, refusing absolute and malformed forms.
+
+    Leading `..` segments are allowed (extra paths outside the workspace); `..` anywhere
+    else, empty segments, `.` segments, NUL bytes and backslashes are refused.
+    """
+    if not path or "\x00" in path or "\\" in path:
+        raise FileRefused(path, "malformed path")
+    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+        raise FileRefused(path, "absolute paths are refused")
+    segments = path.split("/")
+    leading = 0
+    while leading < len(segments) and segments[leading] == "..":
+        leading += 1
+    for segment in segments[leading:]:
+        if segment in {"", ".", ".."}:
+            raise FileRefused(path, "path is not in normal form")
+    if leading == len(segments):
+        raise FileRefused(path, "path names no file")
+    return segments
+
+
+def check_real_prefixes(
+    display: str, area_root: str, target: str, allowed_real_roots: Sequence[str]
+) -> None:
+    """Refuse `target` if any component from `area_root` down resolves outside the allowed roots.
+
+    Checking every component (not only the final file) keeps reads consistent with listing,
+    which refuses to descend through an escaping symlink even when a later link points back
+    inside. Only the root and the components that are symlinks need resolving: below a
+    resolved-inside folder, a plain entry stays inside.
+    """
+    relative = os.path.relpath(target, area_root)
+    parts = [] if relative == "." else relative.split(os.sep)
+    current = area_root
+    _require_inside(display, current, allowed_real_roots)
+    for part in parts:
+        current = os.path.join(current, part)
+        try:
+            mode = os.lstat(current).st_mode
+        except FileNotFoundError as exc:
+            raise FileMissing(display, "no such file") from exc
+        except OSError as exc:
+            raise FileUnreadable(display, exc.strerror or str(exc)) from exc
+        if stat_mod.S_ISLNK(mode):
+            _require_inside(display, current, allowed_real_roots)
+
+
+def _require_inside(display: str, path: str, allowed_real_roots: Sequence[str]) -> None:
+    if not os.path.lexists(path):
+        raise FileMissing(display, "no such file")
+    if not is_within_any(os.path.realpath(path), allowed_real_roots):
+        raise FileRefused(display, "symlink target outside the allowed roots")
+
+
+def stat_regular(display: str, abs_path: str) -> os.stat_result:
+    """Stat (following symlinks) and require a regular file."""
+    try:
+        st = os.stat(abs_path)
+    except FileNotFoundError as exc:
+        raise FileMissing(display, "no such file") from exc
+    except OSError as exc:
+        raise FileUnreadable(display, exc.strerror or str(exc)) from exc
+    if not stat_mod.S_ISREG(st.st_mode):
+        raise FileUnreadable(display, "not a regular file")
+    return st
+
+
+def read_regular(display: str, abs_path: str, offset: int, max_bytes: int) -> bytes:
+    """Read a regular file from `offset`, refusing files over `max_bytes` before reading.
+
+    The file is opened non-blocking so a FIFO named like a note cannot hang the caller,
+    and its type and size are checked on the open descriptor (no stat-then-open race).
+    """
+    if offset < 0:
+        raise ValueError(f"offset must be >= 0, got {offset}")
+    try:
+        fd = os.open(abs_path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except FileNotFoundError as exc:
+        raise FileMissing(display, "no such file") from exc
+    except OSError as exc:
+        raise FileUnreadable(display, exc.strerror or str(exc)) from exc
+    try:
+        st = os.fstat(fd)
+        if not stat_mod.S_ISREG(st.st_mode):
+            raise FileUnreadable(display, "not a regular file")
+        if st.st_size > max_bytes:
+            raise FileTooLarge(display, f"{st.st_size} bytes exceeds the {max_bytes}-byte limit")
+        if offset >= st.st_size:
+            return b""
+        os.lseek(fd, offset, os.SEEK_SET)
+        return _read_to_end(display, fd, offset, max_bytes)
+    except SourceError:
+        raise
+    except OSError as exc:
+        raise FileUnreadable(display, exc.strerror or str(exc)) from exc
+    finally:
+        os.close(fd)
+
+
+def _read_to_end(display: str, fd: int, offset: int, max_bytes: int) -> bytes:
+    budget = max_bytes - offset + 1  # one byte more than allowed reveals growth past the limit
+    pieces: list[bytes] = []
+    while budget > 0:
+        piece = os.read(fd, min(budget, 1 << 20))
+        if not piece:
+            break
+        pieces.append(piece)
+        budget -= len(piece)
+    if budget <= 0:
+        raise FileTooLarge(display, f"grew past the {max_bytes}-byte limit while being read")
+    return b"".join(pieces)

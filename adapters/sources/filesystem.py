@@ -1,0 +1,366 @@
+"""Adapter: FileSource for memory notes (MEMORY.md, memory/**/*.md, extra paths) on local disk."""
+
+# ruff: noqa: PTH100, PTH110, PTH111, PTH112, PTH114, PTH116, PTH118, PTH119, PTH206
+# (str paths with os.scandir keep a 10k-file scan stat-bound; pathlib objects would double it)
+
+from __future__ import annotations
+
+import os
+import stat as stat_mod
+from collections import deque
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Final
+
+from memlane.adapters.sources._paths import (
+    check_real_prefixes,
+    has_suffix,
+    is_ignored_dir,
+    is_utf8_name,
+    is_within,
+    is_within_any,
+    read_regular,
+    split_indexed_path,
+    stat_regular,
+)
+from memlane.application.ports.file_source import FileRefused, ScanResult, SourceError
+from memlane.domain.sources import FileStat, Source, SourceIssue
+
+_SUFFIX: Final = ".md"
+_TOP_LEVEL_NAMES: Final = ("MEMORY.md", "memory.md")
+_MEMORY_DIR: Final = "memory"
+_OUTSIDE_HINT: Final = (
+    "symlink target is outside the workspace and extra paths (add it as an extra path)"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Area:
+    """One place notes come from: a folder walked recursively, or one file."""
+
+    root: str  # absolute, lexical (symlinks not resolved)
+    rel: str  # `root` in indexed form ("memory", "../notes", "." for the workspace)
+    is_dir: bool
+    exact_name: bool = False  # MEMORY.md / memory.md: the name itself is the rule
+
+
+@dataclass(slots=True)
+class _Walk:
+    """Mutable state of one scan: dedupe sets and what was found."""
+
+    allowed: list[str]
+    files: list[FileStat] = field(default_factory=list)
+    issues: list[SourceIssue] = field(default_factory=list)
+    seen_files: set[tuple[int, int]] = field(default_factory=set)
+    seen_dirs: set[tuple[int, int]] = field(default_factory=set)
+    linked_dirs: list[str] = field(default_factory=list)
+    deferred: deque[tuple[str, str]] = field(default_factory=deque)  # symlinks: (path, rel)
+
+
+def _join_rel(parent: str, name: str) -> str:
+    return name if parent == "." else f"{parent}/{name}"
+
+
+class FilesystemMemorySource:
+    """Memory notes under a workspace plus configured extra paths, read from the local disk.
+
+    Listing is stat-only and deterministic (sorted). Folders in `IGNORED_DIRS` and hidden
+    folders are never entered. Symlinks (files or folders, including a symlinked `memory/`)
+    are followed only when their resolved target stays inside the workspace or an extra path
+    root; others are skipped and reported. A file reachable through several paths is listed
+    once (first discovery wins: MEMORY.md, memory.md, memory/, extra paths in order).
+    Every read re-checks the path against the same rules.
+    """
+
+    def __init__(
+        self, *, workspace: str, extra_paths: Sequence[str] = (), max_file_bytes: int = 10_000_000
+    ) -> None:
+        self._workspace = os.path.abspath(workspace)
+        self._extras = _normalise_extra_paths(self._workspace, extra_paths)
+        self._max_file_bytes = max_file_bytes
+
+    @property
+    def source(self) -> Source:
+        return "memory"
+
+    @property
+    def workspace(self) -> str:
+        return self._workspace
+
+    @property
+    def extra_paths(self) -> list[str]:
+        """The extra paths as absolute, deduplicated paths, in configured order."""
+        return list(self._extras)
+
+    # ----------------------------------------------------------------------------- listing
+
+    def scan(self) -> ScanResult:
+        walk = self._walk_everything()
+        files = sorted(walk.files, key=lambda f: f.path)
+        return ScanResult(files=files, issues=walk.issues)
+
+    def watch_roots(self) -> list[str]:
+        """Real paths of MEMORY.md, memory.md, memory/, extra roots and followed folder links.
+
+        Files are given as files (a watcher observes their parent non-recursively); folders
+        are meant to be watched recursively, minus ignored folders.
+        """
+        walk = self._walk_everything()
+        roots: list[str] = []
+        for area in self._areas():
+            real = os.path.realpath(area.root)
+            if os.path.lexists(area.root) and not is_within_any(real, walk.allowed):
+                continue  # an escaping symlink: reported by scan, never watched
+            roots.append(real)
+        roots.extend(walk.linked_dirs)
+        return _drop_nested(roots)
+
+    def _areas(self) -> list[_Area]:
+        ws = self._workspace
+        areas = [
+            _Area(os.path.join(ws, name), name, is_dir=False, exact_name=True)
+            for name in _TOP_LEVEL_NAMES
+        ]
+        areas.append(_Area(os.path.join(ws, _MEMORY_DIR), _MEMORY_DIR, is_dir=True))
+        for extra in self._extras:
+            rel = os.path.relpath(extra, ws).replace(os.sep, "/")
+            areas.append(_Area(extra, rel, is_dir=os.path.isdir(extra)))
+        return areas
+
+    def _allowed_real_roots(self) -> list[str]:
+        return [os.path.realpath(p) for p in (self._workspace, *self._extras)]
+
+    def _walk_everything(self) -> _Walk:
+        walk = _Walk(allowed=self._allowed_real_roots())
+        if not os.path.isdir(self._workspace):
+            walk.issues.append(SourceIssue(path=".", reason="workspace folder does not exist"))
+        for name in _TOP_LEVEL_NAMES:
+            self._add_top_level(walk, name)
+        self._add_memory_dir(walk)
+        for area in self._areas()[3:]:
+            self._add_extra(walk, area)
+        self._follow_links(walk)
+        return walk
+
+    def _add_top_level(self, walk: _Walk, name: str) -> None:
+        path = os.path.join(self._workspace, name)
+        try:
+            lst = os.lstat(path)
+        except OSError:
+            return
+        if stat_mod.S_ISLNK(lst.st_mode):
+            walk.deferred.append((path, name))
+        else:
+            self._record(walk, lst, name)
+
+    def _add_memory_dir(self, walk: _Walk) -> None:
+        path = os.path.join(self._workspace, _MEMORY_DIR)
+        if not os.path.lexists(path):
+            ws = self._workspace
+            if not any(os.path.lexists(os.path.join(ws, n)) for n in _TOP_LEVEL_NAMES):
+                walk.issues.append(
+                    SourceIssue(path=_MEMORY_DIR, reason="no MEMORY.md and no memory/ folder")
+                )
+            return
+        if os.path.islink(path) and not is_within_any(os.path.realpath(path), walk.allowed):
+            walk.issues.append(SourceIssue(path=_MEMORY_DIR, reason=_OUTSIDE_HINT))
+            return
+        if not os.path.isdir(path):
+            walk.issues.append(SourceIssue(path=_MEMORY_DIR, reason="memory is not a folder"))
+            return
+        if os.path.islink(path):
+            walk.linked_dirs.append(os.path.realpath(path))
+        self._walk_dir(walk, path, _MEMORY_DIR)
+
+    def _add_extra(self, walk: _Walk, area: _Area) -> None:
+        if not os.path.exists(area.root):
+            reason = "extra path does not exist"
+            if os.path.lexists(area.root):
+                reason = "extra path is a broken symlink"
+            walk.issues.append(SourceIssue(path=area.rel, reason=reason))
+        elif area.is_dir:
+            self._walk_dir(walk, area.root, area.rel)
+        elif not has_suffix(area.root, _SUFFIX):
+            walk.issues.append(SourceIssue(path=area.rel, reason="extra path is not a .md file"))
+        else:
+            self._add_file(walk, area.root, area.rel)
+
+    def _add_file(self, walk: _Walk, path: str, rel: str) -> None:
+        try:
+            st = os.stat(path)
+        except FileNotFoundError:
+            walk.issues.append(SourceIssue(path=rel, reason="broken symlink"))
+            return
+        except OSError as exc:
+            walk.issues.append(SourceIssue(path=rel, reason=f"cannot stat: {exc.strerror}"))
+            return
+        self._record(walk, st, rel)
+
+    def _record(self, walk: _Walk, st: os.stat_result, rel: str) -> None:
+        if not stat_mod.S_ISREG(st.st_mode):
+            walk.issues.append(SourceIssue(path=rel, reason="not a regular file"))
+            return
+        key = (st.st_dev, st.st_ino)
+        if key in walk.seen_files:
+            return
+        walk.seen_files.add(key)
+        walk.files.append(FileStat(source="memory", path=rel, mtime=st.st_mtime, size=st.st_size))
+
+    def _walk_dir(self, walk: _Walk, root: str, root_rel: str) -> bool:
+        """Walk a folder in sorted order without following links (they are deferred).
+
+        Returns False when the folder was already walked (a loop or a second route to it).
+        """
+        try:
+            root_st = os.stat(root)
+        except OSError as exc:
+            walk.issues.append(SourceIssue(path=root_rel, reason=f"cannot stat: {exc.strerror}"))
+            return False
+        if not self._enter(walk, root_st):
+            return False
+        stack = [(root, root_rel)]
+        while stack:
+            dir_path, dir_rel = stack.pop()
+            try:
+                with os.scandir(dir_path) as entries:
+                    children = sorted(entries, key=lambda e: e.name, reverse=True)
+            except OSError as exc:
+                walk.issues.append(
+                    SourceIssue(path=dir_rel, reason=f"unreadable folder: {exc.strerror}")
+                )
+                continue
+            for entry in children:
+                pushed = self._visit(walk, entry, _join_rel(dir_rel, entry.name))
+                if pushed is not None:
+                    stack.append(pushed)
+        return True
+
+    def _visit(self, walk: _Walk, entry: os.DirEntry[str], rel: str) -> tuple[str, str] | None:
+        """Handle one directory entry; return a folder to descend into, if any."""
+        name = entry.name
+        is_note = has_suffix(name, _SUFFIX)
+        try:
+            if entry.is_symlink():
+                walk.deferred.append((entry.path, rel))
+                return None
+            if entry.is_dir(follow_symlinks=False):
+                if is_ignored_dir(name):
+                    return None
+                if not is_utf8_name(name):
+                    walk.issues.append(
+                        SourceIssue(path=rel, reason="folder name is not valid UTF-8")
+                    )
+                    return None
+                if not self._enter(walk, entry.stat(follow_symlinks=False)):
+                    return None
+                return (entry.path, rel)
+            if not is_note:
+                return None
+            if not is_utf8_name(name):
+                walk.issues.append(SourceIssue(path=rel, reason="file name is not valid UTF-8"))
+                return None
+            self._record(walk, entry.stat(follow_symlinks=False), rel)
+        except FileNotFoundError:
+            return None  # vanished while listing: the next scan will tell
+        except OSError as exc:
+            walk.issues.append(SourceIssue(path=rel, reason=f"cannot stat: {exc.strerror}"))
+        return None
+
+    def _follow_links(self, walk: _Walk) -> None:
+        """Second pass: follow the links met so far, so real paths win deduplication."""
+        while walk.deferred:
+            path, rel = walk.deferred.popleft()
+            self._follow_link(walk, path, rel)
+
+    def _follow_link(self, walk: _Walk, path: str, rel: str) -> None:
+        name = os.path.basename(path)
+        is_note = has_suffix(name, _SUFFIX)
+        try:
+            st = os.stat(path)
+        except OSError:
+            if is_note:
+                walk.issues.append(SourceIssue(path=rel, reason="broken symlink or symlink loop"))
+            return
+        is_dir = stat_mod.S_ISDIR(st.st_mode)
+        if (is_dir and is_ignored_dir(name)) or (not is_dir and not is_note):
+            return
+        real = os.path.realpath(path)
+        if not is_within_any(real, walk.allowed):
+            walk.issues.append(SourceIssue(path=rel, reason=_OUTSIDE_HINT))
+            return
+        if not is_utf8_name(name):
+            walk.issues.append(SourceIssue(path=rel, reason="file name is not valid UTF-8"))
+            return
+        if not is_dir:
+            self._record(walk, st, rel)
+        elif self._walk_dir(walk, path, rel):
+            walk.linked_dirs.append(real)
+
+    @staticmethod
+    def _enter(walk: _Walk, st: os.stat_result) -> bool:
+        key = (st.st_dev, st.st_ino)
+        if key in walk.seen_dirs:
+            return False
+        walk.seen_dirs.add(key)
+        return True
+
+    # ----------------------------------------------------------------------------- reading
+
+    def stat(self, path: str) -> FileStat:
+        abs_path = self._resolve(path)
+        st = stat_regular(path, abs_path)
+        return FileStat(source="memory", path=path, mtime=st.st_mtime, size=st.st_size)
+
+    def read_bytes(self, path: str, offset: int = 0) -> bytes:
+        abs_path = self._resolve(path)
+        return read_regular(path, abs_path, offset, self._max_file_bytes)
+
+    def _resolve(self, path: str) -> str:
+        """Map an indexed path to an absolute one, or raise why it is not served."""
+        segments = split_indexed_path(path)
+        abs_path = os.path.normpath(os.path.join(self._workspace, *segments))
+        if segments[0] == ".." and (
+            os.path.relpath(abs_path, self._workspace).replace(os.sep, "/") != path
+        ):
+            raise FileRefused(path, "not the canonical form of this path")
+        allowed = self._allowed_real_roots()
+        first_error: SourceError | None = None
+        for area in self._areas():
+            if not self._area_serves(area, abs_path):
+                continue
+            try:
+                check_real_prefixes(path, area.root, abs_path, allowed)
+            except SourceError as exc:
+                first_error = first_error or exc
+                continue
+            return abs_path
+        raise first_error or FileRefused(path, "not a memory file of this workspace")
+
+    @staticmethod
+    def _area_serves(area: _Area, abs_path: str) -> bool:
+        if not area.is_dir:
+            return abs_path == area.root and (area.exact_name or has_suffix(abs_path, _SUFFIX))
+        if abs_path == area.root or not is_within(abs_path, area.root):
+            return False
+        *folders, name = abs_path[len(area.root.rstrip(os.sep)) + 1 :].split(os.sep)
+        return has_suffix(name, _SUFFIX) and not any(is_ignored_dir(f) for f in folders)
+
+
+def _normalise_extra_paths(workspace: str, extra_paths: Sequence[str]) -> list[str]:
+    """Trim, drop empties, resolve against the workspace, dedupe keeping order (§3.3)."""
+    result: list[str] = []
+    for raw in extra_paths:
+        text = raw.strip()
+        if not text:
+            continue
+        absolute = os.path.normpath(os.path.join(workspace, os.path.expanduser(text)))
+        if absolute not in result:
+            result.append(absolute)
+    return result
+
+
+def _drop_nested(roots: Sequence[str]) -> list[str]:
+    """Dedupe and drop roots already inside another (possibly not yet existing) root folder."""
+    unique = sorted(set(roots))
+    folders = [r for r in unique if os.path.isdir(r) or not has_suffix(r, _SUFFIX)]
+    return [r for r in unique if not any(f != r and is_within(r, f) for f in folders)]

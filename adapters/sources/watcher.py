@@ -1,0 +1,464 @@
+"""Adapter: ChangeWatcher on watchdog, debounced, that never descends into ignored folders."""
+
+# ruff: noqa: PTH112, PTH113, PTH119, PTH120, PTH206
+# (str paths with os.scandir keep a 10k-file scan stat-bound; pathlib objects would double it)
+
+from __future__ import annotations
+
+import os
+import stat as stat_mod
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Final, Literal, TypeAlias
+
+import structlog
+from watchdog.events import (
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+    FileClosedEvent,
+    FileCreatedEvent,
+    FileDeletedEvent,
+    FileModifiedEvent,
+    FileMovedEvent,
+    FileSystemEvent,
+    FileSystemEventHandler,
+    FileSystemMovedEvent,
+)
+from watchdog.observers import Observer
+from watchdog.observers.api import BaseObserver, ObservedWatch
+from watchdog.observers.polling import PollingObserverVFS
+
+from memlane.adapters.sources._paths import IGNORED_DIRS, has_suffix, is_ignored_dir, is_within
+
+Mode: TypeAlias = Literal["native", "polling"]
+
+_log = structlog.get_logger(__name__)
+
+_EVENT_TYPES: Final[list[type[FileSystemEvent]]] = [
+    FileCreatedEvent,
+    FileModifiedEvent,
+    FileDeletedEvent,
+    FileMovedEvent,
+    FileClosedEvent,
+    DirCreatedEvent,
+    DirDeletedEvent,
+    DirMovedEvent,
+]
+
+
+@dataclass(slots=True)
+class _Plan:
+    """Which directories to watch (path -> recursive) and every directory they cover."""
+
+    watches: dict[str, bool] = field(default_factory=dict)
+    covered: set[str] = field(default_factory=set)
+    dir_roots: list[str] = field(default_factory=list)
+    file_roots: set[str] = field(default_factory=set)
+
+    def add(self, path: str, *, recursive: bool) -> None:
+        self.watches[path] = self.watches.get(path, False) or recursive
+
+
+class _Handler(FileSystemEventHandler):
+    def __init__(self, sink: Callable[[FileSystemEvent], None]) -> None:
+        super().__init__()
+        self._sink = sink
+
+    def on_any_event(self, event: FileSystemEvent) -> None:
+        self._sink(event)
+
+
+class WatchdogChangeWatcher:
+    """Watches note folders and transcript folders with watchdog, delivering debounced batches.
+
+    Why not one recursive watch per root: watchdog's inotify backend adds a kernel watch for
+    every folder below a recursive watch, `node_modules` and `.venv` included, and cannot be
+    told to skip any. So the watcher walks each root itself (pruning ignored and hidden
+    folders, never following symlinked folders) and schedules a recursive watch only on
+    folders whose whole subtree is clean, and a non-recursive watch on folders that contain an
+    ignored folder. Each scheduled watch costs one emitter thread and the observer shares one
+    inotify descriptor, so resources stay bounded by the notes tree, not by what sits next to
+    it. Above `max_watches` scheduled watches or `max_watched_dirs` folders, or when the
+    kernel refuses a watch (watch limit, descriptors), it falls back to a polling observer that
+    walks the same pruned tree; `fallback_reason` says why.
+
+    Roots that are files (e.g. `MEMORY.md`) are observed through a non-recursive watch on their
+    folder; missing roots through their nearest existing ancestor until they appear. Folder
+    creations, deletions and moves re-plan the watches before the batch is delivered, and
+    notes found in newly watched folders are added to that batch (they may predate the watch).
+
+    Batches hold real absolute paths of relevant files (`suffixes`), plus folders that were
+    deleted or moved (their notes vanished without per-file events); callers that cannot map
+    a path simply rescan. A batch is delivered from a background thread once no event has
+    arrived for `debounce_seconds`, or `max_wait_seconds` after its first event under a
+    constant stream of changes.
+    """
+
+    def __init__(
+        self,
+        *,
+        debounce_seconds: float = 1.5,
+        ignored_dirs: Iterable[str] = IGNORED_DIRS,
+        suffixes: Sequence[str] = (".md", ".jsonl"),
+        max_wait_seconds: float = 10.0,
+        max_watches: int = 256,
+        max_watched_dirs: int = 50_000,
+        polling_interval: float = 1.0,
+        force_polling: bool = False,
+    ) -> None:
+        self._debounce = debounce_seconds
+        self._max_wait = max(max_wait_seconds, debounce_seconds)
+        self._ignored = frozenset(name.lower() for name in ignored_dirs)
+        self._suffixes = tuple(s.lower() for s in suffixes)
+        self._max_watches = max_watches
+        self._max_watched_dirs = max_watched_dirs
+        self._polling_interval = polling_interval
+        self._mode: Mode = "polling" if force_polling else "native"
+        self._fallback_reason: str | None = "forced" if force_polling else None
+
+        self._roots: list[str] = []
+        self._on_change: Callable[[Sequence[str]], None] | None = None
+        self._observer: BaseObserver | None = None
+        self._scheduled: dict[str, tuple[bool, ObservedWatch]] = {}
+        self._plan = _Plan()
+        self._handler = _Handler(self._on_event)
+
+        self._lifecycle = threading.Lock()
+        self._cond = threading.Condition()
+        self._pending: set[str] = set()
+        self._structural = False
+        self._first_event_at = 0.0
+        self._last_event_at = 0.0
+        self._stopping = False
+        self._thread: threading.Thread | None = None
+
+    # ----------------------------------------------------------------------------- public
+
+    @property
+    def mode(self) -> Mode:
+        """ "native" (inotify on Linux) or "polling" after a fallback."""
+        return self._mode
+
+    @property
+    def fallback_reason(self) -> str | None:
+        return self._fallback_reason
+
+    @property
+    def watch_count(self) -> int:
+        """Watches scheduled with watchdog right now (one emitter thread each)."""
+        return len(self._scheduled)
+
+    @property
+    def watched_dir_count(self) -> int:
+        """Folders observed right now (inotify adds one kernel watch per folder)."""
+        return len(self._plan.covered)
+
+    def start(self, roots: Sequence[str], on_change: Callable[[Sequence[str]], None]) -> None:
+        with self._lifecycle:
+            if self._thread is not None:
+                raise RuntimeError("watcher already started")
+            self._roots = [os.path.realpath(r) for r in roots]
+            self._on_change = on_change
+            self._stopping = False
+            self._apply(self._make_plan())
+            self._thread = threading.Thread(
+                target=self._deliver_loop, name="memlane-watch-debounce", daemon=True
+            )
+            self._thread.start()
+
+    def stop(self) -> None:
+        with self._cond:
+            self._stopping = True
+            self._cond.notify_all()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join()
+        with self._lifecycle:
+            self._thread = None
+            self._stop_observer()
+
+    # ----------------------------------------------------------------------------- planning
+
+    def _make_plan(self) -> _Plan:
+        plan = _Plan()
+        for root in self._roots:
+            is_dir = os.path.isdir(root)
+            is_file = os.path.lexists(root) and not is_dir
+            if is_file or (not is_dir and self._relevant_name(root)):
+                plan.file_roots.add(root)
+                plan.add(_nearest_existing(os.path.dirname(root)), recursive=False)
+            elif not is_dir:
+                plan.dir_roots.append(root)
+                plan.add(_nearest_existing(os.path.dirname(root)), recursive=False)
+            else:
+                plan.dir_roots.append(root)
+                self._plan_tree(plan, root)
+        _drop_covered_by_recursive(plan.watches)
+        return plan
+
+    def _plan_tree(self, plan: _Plan, root: str) -> None:
+        order, children, dirty = self._walk_tree(root)
+        plan.covered.update(order)
+        if self._mode == "polling":
+            plan.add(root, recursive=True)  # the polling snapshot prunes ignored folders itself
+            return
+        queue = [root]
+        while queue:
+            current = queue.pop()
+            if current in dirty:
+                plan.add(current, recursive=False)
+                queue.extend(children.get(current, ()))
+            else:
+                plan.add(current, recursive=True)
+
+    def _walk_tree(self, root: str) -> tuple[list[str], dict[str, list[str]], set[str]]:
+        """List the non-ignored folders under `root`; mark those with an ignored descendant."""
+        order: list[str] = []
+        parent: dict[str, str] = {}
+        children: dict[str, list[str]] = {}
+        dirty: set[str] = set()
+        stack = [root]
+        while stack:
+            current = stack.pop()
+            order.append(current)
+            try:
+                with os.scandir(current) as it:
+                    entries = list(it)
+            except OSError:
+                continue
+            for entry in entries:
+                try:
+                    if entry.is_symlink() or not entry.is_dir(follow_symlinks=False):
+                        continue
+                except OSError:
+                    continue
+                if is_ignored_dir(entry.name, self._ignored):
+                    dirty.add(current)
+                    continue
+                parent[entry.path] = current
+                children.setdefault(current, []).append(entry.path)
+                stack.append(entry.path)
+        for folder in reversed(order):
+            if folder in dirty and folder in parent:
+                dirty.add(parent[folder])
+        return order, children, dirty
+
+    def _apply(self, plan: _Plan) -> None:
+        """Bring scheduled watches in line with `plan`, falling back to polling if needed."""
+        if self._mode == "native":
+            reason = self._over_budget(plan)
+            if reason is None:
+                reason = self._schedule(plan)
+            if reason is None:
+                self._plan = plan
+                return
+            self._switch_to_polling(reason)
+            plan = self._make_plan()
+        if self._schedule(plan) is not None:  # polling has no kernel limits; keep what worked
+            _log.warning("watch_schedule_failed", mode=self._mode)
+        self._plan = plan
+
+    def _over_budget(self, plan: _Plan) -> str | None:
+        if len(plan.watches) > self._max_watches:
+            return f"{len(plan.watches)} watches needed, more than max_watches={self._max_watches}"
+        if len(plan.covered) > self._max_watched_dirs:
+            return (
+                f"{len(plan.covered)} folders to watch, more than "
+                f"max_watched_dirs={self._max_watched_dirs}"
+            )
+        return None
+
+    def _schedule(self, plan: _Plan) -> str | None:
+        """Diff scheduled watches against the plan; return an error that calls for a fallback."""
+        observer = self._ensure_observer()
+        for path, (recursive, watch) in list(self._scheduled.items()):
+            if plan.watches.get(path) != recursive:
+                del self._scheduled[path]
+                observer.unschedule(watch)
+        for path, recursive in sorted(plan.watches.items()):
+            if path in self._scheduled:
+                continue
+            try:
+                watch = observer.schedule(
+                    self._handler, path, recursive=recursive, event_filter=_EVENT_TYPES
+                )
+            except FileNotFoundError:
+                continue  # vanished since planning; its parent's events will re-plan
+            except OSError as exc:
+                return f"the kernel refused a watch on {path}: {exc.strerror or exc}"
+            self._scheduled[path] = (recursive, watch)
+        return None
+
+    def _ensure_observer(self) -> BaseObserver:
+        if self._observer is None:
+            if self._mode == "native":
+                observer: BaseObserver = Observer()
+            else:
+                observer = PollingObserverVFS(
+                    os.stat, self._pruned_scandir, polling_interval=self._polling_interval
+                )
+            observer.start()
+            self._observer = observer
+        return self._observer
+
+    def _switch_to_polling(self, reason: str) -> None:
+        _log.warning("watcher_fell_back_to_polling", reason=reason)
+        self._stop_observer()
+        self._mode = "polling"
+        self._fallback_reason = reason
+
+    def _stop_observer(self) -> None:
+        observer, self._observer = self._observer, None
+        self._scheduled.clear()
+        if observer is not None:
+            observer.stop()
+            observer.join()
+
+    def _pruned_scandir(self, path: str | None) -> Iterator[os.DirEntry[str]]:
+        """os.scandir for the polling snapshot, minus ignored folders and folder symlinks."""
+        with os.scandir(path) as it:
+            kept = [e for e in it if not self._skip_in_snapshot(e)]
+        return iter(kept)
+
+    def _skip_in_snapshot(self, entry: os.DirEntry[str]) -> bool:
+        try:
+            if not entry.is_dir():
+                return False
+            return entry.is_symlink() or is_ignored_dir(entry.name, self._ignored)
+        except OSError:
+            return True
+
+    # ----------------------------------------------------------------------------- events
+
+    def _on_event(self, event: FileSystemEvent) -> None:
+        paths = [os.fsdecode(event.src_path)]
+        if isinstance(event, FileSystemMovedEvent) and event.dest_path:
+            paths.append(os.fsdecode(event.dest_path))
+        relevant: list[str] = []
+        structural = event.is_directory
+        for path in paths:
+            if event.is_directory:
+                if not isinstance(event, DirCreatedEvent) and self._in_dir_root(path, is_dir=True):
+                    relevant.append(path)
+            elif path in self._plan.file_roots or (
+                self._relevant_name(path) and self._in_dir_root(path, is_dir=False)
+            ):
+                relevant.append(path)
+        if not relevant and not structural:
+            return
+        now = time.monotonic()
+        with self._cond:
+            if not self._pending and not self._structural:
+                self._first_event_at = now
+            self._pending.update(relevant)
+            self._structural = self._structural or structural
+            self._last_event_at = now
+            self._cond.notify_all()
+
+    def _relevant_name(self, path: str) -> bool:
+        name = os.path.basename(path)
+        return any(has_suffix(name, suffix) for suffix in self._suffixes)
+
+    def _in_dir_root(self, path: str, *, is_dir: bool) -> bool:
+        """Whether `path` lies in a root folder, outside ignored folders."""
+        for root in self._plan.dir_roots:
+            if path == root:
+                return is_dir
+            if is_within(path, root):
+                segments = os.path.relpath(path, root).split(os.sep)
+                folders = segments if is_dir else segments[:-1]
+                if not any(is_ignored_dir(f, self._ignored) for f in folders):
+                    return True
+        return False
+
+    def _deliver_loop(self) -> None:
+        while True:
+            with self._cond:
+                while not self._stopping and not (self._pending or self._structural):
+                    self._cond.wait()
+                while not self._stopping:
+                    due = min(
+                        self._last_event_at + self._debounce, self._first_event_at + self._max_wait
+                    )
+                    remaining = due - time.monotonic()
+                    if remaining <= 0:
+                        break
+                    self._cond.wait(remaining)
+                if self._stopping:
+                    return
+                batch, self._pending = self._pending, set()
+                structural, self._structural = self._structural, False
+            if structural:
+                try:
+                    batch.update(self._replan())
+                except Exception:
+                    # Keep watching with the previous plan; retry after the next quiet period.
+                    _log.exception("watch_replan_failed")
+                    with self._cond:
+                        self._structural = True
+                        self._first_event_at = self._last_event_at = time.monotonic()
+            if batch:
+                self._deliver(sorted(batch))
+
+    def _replan(self) -> set[str]:
+        """Re-plan after folder changes; return relevant files in newly covered folders."""
+        with self._lifecycle:
+            if self._stopping or self._on_change is None:
+                return set()
+            old = self._plan
+            self._apply(self._make_plan())
+            new = self._plan
+        found: set[str] = set()
+        for folder in new.covered - old.covered:
+            found.update(self._relevant_children(folder))
+        for root in new.file_roots:
+            if os.path.dirname(root) not in old.watches and os.path.isfile(root):
+                found.add(root)
+        return found
+
+    def _relevant_children(self, folder: str) -> Iterator[str]:
+        try:
+            with os.scandir(folder) as it:
+                entries = list(it)
+        except OSError:
+            return
+        for entry in entries:
+            try:
+                st = entry.stat()
+            except OSError:
+                continue
+            if stat_mod.S_ISREG(st.st_mode) and self._relevant_name(entry.name):
+                yield entry.path
+
+    def _deliver(self, batch: list[str]) -> None:
+        callback = self._on_change
+        if callback is None:
+            return
+        try:
+            callback(batch)
+        except Exception:
+            # The callback belongs to the caller; a failure there must not end the watch.
+            _log.exception("watch_callback_failed", paths=len(batch))
+
+
+def _nearest_existing(path: str) -> str:
+    while not os.path.isdir(path):
+        parent = os.path.dirname(path)
+        if parent == path:
+            break
+        path = parent
+    return path
+
+
+def _drop_covered_by_recursive(watches: dict[str, bool]) -> None:
+    """Remove watches that a recursive watch on an ancestor already covers."""
+    for path in list(watches):
+        child, ancestor = path, os.path.dirname(path)
+        while ancestor != child:
+            if watches.get(ancestor):
+                del watches[path]
+                break
+            child, ancestor = ancestor, os.path.dirname(ancestor)

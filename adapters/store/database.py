@@ -1,0 +1,242 @@
+"""Adapter plumbing: one SQLite index file, its engine, transactions and error translation.
+
+`SqliteDatabase` is shared by `SqliteIndexStore` and `SqliteEventLog` (they live in one file, so a
+rebuild can carry the event log over). It owns three behaviours the adapters rely on:
+
+* every failure leaves as a port error (`StoreCorrupt`, `StoreReadOnly`, `StoreError`), chained;
+* writes run in `BEGIN IMMEDIATE` transactions, serialised in-process by a lock, and a write that
+  fails with "attempt to write a readonly database" reopens the engine and is retried once
+  (§12.4), counted in `recovery_stats()`;
+* the file at `path` may be replaced by a rebuild: each connection remembers the inode it opened,
+  and an operation that finds another inode at `path` drops the pool and reconnects.
+"""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+import sqlean
+from sqlalchemy import Connection, Engine
+from sqlalchemy.exc import DBAPIError, SQLAlchemyError
+
+from memlane.adapters.store import migrations
+from memlane.adapters.store.engine import BEGIN_OPTION, VectorExtension, open_engine
+from memlane.application.ports.index_store import StoreCorrupt, StoreError, StoreReadOnly
+
+T = TypeVar("T")
+
+_READ_ONLY = re.compile(
+    r"attempt to write a readonly database|database is read-only|SQLITE_READONLY|readonly",
+    re.IGNORECASE,
+)
+_CORRUPT = re.compile(
+    r"file is not a database|database disk image is malformed|file is encrypted|malformed",
+    re.IGNORECASE,
+)
+_MAX_STALE_RETRIES = 3
+# Raw driver errors can escape when an adapter uses the DB-API cursor directly for bulk work.
+DRIVER_ERRORS: tuple[type[Exception], ...] = (SQLAlchemyError, sqlite3.Error, sqlean.Error)
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveryStats:
+    """Read-only recovery counters (§12.4): reopen-and-retry attempts and their outcomes."""
+
+    attempts: int
+    successes: int
+    failures: int
+    last_error: str | None
+
+
+def translate(exc: BaseException, path: Path) -> StoreError:
+    """Map a driver or SQLAlchemy exception to the IndexStore error family."""
+    message = str(exc.orig) if isinstance(exc, DBAPIError) else str(exc)
+    if _CORRUPT.search(message):
+        return StoreCorrupt(f"{path}: {message}")
+    if _READ_ONLY.search(message):
+        return StoreReadOnly(f"{path}: {message}")
+    return StoreError(f"{path}: {message}")
+
+
+class SqliteDatabase:
+    """One memlane index file opened through SQLAlchemy with sqlite-vec (when it loads)."""
+
+    def __init__(self, path: Path, *, load_vector: bool = True) -> None:
+        """Prefer `SqliteDatabase.open`, which also migrates the schema."""
+        self.path = path
+        self._load_vector = load_vector
+        self._engine: Engine | None = None
+        self._vector = VectorExtension()
+        self._write_lock = threading.RLock()
+        self._epoch = 0
+        self._attempts = 0
+        self._successes = 0
+        self._failures = 0
+        self._last_error: str | None = None
+        self._closed = False
+
+    @classmethod
+    def open(cls, path: str | Path, *, load_vector: bool = True) -> SqliteDatabase:
+        """Open (creating if needed) and migrate the index file at `path`.
+
+        Raises StoreCorrupt (the file is left in place) if it is not a usable database.
+        """
+        db = cls(Path(path), load_vector=load_vector)
+        db.initialise()
+        return db
+
+    # --- lifecycle -----------------------------------------------------------------------------
+
+    def initialise(self) -> None:
+        """Migrate the schema and reconcile derived tables; only writes when there is work."""
+        try:
+            with self.read() as conn:
+                version = migrations.schema_version(conn)
+            if version != len(migrations.MIGRATIONS):
+                self.write(migrations.migrate)
+            vector_loaded = self.vector_status()[0]
+            with self.read() as conn:
+                todo = migrations.needs_reconcile(conn, vector_loaded)
+            if todo:
+                self.write(lambda conn: migrations.reconcile(conn, vector_loaded))
+        except migrations.SchemaTooNewError as exc:
+            self.close()
+            raise StoreError(f"{self.path}: {exc}") from exc
+        except StoreError:
+            self.close()
+            raise
+
+    @property
+    def engine(self) -> Engine:
+        """The current engine (created lazily, replaced after a reopen)."""
+        if self._closed:
+            raise StoreError(f"{self.path}: the database is closed")
+        if self._engine is None:
+            self._engine, self._vector = open_engine(self.path, load_vector=self._load_vector)
+        return self._engine
+
+    @property
+    def load_vector(self) -> bool:
+        """Whether connections try to load sqlite-vec."""
+        return self._load_vector
+
+    @contextmanager
+    def raw(self) -> Iterator[Any]:
+        """Yield a DB-API connection in autocommit mode (for ATTACH, backup, checkpoints)."""
+        try:
+            pooled = self.engine.raw_connection()
+            try:
+                yield pooled.driver_connection
+            finally:
+                pooled.close()
+        except DRIVER_ERRORS as exc:
+            raise translate(exc, self.path) from exc
+
+    @property
+    def epoch(self) -> int:
+        """A number that changes whenever the connections were dropped (reopen, swap)."""
+        return self._epoch
+
+    def vector_status(self) -> tuple[bool, str | None]:
+        """Return (sqlite-vec loaded, error message), connecting once if needed."""
+        if not self._load_vector:
+            return False, "vector extension disabled"
+        if self._engine is None and not self._closed:
+            with self.read():
+                pass
+        return self._vector.loaded, self._vector.error
+
+    def reset(self) -> None:
+        """Drop every pooled connection; the next operation reconnects."""
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
+        self._epoch += 1
+
+    def close(self) -> None:
+        """Release every connection; idempotent."""
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None
+        self._closed = True
+
+    def recovery_stats(self) -> RecoveryStats:
+        """Return the read-only recovery counters."""
+        return RecoveryStats(self._attempts, self._successes, self._failures, self._last_error)
+
+    @contextmanager
+    def write_lock(self) -> Iterator[None]:
+        """Hold the in-process write lock (a rebuild commit holds it across its swap)."""
+        with self._write_lock:
+            yield
+
+    # --- transactions --------------------------------------------------------------------------
+
+    def _is_stale(self, conn: Connection) -> bool:
+        try:
+            current = self.path.stat().st_ino
+        except OSError:
+            return False
+        return conn.info.get("inode") not in (None, current)
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        """Yield a connection inside a deferred (snapshot) transaction."""
+        try:
+            for _ in range(_MAX_STALE_RETRIES):
+                with self.engine.connect() as conn:
+                    if self._is_stale(conn):
+                        conn.invalidate()
+                        self.reset()
+                        continue
+                    with conn.begin():
+                        yield conn
+                    return
+            raise StoreError(f"{self.path}: the file keeps being replaced")
+        except DRIVER_ERRORS as exc:
+            raise translate(exc, self.path) from exc
+
+    def _write_once(self, work: Callable[[Connection], T]) -> T:
+        with self._write_lock:
+            for _ in range(_MAX_STALE_RETRIES):
+                with self.engine.connect() as conn:
+                    immediate = conn.execution_options(**{BEGIN_OPTION: "IMMEDIATE"})
+                    with immediate.begin() as tx:
+                        if self._is_stale(conn):
+                            tx.rollback()
+                            conn.invalidate()
+                            self.reset()
+                            continue
+                        return work(immediate)
+            raise StoreError(f"{self.path}: the file keeps being replaced")
+
+    def write(self, work: Callable[[Connection], T]) -> T:
+        """Run `work` in one BEGIN IMMEDIATE transaction; commit on return, roll back on error.
+
+        A read-only failure reopens the engine and retries once (§12.4).
+        """
+        try:
+            return self._write_once(work)
+        except DRIVER_ERRORS as exc:
+            error = translate(exc, self.path)
+            if not isinstance(error, StoreReadOnly):
+                raise error from exc
+            first = exc
+        self._attempts += 1
+        self._last_error = str(first)
+        self.reset()
+        try:
+            result = self._write_once(work)
+        except DRIVER_ERRORS as exc:
+            self._failures += 1
+            self._last_error = str(exc)
+            raise translate(exc, self.path) from exc
+        self._successes += 1
+        return result

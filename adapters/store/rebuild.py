@@ -1,0 +1,161 @@
+"""Adapter: a safe full reindex (§27) built in `<db>.tmp-<uuid>` and swapped in atomically.
+
+How the swap works, and why not by renaming files: the rebuilt file is copied over the live one
+with SQLite's online backup API, in ONE write transaction on the live database. Every connection
+(this process's pool, a second process's reader) then simply sees a new committed state, and a
+crash or error mid-copy rolls back to the old index. Renaming `<db>`, `-wal` and `-shm` (the
+reference's way) is unsafe as soon as another process holds the file open: when its stale
+connection closes it checkpoints and deletes `<db>-wal` *by name*, which is then the new
+database's WAL.
+
+Carried over at commit, under the live database's in-process write lock: the event log, the
+AUTOINCREMENT high-water mark of `events` (positions are never reused), handler tracking, and
+embedding cache entries added to the live index meanwhile. The cache itself is copied into the
+temporary database when the rebuild starts, so re-embedding unchanged text costs nothing.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from memlane.adapters.store.database import SqliteDatabase
+from memlane.adapters.store.sqlite_index_store import SqliteIndexStore, VectorSearch
+from memlane.application.ports.embedding import Vector
+from memlane.application.ports.index_store import CacheKey, IndexedFile, StoreError
+from memlane.domain.chunks import Chunk, ContentHash
+from memlane.domain.index_meta import IndexMeta
+
+_SIDE_FILES = ("", "-wal", "-shm", "-journal")
+
+
+def _remove_files(path: Path) -> None:
+    for suffix in _SIDE_FILES:
+        with contextlib.suppress(FileNotFoundError):
+            Path(f"{path}{suffix}").unlink()
+
+
+def _attached(raw: Any, other: Path, sql: Sequence[str]) -> None:
+    """Run `sql` in one IMMEDIATE transaction with `other` attached as `live`."""
+    raw.execute("ATTACH DATABASE ? AS live", (str(other),))
+    try:
+        raw.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in sql:
+                raw.execute(statement)
+        except BaseException:
+            raw.execute("ROLLBACK")
+            raise
+        raw.execute("COMMIT")
+    finally:
+        raw.execute("DETACH DATABASE live")
+
+
+_COPY_CACHE = (
+    "INSERT OR IGNORE INTO main.embedding_cache "
+    "SELECT provider, model, provider_key, hash, embedding, dims, last_used "
+    "FROM live.embedding_cache"
+)
+_CARRY_OVER = (
+    "DELETE FROM main.events",
+    "INSERT INTO main.events(position, type, version, data, occurred_at) "
+    "SELECT position, type, version, data, occurred_at FROM live.events",
+    "DELETE FROM main.sqlite_sequence WHERE name = 'events'",
+    "INSERT INTO main.sqlite_sequence(name, seq) "
+    "SELECT name, seq FROM live.sqlite_sequence WHERE name = 'events'",
+    "DELETE FROM main.tracking",
+    "INSERT INTO main.tracking(handler, position) SELECT handler, position FROM live.tracking",
+    _COPY_CACHE,
+)
+
+
+class SqliteIndexRebuild:
+    """A full reindex being written to a temporary database beside the live one."""
+
+    def __init__(self, live: SqliteIndexStore, temp: SqliteIndexStore) -> None:
+        """Prefer `start`, which creates the temporary database and copies the cache."""
+        self._live = live
+        self._temp = temp
+        self._finished = False
+
+    @classmethod
+    def start(
+        cls, live: SqliteIndexStore, temp_path: Path, *, vector_search: VectorSearch = "numpy"
+    ) -> SqliteIndexRebuild:
+        """Create `temp_path`, copy the live embedding cache into it, and return the rebuild."""
+        live_db = live.database
+        temp_db: SqliteDatabase | None = None
+        try:
+            temp_db = SqliteDatabase.open(temp_path, load_vector=live_db.load_vector)
+            with temp_db.raw() as raw:
+                _attached(raw, live_db.path, [_COPY_CACHE])
+        except BaseException:
+            if temp_db is not None:
+                temp_db.close()
+            _remove_files(temp_path)
+            raise
+        return cls(live, SqliteIndexStore(temp_db, vector_search=vector_search))
+
+    @property
+    def path(self) -> Path:
+        """Where the rebuild is being written."""
+        return self._temp.database.path
+
+    def _check_open(self) -> None:
+        if self._finished:
+            raise StoreError(f"{self.path}: this rebuild was already committed or aborted")
+
+    def replace_file(
+        self,
+        file: IndexedFile,
+        chunks: Sequence[Chunk],
+        vectors: Sequence[Vector | None],
+        model: str,
+    ) -> None:
+        """Write one file's rows into the rebuild (see IndexWriter)."""
+        self._check_open()
+        self._temp.replace_file(file, chunks, vectors, model)
+
+    def set_meta(self, meta: IndexMeta) -> None:
+        """Store the meta of the rebuilt index."""
+        self._check_open()
+        self._temp.set_meta(meta)
+
+    def cache_get(self, key: CacheKey, hashes: Sequence[ContentHash]) -> dict[ContentHash, Vector]:
+        """Read the (carried-over) embedding cache."""
+        self._check_open()
+        return self._temp.cache_get(key, hashes)
+
+    def cache_put(self, key: CacheKey, vectors: Mapping[ContentHash, Vector]) -> None:
+        """Add vectors to the rebuild's embedding cache."""
+        self._check_open()
+        self._temp.cache_put(key, vectors)
+
+    def commit(self) -> None:
+        """Replace the live index with the rebuilt one, atomically; the old one stays on error."""
+        self._check_open()
+        live_db = self._live.database
+        temp_db = self._temp.database
+        try:
+            with live_db.write_lock():
+                with temp_db.raw() as raw:
+                    _attached(raw, live_db.path, _CARRY_OVER)
+                    raw.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+                    with live_db.raw() as target:
+                        raw.backup(target)
+                live_db.reset()
+                self._live.invalidate_caches()
+        except BaseException:
+            self.abort()
+            raise
+        self._finished = True
+        temp_db.close()
+        _remove_files(temp_db.path)
+
+    def abort(self) -> None:
+        """Throw the rebuild away; the live index is untouched. Idempotent."""
+        self._finished = True
+        self._temp.database.close()
+        _remove_files(self._temp.database.path)

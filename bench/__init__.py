@@ -1,0 +1,1 @@
+"""Benchmark harness: public data sets turned into memlane workspaces, searched and scored."""

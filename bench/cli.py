@@ -1,0 +1,187 @@
+"""`python -m bench`: run data sets through memlane, print tables, write JSON and plots."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shlex
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from memlane.bench import report
+from memlane.bench.datasets import registry
+from memlane.bench.runner import (
+    MODES,
+    DatasetRun,
+    RunOptions,
+    estimate,
+    limited_units,
+    memlane_opener,
+    run_unit,
+)
+from memlane.bench.workspace import UnitPaths, materialize
+
+BENCH_DIR = Path(__file__).resolve().parent
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="known data sets and modes")
+
+    run = sub.add_parser("run", help="index, search and score data sets")
+    run.add_argument("datasets", nargs="+", choices=sorted(registry.SPECS))
+    run.add_argument("--path", type=Path, help="data file/folder (only with one data set)")
+    run.add_argument("--data-root", type=Path, default=registry.DEFAULT_DATA_ROOT)
+    run.add_argument("--modes", default=",".join(MODES), help="comma list of " + ",".join(MODES))
+    run.add_argument("--provider", default="local", help="embedding provider for vector modes")
+    run.add_argument("--config", default="{}", help="JSON merged into every mode's config")
+    run.add_argument("--max-results", type=int, help="hits per query (default: per data set)")
+    run.add_argument("--limit", type=int, help="units (multi-unit sets) or queries (one unit)")
+    run.add_argument("--limit-units", type=int)
+    run.add_argument("--limit-queries", type=int)
+    run.add_argument("--work-dir", type=Path, default=BENCH_DIR / "work")
+    run.add_argument("--results-dir", type=Path, default=BENCH_DIR / "results")
+    run.add_argument("--rate", type=float, default=1.5, help="passages/s, for the cost estimate")
+    run.add_argument("--max-minutes", type=float, help="refuse to start above this estimate")
+    run.add_argument("--dry-run", action="store_true", help="write workspaces, count, estimate")
+    run.add_argument("--no-plots", action="store_true")
+    run.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+
+    rep = sub.add_parser("report", help="re-print tables and plots from a results JSON")
+    rep.add_argument("json_file", type=Path)
+    return p
+
+
+def _options(args: argparse.Namespace, multi_unit: bool, max_results: int) -> RunOptions:
+    modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
+    unknown = [m for m in modes if m not in MODES]
+    if unknown:
+        raise SystemExit(f"unknown modes: {unknown}")
+    limit_units, limit_queries = args.limit_units, args.limit_queries
+    if args.limit is not None:
+        if multi_unit:
+            limit_units = limit_units or args.limit
+        else:
+            limit_queries = limit_queries or args.limit
+    return RunOptions(
+        work_dir=args.work_dir,
+        modes=modes,
+        provider=args.provider,
+        max_results=args.max_results or max_results,
+        limit_units=limit_units,
+        limit_queries=limit_queries,
+        extra_config=json.loads(args.config),
+        passages_per_second=args.rate,
+    )
+
+
+def machine() -> dict[str, Any]:
+    cpu = platform.processor()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {
+        "cpu": cpu,
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "platform": platform.platform(),
+    }
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    if args.path is not None and len(args.datasets) != 1:
+        raise SystemExit("--path needs exactly one data set")
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+    runs: list[DatasetRun] = []
+    opener = None if args.dry_run else memlane_opener()
+    for name in args.datasets:
+        dataset = registry.load(name, args.path, args.data_root)
+        probe = list(dataset.units())
+        options = _options(args, multi_unit=len(probe) > 1, max_results=dataset.max_results)
+        units = limited_units(dataset, options)
+        est = estimate(units, options)
+        print(
+            f"{name}: {est.units} units, {est.files} files, {est.queries} queries, "
+            f"{est.chars:,} chars, ~{est.chunks:,} chunks -> ~{est.embed_seconds / 60:.1f} min "
+            f"of embedding at {options.passages_per_second} passages/s (less if cached)",
+            flush=True,
+        )
+        if args.dry_run:
+            for u in units:
+                stats = materialize(u, UnitPaths.for_unit(options.work_dir, name, u.unit_id))
+                print(f"  {u.unit_id}: {stats.files} files ({stats.written} written)")
+            continue
+        if args.max_minutes is not None and est.embed_seconds / 60 > args.max_minutes:
+            print(f"  skipped: estimate above --max-minutes {args.max_minutes}")
+            continue
+        assert opener is not None
+        run = DatasetRun(name=name, turn_level=dataset.turn_level)
+        runs.append(run)
+        started = time.perf_counter()
+        for unit in units:
+            run_unit(dataset, unit, options, opener, run, lambda s: print(s, flush=True))
+            _save(args, stamp, runs)  # keep partial results if a long run dies
+        print(f"{name}: done in {(time.perf_counter() - started) / 60:.1f} min", flush=True)
+    if runs:
+        doc = _save(args, stamp, runs)
+        _print_and_plot(runs, doc, args.results_dir, stamp, plots=not args.no_plots)
+    return 0
+
+
+def _save(args: argparse.Namespace, stamp: str, runs: list[DatasetRun]) -> dict[str, Any]:
+    meta = {
+        "stamp": stamp,
+        "command": "python -m bench " + shlex.join(sys.argv[1:]),
+        "machine": machine(),
+        "provider": args.provider,
+        "modes": args.modes,
+        "limit": args.limit,
+        "limit_units": args.limit_units,
+        "limit_queries": args.limit_queries,
+    }
+    return report.write_json(args.results_dir / f"{stamp}.json", meta, runs)
+
+
+def _print_and_plot(
+    runs: list[DatasetRun], doc: dict[str, Any], out_dir: Path, stamp: str, *, plots: bool
+) -> None:
+    for run in runs:
+        entry = doc["datasets"][run.name]
+        print(report.render(run, entry["summary"], entry["comparisons"]))
+        if plots:
+            png = out_dir / f"{stamp}-{run.name}-budget.png"
+            if report.plot_budget_curves(run, entry["summary"], png):
+                print(f"plot: {png}")
+    if plots:
+        png = out_dir / f"{stamp}-latency.png"
+        if report.plot_latency(runs, png):
+            print(f"plot: {png}")
+    print(f"\nresults: {out_dir / (stamp + '.json')}")
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    doc, runs = report.read_runs(args.json_file)
+    stamp = str(doc["meta"]["stamp"])
+    _print_and_plot(runs, doc, args.json_file.parent, stamp, plots=True)
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    if args.command == "list":
+        for spec in registry.SPECS.values():
+            print(f"{spec.name:16} {spec.default_relpath:55} {spec.description}")
+        print("modes:", ", ".join(MODES))
+        return 0
+    if args.command == "report":
+        return cmd_report(args)
+    return cmd_run(args)

@@ -1,0 +1,1 @@
+"""Dataset readers: each turns one public benchmark file format into workspace files + queries."""

@@ -1,0 +1,273 @@
+"""Runs data sets through memlane's public API (files on disk, sync, search) and scores the hits.
+
+Each unit is indexed once per embedding store: the vector modes share one store (they differ
+only in query-time settings, so re-opening with another config re-uses the index), keyword-only
+mode has its own store so switching providers never forces a re-index. Stores live under
+`bench/work/` and keep their embedding cache between runs.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import statistics
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, cast
+
+from memlane.bench import metrics
+from memlane.bench.datasets.model import Dataset, Query, Unit
+from memlane.bench.workspace import (
+    AGENT_ID,
+    UnitPaths,
+    estimated_chunks,
+    indexed_chars,
+    materialize,
+)
+from memlane.domain.search import SearchResult
+
+DOC_KS = (1, 5, 10, 50, 100)
+TURN_KS = (5, 10)
+LINE_BUDGETS = (1, 2, 5, 10, 15, 25, 50)
+PROGRESS_EVERY = 250
+
+# Query-time settings per mode, merged over the base config (JSON5 camelCase keys).
+MODES: dict[str, dict[str, Any]] = {
+    "keyword": {"provider": "none"},
+    "vector": {"query": {"hybrid": {"enabled": False}}},
+    "hybrid": {},
+    "hybrid_mmr": {"query": {"hybrid": {"mmr": {"enabled": True}}}},
+    "rrf": {"query": {"hybrid": {"fusion": "rrf"}}},
+}
+
+
+class SearchOutcome(Protocol):
+    @property
+    def results(self) -> Sequence[SearchResult]: ...
+
+
+class Manager(Protocol):
+    """The slice of `memlane.application.memory.MemoryManager` the harness uses."""
+
+    def sync(self, *, force: bool = False) -> object: ...
+
+    def search(
+        self, query: str, *, max_results: int | None = None, min_score: float | None = None
+    ) -> SearchOutcome: ...
+
+    def close(self) -> None: ...
+
+
+Opener = Callable[..., Manager]
+
+
+def memlane_opener() -> Opener:
+    """`memlane.open`, or a clear error while the API does not exist yet."""
+    module = importlib.import_module("memlane")
+    opener = getattr(module, "open", None)
+    if opener is None:
+        raise RuntimeError("memlane.open is not available yet; use --dry-run")
+    return cast(Opener, opener)
+
+
+def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out: dict[str, Any] = dict(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def store_key(mode_config: Mapping[str, Any]) -> str:
+    provider = str(mode_config.get("provider", "auto"))
+    return "fts" if provider == "none" else provider
+
+
+def mode_config(
+    mode: str, provider: str, store: Path, max_results: int, extra: Mapping[str, Any]
+) -> dict[str, Any]:
+    base: dict[str, Any] = {
+        "provider": provider,
+        "query": {"maxResults": max_results, "minScore": 0},
+        "sync": {"watch": False, "onSearch": False, "onSessionStart": False},
+    }
+    merged = deep_merge(deep_merge(base, MODES[mode]), extra)
+    return deep_merge(merged, {"store": {"path": str(store)}})
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    work_dir: Path
+    modes: tuple[str, ...] = tuple(MODES)
+    provider: str = "local"
+    max_results: int = 50
+    limit_units: int | None = None
+    limit_queries: int | None = None
+    extra_config: Mapping[str, Any] = field(default_factory=dict)
+    passages_per_second: float = 1.5
+    queries_per_second: float = 15.0
+
+
+@dataclass(frozen=True, slots=True)
+class Estimate:
+    units: int
+    files: int
+    queries: int
+    chars: int
+    chunks: int
+    embed_seconds: float
+
+
+def select_units(units: Iterator[Unit], limit: int | None) -> list[Unit]:
+    """All units, or `limit` of them; single-query units are taken round-robin over categories
+    so a limited LongMemEval run still covers every question type."""
+    chosen = list(units)
+    if limit is None or limit >= len(chosen):
+        return chosen
+    if all(len(u.queries) == 1 for u in chosen):
+        by_cat: dict[str, list[Unit]] = {}
+        for u in chosen:
+            by_cat.setdefault(u.queries[0].category, []).append(u)
+        picked: list[Unit] = []
+        while len(picked) < limit:
+            for group in by_cat.values():
+                if group and len(picked) < limit:
+                    picked.append(group.pop(0))
+        return picked
+    return chosen[:limit]
+
+
+def select_queries(queries: Sequence[Query], limit: int | None) -> tuple[Query, ...]:
+    """All queries, or a reproducible sample: the `limit` with the smallest sha256(qid)."""
+    if limit is None or limit >= len(queries):
+        return tuple(queries)
+    ranked = sorted(queries, key=lambda q: hashlib.sha256(q.qid.encode()).hexdigest())
+    keep = {q.qid for q in ranked[:limit]}
+    return tuple(q for q in queries if q.qid in keep)
+
+
+def limited_units(dataset: Dataset, options: RunOptions) -> list[Unit]:
+    units = select_units(dataset.units(), options.limit_units)
+    return [
+        Unit(u.unit_id, u.files, select_queries(u.queries, options.limit_queries)) for u in units
+    ]
+
+
+def estimate(units: Sequence[Unit], options: RunOptions) -> Estimate:
+    sizes = [s for u in units for s in indexed_chars(u)]
+    chunks = estimated_chunks(sizes)
+    queries = sum(len(u.queries) for u in units)
+    embedded_modes = [m for m in options.modes if store_key(MODES[m]) != "fts"]
+    seconds = 0.0
+    if embedded_modes:
+        seconds = chunks / options.passages_per_second + queries / options.queries_per_second
+    return Estimate(
+        units=len(units),
+        files=sum(len(u.files) for u in units),
+        queries=queries,
+        chars=sum(sizes),
+        chunks=chunks,
+        embed_seconds=seconds,
+    )
+
+
+def score_query(
+    query: Query, hits: Sequence[metrics.Hit], doc_of_path: Mapping[str, str], *, turn_level: bool
+) -> dict[str, float]:
+    ranked = metrics.distinct_ids(hits, doc_of_path)
+    gold = query.gold_docs
+    out: dict[str, float] = {}
+    for k in DOC_KS:
+        out[f"recall_any@{k}"] = metrics.recall_any(ranked, gold, k)
+        out[f"recall_all@{k}"] = metrics.recall_all(ranked, gold, k)
+        out[f"recall@{k}"] = metrics.recall(ranked, gold, k)
+    out["ndcg@10"] = metrics.ndcg(ranked, gold, 10)
+    out["mrr@10"] = metrics.mrr(ranked, gold, 10)
+    out["lines_per_hit@5"] = metrics.mean_lines_per_hit(hits, 5)
+    out["lines_per_hit"] = metrics.mean_lines_per_hit(hits)
+    if turn_level and query.gold_lines:
+        gl = query.gold_lines
+        for k in TURN_KS:
+            out[f"turn_recall@{k}"] = metrics.turn_recall(hits, gl, k)
+            out[f"turn_hit@{k}"] = metrics.turn_hit(hits, gl, k)
+        out["turn_ndcg@10"] = metrics.turn_ndcg(hits, gl, 10)
+        for budget in LINE_BUDGETS:
+            out[f"turn_recall@L{budget}"] = metrics.turn_recall_at_budget(hits, gl, budget)
+    return out
+
+
+@dataclass(slots=True)
+class UnitRun:
+    unit_id: str
+    files: int
+    chars: int
+    queries: int
+    sync_seconds: dict[str, float] = field(default_factory=dict)
+    search_p50_ms: dict[str, float] = field(default_factory=dict)
+
+
+@dataclass(slots=True)
+class DatasetRun:
+    name: str
+    turn_level: bool
+    units: list[UnitRun] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)
+
+
+def run_unit(
+    dataset: Dataset,
+    unit: Unit,
+    options: RunOptions,
+    opener: Opener,
+    out: DatasetRun,
+    log: Callable[[str], None],
+) -> None:
+    paths = UnitPaths.for_unit(options.work_dir, dataset.name, unit.unit_id)
+    materialize(unit, paths)
+    doc_of_path = unit.doc_of_path()
+    record = UnitRun(unit.unit_id, len(unit.files), sum(indexed_chars(unit)), len(unit.queries))
+    for mode in options.modes:
+        store = paths.store_path(store_key({"provider": options.provider, **MODES[mode]}))
+        cfg = mode_config(mode, options.provider, store, options.max_results, options.extra_config)
+        t0 = time.perf_counter()
+        manager = opener(
+            workspace=str(paths.workspace),
+            state_dir=str(paths.state_dir),
+            agent_id=AGENT_ID,
+            config=cfg,
+        )
+        try:
+            manager.sync(force=False)
+            record.sync_seconds[mode] = time.perf_counter() - t0
+            latencies: list[float] = []
+            for q in unit.queries:
+                t1 = time.perf_counter()
+                outcome = manager.search(q.text, max_results=options.max_results, min_score=0.0)
+                latencies.append((time.perf_counter() - t1) * 1000.0)
+                if len(latencies) % PROGRESS_EVERY == 0:
+                    log(f"    {mode}: {len(latencies)}/{len(unit.queries)} queries")
+                hits = [(r.path, r.start_line, r.end_line) for r in outcome.results]
+                out.records.append(
+                    {
+                        "unit": unit.unit_id,
+                        "qid": q.qid,
+                        "category": q.category,
+                        "mode": mode,
+                        "latency_ms": latencies[-1],
+                        "n_hits": len(hits),
+                        "metrics": score_query(q, hits, doc_of_path, turn_level=dataset.turn_level),
+                    }
+                )
+            if latencies:
+                record.search_p50_ms[mode] = statistics.median(latencies)
+        finally:
+            manager.close()
+        log(
+            f"  {dataset.name}/{unit.unit_id} {mode}: sync {record.sync_seconds[mode]:.1f}s, "
+            f"{len(unit.queries)} queries, p50 {record.search_p50_ms.get(mode, 0.0):.1f} ms"
+        )
+    out.units.append(record)

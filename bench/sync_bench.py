@@ -1,0 +1,195 @@
+"""Benchmark: sync speed of the real pipeline (real files, real SQLite store, real container).
+
+Measures, for N notes (default 10,000), with a deterministic in-process embedder so the figures
+show memlane's own cost rather than a model's:
+  * the initial index (files/s, chunks/s),
+  * a no-op sync (nothing changed; the limit it is compared with: stat-ing every file),
+  * a sync after one edit (the limit: reading and hashing that one file).
+
+Run:  .venv/bin/python bench/sync_bench.py [--notes 10000] [--repeat 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import math
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from dependency_injector import providers
+
+from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
+from memlane.application.memory import MemoryManager
+from memlane.entrypoints.config_file import resolve_runtime
+from memlane.entrypoints.container import Container
+
+WORDS = [
+    "deploy",
+    "cluster",
+    "billing",
+    "schema",
+    "migration",
+    "index",
+    "vector",
+    "keyword",
+    "session",
+    "note",
+    "meeting",
+    "decision",
+    "todo",
+    "review",
+    "latency",
+    "budget",
+    "release",
+    "rollback",
+    "incident",
+    "owner",
+    "backlog",
+    "sprint",
+]
+
+
+class HashingEmbedder:
+    """A cheap deterministic embedder (hashed bag of words), 384 dimensions."""
+
+    id = "bench"
+    model = "hashing-384"
+    dimensions = 384
+    max_input_tokens = 8192
+    key = "bench-hashing-384"
+
+    def embed_query(self, text: str) -> list[float]:
+        return self._vector(text)
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        return [self._vector(t) for t in texts]
+
+    def _vector(self, text: str) -> list[float]:
+        vec = [0.0] * self.dimensions
+        for word in text.lower().split():
+            digest = hashlib.blake2b(word.encode(), digest_size=4).digest()
+            vec[int.from_bytes(digest, "little") % self.dimensions] += 1.0
+        norm = math.sqrt(sum(x * x for x in vec)) or 1.0
+        return [x / norm for x in vec]
+
+
+def write_notes(workspace: Path, count: int) -> list[Path]:
+    paths = []
+    for i in range(count):
+        folder = workspace / "memory" / f"area-{i % 100:03d}"
+        folder.mkdir(parents=True, exist_ok=True)
+        body = " ".join(WORDS[(i * 7 + j) % len(WORDS)] for j in range(60))
+        path = folder / f"note-{i:05d}.md"
+        path.write_text(f"# Note {i}\n\n{body}\n\nOwner: person-{i % 37}.\n", encoding="utf-8")
+        paths.append(path)
+    return paths
+
+
+def open_manager(root: Path) -> MemoryManager:
+    env = {"HOME": str(root)}
+    runtime = resolve_runtime(
+        env=env,
+        cwd=root,
+        workspace=str(root / "ws"),
+        state=str(root / "state"),
+        flags={"sources": ["memory"], "sync.watch": False},
+    )
+    runtime.store_path.parent.mkdir(parents=True, exist_ok=True)
+    container = Container(runtime_config=runtime, env=env)
+    embedder = HashingEmbedder()
+    container.embedding_runtime.override(
+        providers.Object(EmbeddingRuntime(lambda: Selection(provider=embedder)))
+    )
+    manager: MemoryManager = container.manager()
+    return manager
+
+
+def timed(fn: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    fn()
+    return time.perf_counter() - started
+
+
+def stat_all(paths: list[Path]) -> None:
+    for p in paths:
+        os.stat(p)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--notes", type=int, default=10_000)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--out", default="bench/results/sync_bench.json")
+    args = parser.parse_args()
+
+    root = Path(tempfile.mkdtemp(prefix="memlane-sync-bench-"))
+    try:
+        paths = write_notes(root / "ws", args.notes)
+        manager = open_manager(root)
+        started = time.perf_counter()
+        report = manager.sync(reason="bench")
+        initial = time.perf_counter() - started
+        chunks = manager.status().chunks
+
+        noop = [timed(lambda: manager.sync(reason="bench")) for _ in range(args.repeat)]
+        stat_limit = [timed(lambda: stat_all(paths)) for _ in range(args.repeat)]
+
+        edits, read_limit = [], []
+        for i in range(args.repeat):
+            target = paths[(i * 997) % len(paths)]
+            target.write_text(target.read_text() + f"\nEdit {i}: renamed the rollout owner.\n")
+            edits.append(timed(lambda: manager.sync(reason="bench")))
+            read_limit.append(timed(lambda t=target: hashlib.sha256(t.read_bytes()).hexdigest()))
+        manager.close()
+        size = sum(f.stat().st_size for f in (root / "state").rglob("memory.db*"))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+    result = {
+        "notes": args.notes,
+        "chunks": chunks,
+        "files_indexed": report.files_indexed,
+        "initial_s": round(initial, 3),
+        "initial_files_per_s": round(args.notes / initial, 1),
+        "initial_chunks_per_s": round(chunks / initial, 1),
+        "noop_sync_s_median": round(statistics.median(noop), 4),
+        "noop_limit_stat_all_s_median": round(statistics.median(stat_limit), 4),
+        "one_edit_sync_s_median": round(statistics.median(edits), 4),
+        "one_edit_limit_read_hash_s_median": round(statistics.median(read_limit), 5),
+        "db_bytes": size,
+        "cpus": os.cpu_count(),
+    }
+    rows = [
+        (
+            "initial index",
+            f"{result['initial_s']} s",
+            f"{result['initial_files_per_s']} files/s, {result['initial_chunks_per_s']} chunks/s",
+        ),
+        (
+            "no-op sync (median)",
+            f"{result['noop_sync_s_median']} s",
+            f"limit: stat every file {result['noop_limit_stat_all_s_median']} s",
+        ),
+        (
+            "one-edit sync (median)",
+            f"{result['one_edit_sync_s_median']} s",
+            f"limit: read+hash the file {result['one_edit_limit_read_hash_s_median']} s",
+        ),
+        ("database size", f"{size / 1e6:.1f} MB", f"{size / max(1, chunks):.0f} bytes/chunk"),
+    ]
+    print(f"sync benchmark: {args.notes} notes, {chunks} chunks, fake 384-d embedder")
+    for name, value, note in rows:
+        print(f"  {name:<24} {value:>12}   {note}")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(result, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,263 @@
+"""Domain: line-based chunking of notes and rendered transcripts under a token budget (§3.6).
+
+Improves on the reference chunker (§31.15):
+- the budget is measured with `estimate_tokens`, so CJK chunks are not ~4x too large;
+- lengths are code points (Python `str`), so an emoji is never cut in half;
+- CRLF and lone CR become LF before splitting (no `\\r` left in chunk text);
+- the overlap carried into a chunk never makes it exceed the budget;
+- chunks with nothing but whitespace (or nothing new beyond their overlap) are dropped, and
+  blank lines at a chunk's edges are left out of it;
+- ids include the chunk's ordinal, so identical chunks of one file get distinct ids (§31.8);
+- markdown headings (outside code fences) start a chunk when that costs at most half a chunk.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final
+
+from memlane.domain.chunks import Chunk, ChunkingPolicy
+from memlane.domain.hashing import chunk_id, sha256_text
+from memlane.domain.sources import Source
+
+# Cost model, in quarter-tokens ("units"): real tokenizers (cl100k, o200k, e5's sentencepiece)
+# spend ~1-1.5 tokens per CJK ideograph, kana or hangul syllable, but ~4 characters per token on
+# Latin-script text. So a CJK character costs 4 units and any other code point (including the
+# newline joining two lines) costs 1 unit; a text's estimate is ceil(units / 4).
+UNITS_PER_TOKEN: Final = 4
+CJK_UNITS: Final = 4
+OTHER_UNITS: Final = 1
+# The reference never lets a chunk budget drop below 32 characters (`max(32, tokens*4)`).
+MIN_BUDGET_UNITS: Final = 32
+
+_CJK_CHARS: Final = (
+    "\u1100-\u11ff"  # Hangul Jamo
+    "\u2e80-\u2fdf"  # CJK radicals, Kangxi radicals
+    "\u3000-\u303f"  # CJK symbols and punctuation (。、「」)
+    "\u3040-\u30ff"  # Hiragana, Katakana
+    "\u3100-\u312f"  # Bopomofo
+    "\u3130-\u318f"  # Hangul compatibility Jamo
+    "\u31f0-\u31ff"  # Katakana phonetic extensions
+    "\u3400-\u4dbf"  # CJK Extension A
+    "\u4e00-\u9fff"  # CJK Unified Ideographs
+    "\uac00-\ud7af"  # Hangul syllables
+    "\uf900-\ufaff"  # CJK compatibility ideographs
+    "\uff00-\uffef"  # Halfwidth and fullwidth forms (，！ and halfwidth katakana)
+    "\U00020000-\U0003134f"  # CJK Extensions B-H and compatibility supplement
+)
+_CJK: Final = re.compile(f"[{_CJK_CHARS}]")
+
+
+def _units(text: str) -> int:
+    cjk = _CJK.subn("", text)[1]
+    return cjk * CJK_UNITS + (len(text) - cjk) * OTHER_UNITS
+
+
+def _char_units(char: str) -> int:
+    return CJK_UNITS if _CJK.match(char) else OTHER_UNITS
+
+
+def estimate_tokens(text: str) -> int:
+    """Cheap token estimate: ~1 token per CJK character, ~4 other characters per token."""
+    return math.ceil(_units(text) / UNITS_PER_TOKEN)
+
+
+@dataclass(frozen=True, slots=True)
+class _Segment:
+    text: str
+    line: int  # 0-based index into the normalised lines
+    units: int
+    blank: bool
+    heading: bool = False  # first piece of a markdown heading line
+
+
+def _normalise_newlines(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def _is_high_surrogate(char: str) -> bool:
+    return "\ud800" <= char <= "\udbff"
+
+
+_HEADING: Final = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
+_FENCE: Final = re.compile(r" {0,3}(?:```|~~~)")
+
+
+def _heading_flags(lines: Sequence[str]) -> list[bool]:
+    """Which lines are markdown headings (a `#` line inside a code fence is a comment)."""
+    flags: list[bool] = []
+    in_fence = False
+    for line in lines:
+        if _FENCE.match(line):
+            in_fence = not in_fence
+            flags.append(False)
+        else:
+            flags.append(not in_fence and _HEADING.match(line) is not None)
+    return flags
+
+
+def _heading_cut(buffer: Sequence[_Segment], carried: int, budget: int) -> int | None:
+    """Index of the last heading that starts in the second half of a full buffer, if any.
+
+    Cutting there lets the next chunk start with its section's heading instead of ending the
+    current chunk with it; the chunk cut short is still at least half the budget.
+    """
+    cut = None
+    before = 0  # units of buffer[:index] joined, plus the newline that follows them
+    for index, segment in enumerate(buffer):
+        if segment.heading and index > carried and before * 2 >= budget:
+            cut = index
+        before += segment.units + OTHER_UNITS
+    return cut
+
+
+def _segments_of_line(line: str, index: int, budget: int, *, heading: bool) -> list[_Segment]:
+    """Cut one line into pieces of at most `budget` units (an empty line is one empty piece)."""
+    units = _units(line)
+    if units <= budget:
+        return [_Segment(line, index, units, not line.strip(), heading)]
+    pieces: list[_Segment] = []
+    start = 0
+    used = 0
+    for position, char in enumerate(line):
+        cost = _char_units(char)
+        if used + cost > budget and position > start:
+            cut = position
+            # Keep a (lone-surrogate encoded) pair together unless it alone fills the piece.
+            if _is_high_surrogate(line[cut - 1]) and cut - 1 > start:
+                cut -= 1
+            piece = line[start:cut]
+            pieces.append(
+                _Segment(piece, index, _units(piece), not piece.strip(), heading and not pieces)
+            )
+            start = cut
+            used = _units(line[start : position + 1])
+        else:
+            used += cost
+    piece = line[start:]
+    pieces.append(_Segment(piece, index, _units(piece), not piece.strip()))
+    return pieces
+
+
+def _joined_units(segments: Sequence[_Segment]) -> int:
+    if not segments:
+        return 0
+    return sum(s.units for s in segments) + (len(segments) - 1) * OTHER_UNITS
+
+
+def _overlap(
+    buffer: Sequence[_Segment], overlap: int, budget: int, incoming: int
+) -> list[_Segment]:
+    """Trailing whole segments worth at most `overlap` units that leave room for `incoming`."""
+    kept: list[_Segment] = []
+    total = 0
+    for segment in reversed(buffer):
+        with_segment = segment.units + (OTHER_UNITS if kept else 0) + total
+        if with_segment > overlap or with_segment + OTHER_UNITS + incoming > budget:
+            break
+        kept.append(segment)
+        total = with_segment
+    kept.reverse()
+    return kept
+
+
+def _map_line(line: int, line_numbers: Sequence[int] | None) -> int:
+    if line_numbers is not None and 1 <= line <= len(line_numbers):
+        return line_numbers[line - 1]
+    return line
+
+
+def _latest(first: int, last: int, line_timestamps: Sequence[float | None] | None) -> float | None:
+    if line_timestamps is None:
+        return None
+    known = [t for t in line_timestamps[first : last + 1] if t is not None]
+    return max(known) if known else None
+
+
+def chunk_text(
+    source: Source,
+    path: str,
+    text: str,
+    policy: ChunkingPolicy,
+    *,
+    line_numbers: Sequence[int] | None = None,
+    line_timestamps: Sequence[float | None] | None = None,
+) -> list[Chunk]:
+    """Split `text` into chunks of whole lines, each within `policy.tokens` estimated tokens.
+
+    Lines accumulate until the next one would exceed the budget; the next chunk then starts
+    with trailing whole lines of the previous one worth at most `policy.overlap` tokens (fewer
+    if needed to stay within the budget). A line longer than the budget is cut into pieces.
+    When a chunk fills up and a heading starts in its second half, the chunk ends before the
+    heading and the next one starts at it; a chunk starting at a heading carries no overlap.
+    A final newline does not count as an extra (empty) line, and blank lines at a chunk's
+    edges are left out of it.
+
+    Line numbers are 1-based and inclusive; with `line_numbers` (transcripts), text line i is
+    reported as `line_numbers[i-1]`. With `line_timestamps`, a chunk's timestamp is the latest
+    known timestamp of its lines.
+    """
+    normalised = _normalise_newlines(text)
+    if not normalised:
+        return []
+    lines = normalised.split("\n")
+    if normalised.endswith("\n"):
+        lines.pop()
+    budget = max(MIN_BUDGET_UNITS, policy.tokens * UNITS_PER_TOKEN)
+    overlap = max(0, policy.overlap * UNITS_PER_TOKEN)
+
+    chunks: list[Chunk] = []
+
+    def flush(buffer: Sequence[_Segment], carried: int) -> None:
+        if all(s.blank for s in buffer[carried:]):
+            return  # nothing new beyond the overlap: the previous chunk already holds it
+        # Blank lines at either edge are left out, so the line range cites only content.
+        first_kept = next(i for i, s in enumerate(buffer) if not s.blank)
+        last_kept = next(i for i in range(len(buffer) - 1, -1, -1) if not buffer[i].blank)
+        kept = buffer[first_kept : last_kept + 1]
+        body = "\n".join(s.text for s in kept)
+        start = kept[0].line + 1
+        end = kept[-1].line + 1
+        content_hash = sha256_text(body)
+        first, last = _map_line(start, line_numbers), _map_line(end, line_numbers)
+        chunks.append(
+            Chunk(
+                id=chunk_id(source, path, first, last, content_hash, len(chunks)),
+                source=source,
+                path=path,
+                start_line=first,
+                end_line=last,
+                text=body,
+                hash=content_hash,
+                timestamp=_latest(start - 1, end - 1, line_timestamps),
+            )
+        )
+
+    buffer: list[_Segment] = []
+    used = 0  # units of the buffer's lines joined with newlines
+    carried = 0  # how many leading segments of `buffer` repeat the previous chunk
+    headings = _heading_flags(lines)
+    for index, line in enumerate(lines):
+        for segment in _segments_of_line(line, index, budget, heading=headings[index]):
+            if buffer and used + OTHER_UNITS + segment.units > budget:
+                cut = None if segment.heading else _heading_cut(buffer, carried, budget)
+                if cut is not None:  # the buffer's last section moves on to the next chunk
+                    flush(buffer[:cut], carried)
+                    buffer, carried = buffer[cut:], 0
+                    used = _joined_units(buffer)
+                if used + OTHER_UNITS + segment.units > budget:
+                    flush(buffer, carried)
+                    # A new section starts without overlap: the previous section's tail is noise.
+                    buffer = (
+                        [] if segment.heading else _overlap(buffer, overlap, budget, segment.units)
+                    )
+                    used = _joined_units(buffer)
+                    carried = len(buffer)
+            used += segment.units + (OTHER_UNITS if buffer else 0)
+            buffer.append(segment)
+    if buffer:
+        flush(buffer, carried)
+    return chunks

@@ -1,0 +1,369 @@
+"""Domain: turning retrieval candidates into one ranked list (fusion, thresholds, decay, MMR).
+
+Order of use in a search: `weighted_merge` or `rrf_merge` → `apply_temporal_decay` →
+`apply_min_score` → `mmr_rerank` → take the first `max_results`. Every function is pure and
+returns a new list; the clock's "now" is an argument.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
+from typing import Final
+
+from memlane.domain.chunks import ChunkId
+from memlane.domain.search import Candidate, ScoreExplanation
+from memlane.domain.sources import Source
+
+SECONDS_PER_DAY: Final = 86_400.0
+RRF_K: Final = 60
+# A keyword hit whose normalised text score reaches this is "the best keyword match" (§31.2).
+TOP_KEYWORD_TEXT_SCORE: Final = 1.0
+_EPSILON: Final = 1e-9
+
+
+@dataclass(frozen=True, slots=True)
+class Fused:
+    """One chunk after fusing the vector and keyword legs.
+
+    `vector_score` is the cosine similarity (None: not a vector hit), `text_score` the keyword
+    score normalised to [0, 1] within the result set (None: not a keyword hit), `score` the fused
+    score that everything downstream sorts on. `decay_factor` is the decay multiplier already
+    applied to `score` (1.0 when none). `file_mtime`/`timestamp` are carried for decay.
+    """
+
+    chunk_id: ChunkId
+    source: Source
+    path: str
+    start_line: int
+    end_line: int
+    text: str
+    vector_score: float | None
+    text_score: float | None
+    score: float
+    file_mtime: float | None = None
+    timestamp: float | None = None
+    decay_factor: float = 1.0
+
+    def explanation(self, *, mmr_rank: int | None = None) -> ScoreExplanation:
+        """The `--explain` view of this item."""
+        return ScoreExplanation(
+            vector_score=self.vector_score,
+            text_score=self.text_score,
+            fused_score=self.score,
+            decay_factor=self.decay_factor,
+            mmr_rank=mmr_rank,
+        )
+
+
+# --- keyword scores ------------------------------------------------------------------------------
+
+
+def bm25_rank_to_score(rank: float) -> float:
+    """Map an FTS5 `bm25()` rank (negative, lower is better) monotonically into [0, 1).
+
+    s = x / (1 + x) with x = max(0, -rank). Continuous everywhere, unlike §14.2 which maps rank 0
+    to 1.0 but rank -1e-9 to ~0 (§31.13): a rank of 0 or above (no evidence) gives 0, better ranks
+    approach 1 (in floats, ranks below about -1e16 round to 1.0). Non-finite ranks give 0.
+    """
+    if not math.isfinite(rank):
+        return 0.0
+    x = max(0.0, -rank)
+    return x / (1.0 + x)
+
+
+def _keyword_text_scores(keyword: Sequence[Candidate]) -> dict[ChunkId, float]:
+    """Best normalised text score per chunk: bm25_rank_to_score / the set's best (best → 1.0).
+
+    If no hit has a positive score (all ranks ≥ 0), every hit is an equally good match: 1.0.
+    """
+    raw: dict[ChunkId, float] = {}
+    for cand in keyword:
+        score = bm25_rank_to_score(cand.score)
+        raw[cand.chunk_id] = max(score, raw.get(cand.chunk_id, 0.0))
+    best = max(raw.values(), default=0.0)
+    if best <= 0.0:
+        return dict.fromkeys(raw, 1.0)
+    return {chunk_id: score / best for chunk_id, score in raw.items()}
+
+
+def _finite(value: float) -> float:
+    return value if math.isfinite(value) else 0.0
+
+
+def _vector_scores(vector: Sequence[Candidate]) -> dict[ChunkId, float]:
+    """Best cosine per chunk (non-finite → 0)."""
+    scores: dict[ChunkId, float] = {}
+    for cand in vector:
+        scores[cand.chunk_id] = max(_finite(cand.score), scores.get(cand.chunk_id, -math.inf))
+    return scores
+
+
+def _fuse(
+    vector: Sequence[Candidate],
+    keyword: Sequence[Candidate],
+    score_of: dict[ChunkId, float],
+) -> list[Fused]:
+    """Union by chunk id (vector order first, then new keyword hits); sorted by score, stable."""
+    text_scores = _keyword_text_scores(keyword)
+    vector_scores = _vector_scores(vector)
+    base: dict[ChunkId, Candidate] = {}
+    for cand in vector:
+        base.setdefault(cand.chunk_id, cand)
+    for cand in keyword:
+        if cand.chunk_id not in base or (cand.text and not base[cand.chunk_id].text):
+            base[cand.chunk_id] = cand
+    fused = [
+        Fused(
+            chunk_id=chunk_id,
+            source=cand.source,
+            path=cand.path,
+            start_line=cand.start_line,
+            end_line=cand.end_line,
+            text=cand.text,
+            vector_score=vector_scores.get(chunk_id),
+            text_score=text_scores.get(chunk_id),
+            score=score_of[chunk_id],
+            file_mtime=cand.file_mtime,
+            timestamp=cand.timestamp,
+        )
+        for chunk_id, cand in base.items()
+    ]
+    return sorted(fused, key=lambda item: -item.score)
+
+
+def weighted_merge(
+    vector: Sequence[Candidate],
+    keyword: Sequence[Candidate],
+    *,
+    vector_weight: float,
+    text_weight: float,
+) -> list[Fused]:
+    """§14.3 weighted fusion: score = vector_weight × cosine + text_weight × text_score.
+
+    Vector candidates carry cosine similarity, keyword candidates the raw bm25 rank. The keyword
+    leg is normalised within this result set (best keyword hit → text_score 1.0), so a strong
+    keyword-only hit scores exactly `text_weight` and can pass `apply_min_score` (§31.2, §32.4).
+    A missing leg counts 0. Sorted by score descending, ties keep union order.
+    """
+    text_scores = _keyword_text_scores(keyword)
+    vector_scores = _vector_scores(vector)
+    ids = list(dict.fromkeys([c.chunk_id for c in vector] + [c.chunk_id for c in keyword]))
+    score_of = {
+        chunk_id: vector_weight * vector_scores.get(chunk_id, 0.0)
+        + text_weight * text_scores.get(chunk_id, 0.0)
+        for chunk_id in ids
+    }
+    return _fuse(vector, keyword, score_of)
+
+
+def _ranks(ids: Iterable[ChunkId]) -> dict[ChunkId, int]:
+    ranks: dict[ChunkId, int] = {}
+    for chunk_id in ids:
+        ranks.setdefault(chunk_id, len(ranks) + 1)
+    return ranks
+
+
+def rrf_merge(
+    vector: Sequence[Candidate],
+    keyword: Sequence[Candidate],
+    *,
+    k: int = RRF_K,
+) -> list[Fused]:
+    """Reciprocal-rank fusion: score = Σ over legs of 1 / (k + rank), rank 1-based per leg.
+
+    Each leg is ranked by its own score (cosine descending, bm25 rank ascending; ties keep input
+    order; a repeated chunk keeps its best rank). Raw RRF scores are tiny and not comparable to
+    `min_score`, so they are divided by the best possible 2 / (k + 1): 1.0 means first in both
+    legs, 0.5 first in one leg only. `vector_score`/`text_score` are filled as in
+    `weighted_merge` for `--explain`.
+    """
+    by_cosine = sorted(vector, key=lambda c: -_finite(c.score))
+    by_rank = sorted(keyword, key=lambda c: c.score if math.isfinite(c.score) else math.inf)
+    vector_ranks = _ranks(c.chunk_id for c in by_cosine)
+    keyword_ranks = _ranks(c.chunk_id for c in by_rank)
+    best = 2.0 / (k + 1)
+    score_of: dict[ChunkId, float] = {}
+    for chunk_id in list(vector_ranks) + list(keyword_ranks):
+        total = sum(1.0 / (k + r[chunk_id]) for r in (vector_ranks, keyword_ranks) if chunk_id in r)
+        score_of[chunk_id] = total / best
+    return _fuse(vector, keyword, score_of)
+
+
+def apply_min_score(fused: Sequence[Fused], min_score: float, *, text_weight: float) -> list[Fused]:
+    """Keep items with score ≥ min_score, plus the best keyword hits (§31.2, §32.4).
+
+    An item whose normalised text_score is TOP_KEYWORD_TEXT_SCORE (1.0: the best keyword match of
+    the set, or tied with it) is also kept when score ≥ min(min_score, text_weight). After
+    `weighted_merge` a keyword-only top hit scores exactly text_weight, so it always survives
+    unless temporal decay pushed it lower. With `rrf_merge` pass text_weight=0.5 (the scaled
+    score of a first-in-one-leg hit). Order is preserved.
+    """
+    relaxed = min(min_score, text_weight)
+    return [
+        item
+        for item in fused
+        if item.score >= min_score
+        or (
+            item.text_score is not None
+            and item.text_score >= TOP_KEYWORD_TEXT_SCORE - _EPSILON
+            and item.score >= relaxed - _EPSILON
+        )
+    ]
+
+
+# --- temporal decay (§15) ------------------------------------------------------------------------
+
+_DATED_NOTE: Final = re.compile(r"(?:^|/)memory/(\d{4})-(\d{2})-(\d{2})\.md$")
+
+
+def decay_factor(age_days: float, half_life_days: float) -> float:
+    """exp(-ln 2 / half_life × age): 0.5 after one half-life.
+
+    Age is clamped to ≥ 0 (future dates do not boost); a non-finite age, or a half-life that is
+    ≤ 0 or non-finite (decay disabled), gives 1.
+    """
+    if not math.isfinite(age_days) or not math.isfinite(half_life_days) or half_life_days <= 0:
+        return 1.0
+    return math.exp(-math.log(2) / half_life_days * max(0.0, age_days))
+
+
+def _dated_note_timestamp(path: str) -> float | None:
+    match = _DATED_NOTE.search(path)
+    if match is None:
+        return None
+    year, month, day = (int(g) for g in match.groups())
+    try:
+        dt.date(year, month, day)
+    except ValueError:
+        return None
+    return float(calendar.timegm((year, month, day, 0, 0, 0)))
+
+
+def item_timestamp(
+    source: Source,
+    path: str,
+    *,
+    chunk_timestamp: float | None,
+    file_mtime: float | None,
+) -> float | None:
+    """When an item was written, for decay (§15 with §31.14 fixed); None means "never decays".
+
+    1. `memory/YYYY-MM-DD.md` (anywhere in the path, valid calendar date) → that day 00:00 UTC.
+    2. Memory evergreen files → None: `MEMORY.md`, `memory.md` and every other file under
+       `memory/`, including badly dated names such as `memory/2026-02-30.md` (the reference fell
+       back to the mtime, which changes when a file is merely touched).
+    3. Sessions → the chunk's own timestamp (the message time), else the file mtime (the
+       reference never decayed sessions).
+    4. Anything else → the file mtime (None if unknown).
+    """
+    normalized = path.replace("\\", "/").removeprefix("./")
+    dated = _dated_note_timestamp(normalized)
+    if dated is not None:
+        return dated
+    if source == "memory" and (
+        normalized in ("MEMORY.md", "memory.md") or normalized.startswith("memory/")
+    ):
+        return None
+    if source == "sessions" and chunk_timestamp is not None:
+        return chunk_timestamp
+    return file_mtime
+
+
+def apply_temporal_decay(
+    fused: Sequence[Fused],
+    *,
+    now: float,
+    half_life_days: float,
+) -> list[Fused]:
+    """Multiply each score by decay_factor(age in days, half-life); re-sort (stable).
+
+    `now` is epoch seconds from the Clock port. The multiplier is recorded in `decay_factor`.
+    """
+    out: list[Fused] = []
+    for item in fused:
+        ts = item_timestamp(
+            item.source, item.path, chunk_timestamp=item.timestamp, file_mtime=item.file_mtime
+        )
+        factor = 1.0 if ts is None else decay_factor((now - ts) / SECONDS_PER_DAY, half_life_days)
+        out.append(
+            replace(item, score=item.score * factor, decay_factor=item.decay_factor * factor)
+        )
+    return sorted(out, key=lambda item: -item.score)
+
+
+# --- MMR (§16 with §31.5 fixed) ------------------------------------------------------------------
+
+_CJK_CHARS: Final = (
+    "\u3005\u3007\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u3400-\u4dbf"
+    "\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7a3\U00020000-\U0003134f"
+)
+_MMR_PIECE: Final = re.compile(f"([{_CJK_CHARS}]+)|((?:(?![{_CJK_CHARS}])\\w)+)")
+
+
+def mmr_tokens(text: str) -> frozenset[str]:
+    """Unicode-aware token set for MMR similarity.
+
+    Lowercased words of letters, digits and `_` in any script (NFC first, so `café` stays
+    whole), plus the unigrams and bigrams of every CJK run (Han, kana, Hangul), which have no
+    spaces to split on.
+    """
+    tokens: set[str] = set()
+    for cjk, word in _MMR_PIECE.findall(unicodedata.normalize("NFC", text).lower()):
+        if cjk:
+            tokens.update(cjk)
+            tokens.update(cjk[i : i + 2] for i in range(len(cjk) - 1))
+        else:
+            tokens.add(word)
+    return frozenset(tokens)
+
+
+def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    """|a ∩ b| / |a ∪ b|; both empty → 1, one empty → 0 (§16)."""
+    if not a and not b:
+        return 1.0
+    if not a or not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+def mmr_rerank(items: Sequence[Fused], *, lambda_: float) -> list[Fused]:
+    """Reorder for diversity with maximal marginal relevance (§16); every item is returned.
+
+    λ is clamped to [0, 1]. Relevance = (score − min) / (max − min) (all equal → 1). Each round
+    picks the remaining item maximising λ·relevance − (1 − λ)·max Jaccard(tokens, selected);
+    exact ties go to the higher original score, then the earlier input position. λ = 1 is a
+    stable sort by score; fewer than two items are returned unchanged.
+    """
+    lam = min(1.0, max(0.0, lambda_)) if math.isfinite(lambda_) else 1.0
+    if len(items) <= 1:
+        return list(items)
+    if lam == 1.0:
+        return sorted(items, key=lambda item: -item.score)
+    low = min(item.score for item in items)
+    high = max(item.score for item in items)
+    span = high - low
+    relevance = [1.0 if span <= 0 else (item.score - low) / span for item in items]
+    tokens = [mmr_tokens(item.text) for item in items]
+    max_sim = [0.0] * len(items)
+    remaining = list(range(len(items)))
+    order: list[int] = []
+    while remaining:
+        best = max(
+            remaining,
+            key=lambda i: (
+                lam * relevance[i] - (1.0 - lam) * max_sim[i],
+                items[i].score,
+                -i,
+            ),
+        )
+        order.append(best)
+        remaining.remove(best)
+        for i in remaining:
+            max_sim[i] = max(max_sim[i], jaccard(tokens[i], tokens[best]))
+    return [items[i] for i in order]

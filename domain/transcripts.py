@@ -1,0 +1,208 @@
+"""Domain: parsing JSONL session transcripts into user/assistant messages and rendering them (§5.2).
+
+Accepted records, one JSON object per line:
+- `{"type": "message", "message": {"role": ..., "content": ...}}` (the reference shape);
+- `{"role": ..., "content": ...}` without a `message` object (an extension: the flat shape many
+  agent runtimes write; a `type`, if present, must then be "message").
+Only roles "user" and "assistant" are kept. `content` is a string or a list of blocks, of which
+`{"type": "text", "text": ...}` blocks are kept and joined with a space. Whitespace runs
+(newlines included) collapse to one space. Other well-formed records (tool results, system
+prompts, session headers) are ignored silently; broken lines are skipped, counted and described
+without their content. Parsing never raises on bad input.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Final, Literal, TypeAlias, cast
+
+Role: TypeAlias = Literal["user", "assistant"]
+
+DEFAULT_MAX_LINE_BYTES: Final = 1_000_000
+_LABELS: Final[Mapping[Role, str]] = {"user": "User", "assistant": "Assistant"}
+# Numbers above this are taken as epoch milliseconds (1e11 s is in the year 5138).
+_MILLISECONDS_THRESHOLD: Final = 1e11
+_BOM: Final = b"\xef\xbb\xbf"
+
+
+@dataclass(frozen=True, slots=True)
+class TranscriptMessage:
+    """One user or assistant message; `line` is its 1-based JSONL line number."""
+
+    line: int
+    role: Role
+    text: str
+    timestamp: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class Transcript:
+    """The messages of a transcript plus what had to be skipped (`problems` never quote content)."""
+
+    messages: tuple[TranscriptMessage, ...]
+    skipped_lines: int
+    problems: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedTranscript:
+    """Transcript text to chunk: one `User: ...` / `Assistant: ...` line per message.
+
+    `line_numbers[i]` is the JSONL line of rendered line i+1 and `timestamps[i]` its time.
+    """
+
+    text: str
+    line_numbers: tuple[int, ...]
+    timestamps: tuple[float | None, ...]
+
+
+class _LineError(Exception):
+    """A line that must be skipped and reported; the message names the reason, not content."""
+
+
+def _normalise(text: str) -> str:
+    return " ".join(text.split())
+
+
+def _content_text(content: object) -> str | None:
+    if isinstance(content, str):
+        return _normalise(content)
+    if isinstance(content, list):
+        parts = []
+        for block in cast("list[object]", content):
+            if isinstance(block, dict):
+                fields = cast("dict[str, object]", block)
+                text = fields.get("text")
+                if fields.get("type") == "text" and isinstance(text, str):
+                    normalised = _normalise(text)
+                    if normalised:
+                        parts.append(normalised)
+        return " ".join(parts)
+    return None
+
+
+def parse_timestamp(value: object) -> float | None:
+    """Epoch seconds from an ISO 8601 string or an epoch number (ms if very large), else None."""
+    if isinstance(value, bool):
+        return None
+    number: float | None = None
+    if isinstance(value, int | float):
+        number = float(value)
+    elif isinstance(value, str):
+        stripped = value.strip()
+        try:
+            parsed = datetime.fromisoformat(stripped)
+        except ValueError:
+            try:
+                number = float(stripped)
+            except ValueError:
+                return None
+        else:
+            if parsed.tzinfo is None:
+                parsed = parsed.replace(tzinfo=UTC)
+            return parsed.timestamp()
+    if number is None or not math.isfinite(number):
+        return None
+    return number / 1000 if abs(number) >= _MILLISECONDS_THRESHOLD else number
+
+
+def _decode_record(raw: bytes, max_line_bytes: int) -> dict[str, object] | None:
+    """The JSON object on one line, None for a blank line; raises _LineError for a broken one."""
+    if len(raw) > max_line_bytes:
+        raise _LineError(f"longer than {max_line_bytes} bytes")
+    try:
+        line = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise _LineError("invalid UTF-8") from None
+    if not line.strip():
+        return None
+    try:
+        record: object = json.loads(line)
+    except ValueError:
+        raise _LineError("malformed JSON") from None
+    except RecursionError:
+        raise _LineError("JSON nested too deeply") from None
+    if not isinstance(record, dict):
+        raise _LineError("not a JSON object")
+    return cast("dict[str, object]", record)
+
+
+def _message_of(record: dict[str, object], number: int) -> TranscriptMessage | None:
+    inner = record.get("message")
+    if isinstance(inner, dict):
+        if record.get("type") != "message":
+            return None
+        message = cast("dict[str, object]", inner)
+    elif "message" not in record and record.get("type", "message") == "message":
+        message = record
+    else:
+        return None
+    role = message.get("role")
+    if role not in ("user", "assistant"):
+        return None
+    text = _content_text(message.get("content"))
+    if not text:
+        return None
+    stamp = parse_timestamp(record.get("timestamp"))
+    if stamp is None:
+        stamp = parse_timestamp(message.get("timestamp"))
+    return TranscriptMessage(line=number, role=role, text=text, timestamp=stamp)
+
+
+def parse_transcript(data: bytes, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Transcript:
+    """Parse JSONL bytes into messages; never raises on malformed input.
+
+    A last line without a trailing newline is accepted when it is a complete JSON object and
+    reported as truncated otherwise (a writer may be in the middle of appending it).
+    """
+    data = data.removeprefix(_BOM)
+    raw_lines = data.split(b"\n")
+    complete_last = data.endswith(b"\n")
+    if complete_last:
+        raw_lines.pop()
+    messages: list[TranscriptMessage] = []
+    problems: list[str] = []
+    for number, raw in enumerate(raw_lines, start=1):
+        try:
+            record = _decode_record(raw, max_line_bytes)
+        except _LineError as error:
+            is_partial = number == len(raw_lines) and not complete_last
+            reason = f"truncated last line ({error})" if is_partial else str(error)
+            problems.append(f"line {number}: {reason}")
+            continue
+        if record is not None:
+            message = _message_of(record, number)
+            if message is not None:
+                messages.append(message)
+    return Transcript(
+        messages=tuple(messages), skipped_lines=len(problems), problems=tuple(problems)
+    )
+
+
+def render_transcript(
+    transcript: Transcript, redact: Callable[[str], str] | None = None
+) -> RenderedTranscript:
+    """Render messages as `User: ...` / `Assistant: ...` lines, redacting each message text."""
+    lines = []
+    for message in transcript.messages:
+        # Re-normalised so a redaction that inserts newlines cannot shift the line mapping.
+        text = _normalise(redact(message.text)) if redact is not None else message.text
+        lines.append(f"{_LABELS[message.role]}: {text}")
+    return RenderedTranscript(
+        text="\n".join(lines),
+        line_numbers=tuple(m.line for m in transcript.messages),
+        timestamps=tuple(m.timestamp for m in transcript.messages),
+    )
+
+
+def count_messages(data: bytes) -> int:
+    """Number of user/assistant messages in complete lines of `data` (a partial last line is not
+    counted: it is counted once its newline arrives). Used for session-growth thresholds."""
+    end = data.rfind(b"\n")
+    if end < 0:
+        return 0
+    return len(parse_transcript(data[: end + 1]).messages)

@@ -1,0 +1,206 @@
+"""Entry point: a small typed client for the memlane gRPC MemoryService.
+
+Returns the same values the manager returns (`SearchResponse`, `GetResult`, `SyncReport`,
+`StatusReport`) and `StreamedEvent`s for the event stream. Every failure is a `MemlaneRpcError`
+carrying the gRPC status code, the server's message and its request id.
+
+    with MemlaneClient("127.0.0.1:50051", token="s3cret") as client:
+        for hit in client.search("what did we decide about the API?").results:
+            print(hit.score, hit.path, hit.start_line)
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Generator, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Final, Self, cast
+
+import grpc
+
+from memlane.application.reports import GetResult, SearchResponse, StatusReport, SyncReport
+from memlane.entrypoints.grpc._generated import memlane_pb2 as pb
+from memlane.entrypoints.grpc._generated import memlane_pb2_grpc as pb_grpc
+from memlane.entrypoints.grpc.messages import (
+    StreamedEvent,
+    get_result_from_pb,
+    search_response_from_pb,
+    status_report_from_pb,
+    streamed_event_from_pb,
+    sync_report_from_pb,
+)
+
+__all__ = ["MemlaneClient", "MemlaneRpcError", "StreamedEvent"]
+
+_REQUEST_ID_KEY: Final = "x-request-id"
+
+
+class MemlaneRpcError(Exception):
+    """A call failed: `code` is the gRPC status, `request_id` matches the server's log line."""
+
+    def __init__(self, code: grpc.StatusCode, details: str, request_id: str | None) -> None:
+        super().__init__(f"{code.name}: {details}")
+        self.code = code
+        self.details = details
+        self.request_id = request_id
+
+
+def _translate(error: grpc.RpcError) -> MemlaneRpcError:
+    # Errors raised by grpc's calls are also `grpc.Call`s; the stubs cannot express that.
+    call = cast(grpc.Call, error)
+    request_id = None
+    try:
+        for key, value in call.initial_metadata() or ():
+            if key == _REQUEST_ID_KEY and isinstance(value, str):
+                request_id = value
+    except grpc.RpcError:  # no initial metadata arrived (connection failures)
+        request_id = None
+    return MemlaneRpcError(call.code(), call.details() or str(error), request_id)
+
+
+class MemlaneClient:
+    """A connection to a memlane server; thread safe, close it (or use `with`) when done.
+
+    Args:
+        target: `host:port` of the server.
+        token: the server's bearer token, sent as `authorization` metadata on every call.
+        root_cert: PEM bytes, or the path of a PEM file, of the CA (or self-signed certificate)
+            to trust; switches the channel to TLS. Without it the channel is plaintext.
+        timeout: default deadline in seconds for unary calls (None: no deadline).
+    """
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        token: str | None = None,
+        root_cert: bytes | str | os.PathLike[str] | None = None,
+        timeout: float | None = 60.0,
+    ) -> None:
+        if root_cert is None:
+            self._channel = grpc.insecure_channel(target)
+        else:
+            pem = root_cert if isinstance(root_cert, bytes) else Path(root_cert).read_bytes()
+            self._channel = grpc.secure_channel(
+                target, grpc.ssl_channel_credentials(root_certificates=pem)
+            )
+        self._stub = pb_grpc.MemoryServiceStub(self._channel)
+        self._metadata: tuple[tuple[str, str], ...] = (
+            (("authorization", f"Bearer {token}"),) if token is not None else ()
+        )
+        self._timeout = timeout
+
+    @property
+    def channel(self) -> grpc.Channel:
+        """The underlying channel (health checks, reflection)."""
+        return self._channel
+
+    def wait_ready(self, timeout: float = 10.0) -> None:
+        """Block until the channel connects; raise MemlaneRpcError(UNAVAILABLE) after `timeout`."""
+        try:
+            grpc.channel_ready_future(self._channel).result(timeout=timeout)
+        except grpc.FutureTimeoutError as exc:
+            raise MemlaneRpcError(
+                grpc.StatusCode.UNAVAILABLE, f"not ready after {timeout}s", None
+            ) from exc
+
+    def search(
+        self,
+        query: str,
+        *,
+        max_results: int | None = None,
+        min_score: float | None = None,
+        explain: bool = False,
+        session_key: str | None = None,
+    ) -> SearchResponse:
+        """Search the memory index."""
+        request = pb.SearchRequest(
+            query=query,
+            max_results=max_results,
+            min_score=min_score,
+            explain=explain,
+            session_key=session_key,
+        )
+        try:
+            reply = self._stub.Search(request, timeout=self._timeout, metadata=self._metadata)
+        except grpc.RpcError as exc:
+            raise _translate(exc) from None
+        return search_response_from_pb(reply)
+
+    def get(
+        self, path: str, *, from_line: int | None = None, lines: int | None = None
+    ) -> GetResult:
+        """Read lines of a memory file or transcript."""
+        request = pb.GetRequest(path=path, from_line=from_line, lines=lines)
+        try:
+            reply = self._stub.Get(request, timeout=self._timeout, metadata=self._metadata)
+        except grpc.RpcError as exc:
+            raise _translate(exc) from None
+        return get_result_from_pb(reply)
+
+    def sync(
+        self, *, force: bool = False, reason: str | None = None, timeout: float | None = None
+    ) -> SyncReport:
+        """Sync the index now; `timeout` overrides the default deadline (a reindex takes long)."""
+        request = pb.SyncRequest(force=force, reason=reason)
+        try:
+            reply = self._stub.Sync(
+                request,
+                timeout=self._timeout if timeout is None else timeout,
+                metadata=self._metadata,
+            )
+        except grpc.RpcError as exc:
+            raise _translate(exc) from None
+        return sync_report_from_pb(reply)
+
+    def status(self, *, deep: bool = False) -> StatusReport:
+        """Return the index status."""
+        try:
+            reply = self._stub.Status(
+                pb.StatusRequest(deep=deep), timeout=self._timeout, metadata=self._metadata
+            )
+        except grpc.RpcError as exc:
+            raise _translate(exc) from None
+        return status_report_from_pb(reply)
+
+    def events(
+        self,
+        *,
+        tail: int = 0,
+        after_position: int | None = None,
+        types: Sequence[str] = (),
+        timeout: float | None = None,
+    ) -> Generator[StreamedEvent, None, None]:
+        """Yield index events as they are appended, after replaying the newest `tail` ones.
+
+        The stream runs until `timeout` (None: forever), the server stops, or the caller stops
+        iterating (leaving the loop or closing the iterator cancels the call).
+        """
+        request = pb.WatchEventsRequest(tail=tail, after_position=after_position, types=types)
+        call = self._stub.WatchEvents(request, timeout=timeout, metadata=self._metadata)
+        try:
+            for message in call:
+                yield streamed_event_from_pb(message)
+        except grpc.RpcError as exc:
+            error = _translate(exc)
+            if error.code is grpc.StatusCode.CANCELLED:
+                return
+            raise error from None
+        finally:
+            call.cancel()  # type: ignore[no-untyped-call]
+
+    def close(self) -> None:
+        """Close the channel; calls in flight are cancelled."""
+        self._channel.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

@@ -1,0 +1,483 @@
+"""Entry point: the gRPC MemoryService (proto <-> memory manager), auth, TLS, health, reflection.
+
+Errors reach clients through one table, `ERROR_STATUS`, checked in order (subclasses first):
+
+    InvalidQuery, ConfigError                   INVALID_ARGUMENT
+    FileRefused                                 PERMISSION_DENIED
+    FileMissing                                 NOT_FOUND
+    EmbeddingTimeout                            DEADLINE_EXCEEDED
+    EmbeddingUnavailable                        UNAVAILABLE
+    EmbeddingRejected, ProviderNotConfigured    FAILED_PRECONDITION
+    StoreError                                  INTERNAL
+    ServerLimitError                            RESOURCE_EXHAUSTED (too many streams, slow reader)
+    anything else                               INTERNAL, details hidden, logged once with traceback
+
+Authentication: with a token, every call must carry `authorization: Bearer <token>` metadata
+(compared in constant time) or fails with UNAUTHENTICATED. Health checks (`grpc.health.v1.Health`)
+stay open so that load balancers and `grpc_health_probe` work without the secret; they reveal only
+SERVING / NOT_SERVING. Reflection requires the token like the service itself.
+
+Logging: one `rpc.handled` line per call with `rpc`, `request_id`, `code` and `duration_ms`; never a
+query, a snippet, file text or a token. The request id comes from the caller's `x-request-id`
+metadata when it is sane, else it is generated, and is sent back as initial metadata.
+"""
+
+from __future__ import annotations
+
+import hmac
+import os
+import queue
+import re
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Final, NoReturn, Protocol, TypeVar
+
+import grpc
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from memlane.application.ports.embedding import (
+    EmbeddingRejected,
+    EmbeddingTimeout,
+    EmbeddingUnavailable,
+    ProviderNotConfigured,
+)
+from memlane.application.ports.event_log import RecordedEvent
+from memlane.application.ports.file_source import FileMissing, FileRefused
+from memlane.application.ports.index_store import StoreError
+from memlane.application.reports import (
+    GetResult,
+    SearchResponse,
+    StatusReport,
+    SyncProgress,
+    SyncReport,
+)
+from memlane.domain.errors import ConfigError, InvalidQuery
+from memlane.domain.events import type_name
+from memlane.entrypoints.grpc._generated import memlane_pb2 as pb
+from memlane.entrypoints.grpc._generated import memlane_pb2_grpc as pb_grpc
+from memlane.entrypoints.grpc.messages import (
+    get_result_to_pb,
+    index_event_to_pb,
+    search_response_to_pb,
+    status_report_to_pb,
+    sync_report_to_pb,
+)
+
+SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["MemoryService"].full_name
+REQUEST_ID_KEY: Final = "x-request-id"
+OPEN_METHOD_PREFIXES: Final = ("/grpc.health.v1.Health/",)
+MAX_EVENT_BACKLOG: Final = 10_000  # events queued for one slow watcher before it is dropped
+_REPLAY_WINDOW: Final = 1000  # how far back `after_position` can resume
+_WAKE: Final = object()
+_SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
+
+
+class ServerLimitError(Exception):
+    """The server's own limits (concurrent event streams, a slow watcher's backlog) were hit."""
+
+
+ERROR_STATUS: Final[tuple[tuple[type[BaseException], grpc.StatusCode], ...]] = (
+    (InvalidQuery, grpc.StatusCode.INVALID_ARGUMENT),
+    (ConfigError, grpc.StatusCode.INVALID_ARGUMENT),
+    (FileRefused, grpc.StatusCode.PERMISSION_DENIED),
+    (FileMissing, grpc.StatusCode.NOT_FOUND),
+    (EmbeddingTimeout, grpc.StatusCode.DEADLINE_EXCEEDED),
+    (EmbeddingUnavailable, grpc.StatusCode.UNAVAILABLE),
+    (EmbeddingRejected, grpc.StatusCode.FAILED_PRECONDITION),
+    (ProviderNotConfigured, grpc.StatusCode.FAILED_PRECONDITION),
+    (StoreError, grpc.StatusCode.INTERNAL),
+    (ServerLimitError, grpc.StatusCode.RESOURCE_EXHAUSTED),
+)
+
+_log = structlog.get_logger("memlane.grpc")
+T = TypeVar("T")
+
+
+class ServedManager(Protocol):
+    """What the server needs from the memory manager (`memlane.application.memory`).
+
+    `subscribe` calls its callback from whichever thread appends events and returns a function
+    that unsubscribes; the callback must not block, so the server only queues what it receives.
+    """
+
+    def search(
+        self,
+        query: str,
+        *,
+        max_results: int | None = None,
+        min_score: float | None = None,
+        explain: bool = False,
+        session_key: str | None = None,
+    ) -> SearchResponse: ...
+
+    def get(
+        self, path: str, *, from_line: int | None = None, lines: int | None = None
+    ) -> GetResult: ...
+
+    def sync(
+        self,
+        *,
+        force: bool = False,
+        reason: str = "explicit",
+        progress: Callable[[SyncProgress], None] | None = None,
+    ) -> SyncReport: ...
+
+    def status(self, *, deep: bool = False) -> StatusReport: ...
+
+    def recent_events(self, limit: int = 50) -> list[RecordedEvent]: ...
+
+    def subscribe(self, callback: Callable[[RecordedEvent], None]) -> Callable[[], None]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class TlsConfig:
+    """PEM files for a TLS listener; with `client_ca_file`, clients must present a certificate."""
+
+    cert_file: str | os.PathLike[str]
+    key_file: str | os.PathLike[str]
+    client_ca_file: str | os.PathLike[str] | None = None
+
+
+def status_for(exc: BaseException) -> grpc.StatusCode | None:
+    """Return the status code `ERROR_STATUS` gives `exc`, or None for an unexpected error."""
+    for error_type, code in ERROR_STATUS:
+        if isinstance(exc, error_type):
+            return code
+    return None
+
+
+# ---- one call's bookkeeping ----
+
+
+def _request_id(metadata: Sequence[tuple[str, str | bytes]] | None) -> str:
+    for key, value in metadata or ():
+        if key == REQUEST_ID_KEY and isinstance(value, str) and _SANE_REQUEST_ID.fullmatch(value):
+            return value
+    return uuid.uuid4().hex[:16]
+
+
+class _Rpc:
+    """Request id, bound logger, timing and error mapping for one call."""
+
+    def __init__(self, name: str, context: grpc.ServicerContext) -> None:
+        self.name = name
+        self.context = context
+        self.request_id = _request_id(context.invocation_metadata())
+        self.log = _log.bind(rpc=name, request_id=self.request_id)
+        self._started = time.perf_counter()
+        context.send_initial_metadata(((REQUEST_ID_KEY, self.request_id),))
+
+    def bound(self) -> AbstractContextManager[None]:
+        """Bind `rpc` and `request_id` for the manager's own log lines during the call."""
+        return structlog.contextvars.bound_contextvars(rpc=self.name, request_id=self.request_id)
+
+    def elapsed_ms(self) -> float:
+        return round((time.perf_counter() - self._started) * 1000, 3)
+
+    def done(self, *, code: str = "OK", **fields: object) -> None:
+        self.log.info("rpc.handled", code=code, duration_ms=self.elapsed_ms(), **fields)
+
+    def fail(self, exc: Exception) -> NoReturn:
+        """Log `exc` once and end the call with its mapped status."""
+        code = status_for(exc)
+        if code is None:
+            self.log.error(
+                "rpc.handled",
+                code=grpc.StatusCode.INTERNAL.name,
+                duration_ms=self.elapsed_ms(),
+                error=type(exc).__name__,
+                exc_info=exc,
+            )
+            self.context.abort(
+                grpc.StatusCode.INTERNAL, f"internal error (request id {self.request_id})"
+            )
+        level = self.log.error if code is grpc.StatusCode.INTERNAL else self.log.warning
+        level(
+            "rpc.handled", code=code.name, duration_ms=self.elapsed_ms(), error=type(exc).__name__
+        )
+        self.context.abort(code, str(exc) or type(exc).__name__)
+
+    def run(self, call: Callable[[], T]) -> T:
+        """Run `call` with the ids bound; map any exception to a status."""
+        try:
+            with self.bound():
+                return call()
+        except Exception as exc:  # every error leaves through the one table
+            self.fail(exc)
+
+
+# ---- the servicer ----
+
+
+class MemoryServicer(pb_grpc.MemoryServiceServicer):
+    """Maps MemoryService calls onto a ServedManager; holds no state besides the watcher count."""
+
+    def __init__(
+        self,
+        manager: ServedManager,
+        *,
+        max_streams: int = 8,
+        max_backlog: int = MAX_EVENT_BACKLOG,
+    ) -> None:
+        self._manager = manager
+        self._max_streams = max_streams
+        self._max_backlog = max_backlog
+        self._streams = 0
+        self._lock = threading.Lock()
+
+    def Search(  # noqa: N802 - gRPC method names
+        self, request: pb.SearchRequest, context: grpc.ServicerContext
+    ) -> pb.SearchResponse:
+        rpc = _Rpc("Search", context)
+        response = rpc.run(
+            lambda: search_response_to_pb(
+                self._manager.search(
+                    request.query,
+                    max_results=request.max_results if request.HasField("max_results") else None,
+                    min_score=request.min_score if request.HasField("min_score") else None,
+                    explain=request.explain,
+                    session_key=request.session_key if request.HasField("session_key") else None,
+                )
+            )
+        )
+        rpc.done(results=len(response.results), mode=response.mode)
+        return response
+
+    def Get(  # noqa: N802 - gRPC method names
+        self, request: pb.GetRequest, context: grpc.ServicerContext
+    ) -> pb.GetResponse:
+        rpc = _Rpc("Get", context)
+        response = rpc.run(
+            lambda: get_result_to_pb(
+                self._manager.get(
+                    request.path,
+                    from_line=request.from_line if request.HasField("from_line") else None,
+                    lines=request.lines if request.HasField("lines") else None,
+                )
+            )
+        )
+        rpc.done(source=response.source)
+        return response
+
+    def Sync(  # noqa: N802 - gRPC method names
+        self, request: pb.SyncRequest, context: grpc.ServicerContext
+    ) -> pb.SyncReport:
+        rpc = _Rpc("Sync", context)
+        if request.HasField("reason"):
+            reason = request.reason
+            report = rpc.run(lambda: self._manager.sync(force=request.force, reason=reason))
+        else:
+            report = rpc.run(lambda: self._manager.sync(force=request.force))
+        response = rpc.run(lambda: sync_report_to_pb(report))
+        rpc.done(full_reindex=report.full_reindex, files_indexed=report.files_indexed)
+        return response
+
+    def Status(  # noqa: N802 - gRPC method names
+        self, request: pb.StatusRequest, context: grpc.ServicerContext
+    ) -> pb.StatusReport:
+        rpc = _Rpc("Status", context)
+        response = rpc.run(lambda: status_report_to_pb(self._manager.status(deep=request.deep)))
+        rpc.done(deep=request.deep)
+        return response
+
+    def WatchEvents(  # noqa: N802 - gRPC method names
+        self, request: pb.WatchEventsRequest, context: grpc.ServicerContext
+    ) -> Iterator[pb.IndexEvent]:
+        """Subscribe, then replay: nothing appended in between is lost (dedup by position)."""
+        rpc = _Rpc("WatchEvents", context)
+        with self._lock:
+            if self._streams >= self._max_streams:
+                rpc.fail(ServerLimitError(f"at most {self._max_streams} event streams at once"))
+            self._streams += 1
+        inbox: queue.SimpleQueue[object] = queue.SimpleQueue()
+        overflow = threading.Event()
+        wanted = frozenset(request.types)
+
+        def on_event(recorded: RecordedEvent) -> None:
+            if overflow.is_set():
+                return
+            if inbox.qsize() >= self._max_backlog:
+                overflow.set()
+                inbox.put(_WAKE)
+                return
+            inbox.put(recorded)
+
+        context.add_callback(lambda: inbox.put(_WAKE))  # the call ended: wake the loop below
+        sent = 0
+        unsubscribe: Callable[[], None] | None = None
+        try:
+            unsubscribe = rpc.run(lambda: self._manager.subscribe(on_event))
+            last = request.after_position if request.HasField("after_position") else 0
+            for recorded in rpc.run(lambda: self._replay(request)):
+                if recorded.position > last:
+                    last = recorded.position
+                    if not wanted or type_name(recorded.event) in wanted:
+                        sent += 1
+                        yield rpc.run(partial(index_event_to_pb, recorded))
+            while True:
+                try:
+                    item = inbox.get(timeout=1.0)
+                except queue.Empty:
+                    item = _WAKE
+                if item is _WAKE or not isinstance(item, RecordedEvent):
+                    if overflow.is_set():
+                        rpc.fail(ServerLimitError("the client read too slowly; reconnect"))
+                    if not context.is_active():
+                        break
+                    continue
+                if item.position <= last:
+                    continue
+                last = item.position
+                if not wanted or type_name(item.event) in wanted:
+                    sent += 1
+                    yield rpc.run(partial(index_event_to_pb, item))
+        finally:
+            if unsubscribe is not None:
+                unsubscribe()
+            with self._lock:
+                self._streams -= 1
+        rpc.done(code="OK" if context.is_active() else "CANCELLED", events=sent)
+
+    def _replay(self, request: pb.WatchEventsRequest) -> list[RecordedEvent]:
+        if request.HasField("after_position"):
+            return self._manager.recent_events(_REPLAY_WINDOW)
+        if request.tail:
+            return self._manager.recent_events(min(request.tail, _REPLAY_WINDOW))
+        return []
+
+
+# ---- authentication ----
+
+
+class BearerTokenAuth(grpc.ServerInterceptor):  # type: ignore[type-arg]
+    """Rejects calls without `authorization: Bearer <token>` (constant-time compare).
+
+    Methods under `open_prefixes` (health checks by default) pass without a token.
+    """
+
+    def __init__(self, token: str, *, open_prefixes: Sequence[str] = OPEN_METHOD_PREFIXES) -> None:
+        if not token:
+            raise ValueError("the bearer token must not be empty")
+        self._token = token.encode()
+        self._open = tuple(open_prefixes)
+
+    def authorized(self, metadata: Sequence[tuple[str, str | bytes]] | None) -> bool:
+        """Return whether `metadata` carries the expected bearer token."""
+        for key, value in metadata or ():
+            if key != "authorization" or not isinstance(value, str):
+                continue
+            scheme, _, credential = value.partition(" ")
+            if scheme.lower() == "bearer" and hmac.compare_digest(
+                credential.strip().encode(), self._token
+            ):
+                return True
+        return False
+
+    def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], grpc.RpcMethodHandler | None],  # type: ignore[type-arg]
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:  # type: ignore[type-arg]
+        handler = continuation(handler_call_details)
+        method = handler_call_details.method
+        if handler is None or method.startswith(self._open):
+            return handler
+        if self.authorized(handler_call_details.invocation_metadata):
+            return handler
+        _log.warning("rpc.unauthenticated", method=method)
+        return _deny(handler)
+
+
+def _deny(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:  # type: ignore[type-arg]
+    """A handler of the same shape as `handler` that fails with UNAUTHENTICATED."""
+
+    def reject(_request: object, context: grpc.ServicerContext) -> NoReturn:
+        context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid bearer token")
+
+    deserializer = handler.request_deserializer
+    serializer = handler.response_serializer
+    if handler.request_streaming and handler.response_streaming:
+        return grpc.stream_stream_rpc_method_handler(reject, deserializer, serializer)
+    if handler.request_streaming:
+        return grpc.stream_unary_rpc_method_handler(reject, deserializer, serializer)
+    if handler.response_streaming:
+        return grpc.unary_stream_rpc_method_handler(reject, deserializer, serializer)
+    return grpc.unary_unary_rpc_method_handler(reject, deserializer, serializer)
+
+
+# ---- assembly ----
+
+
+def _is_loopback(host: str) -> bool:
+    return host in {"localhost", "::1"} or host.startswith("127.")
+
+
+def build_server(
+    manager: ServedManager,
+    *,
+    host: str = "127.0.0.1",
+    port: int = 0,
+    token: str | None = None,
+    tls: TlsConfig | None = None,
+    max_workers: int = 16,
+) -> tuple[grpc.Server, int]:
+    """Build a MemoryService server bound to `host:port` (0: a free port); not yet started.
+
+    Returns the server and the port actually bound; the caller runs `server.start()` and later
+    `server.stop(grace)`. Each event stream holds a worker thread: at most `max_workers // 2`
+    streams are served at once, so unary calls always find a thread.
+
+    Raises OSError when the address cannot be bound, ValueError for an empty token.
+    """
+    interceptors: list[grpc.ServerInterceptor] = []  # type: ignore[type-arg]
+    if token is not None:
+        interceptors.append(BearerTokenAuth(token))
+    server = grpc.server(
+        ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="memlane-grpc"),
+        interceptors=interceptors,
+        # Without this, Linux lets a second server silently share a port already in use.
+        options=[("grpc.so_reuseport", 0)],
+    )
+    pb_grpc.add_MemoryServiceServicer_to_server(
+        MemoryServicer(manager, max_streams=max(1, max_workers // 2)), server
+    )
+    health_servicer = health.HealthServicer()
+    health_servicer.set("", health_pb2.HealthCheckResponse.SERVING)
+    health_servicer.set(SERVICE_NAME, health_pb2.HealthCheckResponse.SERVING)
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(
+        (SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME), server
+    )
+
+    address = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    try:
+        if tls is None:
+            bound = server.add_insecure_port(address)
+        else:
+            bound = server.add_secure_port(address, _server_credentials(tls))
+    except RuntimeError as exc:  # grpcio raises RuntimeError("Failed to bind ...")
+        raise OSError(f"cannot listen on {address}: {exc}") from exc
+    if bound == 0:  # older grpcio reported bind failures this way
+        raise OSError(f"cannot listen on {address}")
+    if not _is_loopback(host) and tls is None:
+        _log.warning("grpc.insecure_listener", host=host, port=bound, token=token is not None)
+    _log.info("grpc.server_built", host=host, port=bound, tls=tls is not None, auth=bool(token))
+    return server, bound
+
+
+def _server_credentials(tls: TlsConfig) -> grpc.ServerCredentials:
+    key = Path(tls.key_file).read_bytes()
+    cert = Path(tls.cert_file).read_bytes()
+    client_ca = Path(tls.client_ca_file).read_bytes() if tls.client_ca_file is not None else None
+    return grpc.ssl_server_credentials(
+        [(key, cert)], root_certificates=client_ca, require_client_auth=client_ca is not None
+    )

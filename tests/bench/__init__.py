@@ -1,0 +1,1 @@
+"""Tests of the benchmark harness (metrics, dataset converters, runner) on tiny fixtures."""

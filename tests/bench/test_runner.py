@@ -1,0 +1,162 @@
+"""The runner end to end over a hand-written manager: configs per mode, stores, scores, report."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, ClassVar
+
+import pytest
+
+from memlane.bench import report
+from memlane.bench.datasets.model import Dataset, DocFile, Query, Unit
+from memlane.bench.runner import (
+    DatasetRun,
+    RunOptions,
+    deep_merge,
+    mode_config,
+    run_unit,
+    select_queries,
+    select_units,
+)
+from memlane.domain.search import SearchResult
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    results: Sequence[SearchResult]
+
+
+class ScriptedManager:
+    """Answers every query with the same ranked hits; records how it was opened and used."""
+
+    opened: ClassVar[list[dict[str, Any]]] = []
+
+    def __init__(self, **kwargs: Any) -> None:
+        self.kwargs = kwargs
+        ScriptedManager.opened.append(kwargs)
+
+    def sync(self, *, force: bool = False) -> object:
+        return None
+
+    def search(
+        self, query: str, *, max_results: int | None = None, min_score: float | None = None
+    ) -> Outcome:
+        hits = [("sessions/s2.jsonl", 1, 2), ("sessions/s1.jsonl", 3, 3)]
+        return Outcome(
+            [
+                SearchResult(
+                    path=p, start_line=a, end_line=b, score=1.0, snippet="", source="sessions"
+                )
+                for p, a, b in hits
+            ]
+        )
+
+    def close(self) -> None:
+        return None
+
+
+def _unit() -> Unit:
+    files = tuple(
+        DocFile(
+            "session",
+            f"{n}.jsonl",
+            n,
+            '{"type":"message","message":{"role":"user","content":"x"}}\n',
+        )
+        for n in ("s1", "s2")
+    )
+    query = Query(
+        qid="q1",
+        text="where",
+        gold_docs={"s1": 1},
+        gold_lines=frozenset({("sessions/s1.jsonl", 3)}),
+        category="1",
+    )
+    return Unit("u1", files, (query,))
+
+
+class TestRunUnit:
+    def test_scores_every_mode_and_separates_the_keyword_store(self, tmp_path: Path) -> None:
+        ScriptedManager.opened = []
+        unit = _unit()
+        dataset = Dataset("mini", units=lambda: iter([unit]), turn_level=True)
+        run = DatasetRun("mini", turn_level=True)
+        options = RunOptions(work_dir=tmp_path, modes=("keyword", "hybrid", "rrf"))
+        run_unit(dataset, unit, options, ScriptedManager, run, lambda _: None)
+
+        stores = [o["config"]["store"]["path"] for o in ScriptedManager.opened]
+        assert stores[1] == stores[2] != stores[0]
+        assert ScriptedManager.opened[0]["config"]["provider"] == "none"
+        assert ScriptedManager.opened[2]["config"]["query"]["hybrid"]["fusion"] == "rrf"
+        assert ScriptedManager.opened[1]["config"]["query"]["minScore"] == 0
+        assert (
+            tmp_path / "mini" / "u1" / "state" / "agents" / "bench" / "sessions" / "s1.jsonl"
+        ).exists()
+
+        got = run.records[1]["metrics"]
+        assert got["recall_any@1"] == 0.0
+        assert got["recall_any@5"] == 1.0
+        assert got["mrr@10"] == 0.5
+        assert got["turn_recall@L2"] == 0.0  # the first hit uses the whole budget
+        assert got["turn_recall@L5"] == 1.0
+        assert got["lines_per_hit@5"] == 1.5
+
+    def test_report_macro_averages_and_writes_json(self, tmp_path: Path) -> None:
+        unit = _unit()
+        dataset = Dataset("mini", units=lambda: iter([unit]), turn_level=True)
+        run = DatasetRun("mini", turn_level=True)
+        run_unit(
+            dataset,
+            unit,
+            RunOptions(work_dir=tmp_path, modes=("hybrid",)),
+            ScriptedManager,
+            run,
+            lambda _: None,
+        )
+        doc = report.write_json(tmp_path / "r.json", {"stamp": "x"}, [run])
+        summary = doc["datasets"]["mini"]["summary"]["hybrid"]["all"]
+        assert summary["recall_any@5"] == 1.0
+        assert summary["n"] == 1.0
+        assert json.loads((tmp_path / "r.json").read_text())["meta"] == {"stamp": "x"}
+        _, (back,) = report.read_runs(tmp_path / "r.json")
+        assert back.records == run.records
+        assert back.units == run.units
+        assert "mini: overall" in report.render(run, doc["datasets"]["mini"]["summary"], [])
+
+
+class TestSelection:
+    def test_query_limit_is_a_reproducible_hash_sample(self) -> None:
+        queries = [Query(qid=str(i), text="t", gold_docs={"d": 1}) for i in range(20)]
+        smallest = sorted(queries, key=lambda q: hashlib.sha256(q.qid.encode()).hexdigest())[:5]
+        picked = select_queries(queries, 5)
+        assert {q.qid for q in picked} == {q.qid for q in smallest}
+        assert [q.qid for q in picked] == sorted((q.qid for q in picked), key=int)
+        assert select_queries(queries, None) == tuple(queries)
+
+    def test_unit_limit_round_robins_question_types(self) -> None:
+        units = [
+            Unit(f"{c}{i}", (), (Query(qid=f"{c}{i}", text="t", gold_docs={}, category=c),))
+            for c in "ab"
+            for i in range(3)
+        ]
+        assert [u.unit_id for u in select_units(iter(units), 3)] == ["a0", "b0", "a1"]
+
+
+class TestConfig:
+    def test_deep_merge_merges_nested_keys(self) -> None:
+        assert deep_merge({"a": {"b": 1, "c": 2}}, {"a": {"c": 3}}) == {"a": {"b": 1, "c": 3}}
+
+    def test_extra_config_reaches_every_mode(self, tmp_path: Path) -> None:
+        cfg = mode_config(
+            "vector", "local", tmp_path / "s.sqlite", 50, {"chunking": {"tokens": 200}}
+        )
+        assert cfg["chunking"] == {"tokens": 200}
+        assert cfg["query"] == {"maxResults": 50, "minScore": 0, "hybrid": {"enabled": False}}
+
+    def test_unknown_mode_is_a_key_error(self, tmp_path: Path) -> None:
+        with pytest.raises(KeyError):
+            mode_config("nope", "local", tmp_path, 50, {})

@@ -1,0 +1,157 @@
+"""Unit tests: structlog configuration (renderer choice, level filter, stderr only, no secrets)."""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from collections.abc import Iterator
+from datetime import datetime
+
+import pytest
+import structlog
+from structlog.testing import capture_logs
+
+from memlane.entrypoints.logging import REDACTED, configure_logging
+
+
+@pytest.fixture(autouse=True)
+def _reset_structlog() -> Iterator[None]:
+    yield
+    structlog.reset_defaults()
+    structlog.contextvars.clear_contextvars()
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def stderr_lines(capsys: pytest.CaptureFixture[str]) -> list[str]:
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    return captured.err.splitlines()
+
+
+class TestLevelFiltering:
+    def test_events_below_the_level_are_dropped(self) -> None:
+        configure_logging(json=True, level="warning")
+        log = structlog.get_logger()
+
+        with capture_logs() as logs:
+            log.info("file indexed")
+            log.warning("file skipped", reason="binary")
+
+        assert [entry["event"] for entry in logs] == ["file skipped"]
+
+    def test_debug_level_lets_everything_through(self) -> None:
+        configure_logging(json=True, level="DEBUG")
+
+        with capture_logs() as logs:
+            structlog.get_logger().debug("probe")
+
+        assert [entry["log_level"] for entry in logs] == ["debug"]
+
+    def test_an_unknown_level_is_refused(self) -> None:
+        with pytest.raises(ValueError, match="verbose"):
+            configure_logging(level="verbose")
+
+
+class TestJsonLines:
+    def test_json_lines_go_to_stderr_with_level_and_utc_timestamp(
+        self, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        configure_logging(json=True, level="info")
+
+        structlog.get_logger().info("event handled", handler="ReindexFile", duration_ms=12.5)
+
+        [line] = stderr_lines(capsys)
+        record = json.loads(line)
+        assert record["event"] == "event handled"
+        assert record["level"] == "info"
+        assert record["handler"] == "ReindexFile"
+        assert record["duration_ms"] == 12.5
+        stamp = datetime.fromisoformat(record["timestamp"])
+        assert stamp.utcoffset() is not None
+        assert stamp.utcoffset().total_seconds() == 0  # type: ignore[union-attr]
+
+    def test_context_variables_are_merged_into_each_line(
+        self, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        configure_logging(json=True, level="info")
+        structlog.contextvars.bind_contextvars(agent_id="main")
+
+        structlog.get_logger().info("sync done")
+
+        [line] = stderr_lines(capsys)
+        assert json.loads(line)["agent_id"] == "main"
+
+    def test_exceptions_are_structured(self, capsys: pytest.CaptureFixture[str]) -> None:
+        configure_logging(json=True, level="info")
+
+        try:
+            raise RuntimeError("provider down")
+        except RuntimeError:
+            structlog.get_logger().exception("embedding failed")
+
+        [line] = stderr_lines(capsys)
+        record = json.loads(line)
+        assert record["exception"][0]["exc_type"] == "RuntimeError"
+
+    def test_a_non_terminal_stderr_gets_json_by_default(
+        self, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        configure_logging(level="info")
+
+        structlog.get_logger().info("hello")
+
+        [line] = stderr_lines(capsys)
+        assert json.loads(line)["event"] == "hello"
+
+
+class TestConsole:
+    def test_a_terminal_gets_the_console_renderer(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        terminal = _Terminal()
+        monkeypatch.setattr(sys, "stderr", terminal)
+        configure_logging(level="info")
+
+        structlog.get_logger().info("watching", files=3)
+
+        output = terminal.getvalue()
+        assert "watching" in output
+        assert "files" in output
+        with pytest.raises(json.JSONDecodeError):
+            json.loads(output)
+
+    def test_json_false_forces_the_console_renderer(
+        self, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        configure_logging(json=False, level="info")
+
+        structlog.get_logger().info("watching")
+
+        [line] = stderr_lines(capsys)
+        assert "watching" in line
+        assert not line.startswith("{")
+
+
+class TestSensitiveFields:
+    def test_text_and_credentials_are_never_written(
+        self, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        configure_logging(json=True, level="info")
+
+        structlog.get_logger().info(
+            "chunk embedded",
+            path="memory/2026-11-03.md",
+            text="the user prefers tabs",
+            api_key="sk-live-123",
+            Authorization="Bearer abc",
+        )
+
+        [line] = stderr_lines(capsys)
+        record = json.loads(line)
+        assert record["path"] == "memory/2026-11-03.md"
+        assert record["text"] == record["api_key"] == record["Authorization"] == REDACTED
+        assert "tabs" not in line
+        assert "sk-live-123" not in line
