@@ -418,6 +418,7 @@ class MemoryManager:
         sync_settings = self.settings.sync
         self._scheduler = _BackgroundSyncer(
             self,
+            self._clock,
             debounce=sync_settings.watch_debounce_ms / 1000,
             interval=sync_settings.interval_minutes * 60,
         )
@@ -487,10 +488,14 @@ class _Counter:
 class _BackgroundSyncer:
     """A worker thread running coalesced, debounced syncs and interval syncs."""
 
-    def __init__(self, manager: MemoryManager, *, debounce: float, interval: float) -> None:
+    def __init__(
+        self, manager: MemoryManager, clock: Clock, *, debounce: float, interval: float
+    ) -> None:
         self._manager = manager
+        self._clock = clock
         self._debounce = debounce
         self._interval = interval
+        self._max_delay = max(1.0, 5 * debounce)
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._reason: str | None = None
@@ -515,10 +520,17 @@ class _BackgroundSyncer:
                 return
             reason = "interval"
             if woke:
-                # Debounce: wait until no new request arrived for `debounce` seconds.
-                while self._wake.is_set() and not self._stop.is_set():
+                # Debounce: wait for `debounce` seconds without a new request, but never longer
+                # than `max_delay` in all, so a stream of events or searches cannot starve it.
+                deadline = self._clock.monotonic() + self._max_delay
+                while (
+                    self._wake.is_set()
+                    and not self._stop.is_set()
+                    and self._clock.monotonic() < deadline
+                ):
                     self._wake.clear()
                     self._stop.wait(self._debounce)
+                self._wake.clear()
                 reason = self._reason or "watch"
             if self._stop.is_set():
                 return

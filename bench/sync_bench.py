@@ -21,6 +21,7 @@ import statistics
 import tempfile
 import time
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 from dependency_injector import providers
@@ -117,6 +118,10 @@ def timed(fn: Callable[[], object]) -> float:
     return time.perf_counter() - started
 
 
+def _read_and_hash(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
 def stat_all(paths: list[Path]) -> None:
     for p in paths:
         os.stat(p)
@@ -146,7 +151,7 @@ def main() -> None:
             target = paths[(i * 997) % len(paths)]
             target.write_text(target.read_text() + f"\nEdit {i}: renamed the rollout owner.\n")
             edits.append(timed(lambda: manager.sync(reason="bench")))
-            read_limit.append(timed(lambda t=target: hashlib.sha256(t.read_bytes()).hexdigest()))
+            read_limit.append(timed(partial(_read_and_hash, target)))
         manager.close()
         size = sum(f.stat().st_size for f in (root / "state").rglob("memory.db*"))
     finally:

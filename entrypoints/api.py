@@ -9,6 +9,8 @@ import threading
 from collections.abc import Mapping
 from pathlib import Path
 
+import structlog
+
 from memlane.application.memory import MemoryManager
 from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.file_source import SourceError
@@ -16,6 +18,7 @@ from memlane.application.ports.index_store import StoreError
 from memlane.domain.errors import DomainError
 from memlane.domain.search import SearchResult
 from memlane.entrypoints.config_file import RuntimeConfig, resolve_runtime
+from memlane.entrypoints.logging import configure_logging
 
 _managers: dict[str, MemoryManager] = {}
 _creating = threading.Lock()  # one live manager per key, even under concurrent `open` (§1.1)
@@ -36,6 +39,9 @@ def open_manager(
     `config` is a memorySearch block (camelCase keys, as in the JSON5 file); when given, it is
     used instead of the config file. `start_background` starts the watcher and timers.
     """
+    if not structlog.is_configured():
+        # A library must not print to the host's stdout: warnings and errors go to stderr.
+        configure_logging(level="warning")
     environ = dict(os.environ if env is None else env)
     if config is not None:
         # An explicit block wins over whatever config file the environment points at.
