@@ -146,6 +146,10 @@ def main() -> None:
         noop = [timed(lambda: manager.sync(reason="bench")) for _ in range(args.repeat)]
         stat_limit = [timed(lambda: stat_all(paths)) for _ in range(args.repeat)]
 
+        started = time.perf_counter()
+        forced = manager.sync(force=True, reason="bench")
+        forced_s = time.perf_counter() - started
+
         edits, read_limit = [], []
         for i in range(args.repeat):
             target = paths[(i * 997) % len(paths)]
@@ -168,6 +172,8 @@ def main() -> None:
         "noop_limit_stat_all_s_median": round(statistics.median(stat_limit), 4),
         "one_edit_sync_s_median": round(statistics.median(edits), 4),
         "one_edit_limit_read_hash_s_median": round(statistics.median(read_limit), 5),
+        "forced_reindex_s": round(forced_s, 3),
+        "forced_reindex_chunks_embedded": forced.chunks_embedded,
         "db_bytes": size,
         "cpus": os.cpu_count(),
     }
@@ -186,6 +192,11 @@ def main() -> None:
             "one-edit sync (median)",
             f"{result['one_edit_sync_s_median']} s",
             f"limit: read+hash the file {result['one_edit_limit_read_hash_s_median']} s",
+        ),
+        (
+            "forced full reindex",
+            f"{result['forced_reindex_s']} s",
+            f"{forced.chunks_embedded} chunks embedded (all others from the cache)",
         ),
         ("database size", f"{size / 1e6:.1f} MB", f"{size / max(1, chunks):.0f} bytes/chunk"),
     ]

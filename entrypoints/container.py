@@ -27,6 +27,7 @@ from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
 from memlane.application.memory import MemoryManager
 from memlane.application.ports.embedding import EmbeddingProvider
 from memlane.application.ports.file_source import FileSource
+from memlane.application.ports.index_store import IndexStore
 from memlane.application.provider_selection import ProviderChoice, choose_provider
 from memlane.application.reports import RecoveryStats
 from memlane.domain.config import DEFAULT_MODELS, MemorySettings
@@ -135,14 +136,19 @@ def _redactor(settings: MemorySettings) -> Callable[[str], str] | None:
     return Redactor(settings.redaction.extra_patterns).redact
 
 
-def _recovery(database: SqliteDatabase) -> Callable[[], RecoveryStats]:
+def _recovery(store: IndexStore) -> Callable[[], RecoveryStats] | None:
+    """Read-only recovery counters of the SQLite store (a fake store has none)."""
+    raw = getattr(store, "recovery_stats", None)
+    if raw is None:
+        return None
+
     def stats() -> RecoveryStats:
-        raw = database.recovery_stats()
+        counters = raw()
         return RecoveryStats(
-            attempts=raw.attempts,
-            successes=raw.successes,
-            failures=raw.failures,
-            last_error=raw.last_error,
+            attempts=counters.attempts,
+            successes=counters.successes,
+            failures=counters.failures,
+            last_error=counters.last_error,
         )
 
     return stats
@@ -202,5 +208,5 @@ class Container(containers.DeclarativeContainer):
         embedding_runtime,
         clock,
         watcher,
-        providers.Callable(_recovery, database),
+        providers.Callable(_recovery, index_store),
     )

@@ -1,0 +1,201 @@
+"""The real container with only port providers overridden, the Python API and the tool payloads."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import pytest
+from dependency_injector import providers
+
+from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
+from memlane.application.memory import MemoryManager
+from memlane.entrypoints.api import (
+    chat_type,
+    memory_get_tool,
+    memory_search_tool,
+    open_manager,
+    tool_text,
+)
+from memlane.entrypoints.config_file import resolve_runtime
+from memlane.entrypoints.container import Container
+from tests.fakes.embedding import FakeEmbeddingProvider
+from tests.fakes.event_log import FakeEventLog
+from tests.fakes.index_store import FakeIndexStore
+
+pytestmark = pytest.mark.e2e
+
+
+def _workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    (ws / "MEMORY.md").write_text("# Team\n\nPriya owns the billing service.\n")
+    (ws / "memory" / "2026-11-03.md").write_text("# Deploy\n\nDeploys happen on Tuesdays.\n")
+    return ws
+
+
+class TestContainer:
+    def test_the_real_wiring_runs_with_fake_ports(self, tmp_path: Path) -> None:
+        """Routing and handlers stay real; only the store, log and embedder are fakes."""
+        ws = _workspace(tmp_path)
+        runtime = resolve_runtime(
+            env={"HOME": str(tmp_path)}, cwd=tmp_path, workspace=str(ws), state=str(tmp_path / "s")
+        )
+        container = Container(runtime_config=runtime, env={"HOME": str(tmp_path)})
+        store, log, embedder = FakeIndexStore(), FakeEventLog(), FakeEmbeddingProvider()
+        container.index_store.override(providers.Object(store))
+        container.event_log.override(providers.Object(log))
+        container.embedding_runtime.override(
+            providers.Object(EmbeddingRuntime(lambda: Selection(provider=embedder)))
+        )
+
+        manager: MemoryManager = container.manager()
+        manager.sync()
+        response = manager.search("who owns billing", min_score=0.0)
+
+        assert response.provider == "fake"
+        assert response.results[0].path == "MEMORY.md"
+        assert {f.path for f in store.files("memory")} == {"MEMORY.md", "memory/2026-11-03.md"}
+        assert log.last_position() > 0
+        assert not (tmp_path / "s" / "agents" / "main" / "memory.db").exists()
+
+    def test_check_dependencies_finds_nothing_missing(self, tmp_path: Path) -> None:
+        runtime = resolve_runtime(env={"HOME": str(tmp_path)}, cwd=tmp_path)
+        container = Container(runtime_config=runtime, env={})
+
+        container.check_dependencies()
+
+
+class TestPythonApi:
+    def test_open_returns_one_live_manager_per_key_and_a_context_manager(
+        self, tmp_path: Path
+    ) -> None:
+        """memlane.open reuses the live manager; closing it forgets it."""
+        import memlane
+
+        ws = _workspace(tmp_path)
+        env = {"HOME": str(tmp_path)}
+        first = memlane.open(
+            workspace=ws, state_dir=tmp_path / "s", config={"provider": "none"}, env=env
+        )
+        second = open_manager(
+            workspace=ws, state_dir=tmp_path / "s", config={"provider": "none"}, env=env
+        )
+        assert first is second
+
+        with first as memory:
+            memory.sync()
+            assert memory.search("Tuesdays").results[0].path == "memory/2026-11-03.md"
+        third = open_manager(
+            workspace=ws, state_dir=tmp_path / "s", config={"provider": "none"}, env=env
+        )
+        assert third is not first
+        third.close()
+
+    def test_awaitable_versions_do_not_block_the_event_loop(self, tmp_path: Path) -> None:
+        ws = _workspace(tmp_path)
+        manager = open_manager(
+            workspace=ws,
+            state_dir=tmp_path / "s",
+            config={"provider": "none"},
+            env={"HOME": str(tmp_path)},
+        )
+
+        async def scenario() -> tuple[int, list[str]]:
+            ticks = 0
+
+            async def ticker() -> None:
+                nonlocal ticks
+                while True:
+                    ticks += 1
+                    await asyncio.sleep(0)
+
+            task = asyncio.create_task(ticker())
+            await manager.async_sync()
+            response = await manager.asearch("billing", min_score=0.0)
+            got = await manager.aget("MEMORY.md", from_line=3, lines=1)
+            task.cancel()
+            return ticks, [r.path for r in response.results] + [got.text]
+
+        ticks, found = asyncio.run(scenario())
+        manager.close()
+
+        assert ticks > 0
+        assert found[0] == "MEMORY.md"
+        assert found[-1] == "Priya owns the billing service."
+
+
+class TestToolPayloads:
+    @pytest.fixture
+    def manager(self, tmp_path: Path) -> MemoryManager:
+        ws = _workspace(tmp_path)
+        sessions = tmp_path / "s" / "agents" / "main" / "sessions"
+        sessions.mkdir(parents=True)
+        (sessions / "chat.jsonl").write_text(
+            json.dumps(
+                {"type": "message", "message": {"role": "user", "content": "ship the kiwi release"}}
+            )
+            + "\n"
+        )
+        (tmp_path / "outside.md").write_text("not yours")
+        manager = open_manager(
+            workspace=ws,
+            state_dir=tmp_path / "s",
+            config={"provider": "none", "query": {"minScore": 0}},
+            env={"HOME": str(tmp_path)},
+        )
+        manager.sync()
+        return manager
+
+    def test_search_payload_has_citations_in_direct_chats_only(
+        self, manager: MemoryManager
+    ) -> None:
+        direct = memory_search_tool(manager, {"query": "billing"}, session_key="agent:main:dm:1")
+        group = memory_search_tool(
+            manager,
+            {"query": "billing", "max_results": "2"},
+            session_key="agent:main:telegram:group:9",
+        )
+
+        assert direct["citations"] == "on" and group["citations"] == "off"
+        first = direct["results"][0]  # type: ignore[index]
+        assert first["citation"] == "MEMORY.md#L1-L3"
+        assert first["snippet"].endswith("Source: MEMORY.md#L1-L3")
+        assert "citation" not in group["results"][0]  # type: ignore[index]
+        assert set(first) <= {
+            "path",
+            "startLine",
+            "endLine",
+            "score",
+            "snippet",
+            "source",
+            "citation",
+        }
+        assert json.loads(tool_text(direct))["mode"] == "keyword"
+
+    def test_search_payload_for_bad_input_is_disabled_with_a_reason(
+        self, manager: MemoryManager
+    ) -> None:
+        blank = memory_search_tool(manager, {"query": "  "})
+        negative = memory_search_tool(manager, {"query": "x", "maxResults": -3})
+
+        assert blank["disabled"] is True and blank["error"] == "query required"
+        assert negative["disabled"] is True and "maxResults" in str(negative["error"])
+
+    def test_get_payload_opens_session_hits_and_refuses_escapes(
+        self, manager: MemoryManager
+    ) -> None:
+        hit = memory_get_tool(manager, {"path": "sessions/chat.jsonl", "from": 1, "lines": 1})
+        escape = memory_get_tool(manager, {"path": "../outside.md"})
+        blank = memory_get_tool(manager, {"path": ""})
+
+        assert hit["text"] == "User: ship the kiwi release"
+        assert escape["disabled"] is True and escape["text"] == ""
+        assert blank == {"path": "", "text": "", "disabled": True, "error": "path required"}
+
+    def test_chat_type_follows_the_session_key(self) -> None:
+        assert chat_type(None) == "direct"
+        assert chat_type("agent:main:whatsapp:group:42") == "group"
+        assert chat_type("agent:main:discord:channel:7") == "channel"
+        assert chat_type("agent:main:main") == "direct"
