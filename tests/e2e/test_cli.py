@@ -156,3 +156,54 @@ class TestCli:
         assert result.returncode == 2
         assert result.stderr.strip()
         assert result.stdout == ""
+
+
+class TestWatchCommand:
+    def test_watch_follows_changes_and_stops_cleanly_on_sigterm(self, tmp_path: Path) -> None:
+        """`memlane watch` indexes a new note by itself and exits 0 on SIGTERM."""
+        import signal
+        import time
+
+        (tmp_path / "ws" / "memory").mkdir(parents=True)
+        (tmp_path / "ws" / "MEMORY.md").write_text("# Notes\n\nNothing yet.\n")
+        config = tmp_path / "config.json5"
+        config.write_text(
+            "{agents: {defaults: {memorySearch: {provider: 'none', sync: {watchDebounceMs: 200}}}}}"
+        )
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLANE_")}
+        env["HOME"] = str(tmp_path)
+        base = [
+            sys.executable,
+            "-m",
+            "memlane.entrypoints",
+            "--config",
+            str(config),
+            "--state-dir",
+            str(tmp_path / "state"),
+            "--workspace",
+            str(tmp_path / "ws"),
+        ]
+        with subprocess.Popen([*base, "watch"], env=env, stderr=subprocess.PIPE, text=True) as proc:
+            assert proc.stderr is not None
+            while "watching" not in proc.stderr.readline():
+                assert proc.poll() is None
+            (tmp_path / "ws" / "memory" / "new.md").write_text("# New\n\nThe narwhal migration.\n")
+            db = tmp_path / "state" / "agents" / "main" / "memory.db"
+            deadline = time.monotonic() + 20
+            found = False
+            while time.monotonic() < deadline and not found:
+                time.sleep(0.3)
+                import sqlean
+
+                with sqlean.connect(db) as conn:
+                    found = (
+                        conn.execute(
+                            "select count(*) from files where path = 'memory/new.md'"
+                        ).fetchone()[0]
+                        == 1
+                    )
+            proc.send_signal(signal.SIGTERM)
+            code = proc.wait(timeout=30)
+
+        assert found
+        assert code == 0
