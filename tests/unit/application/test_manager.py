@@ -1,0 +1,117 @@
+"""MemoryManager behaviours around the use cases: first search, progress, get, status, events."""
+
+from __future__ import annotations
+
+import pytest
+
+from memlane.application.ports.file_source import FileRefused
+from memlane.application.reports import SyncProgress
+from memlane.domain.config import MemorySettings, QuerySettings
+from memlane.domain.errors import InvalidQuery
+from tests.unit.application.conftest import World, message
+
+
+class TestFirstSearch:
+    def test_the_first_search_on_an_empty_index_waits_for_the_first_sync(
+        self, world: World
+    ) -> None:
+        """§31.24: no empty answer just because indexing has not run yet."""
+        world.memory.write("MEMORY.md", "# Pets\n\nThe office cat is called Miso.\n")
+        manager = world.manager()
+
+        response = manager.search("office cat")
+
+        assert [r.path for r in response.results] == ["MEMORY.md"]
+
+
+class TestProgress:
+    def test_a_sync_reports_files_and_embeddings(self, world: World) -> None:
+        for i in range(3):
+            world.memory.write(f"memory/n{i}.md", f"# Note {i}\n\nabout topic {i}\n")
+        seen: list[SyncProgress] = []
+
+        world.manager().sync(progress=seen.append)
+
+        rebuild = [p for p in seen if p.phase == "rebuild"]
+        assert rebuild and rebuild[-1].files_done == rebuild[-1].files_total == 3
+        assert seen[-1].chunks_embedded == 3
+
+
+class TestSearchValidation:
+    @pytest.mark.parametrize(
+        "kwargs",
+        [{"max_results": 0}, {"max_results": 101}, {"min_score": 1.5}, {"min_score": float("nan")}],
+    )
+    def test_out_of_range_limits_are_refused(self, world: World, kwargs: dict[str, float]) -> None:
+        manager = world.manager()
+        manager.sync()
+
+        with pytest.raises(InvalidQuery):
+            manager.search("anything", **kwargs)  # type: ignore[arg-type]
+
+    def test_a_blank_query_is_refused(self, world: World) -> None:
+        with pytest.raises(InvalidQuery, match="query required"):
+            world.manager().search("   ")
+
+    def test_min_score_filters_but_the_top_keyword_hit_survives(self, world: World) -> None:
+        """§31.2: an exact keyword hit is never lost to the default min score."""
+        world.embedder = None
+        world.settings = MemorySettings(query=QuerySettings(min_score=0.35))
+        world.memory.write("MEMORY.md", "# Codes\n\nThe door code changed to QX-4471 in May.\n")
+        manager = world.manager()
+        manager.sync()
+
+        assert [r.path for r in manager.search("QX-4471").results] == ["MEMORY.md"]
+
+
+class TestGet:
+    def test_get_reads_a_line_range(self, world: World) -> None:
+        world.memory.write("MEMORY.md", "one\ntwo\nthree\nfour\n")
+
+        got = world.manager().get("MEMORY.md", from_line=2, lines=2)
+
+        assert got.text == "two\nthree"
+
+    def test_get_opens_a_transcript_hit_by_jsonl_lines(self, world: World) -> None:
+        world.sessions.write(
+            "sessions/a.jsonl",
+            message("user", "hello") + '{"type":"session"}\n' + message("assistant", "hi there"),
+        )
+
+        got = world.manager().get("sessions/a.jsonl", from_line=3, lines=1)
+
+        assert got.text == "Assistant: hi there"
+
+    def test_get_refuses_paths_outside_the_sources(self, world: World) -> None:
+        with pytest.raises(FileRefused):
+            world.manager().get("../../etc/passwd")
+
+
+class TestStatusAndEvents:
+    def test_status_counts_sources_and_events_show_what_happened(self, world: World) -> None:
+        world.memory.write("MEMORY.md", "# A\n\nalpha\n")
+        world.sessions.write("sessions/s.jsonl", message("user", "beta"))
+        manager = world.manager()
+        manager.sync()
+
+        status = manager.status()
+        names = [type(r.event).__name__ for r in manager.recent_events(10)]
+
+        assert {(s.source, s.files) for s in status.by_source} == {("memory", 1), ("sessions", 1)}
+        assert status.provider == "fake" and status.search_mode == "hybrid"
+        assert status.events_pending == 0 and not status.dirty
+        assert names == ["ReindexRequired", "IndexRebuilt"]
+
+    def test_subscribers_see_new_events(self, world: World) -> None:
+        manager = world.manager()
+        manager.sync()
+        seen: list[str] = []
+        unsubscribe = manager.subscribe(lambda r: seen.append(type(r.event).__name__))
+
+        world.memory.write("MEMORY.md", "# A\n\nalpha\n")
+        manager.sync()
+        unsubscribe()
+        world.memory.write("MEMORY.md", "# A\n\nalpha beta\n")
+        manager.sync()
+
+        assert seen == ["FileChanged", "FileIndexed"]
