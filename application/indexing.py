@@ -50,9 +50,12 @@ class FilePreparer:
         sources: Mapping[Source, FileSource],
         policy: ChunkingPolicy,
         redact: Callable[[str], str] | None = None,
+        *,
+        session_policy: ChunkingPolicy | None = None,
     ) -> None:
         self._sources = sources
         self._policy = policy
+        self._session_policy = session_policy or policy
         self._redact = redact
 
     def source(self, source: Source) -> FileSource:
@@ -78,7 +81,7 @@ class FilePreparer:
                 source,
                 path,
                 rendered.text,
-                self._policy,
+                self._session_policy,
                 line_numbers=rendered.line_numbers,
                 line_timestamps=rendered.timestamps,
             )

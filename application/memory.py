@@ -91,7 +91,9 @@ class MemoryManager:
         self._recovery_stats = recovery_stats
         self.issues = IssueBoard()
         self.progress = ProgressTracker()
-        preparer = FilePreparer(self._sources, settings.chunking, redact)
+        preparer = FilePreparer(
+            self._sources, settings.chunking, redact, session_policy=settings.session_chunking
+        )
         use_cache = settings.cache.enabled
         self._detector = ChangeDetector(
             sources=self._sources,
@@ -239,6 +241,8 @@ class MemoryManager:
             scope_hash=self._scope_hash,
             chunk_tokens=self.settings.chunking.tokens,
             chunk_overlap=self.settings.chunking.overlap,
+            session_chunk_tokens=self.settings.session_chunking.tokens,
+            session_chunk_overlap=self.settings.session_chunking.overlap,
             provider="none",
             model=KEYWORD_ONLY_MODEL,
             provider_key="",

@@ -150,7 +150,12 @@ MEMORY_SEARCH_SCHEMA: Final[_Schema] = {
         "path": _STRING,
         "vector": {"enabled": _BOOL, "extensionPath": _STRING},
     },
-    "chunking": {"tokens": _NUMBER, "overlap": _NUMBER},
+    "chunking": {
+        "tokens": _NUMBER,
+        "overlap": _NUMBER,
+        "sessionTokens": _NUMBER,
+        "sessionOverlap": _NUMBER,
+    },
     "sync": {
         "onSessionStart": _BOOL,
         "onSearch": _BOOL,
@@ -594,6 +599,7 @@ def _build(merged: _Flat, citations: CitationsMode) -> MemorySettings:
             extension_path=read.text("store.vector.extensionPath"),
         ),
         chunking=_chunking(read),
+        session_chunking=_session_chunking(read),
         sync=_sync(read),
         query=_query(read),
         cache=CacheSettings(
@@ -672,6 +678,13 @@ def _remote(read: _Reader) -> RemoteSettings:
         query_timeout_seconds=read.number("remote.queryTimeoutSeconds", 20.0, 1.0, 3600.0),
         max_concurrency=read.integer("remote.maxConcurrency", 4, 1, 64),
     )
+
+
+def _session_chunking(read: _Reader) -> ChunkingPolicy:
+    """Transcripts get smaller chunks: a hit is a few turns, not a whole conversation."""
+    tokens = read.integer("chunking.sessionTokens", 150, 1, _MAX_SAFE_INT)
+    overlap = read.integer("chunking.sessionOverlap", 30, 0, _MAX_SAFE_INT)
+    return ChunkingPolicy(tokens=tokens, overlap=min(overlap, max(0, tokens - 1)))
 
 
 def _chunking(read: _Reader) -> ChunkingPolicy:

@@ -19,7 +19,7 @@ from memlane.domain.events import ReindexReason
 from memlane.domain.sources import Source
 
 SCHEMA_VERSION = 1
-CHUNKER_VERSION = 1
+CHUNKER_VERSION = 2
 KEYWORD_ONLY_MODEL = "fts-only"
 
 
@@ -37,6 +37,8 @@ class IndexMeta:
     model: str
     provider_key: str
     dimensions: int | None
+    session_chunk_tokens: int = 150
+    session_chunk_overlap: int = 30
 
     @property
     def has_vectors_model(self) -> bool:
@@ -53,17 +55,23 @@ def reindex_reason(stored: IndexMeta | None, wanted: IndexMeta) -> ReindexReason
         return "no_index"
     if stored.schema_version != wanted.schema_version:
         return "schema_changed"
-    if (stored.chunker_version, stored.chunk_tokens, stored.chunk_overlap) != (
-        wanted.chunker_version,
-        wanted.chunk_tokens,
-        wanted.chunk_overlap,
-    ):
+    if _chunking(stored) != _chunking(wanted):
         return "chunking_changed"
     if tuple(sorted(stored.sources)) != tuple(sorted(wanted.sources)):
         return "sources_changed"
     if stored.scope_hash != wanted.scope_hash:
         return "scope_changed"
     return None
+
+
+def _chunking(meta: IndexMeta) -> tuple[int, ...]:
+    return (
+        meta.chunker_version,
+        meta.chunk_tokens,
+        meta.chunk_overlap,
+        meta.session_chunk_tokens,
+        meta.session_chunk_overlap,
+    )
 
 
 def needs_reembedding(stored: IndexMeta, wanted: IndexMeta) -> bool:

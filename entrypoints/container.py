@@ -78,9 +78,13 @@ def provider_factories(
         ),
         "gemini": lambda: GeminiEmbeddingProvider(
             **http_options("gemini"),  # type: ignore[arg-type]
+            batch=remote.batch,
             dimensions=settings.output_dimensionality,
         ),
-        "voyage": lambda: VoyageEmbeddingProvider(**http_options("voyage")),  # type: ignore[arg-type]
+        "voyage": lambda: VoyageEmbeddingProvider(
+            **http_options("voyage"),  # type: ignore[arg-type]
+            batch=remote.batch,
+        ),
         "mistral": lambda: MistralEmbeddingProvider(**http_options("mistral")),  # type: ignore[arg-type]
         "ollama": lambda: OllamaEmbeddingProvider(**http_options("ollama")),  # type: ignore[arg-type]
     }

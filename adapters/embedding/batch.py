@@ -8,8 +8,9 @@ error line or a missing id fails the whole group.
 
 `BatchEmbedder` owns the failure policy: a timeout is retried once at once (two attempts), every
 failure adds its attempts to a counter, two failed attempts switch batch mode off for the life of
-the provider, and a success resets the counter. The caller falls back to inline embedding for the
-texts of a failed batch (`try_embed` returns None).
+the provider, and a success resets the counter; a failure marked `disables_batch` (the provider has
+no batch API) switches it off at once. The caller falls back to inline embedding for the texts of a
+failed batch (`try_embed` returns None).
 """
 
 from __future__ import annotations
@@ -38,9 +39,13 @@ _DISABLE_AFTER = 2
 class BatchError(Exception):
     """One batch group failed; the texts are embedded inline instead."""
 
-    def __init__(self, message: str, *, timed_out: bool = False) -> None:
+    def __init__(
+        self, message: str, *, timed_out: bool = False, disables_batch: bool = False
+    ) -> None:
         super().__init__(message)
         self.timed_out = timed_out
+        # The provider has no batch API at all (e.g. Gemini's 404): stop trying at once (§9).
+        self.disables_batch = disables_batch
 
 
 class Sender(Protocol):
@@ -236,14 +241,14 @@ class BatchEmbedder:
             except BatchError as exc:
                 if exc.timed_out and attempts == 1:
                     continue
-                self._record_failure(attempts, str(exc))
+                self._record_failure(attempts, str(exc), disable=exc.disables_batch)
                 return None
             self.failures = 0
             return vectors
 
-    def _record_failure(self, attempts: int, message: str) -> None:
+    def _record_failure(self, attempts: int, message: str, *, disable: bool = False) -> None:
         self.failures += attempts
-        if self.failures >= _DISABLE_AFTER:
+        if disable or self.failures >= _DISABLE_AFTER:
             self.active = False
         log.warning(
             "embedding_batch_failed",

@@ -7,6 +7,10 @@ taskType `RETRIEVAL_DOCUMENT`) → `{embeddings: [{values}]}`. The key travels i
 `x-goog-api-key` header, never in the URL, so it cannot leak into logs of URLs. Errors come as
 `{error: {code, message, status}}`; 429 `RESOURCE_EXHAUSTED` is a rate limit and is retried.
 Vectors truncated by `outputDimensionality` are not unit length: the base normalises them.
+
+With `batch.enabled`, documents go through the async batch API (`:asyncBatchEmbedContent`, see
+gemini_batch.py) and fall back to inline requests when a batch fails; a 404 there turns batch
+mode off for good.
 """
 
 from __future__ import annotations
@@ -19,7 +23,14 @@ import httpx
 from typing_extensions import override
 
 from memlane.adapters.embedding._http import JSON, HttpEmbeddingProvider, RawVectors, as_floats
-from memlane.application.ports.embedding import EmbeddingRejected, ProviderNotConfigured
+from memlane.adapters.embedding.batch import BatchEmbedder
+from memlane.adapters.embedding.gemini_batch import GeminiBatchFlow
+from memlane.application.ports.embedding import (
+    EmbeddingRejected,
+    ProviderNotConfigured,
+    Vector,
+)
+from memlane.domain.config import BatchSettings
 
 DEFAULT_MODEL = "gemini-embedding-001"
 DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
@@ -70,6 +81,7 @@ class GeminiEmbeddingProvider(HttpEmbeddingProvider):
         transport: httpx.BaseTransport | None = None,
         sleep: Callable[[float], None] = time.sleep,
         dimensions: int | None = None,
+        batch: BatchSettings | None = None,
     ) -> None:
         if not api_key:
             raise ProviderNotConfigured(
@@ -98,6 +110,32 @@ class GeminiEmbeddingProvider(HttpEmbeddingProvider):
             output_dimensionality=dimensions,
             max_input_tokens=_MAX_INPUT_TOKENS.get(model, 2048),
         )
+        self._batch: BatchEmbedder | None = None
+        if batch is not None and batch.enabled:
+            flow = GeminiBatchFlow(
+                send=self._send,
+                client=self._client,
+                base_url=self._base_url,
+                model=self._model,
+                settings=batch,
+                request_body=self._batch_line,
+                redact=self._redact,
+                sleep=sleep,
+            )
+            self._batch = BatchEmbedder(flow, provider=self.provider_id)
+
+    @property
+    def batch_active(self) -> bool:
+        """True while documents go through the async batch API (off after failures or a 404)."""
+        return self._batch is not None and self._batch.active
+
+    @override
+    def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
+        if self._batch is not None:
+            raw = self._batch.try_embed(texts)
+            if raw is not None:
+                return self._finish_vectors(raw, len(texts))
+        return super().embed_documents(texts)
 
     @override
     def _embed_batch(
@@ -129,4 +167,10 @@ class GeminiEmbeddingProvider(HttpEmbeddingProvider):
         }
         if self._output_dimensionality is not None:
             request["outputDimensionality"] = self._output_dimensionality
+        return request
+
+    def _batch_line(self, text: str) -> JSON:
+        # A batch line names no model: the batch's own model applies to every request.
+        request = self._request(text, "RETRIEVAL_DOCUMENT")
+        del request["model"]
         return request

@@ -90,6 +90,8 @@ def _meta_to_json(meta: IndexMeta) -> str:
             "model": meta.model,
             "provider_key": meta.provider_key,
             "dimensions": meta.dimensions,
+            "session_chunk_tokens": meta.session_chunk_tokens,
+            "session_chunk_overlap": meta.session_chunk_overlap,
         }
     )
 
@@ -107,6 +109,9 @@ def _meta_from_json(text: str) -> IndexMeta:
         model=str(data["model"]),
         provider_key=str(data["provider_key"]),
         dimensions=None if data["dimensions"] is None else int(data["dimensions"]),
+        # Absent from metas written before these fields existed: -1 forces a rebuild.
+        session_chunk_tokens=int(data.get("session_chunk_tokens", -1)),
+        session_chunk_overlap=int(data.get("session_chunk_overlap", -1)),
     )
 
 

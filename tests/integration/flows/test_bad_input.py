@@ -20,7 +20,9 @@ def test_bad_files_are_reported_and_the_good_ones_indexed(tmp_path: Path) -> Non
     memory.mkdir(parents=True)
     (ws / "MEMORY.md").write_text("# Notes\n\nThe good note mentions the walrus protocol.\n")
     (memory / "binary.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + bytes(200))
-    (memory / "latin1.md").write_bytes("# Café\n\nla réunion du walrus à Genève\n".encode("latin-1"))
+    (memory / "latin1.md").write_bytes(
+        "# Café\n\nla réunion du walrus à Genève\n".encode("latin-1")
+    )
     with (memory / "huge.md").open("wb") as f:  # sparse: 50 MB without writing them
         f.truncate(50 * 1024 * 1024)
     (memory / "loop").mkdir()
@@ -34,16 +36,23 @@ def test_bad_files_are_reported_and_the_good_ones_indexed(tmp_path: Path) -> Non
         good.encode() + b"\n{broken json\n\xff\xfe\xfd\n" + good.encode()[:20]
     )
 
-    manager = open_manager(workspace=ws, state_dir=tmp_path / "state",
-                           config={"provider": "none", "query": {"minScore": 0}},
-                           env={"HOME": str(tmp_path)})
+    manager = open_manager(
+        workspace=ws,
+        state_dir=tmp_path / "state",
+        config={"provider": "none", "query": {"minScore": 0}},
+        env={"HOME": str(tmp_path)},
+    )
     report = manager.sync()
     found = {r.path for r in manager.search("walrus", max_results=10).results}
     issues = {i.path: i.reason for i in manager.status().issues}
     manager.close()
 
-    assert {"MEMORY.md", "memory/latin1.md", "memory/odd name ü\n.md",
-            "sessions/chat.jsonl"} <= found
+    assert {
+        "MEMORY.md",
+        "memory/latin1.md",
+        "memory/odd name ü\n.md",
+        "sessions/chat.jsonl",
+    } <= found
     assert "memory/binary.md" in issues and "binary" in issues["memory/binary.md"]
     assert "memory/huge.md" in issues
     assert "invalid UTF-8" in issues["memory/latin1.md"]

@@ -635,3 +635,16 @@ class TestIgnoredKeys:
             "agents.list[0].identity",
             "memory.qmd",
         ]
+
+
+class TestSessionChunking:
+    def test_transcripts_default_to_smaller_chunks(self) -> None:
+        settings = resolve_settings({})
+
+        assert (settings.session_chunking.tokens, settings.session_chunking.overlap) == (150, 30)
+        assert (settings.chunking.tokens, settings.chunking.overlap) == (400, 80)
+
+    def test_transcript_chunking_is_configurable_and_overlap_clamped(self) -> None:
+        settings = resolve_settings(tree({"chunking": {"sessionTokens": 60, "sessionOverlap": 90}}))
+
+        assert (settings.session_chunking.tokens, settings.session_chunking.overlap) == (60, 59)

@@ -75,3 +75,9 @@ class TestNeedsReembedding:
     def test_the_same_model_or_going_keyword_only_does_not(self) -> None:
         assert not needs_reembedding(META, META)
         assert not needs_reembedding(META, KEYWORD_ONLY)
+
+
+class TestSessionChunking:
+    def test_changed_transcript_chunking_rebuilds(self) -> None:
+        assert reindex_reason(META, replace(META, session_chunk_tokens=300)) == "chunking_changed"
+        assert reindex_reason(META, replace(META, session_chunk_overlap=0)) == "chunking_changed"
