@@ -6,7 +6,6 @@ Exit codes: 0 success, 1 a failed operation, 2 bad usage (click's own usage erro
 from __future__ import annotations
 
 import json
-import os
 import signal
 import sys
 import threading
@@ -384,8 +383,6 @@ def _status_text(s: StatusReport) -> str:
 
 def main() -> None:
     """Console-script entry point."""
-    # Keep the bundled model from oversubscribing the 2-core default machines' threads.
-    os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
     cli(prog_name="memlane")
 
 
