@@ -13,7 +13,8 @@ def _matches(document: str, query: str) -> bool:
     conn.execute("INSERT INTO t(terms) VALUES (?)", (fts_document(document),))
     match = build_fts_query(query)
     assert match is not None
-    return conn.execute("SELECT count(*) FROM t WHERE t MATCH ?", (match,)).fetchone()[0] == 1
+    count: int = conn.execute("SELECT count(*) FROM t WHERE t MATCH ?", (match,)).fetchone()[0]
+    return count == 1
 
 
 class TestStemming:
