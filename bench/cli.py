@@ -128,8 +128,15 @@ def cmd_run(args: argparse.Namespace) -> int:
         runs.append(run)
         started = time.perf_counter()
         for unit in units:
-            run_unit(dataset, unit, options, opener, run, lambda s: print(s, flush=True))
-            _save(args, stamp, runs)  # keep partial results if a long run dies
+            run_unit(
+                dataset,
+                unit,
+                options,
+                opener,
+                run,
+                lambda s: print(s, flush=True),
+                checkpoint=lambda: _save(args, stamp, runs),
+            )
         print(f"{name}: done in {(time.perf_counter() - started) / 60:.1f} min", flush=True)
     if runs:
         doc = _save(args, stamp, runs)

@@ -95,13 +95,16 @@ def compare_modes(run: DatasetRun, seed: int = 0) -> list[dict[str, Any]]:
 
 
 def format_table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    """A Markdown table (aligned, so it reads on a terminal too) under a `###` title."""
     widths = [
         max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in enumerate(header)
     ]
-    line = " | ".join(h.ljust(w) for h, w in zip(header, widths, strict=True))
-    sep = "-+-".join("-" * w for w in widths)
-    body = [" | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) for r in rows]
-    return "\n".join([f"\n## {title}", line, sep, *body])
+
+    def row(cells: Sequence[str]) -> str:
+        return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) + " |"
+
+    sep = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
+    return "\n".join([f"\n### {title}", row(header), sep, *(row(r) for r in rows)])
 
 
 def _fmt(value: float) -> str:

@@ -225,11 +225,15 @@ def run_unit(
     opener: Opener,
     out: DatasetRun,
     log: Callable[[str], None],
+    checkpoint: Callable[[], object] = lambda: None,
 ) -> None:
+    """Index `unit` and run its queries in every mode; `checkpoint` is called after each mode
+    so a long run that dies keeps what it measured."""
     paths = UnitPaths.for_unit(options.work_dir, dataset.name, unit.unit_id)
     materialize(unit, paths)
     doc_of_path = unit.doc_of_path()
     record = UnitRun(unit.unit_id, len(unit.files), sum(indexed_chars(unit)), len(unit.queries))
+    out.units.append(record)
     for mode in options.modes:
         store = paths.store_path(store_key({"provider": options.provider, **MODES[mode]}))
         cfg = mode_config(mode, options.provider, store, options.max_results, options.extra_config)
@@ -270,4 +274,4 @@ def run_unit(
             f"  {dataset.name}/{unit.unit_id} {mode}: sync {record.sync_seconds[mode]:.1f}s, "
             f"{len(unit.queries)} queries, p50 {record.search_p50_ms.get(mode, 0.0):.1f} ms"
         )
-    out.units.append(record)
+        checkpoint()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -255,3 +256,31 @@ class TestWorkspace:
     def test_safe_ids_are_kept_as_file_names(self) -> None:
         assert file_id_for("answer_4be1b6b4_2") == "answer_4be1b6b4_2"
         assert file_id_for("a/b") == hashlib.sha256(b"a/b").hexdigest()[:16]
+
+
+@pytest.mark.integration
+class TestSharedDataCounts:
+    """The converters reproduce the counts the data sets' READMEs state (skipped without data)."""
+
+    def test_locomo_has_1982_items_with_evidence_over_272_sessions(self) -> None:
+        path = registry.DEFAULT_DATA_ROOT / "locomo" / "locomo10.json"
+        if not path.exists():
+            pytest.skip("shared LoCoMo data not present")
+        units = list(registry.load("locomo").units())
+        assert sum(len(u.queries) for u in units) == 1982
+        assert sum(len(u.files) for u in units) == 272
+
+    def test_longmemeval_subset_has_48_questions_and_40_official_ones(self) -> None:
+        path = registry.DEFAULT_DATA_ROOT / "longmemeval_s" / "longmemeval_s_cleaned_subset48.json"
+        if not path.exists():
+            pytest.skip("shared LongMemEval data not present")
+        per_question = list(longmemeval.dataset(path, "per_question").units())
+        official = list(longmemeval.dataset(path, "official").units())
+        assert len(per_question) == 48
+        assert len(official) == 40  # the 8 single-session-assistant questions drop out
+        items = json.loads(path.read_text(encoding="utf-8"))
+        repeats = sum(
+            n - 1 for item in items for n in Counter(item["haystack_session_ids"]).values() if n > 1
+        )
+        dup_files = [f for u in per_question for f in u.files if "__dup" in f.name]
+        assert len(dup_files) == repeats > 0

@@ -125,7 +125,7 @@ class TestRunUnit:
         _, (back,) = report.read_runs(tmp_path / "r.json")
         assert back.records == run.records
         assert back.units == run.units
-        assert "mini: overall" in report.render(run, doc["datasets"]["mini"]["summary"], [])
+        assert "### mini: overall" in report.render(run, doc["datasets"]["mini"]["summary"], [])
 
 
 class TestSelection:
@@ -160,3 +160,18 @@ class TestConfig:
     def test_unknown_mode_is_a_key_error(self, tmp_path: Path) -> None:
         with pytest.raises(KeyError):
             mode_config("nope", "local", tmp_path, 50, {})
+
+
+class TestTables:
+    def test_tables_are_markdown_with_aligned_columns(self) -> None:
+        text = report.format_table(
+            "t", ["mode", "ndcg@10"], [["hybrid", "0.900"], ["rrf", "1.000"]]
+        )
+        assert text.splitlines() == [
+            "",
+            "### t",
+            "| mode   | ndcg@10 |",
+            "|--------|---------|",
+            "| hybrid | 0.900   |",
+            "| rrf    | 1.000   |",
+        ]
