@@ -85,12 +85,13 @@ class Searcher:
         decay = hybrid.temporal_decay
         if decay.enabled:
             fused = apply_temporal_decay(fused, now=now, half_life_days=decay.half_life_days)
-        if hybrid.mmr.enabled:
-            fused = mmr_rerank(fused, lambda_=hybrid.mmr.lambda_)
         text_weight = 1.0 if mode == "keyword" else hybrid.text_weight
         if mode == "hybrid" and hybrid.fusion == "rrf":
             text_weight = 0.0  # RRF scores are rank-based; no keyword relaxation applies
-        kept = apply_min_score(fused, min_score, text_weight=text_weight)[:max_results]
+        kept = apply_min_score(fused, min_score, text_weight=text_weight)
+        if hybrid.mmr.enabled:  # diversify among the results that qualify, not the whole pool
+            kept = mmr_rerank(kept, lambda_=hybrid.mmr.lambda_, limit=max_results)
+        kept = kept[:max_results]
         results = [
             _result(item, rank, citations=citations, explain=query.explain)
             for rank, item in enumerate(kept, start=1)

@@ -367,3 +367,35 @@ class TestMmrRerank:
         reranked = mmr_rerank(items, lambda_=0.5)
         assert {i.chunk_id: i.score for i in reranked} == {i.chunk_id: i.score for i in items}
         assert replace(reranked[0]) == reranked[0]
+
+
+class TestMmrLimit:
+    def test_only_the_first_places_are_chosen_greedily(self) -> None:
+        from memlane.domain.chunks import ChunkId
+        from memlane.domain.scoring import Fused, mmr_rerank
+
+        def item(i: int, text: str, score: float) -> Fused:
+            return Fused(
+                chunk_id=ChunkId(f"c{i}"),
+                source="memory",
+                path=f"p{i}.md",
+                start_line=1,
+                end_line=1,
+                text=text,
+                vector_score=None,
+                text_score=None,
+                score=score,
+            )
+
+        items = [
+            item(0, "alpha beta", 1.0),
+            item(1, "alpha beta", 0.99),
+            item(2, "gamma delta", 0.9),
+            item(3, "epsilon", 0.5),
+        ]
+
+        full = mmr_rerank(items, lambda_=0.5)
+        limited = mmr_rerank(items, lambda_=0.5, limit=2)
+
+        assert [i.chunk_id for i in limited[:2]] == [i.chunk_id for i in full[:2]] == ["c0", "c2"]
+        assert [i.chunk_id for i in limited[2:]] == ["c1", "c3"]
