@@ -7,7 +7,13 @@ from dataclasses import dataclass
 
 from memlane.application.ports.embedding import EmbeddingProvider, Vector
 from memlane.application.ports.index_store import CacheKey, IndexWriter
+from memlane.domain.chunking import estimate_tokens
 from memlane.domain.chunks import Chunk, ContentHash
+from memlane.domain.embedding import (
+    HARD_MAX_INPUT_BYTES,
+    sanitize_and_normalize,
+    split_to_utf8_limit,
+)
 
 # Texts handed to the provider per call: small enough for steady progress reports,
 # large enough for the provider's own batching (token budget, concurrency) to pay off.
@@ -50,7 +56,7 @@ class DocumentEmbedder:
         missing = [h for h in unique if h not in known]
         for start in range(0, len(missing), _GROUP):
             group = missing[start : start + _GROUP]
-            vectors = self._provider.embed_documents([unique[h] for h in group])
+            vectors = self._embed_within_limit([unique[h] for h in group])
             fresh = dict(zip(group, vectors, strict=True))
             if self._use_cache:
                 self._cache.cache_put(self._key, fresh)
@@ -62,3 +68,31 @@ class DocumentEmbedder:
             embedded=len(missing),
             cached=len(unique) - len(missing),
         )
+
+    def _embed_within_limit(self, texts: Sequence[str]) -> list[Vector]:
+        """Embed texts; one longer than the model accepts is split (§7) and its pieces averaged.
+
+        Estimated tokens decide whether to split, so ordinary chunks reach the provider whole
+        (the local model windows long inputs itself); pieces are cut at a UTF-8 byte limit, an
+        upper bound on tokens, and their vectors are averaged by length and re-normalised.
+        """
+        limit = self._provider.max_input_tokens
+        byte_limit = min(HARD_MAX_INPUT_BYTES, limit)
+        pieces: list[str] = []
+        owners: list[int] = []
+        for index, text in enumerate(texts):
+            parts = (
+                split_to_utf8_limit(text, byte_limit) if estimate_tokens(text) > limit else [text]
+            )
+            pieces += parts
+            owners += [index] * len(parts)
+        vectors = self._provider.embed_documents(pieces)
+        if len(pieces) == len(texts):
+            return vectors
+        sums: list[list[float]] = [[] for _ in texts]
+        for owner, piece, vector in zip(owners, pieces, vectors, strict=True):
+            weight = float(len(piece))
+            if not sums[owner]:
+                sums[owner] = [0.0] * len(vector)
+            sums[owner] = [a + weight * b for a, b in zip(sums[owner], vector, strict=True)]
+        return [sanitize_and_normalize(total) for total in sums]
