@@ -344,7 +344,12 @@ class MemoryManager:
             except EmbeddingError as exc:
                 self.issues.report("provider", provider.id, f"probe failed: {exc}")
         counts = {c.source: c for c in self._store.counts()}
-        on_disk = {s: len(src.scan().files) for s, src in self._sources.items()} if deep else {}
+        on_disk: dict[Source, int] = {}
+        if deep:  # a fresh process has seen no sync yet: rescan so listing problems show up
+            for source, reader in self._sources.items():
+                scan = reader.scan()
+                self.issues.replace_scan_issues(source, scan.issues)
+                on_disk[source] = len(scan.files)
         by_source = [
             SourceStatus(
                 source=s,

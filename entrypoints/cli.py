@@ -288,7 +288,9 @@ def serve(
 
 def _summary(report: SyncReport) -> str:
     kind = "full reindex" if report.full_reindex else "sync"
-    issues = f", {len(report.issues)} issue(s) (see `memlane status`)" if report.issues else ""
+    issues = (
+        f", {len(report.issues)} issue(s) (see `memlane status --deep`)" if report.issues else ""
+    )
     return (
         f"{kind}: {report.files_indexed} file(s) indexed, {report.files_removed} removed, "
         f"{report.files_unchanged} unchanged, {report.chunks_embedded} chunk(s) embedded "

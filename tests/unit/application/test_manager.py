@@ -115,3 +115,18 @@ class TestStatusAndEvents:
         manager.sync()
 
         assert seen == ["FileChanged", "FileIndexed"]
+
+
+class TestDeepStatus:
+    def test_a_deep_status_rescans_and_reports_listing_problems(self, world: World) -> None:
+        from memlane.domain.sources import SourceIssue
+
+        world.memory.extra_issues.append(SourceIssue(path="memory/link.md", reason="escapes"))
+        manager = world.manager()
+
+        shallow = manager.status()
+        deep = manager.status(deep=True)
+
+        assert shallow.issues == []
+        assert SourceIssue(path="memory/link.md", reason="escapes") in deep.issues
+        assert {s.source: s.files_on_disk for s in deep.by_source} == {"memory": 0, "sessions": 0}
