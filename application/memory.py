@@ -45,7 +45,6 @@ from memlane.domain.index_meta import (
     KEYWORD_ONLY_MODEL,
     SCHEMA_VERSION,
     IndexMeta,
-    needs_reembedding,
     reindex_reason,
 )
 from memlane.domain.search import SearchQuery
@@ -133,6 +132,7 @@ class MemoryManager:
         self._last_sync: SyncReport | None = None
         self._warm_sessions: set[str] = set()
         self._closed = False
+        self._close_hooks: list[Callable[[], None]] = []
         self._scheduler: _BackgroundSyncer | None = None
 
     # ----------------------------------------------------------------- sync
@@ -265,11 +265,6 @@ class MemoryManager:
                 dimensions=stored.dimensions,
             )
         return base
-
-    def needs_reembedding(self) -> bool:
-        """True when stored vectors belong to another model than the active provider's."""
-        stored = self._store.meta()
-        return stored is not None and needs_reembedding(stored, self._wanted_meta())
 
     # --------------------------------------------------------------- search
 
@@ -437,11 +432,17 @@ class MemoryManager:
             roots = [r for src in self._sources.values() for r in src.watch_roots()]
             self._watcher.start(roots, lambda _paths: self.request_sync("watch"))
 
+    def on_close(self, hook: Callable[[], None]) -> None:
+        """Call `hook` once when the manager closes (the API uses it to forget the manager)."""
+        self._close_hooks.append(hook)
+
     def close(self) -> None:
         """Stop background work and release the store; idempotent."""
         if self._closed:
             return
         self._closed = True
+        for hook in self._close_hooks:
+            hook()
         if self._watcher is not None:
             self._watcher.stop()
         if self._scheduler is not None:

@@ -81,16 +81,14 @@ def _build(runtime: RuntimeConfig, env: Mapping[str, str]) -> MemoryManager:
     runtime.store_path.parent.mkdir(parents=True, exist_ok=True)
     container = Container(runtime_config=runtime, env=env)
     manager: MemoryManager = container.manager()
-    original_close = manager.close
     key = _key(runtime)
 
-    def close() -> None:
+    def forget() -> None:
         with _creating:
             if _managers.get(key) is manager:
                 del _managers[key]
-        original_close()
 
-    manager.close = close  # type: ignore[method-assign]
+    manager.on_close(forget)
     return manager
 
 

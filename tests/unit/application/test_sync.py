@@ -245,14 +245,14 @@ class TestBadInput:
         world.memory.write("memory/locked.md", "secret")
         world.memory.unreadable.add("memory/locked.md")
 
-        world.manager().sync()
+        manager = world.manager()
+        manager.sync()
 
         assert "MEMORY.md" in _paths(world, "memory")
         assert "memory/blob.md" not in _paths(world, "memory")
-        reasons = {i.path: i.reason for i in world.manager().issues.all()} or {
-            i.path: i.reason for i in world.memory.scan().issues
-        }
-        assert reasons
+        reasons = {i.path: i.reason for i in manager.status().issues}
+        assert "binary" in reasons["memory/blob.md"]
+        assert "memory/locked.md" in reasons
 
     def test_a_transcript_with_broken_lines_is_indexed_and_reported(self, world: World) -> None:
         world.sessions.write(
