@@ -1,7 +1,8 @@
 """Application: the search use case (read side; never goes through the message bus).
 
 Pipeline: keyword leg (FTS5 bm25) and vector leg (cosine) each fetch `max_results ×
-candidateMultiplier` candidates; they are fused (weighted sum or reciprocal-rank fusion),
+candidateMultiplier` candidates; they are fused (standardised scores by default, or the
+reference's weighted sum, or reciprocal-rank fusion),
 decayed by age, diversified by MMR, filtered by min score and cut to `max_results`.
 Degraded modes are explicit: without a provider the search is keyword-only; a failing query
 embedding or a dimension mismatch drops the vector leg with a warning instead of failing.
@@ -28,6 +29,7 @@ from memlane.domain.scoring import (
     mmr_rerank,
     rrf_merge,
     weighted_merge,
+    zscore_merge,
 )
 from memlane.domain.search import Candidate, ScoreExplanation, SearchQuery, SearchResult
 from memlane.domain.snippets import citation_for, make_snippet
@@ -86,8 +88,9 @@ class Searcher:
         if decay.enabled:
             fused = apply_temporal_decay(fused, now=now, half_life_days=decay.half_life_days)
         text_weight = 1.0 if mode == "keyword" else hybrid.text_weight
-        if mode == "hybrid" and hybrid.fusion == "rrf":
-            text_weight = 0.0  # RRF scores are rank-based; no keyword relaxation applies
+        if mode == "hybrid" and hybrid.fusion != "weighted":
+            # Rank-based and standardised scores are relative: the best keyword hit always stays.
+            text_weight = 0.0
         kept = apply_min_score(fused, min_score, text_weight=text_weight)
         if hybrid.mmr.enabled:  # diversify among the results that qualify, not the whole pool
             kept = mmr_rerank(kept, lambda_=hybrid.mmr.lambda_, limit=max_results)
@@ -139,6 +142,10 @@ class Searcher:
             return weighted_merge(vector, [], vector_weight=1.0, text_weight=0.0)
         if hybrid.fusion == "rrf":
             return rrf_merge(vector, keyword, k=hybrid.rrf_k)
+        if hybrid.fusion == "zscore":
+            return zscore_merge(
+                vector, keyword, vector_weight=hybrid.vector_weight, text_weight=hybrid.text_weight
+            )
         return weighted_merge(
             vector, keyword, vector_weight=hybrid.vector_weight, text_weight=hybrid.text_weight
         )

@@ -7,7 +7,7 @@ applying defaults, per-agent overrides and clamps, and raising ConfigError namin
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, TypeAlias
+from typing import Final, Literal, TypeAlias
 
 from memlane.domain.chunks import ChunkingPolicy
 from memlane.domain.sources import Source
@@ -19,7 +19,15 @@ ProviderName: TypeAlias = Literal[
 FallbackName: TypeAlias = Literal[
     "none", "openai", "gemini", "voyage", "mistral", "ollama", "local"
 ]
-FusionName: TypeAlias = Literal["weighted", "rrf"]
+FusionName: TypeAlias = Literal["zscore", "weighted", "rrf"]
+# Default (vector, text) weights per fusion when the config sets neither. `weighted` keeps the
+# reference's 0.7 / 0.3 for raw scores; `zscore` weighs standardised legs, where the keyword leg
+# earns the larger share with the bundled small model (chosen by bench/fusion_study.py).
+DEFAULT_FUSION_WEIGHTS: Final[dict[str, tuple[float, float]]] = {
+    "zscore": (0.4, 0.6),
+    "weighted": (0.7, 0.3),
+    "rrf": (0.7, 0.3),
+}
 CitationsMode: TypeAlias = Literal["auto", "on", "off"]
 
 DEFAULT_MODELS: dict[str, str] = {
@@ -121,10 +129,10 @@ class DecaySettings:
 @dataclass(frozen=True, slots=True)
 class HybridSettings:
     enabled: bool = True
-    vector_weight: float = 0.7
-    text_weight: float = 0.3
+    vector_weight: float = 0.4
+    text_weight: float = 0.6
     candidate_multiplier: int = 4
-    fusion: FusionName = "weighted"
+    fusion: FusionName = "zscore"
     rrf_k: int = 60
     mmr: MmrSettings = MmrSettings()
     temporal_decay: DecaySettings = DecaySettings()

@@ -27,8 +27,10 @@ Deliberate differences from the reference:
 - `cache.maxEntries` defaults to 100 000 instead of unbounded (§31.23).
 - `query.maxResults` is floored and clamped to [1, 100] (§31.20, §31.30); the candidate pool is
   `maxResults * candidateMultiplier` capped at 1000 (`candidate_limit`), not a silent 200.
-- Our additions: `query.hybrid.fusion` (`"weighted"` | `"rrf"`) and `query.hybrid.rrfK`
-  (default 60, [1, 1000]); `redaction.enabled` and `redaction.extraPatterns` (each must compile);
+- Our additions: `query.hybrid.fusion` (`"zscore"` default | `"weighted"` | `"rrf"`) and
+  `query.hybrid.rrfK` (default 60, [1, 1000]). The weights' defaults follow the fusion: 0.4 / 0.6
+  (vector / text) for `zscore`, the reference's 0.7 / 0.3 for `weighted` and `rrf`;
+  `redaction.enabled` and `redaction.extraPatterns` (each must compile);
   `sync.firstSearchWaitMs` (default 30 000, [0, 600 000], §31.24); `sessions.dir`;
   `remote.timeoutSeconds` / `remote.queryTimeoutSeconds` ([1, 3600]) and `remote.maxConcurrency`
   ([1, 64]) (§32.13); `local.threads` ([1, 256]).
@@ -54,6 +56,7 @@ from typing import Final, TypeAlias
 
 from memlane.domain.chunks import ChunkingPolicy
 from memlane.domain.config import (
+    DEFAULT_FUSION_WEIGHTS,
     DEFAULT_MODELS,
     BatchSettings,
     CacheSettings,
@@ -173,7 +176,7 @@ MEMORY_SEARCH_SCHEMA: Final[_Schema] = {
             "vectorWeight": _NUMBER,
             "textWeight": _NUMBER,
             "candidateMultiplier": _NUMBER,
-            "fusion": _choice("weighted", "rrf"),
+            "fusion": _choice("zscore", "weighted", "rrf"),
             "rrfK": _NUMBER,
             "mmr": {"enabled": _BOOL, "lambda": _NUMBER},
             "temporalDecay": {"enabled": _BOOL, "halfLifeDays": _NUMBER},
@@ -709,12 +712,19 @@ def _sync(read: _Reader) -> SyncSettings:
     )
 
 
+def _fusion_name(value: str | None) -> FusionName:
+    if value == "weighted":
+        return "weighted"
+    return "rrf" if value == "rrf" else "zscore"
+
+
 def _query(read: _Reader) -> QuerySettings:
-    vector = read.number("query.hybrid.vectorWeight", 0.7, 0.0, 1.0)
-    text = read.number("query.hybrid.textWeight", 0.3, 0.0, 1.0)
+    fusion = _fusion_name(read.text("query.hybrid.fusion"))
+    default_vector, default_text = DEFAULT_FUSION_WEIGHTS[fusion]
+    vector = read.number("query.hybrid.vectorWeight", default_vector, 0.0, 1.0)
+    text = read.number("query.hybrid.textWeight", default_text, 0.0, 1.0)
     total = vector + text
-    vector, text = (0.7, 0.3) if total == 0 else (vector / total, text / total)
-    fusion: FusionName = "rrf" if read.text("query.hybrid.fusion") == "rrf" else "weighted"
+    vector, text = (default_vector, default_text) if total == 0 else (vector / total, text / total)
     return QuerySettings(
         max_results=read.integer("query.maxResults", 6, 1, MAX_RESULTS_LIMIT),
         min_score=read.number("query.minScore", 0.35, 0.0, 1.0),

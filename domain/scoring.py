@@ -1,8 +1,8 @@
 """Domain: turning retrieval candidates into one ranked list (fusion, thresholds, decay, MMR).
 
-Order of use in a search: `weighted_merge` or `rrf_merge` → `apply_temporal_decay` →
-`apply_min_score` → `mmr_rerank` → take the first `max_results`. Every function is pure and
-returns a new list; the clock's "now" is an argument.
+Order of use in a search: `zscore_merge`, `weighted_merge` or `rrf_merge` →
+`apply_temporal_decay` → `apply_min_score` → `mmr_rerank` → take the first `max_results`.
+Every function is pure and returns a new list; the clock's "now" is an argument.
 """
 
 from __future__ import annotations
@@ -192,6 +192,69 @@ def rrf_merge(
     for chunk_id in list(vector_ranks) + list(keyword_ranks):
         total = sum(1.0 / (k + r[chunk_id]) for r in (vector_ranks, keyword_ranks) if chunk_id in r)
         score_of[chunk_id] = total / best
+    return _fuse(vector, keyword, score_of)
+
+
+def _standardised(scores: dict[ChunkId, float]) -> tuple[dict[ChunkId, float], float]:
+    """z-scores of one leg (population spread) and the floor given to chunks the leg missed.
+
+    The floor is the leg's lowest z: a chunk the leg did not return is at best as good as the
+    worst one it did. A leg whose scores are all equal (one hit, or ties) has no spread to
+    standardise by: its hits get 0 and the chunks it missed -1, so "matched" still beats
+    "did not match".
+    """
+    if not scores:
+        return {}, 0.0
+    values = list(scores.values())
+    mean = math.fsum(values) / len(values)
+    spread = math.sqrt(math.fsum((v - mean) ** 2 for v in values) / len(values))
+    if spread <= _EPSILON:
+        return dict.fromkeys(scores, 0.0), -1.0
+    z = {chunk_id: (value - mean) / spread for chunk_id, value in scores.items()}
+    return z, min(z.values())
+
+
+def standard_normal_cdf(x: float) -> float:
+    """Φ(x): maps a z-score monotonically into (0, 1); 0.5 is "average in both legs"."""
+    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+
+
+def zscore_merge(
+    vector: Sequence[Candidate],
+    keyword: Sequence[Candidate],
+    *,
+    vector_weight: float,
+    text_weight: float,
+) -> list[Fused]:
+    """Standardised fusion: each leg's scores become z-scores within this query's candidates,
+    then score = Φ((w_v·z_v + w_t·z_t) / √(w_v² + w_t²)) with weights normalised to sum 1.
+
+    Why: the raw legs live on scales that differ per model and per query (e5 cosines crowd into
+    0.75–0.9; bm25 ranks grow with query length), so a fixed weighted sum lets whichever leg
+    happens to spread more decide. Standardising gives each leg its weight's share of the
+    ranking on every query (measured in bench/RESULTS.md: it is what lifts Korean hybrid above
+    keyword-only). A chunk missing from a leg takes that leg's floor (see `_standardised`).
+    The final score is relative to this query's candidates (0.5 = average in both legs), not
+    an absolute relevance; `weighted_merge` keeps absolute scores. Ties keep union order.
+    """
+    total = vector_weight + text_weight
+    w_v, w_t = (0.5, 0.5) if total <= 0 else (vector_weight / total, text_weight / total)
+    keyword_raw: dict[ChunkId, float] = {}
+    for cand in keyword:
+        evidence = max(0.0, -cand.score) if math.isfinite(cand.score) else 0.0
+        keyword_raw[cand.chunk_id] = max(evidence, keyword_raw.get(cand.chunk_id, 0.0))
+    z_vector, vector_floor = _standardised(_vector_scores(vector))
+    z_keyword, keyword_floor = _standardised(keyword_raw)
+    ids = list(dict.fromkeys([c.chunk_id for c in vector] + [c.chunk_id for c in keyword]))
+    legs = [(w_v, z_vector, vector_floor), (w_t, z_keyword, keyword_floor)]
+    legs = [leg for leg in legs if leg[1]]  # an empty leg says nothing about anyone
+    norm = math.sqrt(math.fsum(w * w for w, _, _ in legs)) or 1.0
+    score_of = {
+        chunk_id: standard_normal_cdf(
+            math.fsum(w * z.get(chunk_id, floor) for w, z, floor in legs) / norm
+        )
+        for chunk_id in ids
+    }
     return _fuse(vector, keyword, score_of)
 
 

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import pytest
 
 from memlane.application.ports.file_source import FileRefused
 from memlane.application.reports import SyncProgress
-from memlane.domain.config import MemorySettings, QuerySettings
+from memlane.domain.config import HybridSettings, MemorySettings, QuerySettings
 from memlane.domain.errors import InvalidQuery
 from tests.unit.application.conftest import World, message
 
@@ -62,6 +64,43 @@ class TestSearchValidation:
         manager.sync()
 
         assert [r.path for r in manager.search("QX-4471").results] == ["MEMORY.md"]
+
+
+class TestFusion:
+    NOTES: ClassVar[dict[str, str]] = {
+        "memory/deploy.md": "# Deploy\n\nRoll back the deploy with the blue switch.\n",
+        "memory/garden.md": "# Garden\n\nThe tomatoes need water on Sunday.\n",
+        "memory/trip.md": "# Trip\n\nThe train to Lyon leaves at nine.\n",
+    }
+
+    def search(self, world: World, hybrid: HybridSettings) -> list[tuple[str, float, float]]:
+        for path, text in self.NOTES.items():
+            world.memory.write(path, text)
+        world.settings = MemorySettings(query=QuerySettings(min_score=0.0, hybrid=hybrid))
+        manager = world.manager()
+        manager.sync()
+        results = manager.search("how do I roll back the deploy", explain=True).results
+        out = []
+        for r in results:
+            assert r.explanation is not None
+            v, t = r.explanation.vector_score, r.explanation.text_score
+            out.append((r.path, r.score, 0.7 * (v or 0.0) + 0.3 * (t or 0.0)))
+        return out
+
+    def test_the_weighted_fusion_scores_the_reference_weighted_sum(self, world: World) -> None:
+        results = self.search(
+            world, HybridSettings(fusion="weighted", vector_weight=0.7, text_weight=0.3)
+        )
+        assert results[0][0] == "memory/deploy.md"
+        assert all(score == pytest.approx(weighted, abs=1e-6) for _, score, weighted in results)
+
+    def test_the_default_fusion_standardises_the_legs(self, world: World) -> None:
+        assert HybridSettings().fusion == "zscore"
+        results = self.search(world, HybridSettings())
+        assert results[0][0] == "memory/deploy.md"
+        # relative scores: the best hit is well above the pool's average (0.5), the worst below
+        assert results[0][1] > 0.5 > results[-1][1]
+        assert any(score != pytest.approx(weighted, abs=1e-3) for _, score, weighted in results)
 
 
 class TestGet:

@@ -303,7 +303,7 @@ class TestClamps:
 
     @pytest.mark.parametrize(
         ("vector", "text", "expected"),
-        [(1, 1, (0.5, 0.5)), (0, 0, (0.7, 0.3)), (2, 0, (1.0, 0.0)), (0.6, 0.2, (0.75, 0.25))],
+        [(1, 1, (0.5, 0.5)), (0, 0, (0.4, 0.6)), (2, 0, (1.0, 0.0)), (0.6, 0.2, (0.75, 0.25))],
     )
     def test_hybrid_weights_are_clamped_then_normalised(
         self, vector: float, text: float, expected: tuple[float, float]
@@ -314,6 +314,26 @@ class TestClamps:
 
         assert hybrid.vector_weight == pytest.approx(expected[0])
         assert hybrid.text_weight == pytest.approx(expected[1])
+
+    @pytest.mark.parametrize(
+        ("fusion", "expected"),
+        [(None, (0.4, 0.6)), ("zscore", (0.4, 0.6)), ("weighted", (0.7, 0.3)), ("rrf", (0.7, 0.3))],
+    )
+    def test_unset_weights_default_per_fusion(
+        self, fusion: str | None, expected: tuple[float, float]
+    ) -> None:
+        hybrid_tree = {} if fusion is None else {"fusion": fusion}
+        hybrid = resolve_settings(tree({"query": {"hybrid": hybrid_tree}})).query.hybrid
+
+        assert hybrid.fusion == (fusion or "zscore")
+        assert (hybrid.vector_weight, hybrid.text_weight) == pytest.approx(expected)
+
+    def test_one_weight_set_takes_the_other_from_the_fusion_default(self) -> None:
+        hybrid = resolve_settings(
+            tree({"query": {"hybrid": {"fusion": "weighted", "vectorWeight": 0.6}}})
+        ).query.hybrid
+
+        assert (hybrid.vector_weight, hybrid.text_weight) == pytest.approx((0.6 / 0.9, 0.3 / 0.9))
 
     def test_weights_from_two_levels_are_normalised_together(self) -> None:
         root = tree(

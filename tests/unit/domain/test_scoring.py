@@ -22,7 +22,9 @@ from memlane.domain.scoring import (
     mmr_rerank,
     mmr_tokens,
     rrf_merge,
+    standard_normal_cdf,
     weighted_merge,
+    zscore_merge,
 )
 from memlane.domain.search import Candidate
 from memlane.domain.sources import Source
@@ -183,6 +185,73 @@ class TestRrfMerge:
     def test_a_keyword_only_top_hit_scores_one_half(self) -> None:
         merged = rrf_merge([cand("v", 0.9)], [cand("k", -2.0)])
         assert {item.chunk_id: item.score for item in merged}[ChunkId("k")] == pytest.approx(0.5)
+
+
+class TestZscoreMerge:
+    def test_scores_are_the_cdf_of_the_weighted_z_scores(self) -> None:
+        # vector cosines 0.9 / 0.7 → z +1 / -1; keyword evidence 4 / 2 (ranks -4, -2) → z +1 / -1
+        vector = [cand("a", 0.9), cand("b", 0.7)]
+        keyword = [cand("b", -4.0), cand("a", -2.0)]
+        merged = zscore_merge(vector, keyword, vector_weight=0.4, text_weight=0.6)
+        by_id = {item.chunk_id: item.score for item in merged}
+        norm = math.sqrt(0.4**2 + 0.6**2)
+        assert by_id[ChunkId("a")] == pytest.approx(standard_normal_cdf((0.4 - 0.6) / norm))
+        assert by_id[ChunkId("b")] == pytest.approx(standard_normal_cdf((0.6 - 0.4) / norm))
+        assert ids(merged) == ["b", "a"]
+
+    def test_the_spread_of_a_leg_does_not_decide_its_influence(self) -> None:
+        # e5-style cosines crowd together; bm25 evidence spreads widely. Scaling one leg's raw
+        # scores must not change the order, only the weights may.
+        vector = [cand("a", 0.86), cand("b", 0.84), cand("c", 0.80)]
+        narrow = [cand("c", -3.0), cand("b", -2.0), cand("a", -1.0)]
+        wide = [cand("c", -300.0), cand("b", -200.0), cand("a", -100.0)]
+        one = zscore_merge(vector, narrow, vector_weight=0.5, text_weight=0.5)
+        other = zscore_merge(vector, wide, vector_weight=0.5, text_weight=0.5)
+        assert ids(one) == ids(other)
+        assert [i.score for i in one] == pytest.approx([i.score for i in other])
+
+    def test_a_chunk_missing_from_a_leg_takes_the_legs_lowest_z(self) -> None:
+        vector = [cand("a", 0.9), cand("b", 0.8), cand("c", 0.7)]
+        keyword = [cand("a", -5.0), cand("b", -1.0)]
+        merged = zscore_merge(vector, keyword, vector_weight=0.5, text_weight=0.5)
+        by_id = {item.chunk_id: item for item in merged}
+        # c is the vector leg's worst and takes the keyword leg's floor (b's z): lowest overall
+        assert ids(merged)[-1] == "c"
+        assert by_id[ChunkId("c")].score < by_id[ChunkId("b")].score
+        assert by_id[ChunkId("c")].text_score is None
+
+    def test_a_leg_without_spread_still_ranks_its_hits_above_the_ones_it_missed(self) -> None:
+        vector = [cand("a", 0.9), cand("b", 0.9)]
+        keyword = [cand("b", -2.0)]
+        merged = zscore_merge(vector, keyword, vector_weight=0.5, text_weight=0.5)
+        assert ids(merged) == ["b", "a"]
+
+    def test_an_empty_leg_leaves_the_other_legs_order(self) -> None:
+        vector = [cand("a", 0.5), cand("b", 0.9), cand("c", 0.7)]
+        merged = zscore_merge(vector, [], vector_weight=0.4, text_weight=0.6)
+        assert ids(merged) == ["b", "c", "a"]
+        assert merged[0].score == pytest.approx(standard_normal_cdf(1.2247448713915887))
+
+    def test_zero_weights_count_equally_and_scores_stay_inside_the_unit_interval(self) -> None:
+        vector = [cand(str(i), i / 10) for i in range(10)]
+        keyword = [cand(str(i), -float(10 - i)) for i in range(10)]
+        merged = zscore_merge(vector, keyword, vector_weight=0.0, text_weight=0.0)
+        assert all(0.0 < item.score < 1.0 for item in merged)
+        # equal weights and exactly opposite orders: every chunk ties at 0.5
+        assert {round(item.score, 9) for item in merged} == {0.5}
+
+    def test_non_finite_scores_count_as_no_evidence(self) -> None:
+        vector = [cand("a", math.nan), cand("b", 0.5)]
+        keyword = [cand("a", math.inf), cand("b", -1.0)]
+        merged = zscore_merge(vector, keyword, vector_weight=0.5, text_weight=0.5)
+        assert ids(merged) == ["b", "a"]
+        assert all(math.isfinite(item.score) for item in merged)
+
+    def test_the_top_keyword_only_hit_survives_min_score_with_no_relaxation_floor(self) -> None:
+        vector = [cand(f"v{i}", 0.9 - i / 100) for i in range(20)]
+        merged = zscore_merge(vector, [cand("exact", -9.0)], vector_weight=0.4, text_weight=0.6)
+        kept = apply_min_score(merged, 0.99, text_weight=0.0)
+        assert ids(kept) == ["exact"]
 
 
 class TestApplyMinScore:

@@ -1,0 +1,257 @@
+"""Fusion study: record both retrieval legs once, then score fusion rules offline.
+
+`collect` indexes a data set exactly as `python -m bench run` does (same workspaces, same
+stores under `bench/work/`, so embeddings are shared with the harness), and for every query
+records the keyword leg (every matching chunk's bm25 rank, up to --depth) and the cosine of
+every chunk that either leg returns in its first --depth (the vector leg is a brute-force
+matrix here, so "every chunk" is cheap). `evaluate` replays fusion rules over those records
+with the harness's own metrics, so a rule can be compared on every set in seconds.
+
+    python -m bench.fusion_study collect autorag_ko locomo ...
+    python -m bench.fusion_study evaluate autorag_ko locomo ... [--pool 200]
+
+Records go to `bench/work/legs/<set>.json` (git-ignored, like the stores). This is a study
+tool: it reaches into the manager for the store and provider on purpose.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from memlane.bench import metrics
+from memlane.bench.cli import BENCH_DIR
+from memlane.bench.datasets import registry
+from memlane.bench.runner import (
+    RunOptions,
+    limited_units,
+    memlane_opener,
+    mode_config,
+    score_query,
+)
+from memlane.bench.workspace import AGENT_ID, UnitPaths, materialize
+from memlane.domain.keywords import build_fts_query
+
+LEGS_DIR = BENCH_DIR / "work" / "legs"
+
+# One leg entry: (path, start_line, end_line, score); keyword score = -bm25 (higher is better).
+Entry = tuple[str, int, int, float]
+
+
+def collect(name: str, depth: int, limit: int | None) -> None:
+    dataset = registry.load(name, None, registry.DEFAULT_DATA_ROOT)
+    multi = len(list(dataset.units())) > 1
+    options = RunOptions(
+        work_dir=BENCH_DIR / "work",
+        limit_units=limit if multi else None,
+        limit_queries=None if multi else limit,
+    )
+    opener = memlane_opener()
+    out: list[dict[str, Any]] = []
+    for unit in limited_units(dataset, options):
+        paths = UnitPaths.for_unit(options.work_dir, name, unit.unit_id)
+        materialize(unit, paths)
+        cfg = mode_config("hybrid", "local", paths.store_path("local"), 50, {})
+        manager: Any = opener(
+            workspace=str(paths.workspace),
+            state_dir=str(paths.state_dir),
+            agent_id=AGENT_ID,
+            config=cfg,
+        )
+        try:
+            manager.sync(force=False)
+            store, provider = manager._store, manager._runtime.provider
+            sources = manager._searcher._settings.sources
+            for q in unit.queries:
+                match = build_fts_query(q.text)
+                kw = store.search_keyword(match, sources=sources, limit=100_000) if match else []
+                vec_all = store.search_vector(
+                    provider.embed_query(q.text),
+                    model=provider.model,
+                    sources=sources,
+                    limit=100_000,
+                )
+                wanted = {c.chunk_id for c in kw[:depth]} | {c.chunk_id for c in vec_all[:depth]}
+                out.append(
+                    {
+                        "unit": unit.unit_id,
+                        "qid": q.qid,
+                        "keyword": [
+                            (c.path, c.start_line, c.end_line, -c.score, c.chunk_id) for c in kw
+                        ],
+                        "vector": [
+                            (c.path, c.start_line, c.end_line, c.score, c.chunk_id)
+                            for c in vec_all
+                            if c.chunk_id in wanted
+                        ],
+                        "n_chunks": len(vec_all),
+                    }
+                )
+        finally:
+            manager.close()
+        print(f"{name}/{unit.unit_id}: {len(unit.queries)} queries", flush=True)
+    LEGS_DIR.mkdir(parents=True, exist_ok=True)
+    (LEGS_DIR / f"{name}.json").write_text(json.dumps(out))
+
+
+# --- fusion rules over recorded legs ---------------------------------------------------------
+
+Leg = list[tuple[str, int, int, float, str]]
+Rule = Callable[[Leg, Leg, int], list[str]]
+
+
+def _sat(x: float) -> float:
+    return x / (1.0 + x) if x > 0 else 0.0
+
+
+def _top(leg: Leg, pool: int) -> dict[str, float]:
+    return {cid: s for *_, s, cid in sorted(leg, key=lambda e: -e[3])[:pool]}
+
+
+def weighted(vw: float, tw: float, text_norm: str, complete: bool = False) -> Rule:
+    def rule(vec: Leg, kw: Leg, pool: int) -> list[str]:
+        v_top, k_top = _top(vec, pool), _top(kw, pool)
+        v_all = {e[4]: e[3] for e in vec}
+        k_all = {e[4]: e[3] for e in kw}
+        ids = list(dict.fromkeys([*v_top, *k_top]))
+        kx = k_all if complete else k_top
+        vx = v_all if complete else v_top
+        if text_norm == "sat":
+            best = max((_sat(x) for x in k_top.values()), default=0.0) or 1.0
+            tnorm = {c: _sat(x) / best for c, x in kx.items()}
+        else:  # "max": linear in bm25, best → 1
+            best = max(k_top.values(), default=0.0) or 1.0
+            tnorm = {c: max(0.0, x) / best for c, x in kx.items()}
+        score = {c: vw * vx.get(c, 0.0) + tw * tnorm.get(c, 0.0) for c in ids}
+        return sorted(ids, key=lambda c: -score[c])
+
+    return rule
+
+
+def zscore(alpha: float, complete: bool = False) -> Rule:
+    def rule(vec: Leg, kw: Leg, pool: int) -> list[str]:
+        v_top, k_top = _top(vec, pool), _top(kw, pool)
+        v_all = {e[4]: e[3] for e in vec}
+        k_all = {e[4]: e[3] for e in kw}
+        ids = list(dict.fromkeys([*v_top, *k_top]))
+
+        def norm(top: dict[str, float]) -> tuple[float, float]:
+            vals = list(top.values())
+            if len(vals) < 2:
+                return (vals[0] if vals else 0.0), 1.0
+            return statistics.fmean(vals), statistics.pstdev(vals) or 1.0
+
+        vm, vs = norm(v_top)
+        km, ks = norm(k_top)
+        vfloor = (min(v_top.values(), default=0.0) - vm) / vs
+        kfloor = (min(k_top.values(), default=0.0) - km) / ks
+        vx = v_all if complete else v_top
+        kx = k_all if complete else k_top
+
+        def s(c: str) -> float:
+            v = (vx[c] - vm) / vs if c in vx else vfloor
+            k = (kx[c] - km) / ks if c in kx else kfloor
+            return alpha * v + (1 - alpha) * k
+
+        score = {c: s(c) for c in ids}
+        return sorted(ids, key=lambda c: -score[c])
+
+    return rule
+
+
+def rrf(k: int = 60) -> Rule:
+    def rule(vec: Leg, kw: Leg, pool: int) -> list[str]:
+        score: dict[str, float] = {}
+        for leg in (vec, kw):
+            for rank, e in enumerate(sorted(leg, key=lambda e: -e[3])[:pool], start=1):
+                score[e[4]] = score.get(e[4], 0.0) + 1.0 / (k + rank)
+        return sorted(score, key=lambda c: -score[c])
+
+    return rule
+
+
+def single(which: str) -> Rule:
+    def rule(vec: Leg, kw: Leg, pool: int) -> list[str]:
+        leg = vec if which == "vector" else kw
+        return [e[4] for e in sorted(leg, key=lambda e: -e[3])[:pool]]
+
+    return rule
+
+
+RULES: dict[str, Rule] = {
+    "keyword": single("keyword"),
+    "vector": single("vector"),
+    "w73_sat": weighted(0.7, 0.3, "sat"),
+    "w73_sat_full": weighted(0.7, 0.3, "sat", complete=True),
+    "w73_max": weighted(0.7, 0.3, "max"),
+    "w73_max_full": weighted(0.7, 0.3, "max", complete=True),
+    "w55_max_full": weighted(0.5, 0.5, "max", complete=True),
+    "z50": zscore(0.5),
+    "z50_full": zscore(0.5, complete=True),
+    "z60_full": zscore(0.6, complete=True),
+    "z70": zscore(0.7),
+    "z40": zscore(0.4),
+    "z30": zscore(0.3),
+    "w64_max": weighted(0.6, 0.4, "max"),
+    "w82_max": weighted(0.8, 0.2, "max"),
+    "rrf60": rrf(60),
+}
+
+SHOW = ("ndcg@10", "recall@5", "recall_all@5", "turn_recall@L5", "turn_recall@L10")
+
+
+def evaluate(names: Sequence[str], rules: Sequence[str], pool: int, keep: int) -> None:
+    for name in names:
+        dataset = registry.load(name, None, registry.DEFAULT_DATA_ROOT)
+        records = json.loads((LEGS_DIR / f"{name}.json").read_text())
+        by_key = {(r["unit"], r["qid"]): r for r in records}
+        rows: dict[str, list[dict[str, float]]] = {r: [] for r in rules}
+        for unit in dataset.units():
+            doc_of_path = unit.doc_of_path()
+            for q in unit.queries:
+                rec = by_key.get((unit.unit_id, q.qid))
+                if rec is None:
+                    continue
+                vec = [tuple(e) for e in rec["vector"]]
+                kw = [tuple(e) for e in rec["keyword"]]
+                where = {e[4]: (e[0], e[1], e[2]) for e in [*vec, *kw]}
+                for rname in rules:
+                    ranked = RULES[rname](vec, kw, pool)[:keep]
+                    hits: list[metrics.Hit] = [where[c] for c in ranked]
+                    rows[rname].append(
+                        score_query(q, hits, doc_of_path, turn_level=dataset.turn_level)
+                    )
+        n = len(next(iter(rows.values())))
+        cols = [m for m in SHOW if m in next(iter(rows.values()))[0]] if n else []
+        print(f"\n{name} (n={n}, pool {pool})")
+        print(f"{'rule':14}" + "".join(f"{c:>16}" for c in cols))
+        for rname, vals in rows.items():
+            means = [statistics.fmean(v[c] for v in vals) for c in cols]
+            print(f"{rname:14}" + "".join(f"{m:16.3f}" for m in means))
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(prog="python -m bench.fusion_study")
+    sub = p.add_subparsers(dest="cmd", required=True)
+    c = sub.add_parser("collect")
+    c.add_argument("datasets", nargs="+")
+    c.add_argument("--depth", type=int, default=200)
+    c.add_argument("--limit", type=int)
+    e = sub.add_parser("evaluate")
+    e.add_argument("datasets", nargs="+")
+    e.add_argument("--rules", default=",".join(RULES))
+    e.add_argument("--pool", type=int, default=200)
+    e.add_argument("--keep", type=int, default=50)
+    args = p.parse_args()
+    if args.cmd == "collect":
+        for name in args.datasets:
+            collect(name, args.depth, args.limit)
+    else:
+        evaluate(args.datasets, args.rules.split(","), args.pool, args.keep)
+
+
+if __name__ == "__main__":
+    main()
