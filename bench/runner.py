@@ -38,6 +38,7 @@ MODES: dict[str, dict[str, Any]] = {
     "keyword": {"provider": "none"},
     "vector": {"query": {"hybrid": {"enabled": False}}},
     "hybrid": {},
+    "weighted": {"query": {"hybrid": {"fusion": "weighted"}}},
     "hybrid_mmr": {"query": {"hybrid": {"mmr": {"enabled": True}}}},
     "rrf": {"query": {"hybrid": {"fusion": "rrf"}}},
 }
