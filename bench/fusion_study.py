@@ -33,7 +33,10 @@ from memlane.bench.runner import (
     score_query,
 )
 from memlane.bench.workspace import AGENT_ID, UnitPaths, materialize
+from memlane.domain.chunks import ChunkId
 from memlane.domain.keywords import build_fts_query
+from memlane.domain.scoring import rrf_merge, weighted_merge, zscore_merge
+from memlane.domain.search import Candidate
 
 LEGS_DIR = BENCH_DIR / "work" / "legs"
 
@@ -162,17 +165,6 @@ def zscore(alpha: float, complete: bool = False) -> Rule:
     return rule
 
 
-def rrf(k: int = 60) -> Rule:
-    def rule(vec: Leg, kw: Leg, pool: int) -> list[str]:
-        score: dict[str, float] = {}
-        for leg in (vec, kw):
-            for rank, e in enumerate(sorted(leg, key=lambda e: -e[3])[:pool], start=1):
-                score[e[4]] = score.get(e[4], 0.0) + 1.0 / (k + rank)
-        return sorted(score, key=lambda c: -score[c])
-
-    return rule
-
-
 def single(which: str) -> Rule:
     def rule(vec: Leg, kw: Leg, pool: int) -> list[str]:
         leg = vec if which == "vector" else kw
@@ -181,23 +173,56 @@ def single(which: str) -> Rule:
     return rule
 
 
+def _candidates(leg: Leg, pool: int, *, keyword: bool) -> list[Candidate]:
+    top = sorted(leg, key=lambda e: -e[3])[:pool]
+    return [
+        Candidate(
+            chunk_id=ChunkId(cid),
+            source="memory",
+            path=path,
+            start_line=start,
+            end_line=end,
+            text="",
+            score=-score if keyword else score,
+        )
+        for path, start, end, score, cid in top
+    ]
+
+
+def shipped(fusion: str, vector_weight: float = 0.0, text_weight: float = 0.0) -> Rule:
+    """The domain's own fusion functions, so the study measures exactly what ships."""
+
+    def rule(vec: Leg, kw: Leg, pool: int) -> list[str]:
+        v = _candidates(vec, pool, keyword=False)
+        k = _candidates(kw, pool, keyword=True)
+        if fusion == "rrf":
+            fused = rrf_merge(v, k)
+        elif fusion == "weighted":
+            fused = weighted_merge(v, k, vector_weight=vector_weight, text_weight=text_weight)
+        else:
+            fused = zscore_merge(v, k, vector_weight=vector_weight, text_weight=text_weight)
+        return [item.chunk_id for item in fused]
+
+    return rule
+
+
 RULES: dict[str, Rule] = {
     "keyword": single("keyword"),
     "vector": single("vector"),
-    "w73_sat": weighted(0.7, 0.3, "sat"),
+    "w73_sat": shipped("weighted", 0.7, 0.3),
     "w73_sat_full": weighted(0.7, 0.3, "sat", complete=True),
     "w73_max": weighted(0.7, 0.3, "max"),
     "w73_max_full": weighted(0.7, 0.3, "max", complete=True),
     "w55_max_full": weighted(0.5, 0.5, "max", complete=True),
-    "z50": zscore(0.5),
+    "z50": shipped("zscore", 0.5, 0.5),
     "z50_full": zscore(0.5, complete=True),
     "z60_full": zscore(0.6, complete=True),
-    "z70": zscore(0.7),
-    "z40": zscore(0.4),
-    "z30": zscore(0.3),
+    "z70": shipped("zscore", 0.7, 0.3),
+    "z40": shipped("zscore", 0.4, 0.6),
+    "z30": shipped("zscore", 0.3, 0.7),
     "w64_max": weighted(0.6, 0.4, "max"),
     "w82_max": weighted(0.8, 0.2, "max"),
-    "rrf60": rrf(60),
+    "rrf60": shipped("rrf"),
 }
 
 SHOW = ("ndcg@10", "recall@5", "recall_all@5", "turn_recall@L5", "turn_recall@L10")

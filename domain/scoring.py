@@ -214,9 +214,12 @@ def _standardised(scores: dict[ChunkId, float]) -> tuple[dict[ChunkId, float], f
     return z, min(z.values())
 
 
-def standard_normal_cdf(x: float) -> float:
-    """Φ(x): maps a z-score monotonically into (0, 1); 0.5 is "average in both legs"."""
-    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+def z_to_unit(z: float) -> float:
+    """Map a z-score monotonically into (0, 1): 0.5 + atan(z) / π (0.5 is "average", z = 1 →
+    0.75). Not Φ: the normal CDF rounds to exactly 1.0 in floats above z ≈ 8, and one outlying
+    bm25 hit among 200 candidates reaches z ≈ 14, so the best hits would tie; atan keeps every
+    order distinct far beyond any z a candidate pool can produce (|z| ≤ √(n − 1))."""
+    return 0.5 + math.atan(z) / math.pi
 
 
 def zscore_merge(
@@ -227,7 +230,7 @@ def zscore_merge(
     text_weight: float,
 ) -> list[Fused]:
     """Standardised fusion: each leg's scores become z-scores within this query's candidates,
-    then score = Φ((w_v·z_v + w_t·z_t) / √(w_v² + w_t²)) with weights normalised to sum 1.
+    then score = z_to_unit((w_v·z_v + w_t·z_t) / √(w_v² + w_t²)), weights normalised to sum 1.
 
     Why: the raw legs live on scales that differ per model and per query (e5 cosines crowd into
     0.75–0.9; bm25 ranks grow with query length), so a fixed weighted sum lets whichever leg
@@ -250,9 +253,7 @@ def zscore_merge(
     legs = [leg for leg in legs if leg[1]]  # an empty leg says nothing about anyone
     norm = math.sqrt(math.fsum(w * w for w, _, _ in legs)) or 1.0
     score_of = {
-        chunk_id: standard_normal_cdf(
-            math.fsum(w * z.get(chunk_id, floor) for w, z, floor in legs) / norm
-        )
+        chunk_id: z_to_unit(math.fsum(w * z.get(chunk_id, floor) for w, z, floor in legs) / norm)
         for chunk_id in ids
     }
     return _fuse(vector, keyword, score_of)

@@ -22,8 +22,8 @@ from memlane.domain.scoring import (
     mmr_rerank,
     mmr_tokens,
     rrf_merge,
-    standard_normal_cdf,
     weighted_merge,
+    z_to_unit,
     zscore_merge,
 )
 from memlane.domain.search import Candidate
@@ -195,8 +195,8 @@ class TestZscoreMerge:
         merged = zscore_merge(vector, keyword, vector_weight=0.4, text_weight=0.6)
         by_id = {item.chunk_id: item.score for item in merged}
         norm = math.sqrt(0.4**2 + 0.6**2)
-        assert by_id[ChunkId("a")] == pytest.approx(standard_normal_cdf((0.4 - 0.6) / norm))
-        assert by_id[ChunkId("b")] == pytest.approx(standard_normal_cdf((0.6 - 0.4) / norm))
+        assert by_id[ChunkId("a")] == pytest.approx(z_to_unit((0.4 - 0.6) / norm))
+        assert by_id[ChunkId("b")] == pytest.approx(z_to_unit((0.6 - 0.4) / norm))
         assert ids(merged) == ["b", "a"]
 
     def test_the_spread_of_a_leg_does_not_decide_its_influence(self) -> None:
@@ -230,7 +230,7 @@ class TestZscoreMerge:
         vector = [cand("a", 0.5), cand("b", 0.9), cand("c", 0.7)]
         merged = zscore_merge(vector, [], vector_weight=0.4, text_weight=0.6)
         assert ids(merged) == ["b", "c", "a"]
-        assert merged[0].score == pytest.approx(standard_normal_cdf(1.2247448713915887))
+        assert merged[0].score == pytest.approx(z_to_unit(1.2247448713915887))
 
     def test_zero_weights_count_equally_and_scores_stay_inside_the_unit_interval(self) -> None:
         vector = [cand(str(i), i / 10) for i in range(10)]
@@ -239,6 +239,25 @@ class TestZscoreMerge:
         assert all(0.0 < item.score < 1.0 for item in merged)
         # equal weights and exactly opposite orders: every chunk ties at 0.5
         assert {round(item.score, 9) for item in merged} == {0.5}
+
+    def test_an_outlying_keyword_hit_does_not_flatten_the_order_of_the_best_hits(self) -> None:
+        # One bm25 outlier among many weak matches has z ≈ √(n − 1): the fused scores of the top
+        # hits must stay distinct (a normal CDF rounds them all to 1.0).
+        keyword = [cand("outlier", -400.0), cand("second", -60.0)]
+        keyword += [cand(f"k{i}", -1.0) for i in range(198)]
+        vector = [cand("second", 0.95), cand("outlier", 0.94)]
+        vector += [cand(f"k{i}", 0.5) for i in range(198)]
+        merged = zscore_merge(vector, keyword, vector_weight=0.4, text_weight=0.6)
+        assert ids(merged)[:2] == ["outlier", "second"]
+        assert merged[0].score > merged[1].score > merged[2].score
+        assert merged[0].score < 1.0
+
+    def test_z_to_unit_is_centred_bounded_and_strictly_increasing(self) -> None:
+        assert z_to_unit(0.0) == 0.5
+        assert z_to_unit(1.0) == pytest.approx(0.75)
+        values = [z_to_unit(z) for z in (-50.0, -3.0, 0.0, 3.0, 30.0, 31.0, 50.0)]
+        assert all(0.0 < v < 1.0 for v in values)
+        assert values == sorted(set(values))
 
     def test_non_finite_scores_count_as_no_evidence(self) -> None:
         vector = [cand("a", math.nan), cand("b", 0.5)]
