@@ -30,18 +30,16 @@ from memlane.bench.runner import (
     limited_units,
     memlane_opener,
     mode_config,
+    open_unit,
     score_query,
 )
-from memlane.bench.workspace import AGENT_ID, UnitPaths, materialize
+from memlane.bench.workspace import UnitPaths, materialize
 from memlane.domain.chunks import ChunkId
 from memlane.domain.keywords import build_fts_query
 from memlane.domain.scoring import rrf_merge, weighted_merge, zscore_merge
 from memlane.domain.search import Candidate
 
 LEGS_DIR = BENCH_DIR / "work" / "legs"
-
-# One leg entry: (path, start_line, end_line, score); keyword score = -bm25 (higher is better).
-Entry = tuple[str, int, int, float]
 
 
 def collect(name: str, depth: int, limit: int | None) -> None:
@@ -58,12 +56,7 @@ def collect(name: str, depth: int, limit: int | None) -> None:
         paths = UnitPaths.for_unit(options.work_dir, name, unit.unit_id)
         materialize(unit, paths)
         cfg = mode_config("hybrid", "local", paths.store_path("local"), 50, {})
-        manager: Any = opener(
-            workspace=str(paths.workspace),
-            state_dir=str(paths.state_dir),
-            agent_id=AGENT_ID,
-            config=cfg,
-        )
+        manager: Any = open_unit(opener, paths, cfg)
         try:
             manager.sync(force=False)
             store, provider = manager._store, manager._runtime.provider
@@ -106,60 +99,19 @@ Leg = list[tuple[str, int, int, float, str]]
 Rule = Callable[[Leg, Leg, int], list[str]]
 
 
-def _sat(x: float) -> float:
-    return x / (1.0 + x) if x > 0 else 0.0
-
-
 def _top(leg: Leg, pool: int) -> dict[str, float]:
     return {cid: s for *_, s, cid in sorted(leg, key=lambda e: -e[3])[:pool]}
 
 
-def weighted(vw: float, tw: float, text_norm: str, complete: bool = False) -> Rule:
+def linear_bm25_weighted(vw: float, tw: float) -> Rule:
+    """Not shipped: vw·cosine + tw·(bm25 evidence / the best), i.e. the weighted sum without the
+    saturating x/(1+x). Kept as the measured alternative to standardising."""
+
     def rule(vec: Leg, kw: Leg, pool: int) -> list[str]:
         v_top, k_top = _top(vec, pool), _top(kw, pool)
-        v_all = {e[4]: e[3] for e in vec}
-        k_all = {e[4]: e[3] for e in kw}
+        best = max(k_top.values(), default=0.0) or 1.0
         ids = list(dict.fromkeys([*v_top, *k_top]))
-        kx = k_all if complete else k_top
-        vx = v_all if complete else v_top
-        if text_norm == "sat":
-            best = max((_sat(x) for x in k_top.values()), default=0.0) or 1.0
-            tnorm = {c: _sat(x) / best for c, x in kx.items()}
-        else:  # "max": linear in bm25, best → 1
-            best = max(k_top.values(), default=0.0) or 1.0
-            tnorm = {c: max(0.0, x) / best for c, x in kx.items()}
-        score = {c: vw * vx.get(c, 0.0) + tw * tnorm.get(c, 0.0) for c in ids}
-        return sorted(ids, key=lambda c: -score[c])
-
-    return rule
-
-
-def zscore(alpha: float, complete: bool = False) -> Rule:
-    def rule(vec: Leg, kw: Leg, pool: int) -> list[str]:
-        v_top, k_top = _top(vec, pool), _top(kw, pool)
-        v_all = {e[4]: e[3] for e in vec}
-        k_all = {e[4]: e[3] for e in kw}
-        ids = list(dict.fromkeys([*v_top, *k_top]))
-
-        def norm(top: dict[str, float]) -> tuple[float, float]:
-            vals = list(top.values())
-            if len(vals) < 2:
-                return (vals[0] if vals else 0.0), 1.0
-            return statistics.fmean(vals), statistics.pstdev(vals) or 1.0
-
-        vm, vs = norm(v_top)
-        km, ks = norm(k_top)
-        vfloor = (min(v_top.values(), default=0.0) - vm) / vs
-        kfloor = (min(k_top.values(), default=0.0) - km) / ks
-        vx = v_all if complete else v_top
-        kx = k_all if complete else k_top
-
-        def s(c: str) -> float:
-            v = (vx[c] - vm) / vs if c in vx else vfloor
-            k = (kx[c] - km) / ks if c in kx else kfloor
-            return alpha * v + (1 - alpha) * k
-
-        score = {c: s(c) for c in ids}
+        score = {c: vw * v_top.get(c, 0.0) + tw * max(0.0, k_top.get(c, 0.0)) / best for c in ids}
         return sorted(ids, key=lambda c: -score[c])
 
     return rule
@@ -210,19 +162,12 @@ RULES: dict[str, Rule] = {
     "keyword": single("keyword"),
     "vector": single("vector"),
     "w73_sat": shipped("weighted", 0.7, 0.3),
-    "w73_sat_full": weighted(0.7, 0.3, "sat", complete=True),
-    "w73_max": weighted(0.7, 0.3, "max"),
-    "w73_max_full": weighted(0.7, 0.3, "max", complete=True),
-    "w55_max_full": weighted(0.5, 0.5, "max", complete=True),
-    "z50": shipped("zscore", 0.5, 0.5),
-    "z50_full": zscore(0.5, complete=True),
-    "z60_full": zscore(0.6, complete=True),
+    "w73_max": linear_bm25_weighted(0.7, 0.3),
+    "rrf60": shipped("rrf"),
     "z70": shipped("zscore", 0.7, 0.3),
+    "z50": shipped("zscore", 0.5, 0.5),
     "z40": shipped("zscore", 0.4, 0.6),
     "z30": shipped("zscore", 0.3, 0.7),
-    "w64_max": weighted(0.6, 0.4, "max"),
-    "w82_max": weighted(0.8, 0.2, "max"),
-    "rrf60": shipped("rrf"),
 }
 
 SHOW = ("ndcg@10", "recall@5", "recall_all@5", "turn_recall@L5", "turn_recall@L10")

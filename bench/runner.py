@@ -83,6 +83,16 @@ def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, An
     return out
 
 
+def open_unit(opener: Opener, paths: UnitPaths, config: Mapping[str, Any]) -> Manager:
+    """A manager on the unit's workspace and state dir with `config`."""
+    return opener(
+        workspace=str(paths.workspace),
+        state_dir=str(paths.state_dir),
+        agent_id=AGENT_ID,
+        config=config,
+    )
+
+
 def store_key(mode_config: Mapping[str, Any]) -> str:
     provider = str(mode_config.get("provider", "auto"))
     return "fts" if provider == "none" else provider
@@ -239,12 +249,7 @@ def run_unit(
         store = paths.store_path(store_key({"provider": options.provider, **MODES[mode]}))
         cfg = mode_config(mode, options.provider, store, options.max_results, options.extra_config)
         t0 = time.perf_counter()
-        manager = opener(
-            workspace=str(paths.workspace),
-            state_dir=str(paths.state_dir),
-            agent_id=AGENT_ID,
-            config=cfg,
-        )
+        manager = open_unit(opener, paths, cfg)
         try:
             manager.sync(force=False)
             record.sync_seconds[mode] = time.perf_counter() - t0

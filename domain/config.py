@@ -23,7 +23,7 @@ FusionName: TypeAlias = Literal["zscore", "weighted", "rrf"]
 # Default (vector, text) weights per fusion when the config sets neither. `weighted` keeps the
 # reference's 0.7 / 0.3 for raw scores; `zscore` weighs standardised legs, where the keyword leg
 # earns the larger share with the bundled small model (chosen by bench/fusion_study.py).
-DEFAULT_FUSION_WEIGHTS: Final[dict[str, tuple[float, float]]] = {
+DEFAULT_FUSION_WEIGHTS: Final[dict[FusionName, tuple[float, float]]] = {
     "zscore": (0.4, 0.6),
     "weighted": (0.7, 0.3),
     "rrf": (0.7, 0.3),

@@ -77,15 +77,21 @@ def bm25_rank_to_score(rank: float) -> float:
     return x / (1.0 + x)
 
 
+def _keyword_evidence(keyword: Sequence[Candidate]) -> dict[ChunkId, float]:
+    """Best bm25 evidence per chunk: -rank, floored at 0 (non-finite ranks → 0)."""
+    evidence: dict[ChunkId, float] = {}
+    for cand in keyword:
+        x = max(0.0, -cand.score) if math.isfinite(cand.score) else 0.0
+        evidence[cand.chunk_id] = max(x, evidence.get(cand.chunk_id, 0.0))
+    return evidence
+
+
 def _keyword_text_scores(keyword: Sequence[Candidate]) -> dict[ChunkId, float]:
     """Best normalised text score per chunk: bm25_rank_to_score / the set's best (best → 1.0).
 
     If no hit has a positive score (all ranks ≥ 0), every hit is an equally good match: 1.0.
     """
-    raw: dict[ChunkId, float] = {}
-    for cand in keyword:
-        score = bm25_rank_to_score(cand.score)
-        raw[cand.chunk_id] = max(score, raw.get(cand.chunk_id, 0.0))
+    raw = {c: bm25_rank_to_score(-x) for c, x in _keyword_evidence(keyword).items()}
     best = max(raw.values(), default=0.0)
     if best <= 0.0:
         return dict.fromkeys(raw, 1.0)
@@ -242,12 +248,8 @@ def zscore_merge(
     """
     total = vector_weight + text_weight
     w_v, w_t = (0.5, 0.5) if total <= 0 else (vector_weight / total, text_weight / total)
-    keyword_raw: dict[ChunkId, float] = {}
-    for cand in keyword:
-        evidence = max(0.0, -cand.score) if math.isfinite(cand.score) else 0.0
-        keyword_raw[cand.chunk_id] = max(evidence, keyword_raw.get(cand.chunk_id, 0.0))
     z_vector, vector_floor = _standardised(_vector_scores(vector))
-    z_keyword, keyword_floor = _standardised(keyword_raw)
+    z_keyword, keyword_floor = _standardised(_keyword_evidence(keyword))
     ids = list(dict.fromkeys([c.chunk_id for c in vector] + [c.chunk_id for c in keyword]))
     legs = [(w_v, z_vector, vector_floor), (w_t, z_keyword, keyword_floor)]
     legs = [leg for leg in legs if leg[1]]  # an empty leg says nothing about anyone
@@ -265,8 +267,8 @@ def apply_min_score(fused: Sequence[Fused], min_score: float, *, text_weight: fl
     An item whose normalised text_score is TOP_KEYWORD_TEXT_SCORE (1.0: the best keyword match of
     the set, or tied with it) is also kept when score ≥ min(min_score, text_weight). After
     `weighted_merge` a keyword-only top hit scores exactly text_weight, so it always survives
-    unless temporal decay pushed it lower. With `rrf_merge` pass text_weight=0.5 (the scaled
-    score of a first-in-one-leg hit). Order is preserved.
+    unless temporal decay pushed it lower. After `rrf_merge` or `zscore_merge` (relative
+    scores) pass text_weight=0.0: the best keyword hit is then always kept. Order is preserved.
     """
     relaxed = min(min_score, text_weight)
     return [
