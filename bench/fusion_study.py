@@ -5,10 +5,13 @@ stores under `bench/work/`, so embeddings are shared with the harness), and for 
 records the keyword leg (every matching chunk's bm25 rank, up to --depth) and the cosine of
 every chunk that either leg returns in its first --depth (the vector leg is a brute-force
 matrix here, so "every chunk" is cheap). `evaluate` replays fusion rules over those records
-with the harness's own metrics, so a rule can be compared on every set in seconds.
+with the harness's own metrics, so a rule can be compared on every set in seconds. `sweep`
+scores a grid of z-score weights against the better single leg on each set's target metrics,
+on all queries and on two fixed halves (pick a weight on one half, read it on the other).
 
     python -m bench.fusion_study collect autorag_ko locomo ...
     python -m bench.fusion_study evaluate autorag_ko locomo ... [--pool 200]
+    python -m bench.fusion_study sweep autorag_ko locomo ... [--weights 0.3,0.4,0.5]
 
 Records go to `bench/work/legs/<set>.json` (git-ignored, like the stores). This is a study
 tool: it reaches into the manager for the store and provider on purpose.
@@ -17,7 +20,9 @@ tool: it reaches into the manager for the store and provider on purpose.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import math
 import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
@@ -173,34 +178,103 @@ RULES: dict[str, Rule] = {
 SHOW = ("ndcg@10", "recall@5", "recall_all@5", "turn_recall@L5", "turn_recall@L10")
 
 
+QueryKey = tuple[str, str]
+Scores = dict[str, float]
+
+
+def score_rules(
+    name: str, rules: Sequence[str], pool: int, keep: int
+) -> dict[str, list[tuple[QueryKey, Scores]]]:
+    """Every rule's metrics on every recorded query of one set, keyed by (unit, qid)."""
+    dataset = registry.load(name, None, registry.DEFAULT_DATA_ROOT)
+    records = json.loads((LEGS_DIR / f"{name}.json").read_text())
+    by_key = {(r["unit"], r["qid"]): r for r in records}
+    rows: dict[str, list[tuple[QueryKey, Scores]]] = {r: [] for r in rules}
+    for unit in dataset.units():
+        doc_of_path = unit.doc_of_path()
+        for q in unit.queries:
+            rec = by_key.get((unit.unit_id, q.qid))
+            if rec is None:
+                continue
+            vec = [tuple(e) for e in rec["vector"]]
+            kw = [tuple(e) for e in rec["keyword"]]
+            where = {e[4]: (e[0], e[1], e[2]) for e in [*vec, *kw]}
+            for rname in rules:
+                ranked = RULES[rname](vec, kw, pool)[:keep]
+                hits: list[metrics.Hit] = [where[c] for c in ranked]
+                scores = score_query(q, hits, doc_of_path, turn_level=dataset.turn_level)
+                rows[rname].append(((unit.unit_id, q.qid), scores))
+    return rows
+
+
 def evaluate(names: Sequence[str], rules: Sequence[str], pool: int, keep: int) -> None:
     for name in names:
-        dataset = registry.load(name, None, registry.DEFAULT_DATA_ROOT)
-        records = json.loads((LEGS_DIR / f"{name}.json").read_text())
-        by_key = {(r["unit"], r["qid"]): r for r in records}
-        rows: dict[str, list[dict[str, float]]] = {r: [] for r in rules}
-        for unit in dataset.units():
-            doc_of_path = unit.doc_of_path()
-            for q in unit.queries:
-                rec = by_key.get((unit.unit_id, q.qid))
-                if rec is None:
-                    continue
-                vec = [tuple(e) for e in rec["vector"]]
-                kw = [tuple(e) for e in rec["keyword"]]
-                where = {e[4]: (e[0], e[1], e[2]) for e in [*vec, *kw]}
-                for rname in rules:
-                    ranked = RULES[rname](vec, kw, pool)[:keep]
-                    hits: list[metrics.Hit] = [where[c] for c in ranked]
-                    rows[rname].append(
-                        score_query(q, hits, doc_of_path, turn_level=dataset.turn_level)
-                    )
-        n = len(next(iter(rows.values())))
-        cols = [m for m in SHOW if m in next(iter(rows.values()))[0]] if n else []
+        rows = score_rules(name, rules, pool, keep)
+        first = next(iter(rows.values()))
+        n = len(first)
+        cols = [m for m in SHOW if m in first[0][1]] if n else []
         print(f"\n{name} (n={n}, pool {pool})")
         print(f"{'rule':14}" + "".join(f"{c:>16}" for c in cols))
         for rname, vals in rows.items():
-            means = [statistics.fmean(v[c] for v in vals) for c in cols]
+            means = [statistics.fmean(v[c] for _, v in vals) for c in cols]
             print(f"{rname:14}" + "".join(f"{m:16.3f}" for m in means))
+
+
+# --- weight sweep: is there one z-score weight that never loses to the better single leg? ------
+
+# The metrics each set's targets are stated in (issue #7); every other set is judged by nDCG@10.
+PRIMARY: dict[str, tuple[str, ...]] = {
+    "locomo": ("recall_all@5", "turn_recall@L5"),
+    "lme_pooled": ("recall_all@5", "ndcg@10"),
+    "lme_s": ("recall_all@5", "ndcg@10"),
+    "lme_s_official": ("recall_all@5", "ndcg@10"),
+}
+HALVES = ("A", "B", "all")
+
+
+def half_of(key: QueryKey) -> str:
+    """A fixed, content-independent split of the queries into two halves."""
+    digest = hashlib.sha256(f"{key[0]}/{key[1]}".encode()).digest()
+    return "A" if digest[0] % 2 == 0 else "B"
+
+
+def half_means(vals: Sequence[tuple[QueryKey, Scores]], metric: str) -> dict[str, float]:
+    parts: dict[str, list[float]] = {h: [] for h in HALVES}
+    for key, scores in vals:
+        parts[half_of(key)].append(scores[metric])
+        parts["all"].append(scores[metric])
+    return {h: statistics.fmean(v) if v else math.nan for h, v in parts.items()}
+
+
+def worst_margin(rows: Sequence[dict[str, dict[str, float]]], rule: str, half: str) -> float:
+    """Smallest (rule − better of keyword and vector) over the (set, metric) rows."""
+    return min(r[rule][half] - max(r["keyword"][half], r["vector"][half]) for r in rows)
+
+
+def sweep(names: Sequence[str], weights: Sequence[float], pool: int, keep: int) -> None:
+    zrules = {f"z{w:.2f}": shipped("zscore", w, 1.0 - w) for w in weights}
+    RULES.update(zrules)
+    rules = ["keyword", "vector", *zrules]
+    table: dict[str, dict[str, dict[str, float]]] = {}
+    for name in names:
+        rows = score_rules(name, rules, pool, keep)
+        for metric in PRIMARY.get(name, ("ndcg@10",)):
+            table[f"{name} {metric}"] = {r: half_means(rows[r], metric) for r in rules}
+    print(f"\nvector weight sweep (z-score fusion, keyword weight = 1 - w; pool {pool})")
+    print(f"{'set, metric':30}" + "".join(f"{r:>8}" for r in rules))
+    for label, by_rule in table.items():
+        print(f"{label:30}" + "".join(f"{by_rule[r]['all']:8.3f}" for r in rules))
+    print("worst margin over the rows vs the better single leg (>= 0: never below it):")
+    summary = list(table.values())
+    for half in HALVES:
+        margins = [worst_margin(summary, r, half) for r in zrules]
+        print(f"{'  queries ' + half:30}{'':16}" + "".join(f"{m:+8.3f}" for m in margins))
+    for pick, check in (("A", "B"), ("B", "A")):
+        best = max(zrules, key=lambda r: worst_margin(summary, r, pick))
+        print(
+            f"  best on half {pick}: {best} (margin {worst_margin(summary, best, pick):+.3f});"
+            f" on half {check}: {worst_margin(summary, best, check):+.3f}"
+        )
 
 
 def main() -> None:
@@ -215,10 +289,18 @@ def main() -> None:
     e.add_argument("--rules", default=",".join(RULES))
     e.add_argument("--pool", type=int, default=200)
     e.add_argument("--keep", type=int, default=50)
+    w = sub.add_parser("sweep")
+    w.add_argument("datasets", nargs="+")
+    w.add_argument("--weights", default="0.25,0.3,0.35,0.4,0.45,0.5,0.55,0.6,0.65,0.7")
+    w.add_argument("--pool", type=int, default=200)
+    w.add_argument("--keep", type=int, default=50)
     args = p.parse_args()
     if args.cmd == "collect":
         for name in args.datasets:
             collect(name, args.depth, args.limit)
+    elif args.cmd == "sweep":
+        weights = [float(x) for x in args.weights.split(",")]
+        sweep(args.datasets, weights, args.pool, args.keep)
     else:
         evaluate(args.datasets, args.rules.split(","), args.pool, args.keep)
 

@@ -21,10 +21,10 @@ FallbackName: TypeAlias = Literal[
 ]
 FusionName: TypeAlias = Literal["zscore", "weighted", "rrf"]
 # Default (vector, text) weights per fusion when the config sets neither. `weighted` keeps the
-# reference's 0.7 / 0.3 for raw scores; `zscore` weighs standardised legs, where the keyword leg
-# earns the larger share with the bundled small model (chosen by bench/fusion_study.py).
+# reference's 0.7 / 0.3 for raw scores; `zscore` gives the standardised legs an equal say: no
+# split wins on every benchmark (the sweep in bench/RESULTS.md), and equal is the untuned one.
 DEFAULT_FUSION_WEIGHTS: Final[dict[FusionName, tuple[float, float]]] = {
-    "zscore": (0.4, 0.6),
+    "zscore": (0.5, 0.5),
     "weighted": (0.7, 0.3),
     "rrf": (0.7, 0.3),
 }
@@ -129,8 +129,8 @@ class DecaySettings:
 @dataclass(frozen=True, slots=True)
 class HybridSettings:
     enabled: bool = True
-    vector_weight: float = 0.4
-    text_weight: float = 0.6
+    vector_weight: float = 0.5
+    text_weight: float = 0.5
     candidate_multiplier: int = 4
     fusion: FusionName = "zscore"
     rrf_k: int = 60

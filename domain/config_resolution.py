@@ -28,7 +28,7 @@ Deliberate differences from the reference:
 - `query.maxResults` is floored and clamped to [1, 100] (§31.20, §31.30); the candidate pool is
   `maxResults * candidateMultiplier` capped at 1000 (`candidate_limit`), not a silent 200.
 - Our additions: `query.hybrid.fusion` (`"zscore"` default | `"weighted"` | `"rrf"`) and
-  `query.hybrid.rrfK` (default 60, [1, 1000]). The weights' defaults follow the fusion: 0.4 / 0.6
+  `query.hybrid.rrfK` (default 60, [1, 1000]). The weights' defaults follow the fusion: 0.5 / 0.5
   (vector / text) for `zscore`, the reference's 0.7 / 0.3 for `weighted` and `rrf`;
   `redaction.enabled` and `redaction.extraPatterns` (each must compile);
   `sync.firstSearchWaitMs` (default 30 000, [0, 600 000], §31.24); `sessions.dir`;

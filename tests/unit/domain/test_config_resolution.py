@@ -303,7 +303,7 @@ class TestClamps:
 
     @pytest.mark.parametrize(
         ("vector", "text", "expected"),
-        [(1, 1, (0.5, 0.5)), (0, 0, (0.4, 0.6)), (2, 0, (1.0, 0.0)), (0.6, 0.2, (0.75, 0.25))],
+        [(1, 1, (0.5, 0.5)), (0, 0, (0.5, 0.5)), (2, 0, (1.0, 0.0)), (0.6, 0.2, (0.75, 0.25))],
     )
     def test_hybrid_weights_are_clamped_then_normalised(
         self, vector: float, text: float, expected: tuple[float, float]
@@ -317,7 +317,7 @@ class TestClamps:
 
     @pytest.mark.parametrize(
         ("fusion", "expected"),
-        [(None, (0.4, 0.6)), ("zscore", (0.4, 0.6)), ("weighted", (0.7, 0.3)), ("rrf", (0.7, 0.3))],
+        [(None, (0.5, 0.5)), ("zscore", (0.5, 0.5)), ("weighted", (0.7, 0.3)), ("rrf", (0.7, 0.3))],
     )
     def test_unset_weights_default_per_fusion(
         self, fusion: str | None, expected: tuple[float, float]
