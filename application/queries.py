@@ -1,8 +1,8 @@
 """Application: the search use case (read side; never goes through the message bus).
 
 Pipeline: keyword leg (FTS5 bm25) and vector leg (cosine) each fetch `max_results ×
-candidateMultiplier` candidates; they are fused (standardised scores by default, or the
-reference's weighted sum, or reciprocal-rank fusion),
+candidateMultiplier` candidates (at least `minCandidates` when both legs run); they are fused
+(standardised scores by default, or the reference's weighted sum, or reciprocal-rank fusion),
 decayed by age, diversified by MMR, filtered by min score and cut to `max_results`.
 Degraded modes are explicit: without a provider the search is keyword-only; a failing query
 embedding or a dimension mismatch drops the vector leg with a warning instead of failing.
@@ -20,6 +20,7 @@ from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvide
 from memlane.application.ports.index_store import DimensionMismatch, IndexStore
 from memlane.application.reports import SearchMode, SearchResponse
 from memlane.domain.config import MemorySettings
+from memlane.domain.config_resolution import MAX_RESULTS_LIMIT, candidate_limit
 from memlane.domain.errors import InvalidQuery
 from memlane.domain.keywords import build_fts_query
 from memlane.domain.scoring import (
@@ -36,9 +37,6 @@ from memlane.domain.snippets import citation_for, make_snippet
 from memlane.domain.sources import Source
 
 log = structlog.get_logger()
-
-MAX_RESULTS_LIMIT = 100
-MAX_CANDIDATES = 1000
 
 
 class Searcher:
@@ -60,13 +58,13 @@ class Searcher:
         min_score = _min_score(query.min_score, self._settings.query.min_score)
         sources: Sequence[Source] = query.sources or self._settings.sources
         hybrid = self._settings.query.hybrid
-        limit = min(MAX_CANDIDATES, max_results * hybrid.candidate_multiplier)
         provider = self._runtime.provider
         warnings: list[str] = []
 
         mode: SearchMode = (
             "keyword" if provider is None else ("hybrid" if hybrid.enabled else "vector")
         )
+        limit = candidate_limit(hybrid, max_results, fused=mode == "hybrid")
         keyword: list[Candidate] = []
         if mode != "vector":
             match = build_fts_query(text)

@@ -54,6 +54,12 @@ def _parser() -> argparse.ArgumentParser:
 
     rep = sub.add_parser("report", help="re-print tables and plots from a results JSON")
     rep.add_argument("json_file", type=Path)
+
+    cmp = sub.add_parser("compare", help="one mode in two results JSONs: paired bootstrap A - B")
+    cmp.add_argument("a", type=Path)
+    cmp.add_argument("b", type=Path)
+    cmp.add_argument("--mode", default="hybrid")
+    cmp.add_argument("--seed", type=int, default=0)
     return p
 
 
@@ -182,6 +188,31 @@ def cmd_report(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_compare(args: argparse.Namespace) -> int:
+    _, runs_a = report.read_runs(args.a)
+    runs_b = {r.name: r for r in report.read_runs(args.b)[1]}
+    shared = [run for run in runs_a if run.name in runs_b]
+    if not shared:
+        print(f"no data set is in both {args.a.name} and {args.b.name}")
+        return 1
+    for run in shared:
+        rows = [
+            [
+                c["metric"],
+                str(c["n"]),
+                f"{c['a_mean']:.3f}",
+                f"{c['b_mean']:.3f}",
+                f"{c['mean_diff']:+.3f}",
+                f"[{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]",
+                f"{c['p_value']:.4f}",
+            ]
+            for c in report.compare_runs(run, runs_b[run.name], args.mode, seed=args.seed)
+        ]
+        title = f"{run.name}, mode {args.mode}: A = {args.a.name}, B = {args.b.name}"
+        print(report.format_table(title, ["metric", "n", "A", "B", "A - B", "95% CI", "p"], rows))
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     if args.command == "list":
@@ -191,4 +222,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "report":
         return cmd_report(args)
+    if args.command == "compare":
+        return cmd_compare(args)
     return cmd_run(args)

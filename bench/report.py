@@ -94,6 +94,23 @@ def compare_modes(run: DatasetRun, seed: int = 0) -> list[dict[str, Any]]:
     return out
 
 
+def compare_runs(a: DatasetRun, b: DatasetRun, mode: str, seed: int = 0) -> list[dict[str, Any]]:
+    """Paired bootstrap of one mode across two runs of the same data set (e.g. before and after
+    a change), over the queries both runs scored, on the primary metrics."""
+    rows_a = {(r["unit"], r["qid"]): r["metrics"] for r in a.records if r["mode"] == mode}
+    rows_b = {(r["unit"], r["qid"]): r["metrics"] for r in b.records if r["mode"] == mode}
+    keys = [k for k in rows_a if k in rows_b]
+    out: list[dict[str, Any]] = []
+    for metric in PRIMARY_TURN if a.turn_level else PRIMARY_BEIR:
+        pairs = [(rows_a[k][metric], rows_b[k][metric]) for k in keys if metric in rows_a[k]]
+        if len(pairs) < 2:
+            continue
+        cmp = metrics.paired_bootstrap([x for x, _ in pairs], [y for _, y in pairs], seed=seed)
+        means = (statistics.fmean(x for x, _ in pairs), statistics.fmean(y for _, y in pairs))
+        out.append({"metric": metric, "a_mean": means[0], "b_mean": means[1], **asdict(cmp)})
+    return out
+
+
 def format_table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     """A Markdown table (aligned, so it reads on a terminal too) under a `###` title."""
     widths = [

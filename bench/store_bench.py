@@ -1,10 +1,11 @@
-"""Benchmark: the SQLite index store at 10k and 100k chunks of 384 dimensions.
+"""Benchmark: the SQLite index store at 1k, 10k and 100k chunks of 384 dimensions.
 
 Measures insert throughput (replace_file, 20 chunks per file), vector top-10 (numpy matrix, the
-default, and sqlite-vec's vec0 KNN), keyword top-10 (FTS5 bm25), a hybrid pair (both legs),
-the file size and the peak RSS. Each size runs in its own process so RSS is per size.
+default, and sqlite-vec's vec0 KNN), keyword top-10 (FTS5 bm25), a hybrid pair (both legs), a
+fused search (both legs + z-score fusion) at 24 and 200 candidates per leg, the file size and
+the peak RSS. Each size runs in its own process so RSS is per size.
 
-    .venv/bin/python bench/store_bench.py [--sizes 10000 100000] [--queries 60]
+    .venv/bin/python bench/store_bench.py [--sizes 1000 10000 100000] [--queries 60]
 
 Prints a table and writes bench/results/store_bench.json.
 """
@@ -44,6 +45,7 @@ def _run_size(size: int, queries: int) -> dict[str, object]:
     from memlane.application.ports.index_store import IndexedFile
     from memlane.domain.chunks import Chunk, ChunkId, ContentHash
     from memlane.domain.keywords import build_fts_query
+    from memlane.domain.scoring import zscore_merge
     from memlane.domain.sources import ALL_SOURCES
 
     rng = np.random.default_rng(42)
@@ -104,6 +106,16 @@ def _run_size(size: int, queries: int) -> dict[str, object]:
         return out
 
     qv = [q.tolist() for q in queries_v]
+
+    def brute_force(q: Any) -> object:
+        """The limit for the vector leg: the store's kernel (einsum: one thread, no BLAS threads
+        fighting other work for the 2 cores) and a top-10 over the same vectors, with no store
+        around it (no ids, no row reads, no filters)."""
+        scores = np.einsum("ij,j->i", vectors, q)
+        top = np.argpartition(-scores, 10)[:10]
+        return top[np.argsort(-scores[top])]
+
+    vector_limit = timed(brute_force, list(queries_v))
     vector_numpy = timed(
         lambda q: store.search_vector(q, model="m", sources=ALL_SOURCES, limit=10), qv
     )
@@ -125,6 +137,20 @@ def _run_size(size: int, queries: int) -> dict[str, object]:
         ),
         pairs,
     )
+
+    def fused_search(pool: int) -> Callable[[tuple[list[float], str]], object]:
+        """Both legs at `pool` candidates each, then the default z-score fusion: what a hybrid
+        search costs before snippets (24 = maxResults 6 x 4; 200 = the minCandidates floor)."""
+
+        def run(p: tuple[list[float], str]) -> object:
+            vector = store.search_vector(p[0], model="m", sources=ALL_SOURCES, limit=pool)
+            keyword = store.search_keyword(p[1], sources=ALL_SOURCES, limit=pool)
+            return zscore_merge(vector, keyword, vector_weight=0.5, text_weight=0.5)
+
+        return run
+
+    fused_24 = timed(fused_search(24), pairs)
+    fused_200 = timed(fused_search(200), pairs)
     # One file replaced, then a search: the matrix refresh is incremental.
     store.replace_file(
         IndexedFile("memory", "memory/file0.md", ContentHash("again"), 2.0, 100),
@@ -149,11 +175,14 @@ def _run_size(size: int, queries: int) -> dict[str, object]:
         "insert_seconds": round(insert_seconds, 1),
         "vector_top10_numpy": _percentiles(vector_numpy),
         "vector_top10_vec0": _percentiles(vector_vec0),
+        "vector_top10_numpy_limit": _percentiles(vector_limit),
         "vector_first_query_ms": round(cold_seconds * 1000, 1),
         "vector_after_one_write_ms": round(after_write * 1000, 1),
         "keyword_top10": _percentiles(keyword),
         "keyword_top10_source_filtered": _percentiles(keyword_filtered),
         "hybrid_pair_top40": _percentiles(hybrid),
+        "fused_search_pool24": _percentiles(fused_24),
+        "fused_search_pool200": _percentiles(fused_200),
         "file_mb": round(size_bytes / 1e6, 1),
         "peak_rss_mb": round(peak_kib / 1024, 1),
     }
@@ -164,11 +193,14 @@ def _table(results: list[dict[str, object]]) -> str:
         ("insert chunks/s", "insert_chunks_per_s"),
         ("vector top-10 numpy p50/p95 ms", "vector_top10_numpy"),
         ("vector top-10 vec0 p50/p95 ms", "vector_top10_vec0"),
+        ("  limit: bare numpy top-10 p50/p95", "vector_top10_numpy_limit"),
         ("vector first query (cold) ms", "vector_first_query_ms"),
         ("vector after one write ms", "vector_after_one_write_ms"),
         ("keyword top-10 p50/p95 ms", "keyword_top10"),
         ("keyword (source filter) p50/p95", "keyword_top10_source_filtered"),
         ("hybrid pair p50/p95 ms", "hybrid_pair_top40"),
+        ("fused search, 24/leg p50/p95 ms", "fused_search_pool24"),
+        ("fused search, 200/leg p50/p95 ms", "fused_search_pool200"),
         ("file size MB", "file_mb"),
         ("peak RSS MB", "peak_rss_mb"),
     ]
@@ -188,7 +220,7 @@ def _table(results: list[dict[str, object]]) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     parser.add_argument("--queries", type=int, default=60)
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -207,6 +239,40 @@ def main() -> None:
     target.parent.mkdir(exist_ok=True)
     target.write_text(json.dumps({"machine_cores": 2, "results": results}, indent=2) + "\n")
     print(f"\nwritten {target}")
+    if _plot(results, target.with_suffix(".png")):
+        print(f"written {target.with_suffix('.png')}")
+
+
+def _plot(results: list[dict[str, Any]], path: Path) -> bool:
+    """Latency (p50) against corpus size, each leg beside its limit. False without matplotlib."""
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return False
+    sizes = [r["chunks"] for r in results]
+    fig, ax = plt.subplots(figsize=(6.4, 4.2))
+    for key, label in (
+        ("fused_search_pool200", "fused search (200/leg)"),
+        ("hybrid_pair_top40", "both legs, top-40"),
+        ("vector_top10_numpy", "vector top-10 (store)"),
+        ("vector_top10_numpy_limit", "vector limit: bare numpy"),
+        ("keyword_top10", "keyword top-10 (FTS5)"),
+    ):
+        ax.plot(sizes, [r[key]["p50_ms"] for r in results], marker="o", label=label)
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlabel("chunks (384 dims)")
+    ax.set_ylabel("p50 (ms)")
+    ax.set_title("index store latency vs corpus size")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    plt.close(fig)
+    return True
 
 
 if __name__ == "__main__":

@@ -132,6 +132,9 @@ class HybridSettings:
     vector_weight: float = 0.5
     text_weight: float = 0.5
     candidate_multiplier: int = 4
+    # Fused searches fetch at least this many candidates per leg whatever maxResults is: fusion
+    # judges each candidate against the pool, and a pool of 24 (6 x 4) ranks worse than 200.
+    min_candidates: int = 200
     fusion: FusionName = "zscore"
     rrf_k: int = 60
     mmr: MmrSettings = MmrSettings()

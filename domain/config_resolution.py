@@ -25,8 +25,10 @@ Deliberate differences from the reference:
 - `provider` also accepts `"none"`: explicit keyword-only mode, no embeddings (§32.3). An explicit
   provider without a `model` gets that provider's default model (`local`: our bundled model).
 - `cache.maxEntries` defaults to 100 000 instead of unbounded (§31.23).
-- `query.maxResults` is floored and clamped to [1, 100] (§31.20, §31.30); the candidate pool is
-  `maxResults * candidateMultiplier` capped at 1000 (`candidate_limit`), not a silent 200.
+- `query.maxResults` is floored and clamped to [1, 100] (§31.20, §31.30); the candidate pool per
+  leg is `maxResults * candidateMultiplier` capped at 1000 (`candidate_limit`), not a silent 200;
+  a fused (hybrid) search fetches at least `query.hybrid.minCandidates` (ours, default 200,
+  [1, 1000]) per leg, so its ranking does not depend on how few results were asked for.
 - Our additions: `query.hybrid.fusion` (`"zscore"` default | `"weighted"` | `"rrf"`) and
   `query.hybrid.rrfK` (default 60, [1, 1000]). The weights' defaults follow the fusion: 0.5 / 0.5
   (vector / text) for `zscore`, the reference's 0.7 / 0.3 for `weighted` and `rrf`;
@@ -176,6 +178,7 @@ MEMORY_SEARCH_SCHEMA: Final[_Schema] = {
             "vectorWeight": _NUMBER,
             "textWeight": _NUMBER,
             "candidateMultiplier": _NUMBER,
+            "minCandidates": _NUMBER,
             "fusion": _choice("zscore", "weighted", "rrf"),
             "rrfK": _NUMBER,
             "mmr": {"enabled": _BOOL, "lambda": _NUMBER},
@@ -257,9 +260,14 @@ def validate_agent_id(agent_id: str, key: str = "agentId") -> str:
     return agent_id
 
 
-def candidate_limit(query: QuerySettings) -> int:
-    """Candidates per retriever: maxResults x multiplier, at most 1000 (§31.30)."""
-    return min(CANDIDATE_POOL_LIMIT, query.max_results * query.hybrid.candidate_multiplier)
+def candidate_limit(hybrid: HybridSettings, max_results: int, *, fused: bool) -> int:
+    """Candidates per retriever: max_results x multiplier, at least `min_candidates` when the
+    legs are fused, at most 1000 (§31.30). A single leg ranks the same at any pool size, so
+    only fusion pays for the larger pool."""
+    wanted = max_results * hybrid.candidate_multiplier
+    if fused:
+        wanted = max(wanted, hybrid.min_candidates)
+    return min(CANDIDATE_POOL_LIMIT, wanted)
 
 
 # --- parsing and validation -------------------------------------------------------------------
@@ -733,6 +741,7 @@ def _query(read: _Reader) -> QuerySettings:
             vector_weight=vector,
             text_weight=text,
             candidate_multiplier=read.integer("query.hybrid.candidateMultiplier", 4, 1, 20),
+            min_candidates=read.integer("query.hybrid.minCandidates", 200, 1, CANDIDATE_POOL_LIMIT),
             fusion=fusion,
             rrf_k=read.integer("query.hybrid.rrfK", 60, 1, 1000),
             mmr=MmrSettings(

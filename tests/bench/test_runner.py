@@ -175,3 +175,35 @@ class TestTables:
             "| hybrid | 0.900   |",
             "| rrf    | 1.000   |",
         ]
+
+
+class TestCompareRuns:
+    @staticmethod
+    def run_of(ndcgs: Sequence[float], mode: str = "hybrid") -> DatasetRun:
+        run = DatasetRun("mini", turn_level=False)
+        run.records = [
+            {"unit": "u", "qid": str(i), "mode": mode, "metrics": {"ndcg@10": v, "recall@5": 1.0}}
+            for i, v in enumerate(ndcgs)
+        ]
+        return run
+
+    def test_pairs_the_same_queries_of_one_mode_across_two_runs(self) -> None:
+        after = self.run_of([1.0, 1.0, 0.5, 1.0])
+        before = self.run_of([0.5, 1.0, 0.5, 0.5])
+        before.records.append(  # a query only one run scored is left out of the pairing
+            {"unit": "u", "qid": "extra", "mode": "hybrid", "metrics": {"ndcg@10": 0.0}}
+        )
+
+        by_metric = {c["metric"]: c for c in report.compare_runs(after, before, "hybrid")}
+
+        assert by_metric["ndcg@10"]["n"] == 4
+        assert by_metric["ndcg@10"]["a_mean"] == 0.875
+        assert by_metric["ndcg@10"]["b_mean"] == 0.625
+        assert by_metric["ndcg@10"]["mean_diff"] == pytest.approx(0.25)
+        assert by_metric["recall@5"]["mean_diff"] == 0.0
+        assert by_metric["recall@5"]["p_value"] == 1.0
+
+    def test_other_modes_are_not_compared(self) -> None:
+        a, b = self.run_of([1.0, 0.0], mode="rrf"), self.run_of([0.0, 1.0], mode="rrf")
+
+        assert report.compare_runs(a, b, "hybrid") == []

@@ -103,6 +103,35 @@ class TestFusion:
         assert any(score != pytest.approx(weighted, abs=1e-3) for _, score, weighted in results)
 
 
+class TestCandidatePool:
+    """A hybrid search judges candidates against a pool of at least `minCandidates` per leg, so
+    asking for fewer results returns the head of the same ranking, with the same scores."""
+
+    def search(self, world: World, k: int) -> list[tuple[str, float]]:
+        results = world.manager().search("deploy rollback switch", max_results=k).results
+        return [(r.path, r.score) for r in results]
+
+    def fill(self, world: World, hybrid: HybridSettings) -> None:
+        """40 notes that all match, with different strengths in both legs."""
+        for i in range(40):
+            extra = " rollback" * (i % 3) + " switch" * (i % 5)
+            world.memory.write(f"memory/n{i:02}.md", f"# Note {i}\n\ndeploy{extra} item {i}\n")
+        world.settings = MemorySettings(query=QuerySettings(min_score=0.0, hybrid=hybrid))
+        world.manager().sync()
+
+    def test_fewer_results_are_the_head_of_the_same_ranking(self, world: World) -> None:
+        hybrid = HybridSettings()
+        self.fill(world, hybrid)
+
+        assert self.search(world, 3) == self.search(world, 50)[:3]
+
+    def test_without_the_floor_the_pool_follows_max_results(self, world: World) -> None:
+        hybrid = HybridSettings(min_candidates=1)
+        self.fill(world, hybrid)
+
+        assert self.search(world, 3) != self.search(world, 50)[:3]
+
+
 class TestGet:
     def test_get_reads_a_line_range(self, world: World) -> None:
         world.memory.write("MEMORY.md", "one\ntwo\nthree\nfour\n")

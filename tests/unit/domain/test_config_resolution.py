@@ -267,6 +267,8 @@ class TestClamps:
             ("query.minScore", 2, "query.min_score", 1.0),
             ("query.hybrid.candidateMultiplier", 50, "query.hybrid.candidate_multiplier", 20),
             ("query.hybrid.candidateMultiplier", 0, "query.hybrid.candidate_multiplier", 1),
+            ("query.hybrid.minCandidates", 0, "query.hybrid.min_candidates", 1),
+            ("query.hybrid.minCandidates", 5000, "query.hybrid.min_candidates", 1000),
             ("query.hybrid.rrfK", 0, "query.hybrid.rrf_k", 1),
             ("query.hybrid.mmr.lambda", 5, "query.hybrid.mmr.lambda_", 1.0),
             (
@@ -369,14 +371,31 @@ class TestCandidateLimit:
             tree({"query": {"maxResults": 30, "hybrid": {"candidateMultiplier": 10}}})
         )
 
-        assert candidate_limit(settings.query) == 300
+        assert candidate_limit(settings.query.hybrid, 30, fused=True) == 300
+
+    def test_a_fused_search_fetches_at_least_min_candidates(self) -> None:
+        hybrid = resolve_settings(tree({})).query.hybrid
+
+        assert hybrid.min_candidates == 200
+        assert candidate_limit(hybrid, 6, fused=True) == 200
+
+    def test_a_single_leg_fetches_only_what_it_returns_times_the_multiplier(self) -> None:
+        hybrid = resolve_settings(tree({})).query.hybrid
+
+        assert candidate_limit(hybrid, 6, fused=False) == 24
+
+    def test_min_candidates_is_configurable(self) -> None:
+        hybrid = resolve_settings(tree({"query": {"hybrid": {"minCandidates": 50}}})).query.hybrid
+
+        assert candidate_limit(hybrid, 6, fused=True) == 50
+        assert candidate_limit(hybrid, 20, fused=True) == 80
 
     def test_the_pool_is_capped_at_a_thousand(self) -> None:
         settings = resolve_settings(
             tree({"query": {"maxResults": 100, "hybrid": {"candidateMultiplier": 20}}})
         )
 
-        assert candidate_limit(settings.query) == 1000
+        assert candidate_limit(settings.query.hybrid, 100, fused=True) == 1000
 
 
 class TestValidation:
