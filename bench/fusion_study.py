@@ -163,6 +163,45 @@ def shipped(fusion: str, vector_weight: float = 0.0, text_weight: float = 0.0) -
     return rule
 
 
+def _z(scores: dict[str, float]) -> tuple[dict[str, float], float]:
+    if not scores:
+        return {}, 0.0
+    mean = statistics.fmean(scores.values())
+    sd = statistics.pstdev(scores.values())
+    if sd <= 1e-12:
+        return dict.fromkeys(scores, 0.0), -1.0
+    z = {c: (v - mean) / sd for c, v in scores.items()}
+    return z, min(z.values())
+
+
+def adaptive_z(confidence: str) -> Rule:
+    """Prototype: z-score fusion whose leg weights follow each leg's own confidence on this
+    query (how far its best candidates stand out of its pool)."""
+
+    def conf_of(z: dict[str, float]) -> float:
+        top = sorted(z.values(), reverse=True)
+        if not top:
+            return 0.0
+        if confidence == "max":
+            return max(top[0], 0.0)
+        if confidence == "top3":
+            return max(statistics.fmean(top[:3]), 0.0)
+        if confidence == "gap5":
+            return max(top[0] - top[min(4, len(top) - 1)], 0.0)
+        raise ValueError(confidence)
+
+    def rule(vec: Leg, kw: Leg, pool: int) -> list[str]:
+        z_v, f_v = _z(_top(vec, pool))
+        z_k, f_k = _z(_top(kw, pool))
+        c_v, c_k = conf_of(z_v), conf_of(z_k)
+        w_v, w_k = (0.5, 0.5) if c_v + c_k <= 0 else (c_v / (c_v + c_k), c_k / (c_v + c_k))
+        ids = list(dict.fromkeys([*z_v, *z_k]))
+        score = {c: w_v * z_v.get(c, f_v) + w_k * z_k.get(c, f_k) for c in ids}
+        return sorted(ids, key=lambda c: -score[c])
+
+    return rule
+
+
 RULES: dict[str, Rule] = {
     "keyword": single("keyword"),
     "vector": single("vector"),
@@ -173,6 +212,9 @@ RULES: dict[str, Rule] = {
     "z50": shipped("zscore", 0.5, 0.5),
     "z40": shipped("zscore", 0.4, 0.6),
     "z30": shipped("zscore", 0.3, 0.7),
+    "za_max": adaptive_z("max"),
+    "za_top3": adaptive_z("top3"),
+    "za_gap5": adaptive_z("gap5"),
 }
 
 SHOW = ("ndcg@10", "recall@5", "recall_all@5", "turn_recall@L5", "turn_recall@L10")

@@ -184,6 +184,7 @@ def _run_size(size: int, queries: int) -> dict[str, object]:
         "fused_search_pool24": _percentiles(fused_24),
         "fused_search_pool200": _percentiles(fused_200),
         "file_mb": round(size_bytes / 1e6, 1),
+        "bytes_per_chunk": round(size_bytes / size),
         "peak_rss_mb": round(peak_kib / 1024, 1),
     }
 
@@ -202,6 +203,7 @@ def _table(results: list[dict[str, object]]) -> str:
         ("fused search, 24/leg p50/p95 ms", "fused_search_pool24"),
         ("fused search, 200/leg p50/p95 ms", "fused_search_pool200"),
         ("file size MB", "file_mb"),
+        ("file bytes per chunk", "bytes_per_chunk"),
         ("peak RSS MB", "peak_rss_mb"),
     ]
     header = f"{'metric':34}" + "".join(f"{r['chunks']:>18}" for r in results)
