@@ -8,6 +8,8 @@ matrix here, so "every chunk" is cheap). `evaluate` replays fusion rules over th
 with the harness's own metrics, so a rule can be compared on every set in seconds. `sweep`
 scores a grid of z-score weights against the better single leg on each set's target metrics,
 on all queries and on two fixed halves (pick a weight on one half, read it on the other).
+The `za_*` rules are unshipped prototypes that weigh each leg by its own confidence on the query
+(how far its best candidates stand out); they are reported, and rejected, in bench/RESULTS.md.
 
     python -m bench.fusion_study collect autorag_ko locomo ...
     python -m bench.fusion_study evaluate autorag_ko locomo ... [--pool 200]

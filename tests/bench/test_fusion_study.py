@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from memlane.bench.fusion_study import half_means, half_of, worst_margin
+from memlane.bench.fusion_study import adaptive_z, half_means, half_of, shipped, worst_margin
 
 
 def test_half_of_is_fixed_and_splits_queries_roughly_evenly() -> None:
@@ -41,3 +41,22 @@ def test_worst_margin_is_the_smallest_gap_to_the_better_single_leg() -> None:
     ]
 
     assert worst_margin(rows, "z", "all") == pytest.approx(-0.05)
+
+
+def test_adaptive_weights_follow_the_leg_whose_best_hit_stands_out() -> None:
+    """g is a keyword outlier (bm25 evidence 20 among 1-3) and the vector leg's worst; c is the
+    vector leg's best by a hair. Equal weights pick c; the keyword leg's confidence (its top z)
+    is larger than the crowded vector leg's, so the adaptive rule picks g."""
+    ids = "abcdefgh"
+    evidence = [2.0, 2.0, 3.0, 1.0, 1.0, 1.0, 20.0, 1.0]
+    cosine = [0.85, 0.89, 0.89, 0.78, 0.88, 0.88, 0.72, 0.83]
+    keyword = [("p", 1, 1, x, c) for c, x in zip(ids, evidence, strict=True)]
+    vector = [("p", 1, 1, x, c) for c, x in zip(ids, cosine, strict=True)]
+
+    assert shipped("zscore", 0.5, 0.5)(vector, keyword, 10)[0] == "c"
+    assert adaptive_z("max")(vector, keyword, 10)[0] == "g"
+
+
+def test_adaptive_weights_reject_an_unknown_confidence() -> None:
+    with pytest.raises(ValueError, match="nope"):
+        adaptive_z("nope")([("p", 1, 1, 0.5, "a")], [], 10)
