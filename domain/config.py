@@ -133,7 +133,8 @@ class HybridSettings:
     text_weight: float = 0.5
     candidate_multiplier: int = 4
     # Fused searches fetch at least this many candidates per leg whatever maxResults is: fusion
-    # judges each candidate against the pool, and a pool of 24 (6 x 4) ranks worse than 200.
+    # judges each candidate against the pool, so a 6-result search then ranks like a 50-result
+    # one (the benchmarks' setting; on the large sets 24 per leg ranked worse, bench/RESULTS.md).
     min_candidates: int = 200
     fusion: FusionName = "zscore"
     rrf_k: int = 60
