@@ -28,6 +28,7 @@ from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from memlane.adapters.store import migrations
 from memlane.adapters.store.engine import BEGIN_OPTION, VectorExtension, open_engine
+from memlane.adapters.store.temp_files import remove_abandoned_temps
 from memlane.application.ports.index_store import StoreCorrupt, StoreError, StoreReadOnly
 
 T = TypeVar("T")
@@ -95,7 +96,9 @@ class SqliteDatabase:
     # --- lifecycle -----------------------------------------------------------------------------
 
     def initialise(self) -> None:
-        """Migrate the schema and reconcile derived tables; only writes when there is work."""
+        """Migrate the schema and reconcile derived tables; only writes when there is work.
+        Also removes the temporary databases of rebuilds killed earlier (`temp_files`)."""
+        remove_abandoned_temps(self.path)
         try:
             with self.read() as conn:
                 version = migrations.schema_version(conn)

@@ -1,4 +1,4 @@
-"""Adapter: a safe full reindex (§27) built in `<db>.tmp-<uuid>` and swapped in atomically.
+"""Adapter: a safe full reindex (§27) built in a temporary database and swapped in atomically.
 
 How the swap works, and why not by renaming files: the rebuilt file is copied over the live one
 with SQLite's online backup API, in ONE write transaction on the live database. Every connection
@@ -12,29 +12,24 @@ Carried over at commit, under the live database's in-process write lock: the eve
 AUTOINCREMENT high-water mark of `events` (positions are never reused), handler tracking, and
 embedding cache entries added to the live index meanwhile. The cache itself is copied into the
 temporary database when the rebuild starts, so re-embedding unchanged text costs nothing.
+
+A process killed mid-rebuild leaves its temporary files behind; `temp_files` names them so
+that the next open of the index removes them (and never those of a rebuild still running).
 """
 
 from __future__ import annotations
 
-import contextlib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore, VectorSearch
+from memlane.adapters.store.temp_files import remove_files
 from memlane.application.ports.embedding import Vector
 from memlane.application.ports.index_store import CacheKey, IndexedFile, StoreError
 from memlane.domain.chunks import Chunk, ContentHash
 from memlane.domain.index_meta import IndexMeta
-
-_SIDE_FILES = ("", "-wal", "-shm", "-journal")
-
-
-def _remove_files(path: Path) -> None:
-    for suffix in _SIDE_FILES:
-        with contextlib.suppress(FileNotFoundError):
-            Path(f"{path}{suffix}").unlink()
 
 
 def _attached(raw: Any, other: Path, sql: Sequence[str]) -> None:
@@ -94,7 +89,7 @@ class SqliteIndexRebuild:
         except BaseException:
             if temp_db is not None:
                 temp_db.close()
-            _remove_files(temp_path)
+            remove_files(temp_path)
             raise
         return cls(live, SqliteIndexStore(temp_db, vector_search=vector_search))
 
@@ -152,10 +147,10 @@ class SqliteIndexRebuild:
             raise
         self._finished = True
         temp_db.close()
-        _remove_files(temp_db.path)
+        remove_files(temp_db.path)
 
     def abort(self) -> None:
         """Throw the rebuild away; the live index is untouched. Idempotent."""
         self._finished = True
         self._temp.database.close()
-        _remove_files(self._temp.database.path)
+        remove_files(self._temp.database.path)

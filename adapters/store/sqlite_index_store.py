@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import math
-import uuid
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal, cast
@@ -25,6 +24,7 @@ from sqlalchemy import Connection
 
 from memlane.adapters.store import migrations, schema
 from memlane.adapters.store.database import DRIVER_ERRORS, RecoveryStats, SqliteDatabase
+from memlane.adapters.store.temp_files import remove_abandoned_temps, temp_path_for
 from memlane.adapters.store.vector_matrix import VectorMatrix, from_blob, to_blob
 from memlane.application.ports.embedding import Vector
 from memlane.application.ports.index_store import (
@@ -658,10 +658,12 @@ class SqliteIndexStore:
     # --- lifecycle -----------------------------------------------------------------------------
 
     def begin_rebuild(self) -> IndexRebuild:
-        """Start a full reindex into `<db>.tmp-<uuid>` with the embedding cache copied over."""
+        """Start a full reindex into `<db>.tmp-<pid>-<uuid>` with the embedding cache copied
+        over, after removing what rebuilds killed earlier left behind."""
         from memlane.adapters.store.rebuild import SqliteIndexRebuild
 
-        temp = self._db.path.with_name(f"{self._db.path.name}.tmp-{uuid.uuid4().hex}")
+        remove_abandoned_temps(self._db.path)
+        temp = temp_path_for(self._db.path)
         return SqliteIndexRebuild.start(self, temp, vector_search=self._vector_search)
 
     def vector_status(self) -> tuple[bool, str | None]:

@@ -126,8 +126,10 @@ class TestKilledDuringRebuild:
         _kill_after(child, "built 20")
 
         assert consistency(db)["chunks"] == 5 * CHUNKS_PER_FILE
+        assert list(tmp_path.glob("index.db.tmp-*"))  # the killed builder's temporary database
         store = SqliteIndexStore.open(db)
         assert sorted(f.path for f in store.files()) == [f"memory/old{n}.md" for n in range(5)]
+        assert not list(tmp_path.glob("index.db.tmp-*"))  # removed when the index was opened
         store.close()
 
     @pytest.mark.parametrize("delay", [0.0, 0.02, 0.08])

@@ -1,0 +1,71 @@
+"""Adapter: names of a rebuild's temporary databases, and removing the ones left by a crash.
+
+A temporary database is `<db>.tmp-<host>-<pid>-<uuid>` (host hashed). A process killed during
+a rebuild leaves it behind, possibly hundreds of megabytes; opening the index on the same host
+removes those whose builder is no longer alive, and never those of a rebuild still running.
+Files of another host sharing the folder, and names from before the pid was recorded, are
+left alone: we cannot tell whether their builder lives.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import hashlib
+import os
+import re
+import socket
+import uuid
+from pathlib import Path
+
+_SIDE_FILES = ("", "-wal", "-shm", "-journal")
+_TEMP_NAME = re.compile(r"\.tmp-(?P<host>[0-9a-f]{8})-(?P<pid>\d+)-[0-9a-f]{32}")
+
+
+def remove_files(path: Path) -> None:
+    """Delete a database file and its side files, whichever exist."""
+    for suffix in _SIDE_FILES:
+        with contextlib.suppress(FileNotFoundError):
+            Path(f"{path}{suffix}").unlink()
+
+
+def _host_tag() -> str:
+    return hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
+
+
+def temp_path_for(db_path: Path) -> Path:
+    """A fresh temporary database path beside `db_path`: `<db>.tmp-<host>-<pid>-<uuid>`."""
+    name = f"{db_path.name}.tmp-{_host_tag()}-{os.getpid()}-{uuid.uuid4().hex}"
+    return db_path.with_name(name)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # it exists, under another user
+        return True
+    return True
+
+
+def remove_abandoned_temps(db_path: Path) -> list[Path]:
+    """Delete the temporary databases of this host's rebuilds whose process is gone; return
+    them. Best effort: a folder or file we may not touch is left as it is."""
+    removed: list[Path] = []
+    host = _host_tag()
+    try:
+        candidates = list(db_path.parent.glob(f"{glob.escape(db_path.name)}.tmp-*"))
+    except OSError:
+        return removed
+    for candidate in candidates:
+        match = _TEMP_NAME.fullmatch(candidate.name[len(db_path.name) :])
+        if match is None:  # a -wal / -shm side file, an older name, or not ours
+            continue
+        if match.group("host") == host and not _alive(int(match.group("pid"))):
+            try:
+                remove_files(candidate)
+            except OSError:
+                continue
+            removed.append(candidate)
+    return removed
