@@ -43,7 +43,7 @@ from memlane.bench.runner import (
 from memlane.bench.workspace import UnitPaths, materialize
 from memlane.domain.chunks import ChunkId
 from memlane.domain.keywords import build_fts_query
-from memlane.domain.scoring import rrf_merge, weighted_merge, zscore_merge
+from memlane.domain.scoring import _standardised, rrf_merge, weighted_merge, zscore_merge
 from memlane.domain.search import Candidate
 
 LEGS_DIR = BENCH_DIR / "work" / "legs"
@@ -165,22 +165,11 @@ def shipped(fusion: str, vector_weight: float = 0.0, text_weight: float = 0.0) -
     return rule
 
 
-def _z(scores: dict[str, float]) -> tuple[dict[str, float], float]:
-    if not scores:
-        return {}, 0.0
-    mean = statistics.fmean(scores.values())
-    sd = statistics.pstdev(scores.values())
-    if sd <= 1e-12:
-        return dict.fromkeys(scores, 0.0), -1.0
-    z = {c: (v - mean) / sd for c, v in scores.items()}
-    return z, min(z.values())
-
-
 def adaptive_z(confidence: str) -> Rule:
     """Prototype: z-score fusion whose leg weights follow each leg's own confidence on this
     query (how far its best candidates stand out of its pool)."""
 
-    def conf_of(z: dict[str, float]) -> float:
+    def conf_of(z: dict[ChunkId, float]) -> float:
         top = sorted(z.values(), reverse=True)
         if not top:
             return 0.0
@@ -192,14 +181,18 @@ def adaptive_z(confidence: str) -> Rule:
             return max(top[0] - top[min(4, len(top) - 1)], 0.0)
         raise ValueError(confidence)
 
+    def standardised(leg: Leg, pool: int) -> tuple[dict[ChunkId, float], float]:
+        return _standardised({ChunkId(c): s for c, s in _top(leg, pool).items()})
+
     def rule(vec: Leg, kw: Leg, pool: int) -> list[str]:
-        z_v, f_v = _z(_top(vec, pool))
-        z_k, f_k = _z(_top(kw, pool))
+        z_v, f_v = standardised(vec, pool)
+        z_k, f_k = standardised(kw, pool)
         c_v, c_k = conf_of(z_v), conf_of(z_k)
         w_v, w_k = (0.5, 0.5) if c_v + c_k <= 0 else (c_v / (c_v + c_k), c_k / (c_v + c_k))
         ids = list(dict.fromkeys([*z_v, *z_k]))
         score = {c: w_v * z_v.get(c, f_v) + w_k * z_k.get(c, f_k) for c in ids}
-        return sorted(ids, key=lambda c: -score[c])
+        ranked: list[ChunkId] = sorted(ids, key=lambda c: -score[c])
+        return list(ranked)
 
     return rule
 

@@ -24,7 +24,7 @@ from sqlalchemy import Connection
 
 from memlane.adapters.store import migrations, schema
 from memlane.adapters.store.database import DRIVER_ERRORS, RecoveryStats, SqliteDatabase
-from memlane.adapters.store.temp_files import remove_abandoned_temps, temp_path_for
+from memlane.adapters.store.temp_files import temp_path_for
 from memlane.adapters.store.vector_matrix import VectorMatrix, from_blob, to_blob
 from memlane.application.ports.embedding import Vector
 from memlane.application.ports.index_store import (
@@ -658,11 +658,10 @@ class SqliteIndexStore:
     # --- lifecycle -----------------------------------------------------------------------------
 
     def begin_rebuild(self) -> IndexRebuild:
-        """Start a full reindex into `<db>.tmp-<pid>-<uuid>` with the embedding cache copied
-        over, after removing what rebuilds killed earlier left behind."""
+        """Start a full reindex into a temporary database (`temp_files.temp_path_for`) with the
+        embedding cache copied over."""
         from memlane.adapters.store.rebuild import SqliteIndexRebuild
 
-        remove_abandoned_temps(self._db.path)
         temp = temp_path_for(self._db.path)
         return SqliteIndexRebuild.start(self, temp, vector_search=self._vector_search)
 

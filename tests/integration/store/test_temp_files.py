@@ -66,7 +66,7 @@ class TestRemoveAbandonedTemps:
 
         assert all(path.exists() for path in kept)
 
-    def test_a_folder_that_cannot_be_listed_is_no_error(self, tmp_path: Path) -> None:
+    def test_a_missing_folder_is_no_error(self, tmp_path: Path) -> None:
         assert remove_abandoned_temps(tmp_path / "missing" / "memory.db") == []
 
     def test_opening_the_index_sweeps_and_keeps_the_index(self, tmp_path: Path) -> None:
