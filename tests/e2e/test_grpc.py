@@ -49,8 +49,8 @@ from memlane.domain.events import Event, FileChanged, FileIndexed, FileRemoved
 from memlane.domain.search import ScoreExplanation, SearchResult
 from memlane.domain.sources import SourceIssue
 from memlane.entrypoints.grpc._generated import memlane_pb2, memlane_pb2_grpc
-from memlane.entrypoints.grpc_client import MemlaneClient, MemlaneRpcError
-from memlane.entrypoints.grpc_server import (
+from memlane.entrypoints.grpc.client import MemlaneClient, MemlaneRpcError
+from memlane.entrypoints.grpc.servicer import (
     SERVICE_NAME,
     MemoryServicer,
     ServedManager,

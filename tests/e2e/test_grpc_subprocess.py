@@ -19,7 +19,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from memlane.entrypoints.grpc_client import MemlaneClient, MemlaneRpcError
+from memlane.entrypoints.grpc.client import MemlaneClient, MemlaneRpcError
 
 try:
     import memlane.entrypoints.cli  # noqa: F401 - only whether it imports matters here
