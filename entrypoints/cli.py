@@ -269,7 +269,7 @@ def serve(
     tls_key: str | None,
 ) -> None:
     """Serve the memory over gRPC."""
-    from memlane.entrypoints.grpc.servicer import TlsConfig, build_server
+    from memlane.entrypoints.grpc.server import TlsConfig, build_server
 
     if bool(tls_cert) != bool(tls_key):
         raise click.UsageError("--tls-cert and --tls-key go together")

@@ -50,13 +50,8 @@ from memlane.domain.search import ScoreExplanation, SearchResult
 from memlane.domain.sources import SourceIssue
 from memlane.entrypoints.grpc._generated import memlane_pb2, memlane_pb2_grpc
 from memlane.entrypoints.grpc.client import MemlaneClient, MemlaneRpcError
-from memlane.entrypoints.grpc.servicer import (
-    SERVICE_NAME,
-    MemoryServicer,
-    ServedManager,
-    TlsConfig,
-    build_server,
-)
+from memlane.entrypoints.grpc.server import TlsConfig, build_server
+from memlane.entrypoints.grpc.servicer import SERVICE_NAME, MemoryServicer, ServedManager
 
 pytestmark = pytest.mark.e2e
 

@@ -5,7 +5,7 @@ memlane gRPC API: search, read, sync and inspect one agent's memory index, and f
 
 Regenerate the Python code with scripts/gen_grpc.sh (output: entrypoints/grpc/_generated/).
 
-Errors are gRPC status codes (one table in entrypoints/grpc_server.py):
+Errors are gRPC status codes (one table, ERROR_STATUS in entrypoints/grpc/servicer.py):
   INVALID_ARGUMENT     bad query, bad limits, bad configuration
   PERMISSION_DENIED    a path outside the memory files and transcripts (`..`, absolute, symlink)
   NOT_FOUND            the file does not exist
