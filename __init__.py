@@ -1,19 +1,150 @@
 """memlane: long-term memory for AI agents (hybrid search over notes and transcripts).
 
-The public entry point for host applications is :func:`memlane.open`, which builds the
-dependency-injection container and returns a :class:`~memlane.application.memory.MemoryManager`.
+    import memlane
+
+    with memlane.open(workspace="~/agent", config={"provider": "local"}) as memory:
+        for hit in memory.search("what did we decide about the API?").results:
+            print(hit.score, hit.path, hit.start_line)
+
+Everything a host application uses is importable from here: `open`, the manager it returns, the
+values the manager's calls return and the errors they raise (`__all__`). Importing the package
+stays cheap: those values and errors are plain dataclasses and exceptions, while the storage,
+the embedding providers and the container load on the first `open` (and `MemoryManager` on
+first access).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import os
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+from memlane.application.ports.embedding import (
+    EmbeddingError,
+    EmbeddingRejected,
+    EmbeddingTimeout,
+    EmbeddingUnavailable,
+    ProviderNotConfigured,
+)
+from memlane.application.ports.event_log import EventLogError, RecordedEvent
+from memlane.application.ports.file_source import (
+    FileMissing,
+    FileRefused,
+    FileTooLarge,
+    FileUnreadable,
+    SourceError,
+)
+from memlane.application.ports.index_store import (
+    DimensionMismatch,
+    StoreCorrupt,
+    StoreError,
+    StoreReadOnly,
+)
+from memlane.application.reports import (
+    GetResult,
+    RecoveryStats,
+    SearchMode,
+    SearchResponse,
+    SourceStatus,
+    StatusReport,
+    SyncProgress,
+    SyncReport,
+)
+from memlane.domain.errors import ConfigError, DomainError, InvalidQuery
+from memlane.domain.events import Event
+from memlane.domain.search import ScoreExplanation, SearchResult
+from memlane.domain.sources import Source, SourceIssue
 
 if TYPE_CHECKING:
     from memlane.application.memory import MemoryManager
 
+# The one place the version is written: pyproject.toml reads it (setuptools dynamic `attr`).
+__version__ = "0.1.0"
 
-def open(**kwargs: Any) -> MemoryManager:
-    """Open (or reuse) the memory manager for one agent and workspace. See entrypoints.api."""
+__all__ = [
+    "ConfigError",
+    "DimensionMismatch",
+    "DomainError",
+    "EmbeddingError",
+    "EmbeddingRejected",
+    "EmbeddingTimeout",
+    "EmbeddingUnavailable",
+    "Event",
+    "EventLogError",
+    "FileMissing",
+    "FileRefused",
+    "FileTooLarge",
+    "FileUnreadable",
+    "GetResult",
+    "InvalidQuery",
+    "MemoryManager",
+    "ProviderNotConfigured",
+    "RecordedEvent",
+    "RecoveryStats",
+    "ScoreExplanation",
+    "SearchMode",
+    "SearchResponse",
+    "SearchResult",
+    "Source",
+    "SourceError",
+    "SourceIssue",
+    "SourceStatus",
+    "StatusReport",
+    "StoreCorrupt",
+    "StoreError",
+    "StoreReadOnly",
+    "SyncProgress",
+    "SyncReport",
+    "__version__",
+    "open",
+]
+
+
+def open(
+    *,
+    workspace: str | os.PathLike[str] | None = None,
+    agent_id: str | None = None,
+    state_dir: str | os.PathLike[str] | None = None,
+    config: Mapping[str, object] | None = None,
+    config_path: str | None = None,
+    env: Mapping[str, str] | None = None,
+    start_background: bool = False,
+) -> MemoryManager:
+    """Open (or reuse) the memory manager of one agent and workspace; close it when done.
+
+    Args:
+        workspace: the folder holding MEMORY.md and memory/.
+        agent_id: whose memory this is.
+        state_dir: where the index and transcripts live.
+        config: a memorySearch block (camelCase keys, as in the JSON5 file); when given, it is
+            used instead of the config file.
+        config_path: a JSON5 config file to read instead of the default one.
+        env: environment variables to read instead of `os.environ`.
+        start_background: start the file watcher and timers now.
+
+    What is not given is resolved as the CLI resolves it (environment, config file, defaults).
+    The same (agent, workspace, settings) returns the same live manager until it is closed.
+    Raises ConfigError for an unknown or out-of-range setting.
+    """
     from memlane.entrypoints.api import open_manager
 
-    return open_manager(**kwargs)
+    return open_manager(
+        workspace=workspace,
+        agent_id=agent_id,
+        state_dir=state_dir,
+        config=config,
+        config_path=config_path,
+        env=env,
+        start_background=start_background,
+    )
+
+
+if not TYPE_CHECKING:
+
+    def __getattr__(name: str) -> object:
+        # The manager module imports the whole application: load it only when someone asks.
+        if name == "MemoryManager":
+            from memlane.application.memory import MemoryManager
+
+            return MemoryManager
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from memlane import __version__
 from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.event_log import EventLogError, RecordedEvent
 from memlane.application.ports.file_source import FileMissing, SourceError
@@ -91,6 +92,7 @@ def _errors() -> Iterator[None]:
     type=click.Choice(["debug", "info", "warning", "error"]),
 )
 @click.option("--log-json", is_flag=True, help="Log JSON lines on stderr.")
+@click.version_option(__version__, prog_name="memlane", message="%(prog)s %(version)s")
 @click.pass_context
 def cli(
     ctx: click.Context,
