@@ -2,6 +2,8 @@
 # Regenerate the gRPC Python code (messages, stubs, typing stubs) from entrypoints/grpc/memlane.proto.
 # Needs the dev extras (grpcio-tools, mypy-protobuf); the output is committed, so run this only after
 # editing the .proto, then commit both.
+# Only _generated/ is rewritten; the hand-written modules beside the .proto (messages.py,
+# servicer.py, server.py, client.py) are not touched.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-.venv/bin/python}"
