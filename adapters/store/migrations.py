@@ -20,7 +20,7 @@ from typing import Final
 from sqlalchemy import Connection
 
 from memlane.adapters.store import meta_table, schema
-from memlane.domain.keywords import FTS_TOKENIZER
+from memlane.domain.keywords import FTS_TOKENIZER, fts_document
 
 Migration = Callable[[Connection], None]
 
@@ -111,8 +111,18 @@ def m001_core_tables(conn: Connection) -> None:
 
 
 def m002_keyword_table(conn: Connection, tokenizer: str = FTS_TOKENIZER) -> None:
-    """Create the FTS5 keyword table and remember which tokenizer built it."""
+    """Create the FTS5 keyword table and remember which tokenizer built it.
+
+    Chunks already present get their keyword rows (none in practice: m001 and m002 shipped
+    together, but an upgrade must not leave chunks unsearchable).
+    """
     conn.exec_driver_sql(_M002_FTS.format(tokenizer=tokenizer.replace("'", "''")))
+    existing = conn.exec_driver_sql("SELECT rid, text FROM chunks").all()
+    if existing:
+        conn.exec_driver_sql(
+            "INSERT INTO chunks_fts(rowid, terms) VALUES (?, ?)",
+            [(rid, fts_document(text)) for rid, text in existing],
+        )
     conn.exec_driver_sql(
         "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
         (meta_table.TOKENIZER_KEY, tokenizer),
