@@ -66,7 +66,6 @@ class SqliteDatabase:
         self._engine: Engine | None = None
         self._vector = VectorExtension()
         self._write_lock = threading.RLock()
-        self._epoch = 0
         self._attempts = 0
         self._successes = 0
         self._failures = 0
@@ -132,11 +131,6 @@ class SqliteDatabase:
         except DRIVER_ERRORS as exc:
             raise translate(exc, self.path) from exc
 
-    @property
-    def epoch(self) -> int:
-        """A number that changes whenever the connections were dropped (reopen, swap)."""
-        return self._epoch
-
     def vector_status(self) -> tuple[bool, str | None]:
         """Return (sqlite-vec loaded, error message), connecting once if needed."""
         if not self._load_vector:
@@ -151,7 +145,6 @@ class SqliteDatabase:
         if self._engine is not None:
             self._engine.dispose()
             self._engine = None
-        self._epoch += 1
 
     def close(self) -> None:
         """Release every connection; idempotent."""

@@ -22,22 +22,17 @@ FTS_TABLE: Final = "chunks_fts"
 VEC_TABLE: Final = "chunks_vec"
 
 
-def fts_table_ddl(tokenizer: str) -> str:
-    """Return the DDL of the keyword table for `tokenizer`.
+def create_fts_table(conn: Connection) -> None:
+    """Create the keyword table: contentless FTS5 over the `terms` of each chunk (rowid = rid).
 
     Contentless (`content=''`) because the terms are derived from `chunks.text`, which is stored
     already; `contentless_delete=1` lets a file's rows be deleted by rowid.
     """
-    quoted = tokenizer.replace("'", "''")
-    return (
+    quoted = FTS_TOKENIZER.replace("'", "''")
+    conn.exec_driver_sql(
         f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5("
         f"terms, content='', contentless_delete=1, tokenize='{quoted}')"
     )
-
-
-def create_fts_table(conn: Connection, tokenizer: str = FTS_TOKENIZER) -> None:
-    """Create the keyword table: contentless FTS5 over the `terms` of each chunk (rowid = rid)."""
-    conn.exec_driver_sql(fts_table_ddl(tokenizer))
 
 
 def create_vec_table(conn: Connection, dimensions: int) -> None:

@@ -62,10 +62,6 @@ class VectorMatrix:
         self._alive: npt.NDArray[np.bool_] = np.zeros(0, dtype=bool)
         self._present_sources: frozenset[int] = frozenset()
 
-    def __len__(self) -> int:
-        """Return how many live vectors are held."""
-        return self._count - self._dead
-
     def invalidate(self) -> None:
         """Forget everything (the file was replaced)."""
         with self._lock:
