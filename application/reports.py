@@ -70,6 +70,9 @@ class SourceStatus:
 
 @dataclass(frozen=True, slots=True)
 class RecoveryStats:
+    """How often a write that found the database read-only reopened it and retried, and how
+    that went (the store's adapter counts; a store without the mechanism reports zeros)."""
+
     attempts: int = 0
     successes: int = 0
     failures: int = 0

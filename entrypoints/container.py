@@ -142,19 +142,7 @@ def _redactor(settings: MemorySettings) -> Callable[[str], str] | None:
 
 def _recovery(store: IndexStore) -> Callable[[], RecoveryStats] | None:
     """Read-only recovery counters of the SQLite store (a fake store has none)."""
-    raw = getattr(store, "recovery_stats", None)
-    if raw is None:
-        return None
-
-    def stats() -> RecoveryStats:
-        counters = raw()
-        return RecoveryStats(
-            attempts=counters.attempts,
-            successes=counters.successes,
-            failures=counters.failures,
-            last_error=counters.last_error,
-        )
-
+    stats: Callable[[], RecoveryStats] | None = getattr(store, "recovery_stats", None)
     return stats
 
 

@@ -6,7 +6,7 @@ rebuild can carry the event log over). It owns three behaviours the adapters rel
 * every failure leaves as a port error (`StoreCorrupt`, `StoreReadOnly`, `StoreError`), chained;
 * writes run in `BEGIN IMMEDIATE` transactions, serialised in-process by a lock, and a write that
   fails with "attempt to write a readonly database" reopens the engine and is retried once
-  (§12.4), counted in `recovery_stats()`;
+  (a stale handle after the file was replaced or remounted), counted in `recovery_stats()`;
 * the file at `path` may be replaced by a rebuild: each connection remembers the inode it opened,
   and an operation that finds another inode at `path` drops the pool and reconnects.
 """
@@ -18,7 +18,6 @@ import sqlite3
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -26,10 +25,11 @@ import sqlean
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
-from memlane.adapters.store import migrations
+from memlane.adapters.store import migrations, reconcile
 from memlane.adapters.store.engine import BEGIN_OPTION, VectorExtension, open_engine
 from memlane.adapters.store.temp_files import remove_abandoned_temps
 from memlane.application.ports.index_store import StoreCorrupt, StoreError, StoreReadOnly
+from memlane.application.reports import RecoveryStats
 
 T = TypeVar("T")
 
@@ -44,16 +44,6 @@ _CORRUPT = re.compile(
 _MAX_STALE_RETRIES = 3
 # Raw driver errors can escape when an adapter uses the DB-API cursor directly for bulk work.
 DRIVER_ERRORS: tuple[type[Exception], ...] = (SQLAlchemyError, sqlite3.Error, sqlean.Error)
-
-
-@dataclass(frozen=True, slots=True)
-class RecoveryStats:
-    """Read-only recovery counters (§12.4): reopen-and-retry attempts and their outcomes."""
-
-    attempts: int
-    successes: int
-    failures: int
-    last_error: str | None
 
 
 def translate(exc: BaseException, path: Path) -> StoreError:
@@ -76,7 +66,6 @@ class SqliteDatabase:
         self._engine: Engine | None = None
         self._vector = VectorExtension()
         self._write_lock = threading.RLock()
-        self._epoch = 0
         self._attempts = 0
         self._successes = 0
         self._failures = 0
@@ -106,9 +95,9 @@ class SqliteDatabase:
                 self.write(migrations.migrate)
             vector_loaded = self.vector_status()[0]
             with self.read() as conn:
-                todo = migrations.needs_reconcile(conn, vector_loaded)
+                todo = reconcile.needs_reconcile(conn, vector_loaded)
             if todo:
-                self.write(lambda conn: migrations.reconcile(conn, vector_loaded))
+                self.write(lambda conn: reconcile.reconcile(conn, vector_loaded))
         except migrations.SchemaTooNewError as exc:
             self.close()
             raise StoreError(f"{self.path}: {exc}") from exc
@@ -142,11 +131,6 @@ class SqliteDatabase:
         except DRIVER_ERRORS as exc:
             raise translate(exc, self.path) from exc
 
-    @property
-    def epoch(self) -> int:
-        """A number that changes whenever the connections were dropped (reopen, swap)."""
-        return self._epoch
-
     def vector_status(self) -> tuple[bool, str | None]:
         """Return (sqlite-vec loaded, error message), connecting once if needed."""
         if not self._load_vector:
@@ -161,7 +145,6 @@ class SqliteDatabase:
         if self._engine is not None:
             self._engine.dispose()
             self._engine = None
-        self._epoch += 1
 
     def close(self) -> None:
         """Release every connection; idempotent."""
@@ -172,7 +155,12 @@ class SqliteDatabase:
 
     def recovery_stats(self) -> RecoveryStats:
         """Return the read-only recovery counters."""
-        return RecoveryStats(self._attempts, self._successes, self._failures, self._last_error)
+        return RecoveryStats(
+            attempts=self._attempts,
+            successes=self._successes,
+            failures=self._failures,
+            last_error=self._last_error,
+        )
 
     @contextmanager
     def write_lock(self) -> Iterator[None]:
@@ -223,7 +211,7 @@ class SqliteDatabase:
     def write(self, work: Callable[[Connection], T]) -> T:
         """Run `work` in one BEGIN IMMEDIATE transaction; commit on return, roll back on error.
 
-        A read-only failure reopens the engine and retries once (§12.4).
+        A read-only failure reopens the engine and retries once (counted in `recovery_stats`).
         """
         try:
             return self._write_once(work)

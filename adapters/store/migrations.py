@@ -1,9 +1,14 @@
-"""Adapter plumbing: numbered, idempotent schema migrations and open-time reconciliation.
+"""Adapter plumbing: numbered, idempotent schema migrations, each with its own literal DDL.
 
 The store's own schema version lives in `meta` under `store_schema_version` (distinct from
 `IndexMeta.schema_version`, which describes the shape of the indexed content). Each migration
 runs once, in order, inside the caller's transaction, and is written so that running it again is
 harmless. A file written by a newer memlane (a higher version than we know) is refused.
+
+A migration is history: it creates what its version created, spelled out, and is never edited
+afterwards (a change of schema is a new migration). The column lists of m001 are the exact text
+SQLAlchemy emitted when that version shipped, so files made then and now are identical.
+tests/integration/store/test_migrations.py builds a file at every version and upgrades it.
 """
 
 from __future__ import annotations
@@ -14,53 +19,124 @@ from typing import Final
 
 from sqlalchemy import Connection
 
-from memlane.adapters.store import schema
+from memlane.adapters.store import meta_table, schema
 from memlane.domain.keywords import FTS_TOKENIZER, fts_document
 
 Migration = Callable[[Connection], None]
-
-SCHEMA_VERSION_KEY: Final = "store_schema_version"
-DB_ID_KEY: Final = "db_id"
-TOKENIZER_KEY: Final = "fts_tokenizer"
-VECTOR_DIMS_KEY: Final = "vector_dims"
-VEC_STALE_KEY: Final = "vec_table_stale"
-GENERATION_KEY: Final = "vector_generation"
 
 
 class SchemaTooNewError(Exception):
     """The file was migrated by a newer version of memlane."""
 
 
+# Created before any migration runs, because the version itself is stored in it.
+_META = "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)"
+
+_M001: Final = (
+    "CREATE TABLE IF NOT EXISTS chunks (\n"
+    "\trid INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, \n"
+    "\tid TEXT NOT NULL, \n"
+    "\tsource TEXT NOT NULL, \n"
+    "\tpath TEXT NOT NULL, \n"
+    "\tstart_line INTEGER NOT NULL, \n"
+    "\tend_line INTEGER NOT NULL, \n"
+    "\thash TEXT NOT NULL, \n"
+    "\ttext TEXT NOT NULL, \n"
+    "\tmodel TEXT NOT NULL, \n"
+    "\tembedding BLOB, \n"
+    "\ttimestamp FLOAT, \n"
+    "\tupdated_at FLOAT NOT NULL, \n"
+    "\tUNIQUE (id)\n"
+    ")",
+    "CREATE INDEX IF NOT EXISTS idx_chunks_file ON chunks (source, path)",
+    "CREATE INDEX IF NOT EXISTS idx_chunks_model ON chunks (model)",
+    "CREATE TABLE IF NOT EXISTS embedding_cache (\n"
+    "\tprovider TEXT NOT NULL, \n"
+    "\tmodel TEXT NOT NULL, \n"
+    "\tprovider_key TEXT NOT NULL, \n"
+    "\thash TEXT NOT NULL, \n"
+    "\tembedding BLOB NOT NULL, \n"
+    "\tdims INTEGER NOT NULL, \n"
+    "\tlast_used INTEGER NOT NULL, \n"
+    "\tPRIMARY KEY (provider, model, provider_key, hash)\n"
+    ")",
+    "CREATE INDEX IF NOT EXISTS idx_embedding_cache_last_used ON embedding_cache (last_used)",
+    "CREATE TABLE IF NOT EXISTS events (\n"
+    "\tposition INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, \n"
+    "\ttype TEXT NOT NULL, \n"
+    "\tversion INTEGER NOT NULL, \n"
+    "\tdata TEXT NOT NULL, \n"
+    "\toccurred_at TEXT NOT NULL\n"
+    ")",
+    "CREATE TABLE IF NOT EXISTS files (\n"
+    "\tsource TEXT NOT NULL, \n"
+    "\tpath TEXT NOT NULL, \n"
+    "\thash TEXT NOT NULL, \n"
+    "\tmtime FLOAT NOT NULL, \n"
+    "\tsize INTEGER NOT NULL, \n"
+    "\tPRIMARY KEY (source, path)\n"
+    ")",
+    "CREATE TABLE IF NOT EXISTS tracking (\n"
+    "\thandler TEXT NOT NULL, \n"
+    "\tposition INTEGER NOT NULL, \n"
+    "\tPRIMARY KEY (handler)\n"
+    ")",
+)
+
+# The tokenizer is deliberately not frozen: it is the domain's current one, recorded under
+# `fts_tokenizer`, and a file built with another is rebuilt at open (reconcile.py).
+_M002_FTS: Final = (
+    "CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5("
+    "terms, content='', contentless_delete=1, tokenize='{tokenizer}')"
+)
+
+_M003: Final = (
+    "CREATE INDEX IF NOT EXISTS idx_chunks_with_vector ON chunks(rid) WHERE embedding IS NOT NULL"
+)
+
+_M004: Final = (
+    "CREATE TABLE IF NOT EXISTS vector_deletions("
+    "seq INTEGER PRIMARY KEY AUTOINCREMENT, rid INTEGER NOT NULL)"
+)
+
+
 def m001_core_tables(conn: Connection) -> None:
-    """Create meta, files, chunks, embedding_cache, events and tracking, and name the file."""
-    schema.metadata.create_all(conn, checkfirst=True)
+    """Create files, chunks, embedding_cache, events and tracking, and name the file."""
+    for statement in _M001:
+        conn.exec_driver_sql(statement)
     conn.exec_driver_sql(
-        "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (DB_ID_KEY, uuid.uuid4().hex)
+        "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
+        (meta_table.DB_ID_KEY, uuid.uuid4().hex),
     )
 
 
-def m002_keyword_table(conn: Connection) -> None:
-    """Create the FTS5 keyword table and remember which tokenizer built it."""
-    schema.create_fts_table(conn)
+def m002_keyword_table(conn: Connection, tokenizer: str = FTS_TOKENIZER) -> None:
+    """Create the FTS5 keyword table and remember which tokenizer built it.
+
+    Chunks already present get their keyword rows (none in practice: m001 and m002 shipped
+    together, but an upgrade must not leave chunks unsearchable).
+    """
+    conn.exec_driver_sql(_M002_FTS.format(tokenizer=tokenizer.replace("'", "''")))
+    existing = conn.exec_driver_sql("SELECT rid, text FROM chunks").all()
+    if existing:
+        conn.exec_driver_sql(
+            "INSERT INTO chunks_fts(rowid, terms) VALUES (?, ?)",
+            [(rid, fts_document(text)) for rid, text in existing],
+        )
     conn.exec_driver_sql(
-        "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)", (TOKENIZER_KEY, FTS_TOKENIZER)
+        "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
+        (meta_table.TOKENIZER_KEY, tokenizer),
     )
 
 
 def m003_vector_rowid_index(conn: Connection) -> None:
     """Index the rids of chunks that have a vector (the vector matrix refresh lists them)."""
-    conn.exec_driver_sql(
-        "CREATE INDEX IF NOT EXISTS idx_chunks_with_vector ON chunks(rid) "
-        "WHERE embedding IS NOT NULL"
-    )
+    conn.exec_driver_sql(_M003)
 
 
 def m004_vector_deletions(conn: Connection) -> None:
     """Log the rids of deleted vectors, so in-process matrices can drop them incrementally."""
-    conn.exec_driver_sql(
-        "CREATE TABLE IF NOT EXISTS vector_deletions("
-        "seq INTEGER PRIMARY KEY AUTOINCREMENT, rid INTEGER NOT NULL)"
-    )
+    conn.exec_driver_sql(_M004)
 
 
 MIGRATIONS: Final[tuple[Migration, ...]] = (
@@ -75,10 +151,8 @@ def schema_version(conn: Connection) -> int:
     """Return the store schema version of the open file (0 for a new file)."""
     if not schema.table_exists(conn, "meta"):
         return 0
-    row = conn.exec_driver_sql(
-        "SELECT value FROM meta WHERE key = ?", (SCHEMA_VERSION_KEY,)
-    ).first()
-    return 0 if row is None else int(row[0])
+    value = meta_table.get(conn, meta_table.SCHEMA_VERSION_KEY)
+    return 0 if value is None else int(value)
 
 
 def migrate(conn: Connection, migrations: Sequence[Migration] = MIGRATIONS) -> list[str]:
@@ -92,74 +166,11 @@ def migrate(conn: Connection, migrations: Sequence[Migration] = MIGRATIONS) -> l
             f"store schema {current} is newer than this memlane ({len(migrations)})"
         )
     applied: list[str] = []
-    conn.exec_driver_sql(
-        "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL)"
-    )
+    conn.exec_driver_sql(_META)
     for number, migration in enumerate(migrations, start=1):
         if number <= current:
             continue
         migration(conn)
-        conn.exec_driver_sql(
-            "INSERT INTO meta(key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (SCHEMA_VERSION_KEY, str(number)),
-        )
+        meta_table.put(conn, meta_table.SCHEMA_VERSION_KEY, str(number))
         applied.append(migration.__name__)
     return applied
-
-
-def _meta_value(conn: Connection, key: str) -> str | None:
-    row = conn.exec_driver_sql("SELECT value FROM meta WHERE key = ?", (key,)).first()
-    return None if row is None else str(row[0])
-
-
-def needs_reconcile(conn: Connection, vector_loaded: bool) -> bool:
-    """Return whether `reconcile` has work to do (checked cheaply in a read transaction)."""
-    if _meta_value(conn, TOKENIZER_KEY) != FTS_TOKENIZER:
-        return True
-    if not vector_loaded:
-        return False
-    dims = _meta_value(conn, VECTOR_DIMS_KEY)
-    if dims is None:
-        return False
-    return _meta_value(conn, VEC_STALE_KEY) == "1" or not schema.table_exists(
-        conn, schema.VEC_TABLE
-    )
-
-
-def reconcile(conn: Connection, vector_loaded: bool) -> None:
-    """Bring the derived tables in line with `chunks` after a tokenizer or extension change.
-
-    * the FTS tokenizer changed since the keyword table was built: rebuild it from chunks.text;
-    * a process without sqlite-vec wrote vectors (flagged stale) or the vec table is missing:
-      rebuild the vec table from the float32 blobs in `chunks`.
-    """
-    if _meta_value(conn, TOKENIZER_KEY) != FTS_TOKENIZER:
-        conn.exec_driver_sql(f"DROP TABLE IF EXISTS {schema.FTS_TABLE}")
-        schema.create_fts_table(conn)
-        rows = conn.exec_driver_sql("SELECT rid, text FROM chunks").all()
-        conn.exec_driver_sql(
-            f"INSERT INTO {schema.FTS_TABLE}(rowid, terms) VALUES (?, ?)",
-            [(rid, fts_document(text)) for rid, text in rows],
-        )
-        _set(conn, TOKENIZER_KEY, FTS_TOKENIZER)
-    dims = _meta_value(conn, VECTOR_DIMS_KEY)
-    if not vector_loaded or dims is None:
-        return
-    stale = _meta_value(conn, VEC_STALE_KEY) == "1"
-    if stale or not schema.table_exists(conn, schema.VEC_TABLE):
-        conn.exec_driver_sql(f"DROP TABLE IF EXISTS {schema.VEC_TABLE}")
-        schema.create_vec_table(conn, int(dims))
-        conn.exec_driver_sql(
-            f"INSERT INTO {schema.VEC_TABLE}(rowid, embedding) "
-            "SELECT rid, embedding FROM chunks WHERE embedding IS NOT NULL"
-        )
-        _set(conn, VEC_STALE_KEY, "0")
-
-
-def _set(conn: Connection, key: str, value: str) -> None:
-    conn.exec_driver_sql(
-        "INSERT INTO meta(key, value) VALUES (?, ?) "
-        "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-        (key, value),
-    )

@@ -1,4 +1,4 @@
-"""Adapter: a safe full reindex (§27) built in a temporary database and swapped in atomically.
+"""Adapter: a safe full reindex, built in a temporary database and swapped in atomically.
 
 How the swap works, and why not by renaming files: the rebuilt file is copied over the live one
 with SQLite's online backup API, in ONE write transaction on the live database. Every connection
@@ -19,15 +19,14 @@ that the next open of the index removes them (and never those of a rebuild still
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from memlane.adapters.store.database import SqliteDatabase
-from memlane.adapters.store.sqlite_index_store import SqliteIndexStore, VectorSearch
 from memlane.adapters.store.temp_files import remove_files
 from memlane.application.ports.embedding import Vector
-from memlane.application.ports.index_store import CacheKey, IndexedFile, StoreError
+from memlane.application.ports.index_store import CacheKey, IndexedFile, IndexWriter, StoreError
 from memlane.domain.chunks import Chunk, ContentHash
 from memlane.domain.index_meta import IndexMeta
 
@@ -67,36 +66,56 @@ _CARRY_OVER = (
 
 
 class SqliteIndexRebuild:
-    """A full reindex being written to a temporary database beside the live one."""
+    """A full reindex being written to a temporary database beside the live one.
 
-    def __init__(self, live: SqliteIndexStore, temp: SqliteIndexStore) -> None:
+    It writes through any IndexWriter over the temporary database (the store passes a
+    SqliteIndexStore), so this module needs no store class and the store can import it.
+    """
+
+    def __init__(
+        self,
+        live: SqliteDatabase,
+        temp: SqliteDatabase,
+        writer: IndexWriter,
+        on_swap: Callable[[], None],
+    ) -> None:
         """Prefer `start`, which creates the temporary database and copies the cache."""
         self._live = live
-        self._temp = temp
+        self._temp_db = temp
+        self._temp = writer
+        self._on_swap = on_swap
         self._finished = False
 
     @classmethod
     def start(
-        cls, live: SqliteIndexStore, temp_path: Path, *, vector_search: VectorSearch = "numpy"
+        cls,
+        live: SqliteDatabase,
+        temp_path: Path,
+        *,
+        open_writer: Callable[[SqliteDatabase], IndexWriter],
+        on_swap: Callable[[], None],
     ) -> SqliteIndexRebuild:
-        """Create `temp_path`, copy the live embedding cache into it, and return the rebuild."""
-        live_db = live.database
+        """Create `temp_path`, copy the live embedding cache into it, and return the rebuild.
+
+        `open_writer` serves the temporary database; `on_swap` runs after the swap, under the
+        live write lock (the live store forgets its in-process caches there).
+        """
         temp_db: SqliteDatabase | None = None
         try:
-            temp_db = SqliteDatabase.open(temp_path, load_vector=live_db.load_vector)
+            temp_db = SqliteDatabase.open(temp_path, load_vector=live.load_vector)
             with temp_db.raw() as raw:
-                _attached(raw, live_db.path, [_COPY_CACHE])
+                _attached(raw, live.path, [_COPY_CACHE])
         except BaseException:
             if temp_db is not None:
                 temp_db.close()
             remove_files(temp_path)
             raise
-        return cls(live, SqliteIndexStore(temp_db, vector_search=vector_search))
+        return cls(live, temp_db, open_writer(temp_db), on_swap)
 
     @property
     def path(self) -> Path:
         """Where the rebuild is being written."""
-        return self._temp.database.path
+        return self._temp_db.path
 
     def _check_open(self) -> None:
         if self._finished:
@@ -131,8 +150,8 @@ class SqliteIndexRebuild:
     def commit(self) -> None:
         """Replace the live index with the rebuilt one, atomically; the old one stays on error."""
         self._check_open()
-        live_db = self._live.database
-        temp_db = self._temp.database
+        live_db = self._live
+        temp_db = self._temp_db
         try:
             with live_db.write_lock():
                 with temp_db.raw() as raw:
@@ -141,7 +160,7 @@ class SqliteIndexRebuild:
                     with live_db.raw() as target:
                         raw.backup(target)
                 live_db.reset()
-                self._live.invalidate_caches()
+                self._on_swap()
         except BaseException:
             self.abort()
             raise
@@ -152,5 +171,5 @@ class SqliteIndexRebuild:
     def abort(self) -> None:
         """Throw the rebuild away; the live index is untouched. Idempotent."""
         self._finished = True
-        self._temp.database.close()
-        remove_files(self._temp.database.path)
+        self._temp_db.close()
+        remove_files(self._temp_db.path)

@@ -2,7 +2,8 @@
 
 Measured on this machine (bench/store_bench.py), a numpy matrix-vector product over 100k x 384
 unit vectors answers a top-10 query several times faster than sqlite-vec's vec0 KNN scan, so the
-vector leg reads this matrix; it is also the fallback when sqlite-vec cannot load (§13.1).
+vector leg reads this matrix; it is also the fallback when sqlite-vec cannot load (vector search
+needs no extension at all).
 
 Freshness without re-reading everything: `chunks.rid` is never reused and a changed vector always
 gets a new rid, so a refresh loads only rows with a rid above the highest one held, and marks dead
@@ -25,17 +26,6 @@ from sqlalchemy import Connection
 
 FloatMatrix = npt.NDArray[np.float32]
 IntArray = npt.NDArray[np.int64]
-
-
-def to_blob(vector: Sequence[float]) -> bytes:
-    """Encode a vector as the stored float32 little-endian blob."""
-    return np.asarray(vector, dtype="<f4").tobytes()
-
-
-def from_blob(blob: bytes) -> list[float]:
-    """Decode a stored float32 blob."""
-    values: list[float] = np.frombuffer(blob, dtype="<f4").tolist()
-    return values
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,10 +61,6 @@ class VectorMatrix:
         self._sources: npt.NDArray[np.int32] = np.zeros(0, dtype=np.int32)
         self._alive: npt.NDArray[np.bool_] = np.zeros(0, dtype=bool)
         self._present_sources: frozenset[int] = frozenset()
-
-    def __len__(self) -> int:
-        """Return how many live vectors are held."""
-        return self._count - self._dead
 
     def invalidate(self) -> None:
         """Forget everything (the file was replaced)."""

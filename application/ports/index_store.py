@@ -89,7 +89,8 @@ class IndexWriter(Protocol):
 
         When `meta.dimensions` differs from the vector table's, the vector table is rebuilt for
         the new dimension and vectors of the old dimension are dropped (chunks and keyword rows
-        stay); this happens only here, on an explicit write, never on a read path (§31.29).
+        stay); this happens only here, on an explicit write, never on a read path, so a mistaken
+        query cannot destroy the vectors.
         """
         ...
 
@@ -172,10 +173,6 @@ class IndexStore(IndexWriter, Protocol):
         self, match: str, *, sources: Sequence[Source], limit: int
     ) -> list[Candidate]:
         """Return the `limit` best bm25 matches of an FTS5 MATCH expression."""
-        ...
-
-    def read_chunks(self, ids: Sequence[ChunkId]) -> list[Chunk]:
-        """Return the chunks with these ids (missing ids are skipped)."""
         ...
 
     def cache_prune(self, max_entries: int) -> int:

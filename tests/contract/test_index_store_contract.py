@@ -104,6 +104,11 @@ def ids(candidates: Sequence[Candidate]) -> list[str]:
     return [c.chunk_id for c in candidates]
 
 
+def stored(store: IndexStore) -> dict[str, Chunk]:
+    """Every chunk in the store by id (no chunk has a vector of a model named like this)."""
+    return {c.id: c for c in store.chunks_without_vectors("no-such-model", limit=10_000)}
+
+
 class TestReplaceFile:
     def test_old_chunks_of_the_file_disappear(self, store: IndexStore) -> None:
         """Replacing a file leaves only its new chunks, in every leg."""
@@ -111,7 +116,7 @@ class TestReplaceFile:
 
         store.replace_file(make_file("memory/a.md"), [make_chunk(5, "zeta")], [axis(0)], MODEL)
 
-        assert store.read_chunks([ChunkId("memory:memory/a.md:0")]) == []
+        assert "memory:memory/a.md:0" not in stored(store)
         assert ids(store.search_keyword('"apples"', sources=["memory"], limit=10)) == []
         hits = store.search_vector(axis(0), model=MODEL, sources=["memory"], limit=1)
         assert ids(hits) == ["memory:memory/a.md:5"]
@@ -122,9 +127,7 @@ class TestReplaceFile:
 
         store.replace_file(make_file("memory/a.md"), [], [], MODEL)
 
-        assert [c.text for c in store.read_chunks([ChunkId("memory:memory/b.md:0")])] == [
-            "gamma grapes"
-        ]
+        assert stored(store)["memory:memory/b.md:0"].text == "gamma grapes"
         assert [(c.source, c.files, c.chunks) for c in store.counts()] == [
             ("memory", 2, 1),
             ("sessions", 1, 1),
@@ -146,7 +149,7 @@ class TestReplaceFile:
         assert store.file("sessions", "memory/b.md") is None
 
     def test_same_path_in_two_sources_is_two_files(self, store: IndexStore) -> None:
-        """The files key is (source, path), not path alone (§31.22)."""
+        """The files key is (source, path), not path alone: two sources may share a path."""
         store.replace_file(make_file("x.md"), [make_chunk(0, "one", path="x.md")], [None], MODEL)
         store.replace_file(
             make_file("x.md", source="sessions"),
@@ -169,8 +172,8 @@ class TestReplaceFile:
                 make_file("memory/a.md"), [make_chunk(7, "new")], [[1.0, 0.0]], MODEL
             )
 
-        assert len(store.read_chunks([ChunkId("memory:memory/a.md:0")])) == 1
-        assert store.read_chunks([ChunkId("memory:memory/a.md:7")]) == []
+        assert "memory:memory/a.md:0" in stored(store)
+        assert "memory:memory/a.md:7" not in stored(store)
 
     def test_nan_vector_is_rejected_and_changes_nothing(self, store: IndexStore) -> None:
         """Non-finite vectors are refused with StoreError (the store does not sanitise)."""
@@ -184,7 +187,7 @@ class TestReplaceFile:
                 MODEL,
             )
 
-        assert len(store.read_chunks([ChunkId("memory:memory/a.md:0")])) == 1
+        assert "memory:memory/a.md:0" in stored(store)
 
     def test_vectors_and_chunks_must_pair_up(self, store: IndexStore) -> None:
         """One vector (or None) per chunk."""
@@ -192,7 +195,7 @@ class TestReplaceFile:
             store.replace_file(make_file(), [make_chunk(0, "a")], [], MODEL)
 
     def test_duplicate_chunk_ids_are_refused(self, store: IndexStore) -> None:
-        """Two chunks with one id would desynchronise the legs (§31.8): refused."""
+        """Two chunks with one id would desynchronise the keyword and vector legs: refused."""
         with pytest.raises(StoreError):
             store.replace_file(
                 make_file(), [make_chunk(0, "a"), make_chunk(0, "b")], [None, None], MODEL
@@ -275,7 +278,7 @@ class TestSearchVector:
         assert store.search_vector(axis(0), model=MODEL, sources=ALL_SOURCES, limit=0) == []
 
     def test_wrong_query_dimension_raises_and_keeps_the_index(self, store: IndexStore) -> None:
-        """§31.29: a query of another dimension never drops the vector table."""
+        """A query of another dimension never drops the vector table (only set_meta may)."""
         seed(store)
 
         with pytest.raises(DimensionMismatch):
@@ -410,15 +413,6 @@ class TestVectorsAndMeta:
         store.set_meta(make_meta(dimensions=None, model="fts-only"))
 
         assert len(store.search_vector(axis(0), model=MODEL, sources=ALL_SOURCES, limit=9)) == 4
-
-    def test_read_chunks_keeps_the_order_asked(self, store: IndexStore) -> None:
-        seed(store)
-
-        chunks = store.read_chunks(
-            [ChunkId("memory:memory/b.md:0"), ChunkId("missing"), ChunkId("memory:memory/a.md:0")]
-        )
-
-        assert [c.text for c in chunks] == ["gamma grapes", "alpha apples"]
 
 
 KEY = CacheKey("fake", MODEL, "key")

@@ -317,9 +317,6 @@ class FakeIndexStore(_FakeWriter):
         scored.sort(key=lambda pair: pair[0])
         return [self._candidate(row, score) for score, row in scored[:limit]]
 
-    def read_chunks(self, ids: Sequence[ChunkId]) -> list[Chunk]:
-        return [self._state.rows[i].chunk for i in ids if i in self._state.rows]
-
     def cache_prune(self, max_entries: int) -> int:
         excess = len(self._state.cache) - max(0, max_entries)
         for _ in range(max(0, excess)):

@@ -51,7 +51,7 @@ class TestQueries:
                 )
 
     def test_wrong_dimension_keeps_the_vector_table(self, store: SqliteIndexStore) -> None:
-        """§31.29: the vec rows are all still there after a bad query."""
+        """The vec rows are all still there after a query of the wrong dimension."""
         with pytest.raises(DimensionMismatch):
             store.search_vector([1.0] * (DIMS + 1), model="m", sources=ALL_SOURCES, limit=3)
 
@@ -113,7 +113,7 @@ class TestReadOnly:
     def test_a_read_only_connection_is_reopened_and_the_write_retried(
         self, store: SqliteIndexStore
     ) -> None:
-        """§12.4: one reopen-and-retry, counted."""
+        """A read-only failure gets one reopen-and-retry, counted."""
         db = store.database
         db.reset()
         with db.engine.connect() as conn:

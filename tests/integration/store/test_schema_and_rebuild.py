@@ -89,7 +89,7 @@ class TestMigrations:
     def test_vectors_written_without_sqlite_vec_reach_the_vec_table_later(
         self, tmp_path: Path
     ) -> None:
-        """§13.1: without the extension search falls back to numpy; the vec table heals at open."""
+        """Without the extension search uses numpy; the vec table heals at the next open."""
         path = tmp_path / "index.db"
         plain = SqliteIndexStore(SqliteDatabase.open(path, load_vector=False))
         assert plain.vector_status()[0] is False

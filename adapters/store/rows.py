@@ -1,0 +1,307 @@
+"""Adapter plumbing: the rows of `files`, `chunks` and the FTS5 keyword table, read and written.
+
+Every function runs inside the caller's transaction. A chunk's keyword row (and vec0 row, via
+`Vec0Table`) carries the chunk's rid, so a chunk and its derived rows are written and deleted
+together. A changed vector is a delete plus an insert under a fresh rid, never an update: the
+in-process vector matrix relies on that to refresh incrementally.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+from sqlalchemy import Connection
+
+from memlane.adapters.store import schema
+from memlane.adapters.store.database import DRIVER_ERRORS
+from memlane.adapters.store.in_lists import batches, placeholders
+from memlane.adapters.store.vec0 import Vec0Table
+from memlane.adapters.store.vector_codec import to_blob
+from memlane.application.ports.embedding import Vector
+from memlane.application.ports.index_store import IndexedFile, SourceCount
+from memlane.domain.chunks import Chunk, ChunkId, ContentHash
+from memlane.domain.index_meta import KEYWORD_ONLY_MODEL
+from memlane.domain.keywords import fts_document
+from memlane.domain.search import Candidate
+from memlane.domain.sources import Source
+
+# Deleted-vector rids kept for other processes' matrices; one that fell further behind reloads.
+_DELETION_LOG_KEPT = 200_000
+_CHUNK_COLUMNS = "id, source, path, start_line, end_line, text, hash, timestamp"
+_FILE_COLUMNS = "source, path, hash, mtime, size"
+_CANDIDATE_COLUMNS = (
+    "c.rid, c.id, c.source, c.path, c.start_line, c.end_line, c.text, c.timestamp, f.mtime"
+)
+# Messages of the errors FTS5 raises for a malformed MATCH expression (the port promises []).
+_FTS_QUERY_ERRORS = ("fts5", "syntax error", "no such column", "unterminated", "unknown special")
+
+
+def now(conn: Connection) -> float:
+    """Return the database's clock (adapters get no clock of their own here)."""
+    return float(conn.exec_driver_sql("SELECT unixepoch('subsec')").scalar_one())
+
+
+# --- writes ------------------------------------------------------------------------------------
+
+
+def _next_rid(conn: Connection) -> int:
+    row = conn.exec_driver_sql(
+        "SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'chunks'), 0), "
+        "coalesce((SELECT max(rid) FROM chunks), 0))"
+    ).one()
+    return int(row[0]) + 1
+
+
+def file_rids(conn: Connection, source: str, path: str) -> list[int]:
+    """Return the rids of one file's chunks."""
+    rows = conn.exec_driver_sql(
+        "SELECT rid FROM chunks WHERE source = ? AND path = ?", (source, path)
+    ).all()
+    return [int(r[0]) for r in rows]
+
+
+def delete_rids(conn: Connection, rids: Sequence[int], vec: Vec0Table) -> None:
+    """Delete chunks with their keyword and vec0 rows, logging the rids that had vectors."""
+    if not rids:
+        return
+    vec_ready = vec.ready(conn)
+    if not vec_ready and schema.table_exists(conn, schema.VEC_TABLE):
+        vec.mark_stale(conn)
+    for batch in batches(rids):
+        marks = placeholders(len(batch))
+        conn.exec_driver_sql(
+            f"DELETE FROM {schema.FTS_TABLE} WHERE rowid IN ({marks})", tuple(batch)
+        )
+        if vec_ready:
+            conn.exec_driver_sql(
+                f"DELETE FROM {schema.VEC_TABLE} WHERE rowid IN ({marks})", tuple(batch)
+            )
+        conn.exec_driver_sql(
+            "INSERT INTO vector_deletions(rid) SELECT rid FROM chunks "
+            f"WHERE rid IN ({marks}) AND embedding IS NOT NULL",
+            tuple(batch),
+        )
+        conn.exec_driver_sql(f"DELETE FROM chunks WHERE rid IN ({marks})", tuple(batch))
+    conn.exec_driver_sql(
+        "DELETE FROM vector_deletions WHERE seq <= (SELECT max(seq) FROM vector_deletions) - ?",
+        (_DELETION_LOG_KEPT,),
+    )
+
+
+def insert_chunks(
+    conn: Connection,
+    rows: Sequence[tuple[Chunk, Vector | None, str]],
+    updated_at: float,
+    vec: Vec0Table,
+) -> None:
+    """Insert (chunk, vector, model) rows with fresh rids plus their keyword and vec0 rows."""
+    if not rows:
+        return
+    first = _next_rid(conn)
+    chunk_rows = []
+    fts_rows = []
+    vec_rows = []
+    for offset, (chunk, vector, model) in enumerate(rows):
+        rid = first + offset
+        blob = None if vector is None else to_blob(vector)
+        chunk_rows.append(
+            (
+                rid,
+                chunk.id,
+                chunk.source,
+                chunk.path,
+                chunk.start_line,
+                chunk.end_line,
+                chunk.hash,
+                chunk.text,
+                model if blob is not None else KEYWORD_ONLY_MODEL,
+                blob,
+                chunk.timestamp,
+                updated_at,
+            )
+        )
+        fts_rows.append((rid, fts_document(chunk.text)))
+        if blob is not None:
+            vec_rows.append((rid, blob))
+    conn.exec_driver_sql(
+        "INSERT INTO chunks(rid, id, source, path, start_line, end_line, hash, text, model, "
+        "embedding, timestamp, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        chunk_rows,
+    )
+    conn.exec_driver_sql(f"INSERT INTO {schema.FTS_TABLE}(rowid, terms) VALUES (?, ?)", fts_rows)
+    vec.insert(conn, vec_rows)
+
+
+def put_file(conn: Connection, file: IndexedFile) -> None:
+    """Insert or replace one `files` row."""
+    conn.exec_driver_sql(
+        "INSERT INTO files(source, path, hash, mtime, size) VALUES (?, ?, ?, ?, ?) "
+        "ON CONFLICT(source, path) DO UPDATE SET hash = excluded.hash, "
+        "mtime = excluded.mtime, size = excluded.size",
+        (file.source, file.path, file.hash, file.mtime, file.size),
+    )
+
+
+def touch_file(conn: Connection, file: IndexedFile) -> None:
+    """Update mtime and size of one `files` row (no-op if absent)."""
+    conn.exec_driver_sql(
+        "UPDATE files SET mtime = ?, size = ? WHERE source = ? AND path = ?",
+        (file.mtime, file.size, file.source, file.path),
+    )
+
+
+def delete_file(conn: Connection, source: Source, path: str) -> None:
+    """Delete one `files` row (its chunks are deleted by `delete_rids`)."""
+    conn.exec_driver_sql("DELETE FROM files WHERE source = ? AND path = ?", (source, path))
+
+
+# --- reads -------------------------------------------------------------------------------------
+
+
+def _file_from_row(row: Sequence[object]) -> IndexedFile:
+    return IndexedFile(
+        source=cast(Source, row[0]),
+        path=str(row[1]),
+        hash=ContentHash(str(row[2])),
+        mtime=float(cast(float, row[3])),
+        size=int(cast(int, row[4])),
+    )
+
+
+def _chunk_from_row(row: Sequence[object]) -> Chunk:
+    return Chunk(
+        id=ChunkId(str(row[0])),
+        source=cast(Source, row[1]),
+        path=str(row[2]),
+        start_line=int(cast(int, row[3])),
+        end_line=int(cast(int, row[4])),
+        text=str(row[5]),
+        hash=ContentHash(str(row[6])),
+        timestamp=None if row[7] is None else float(cast(float, row[7])),
+    )
+
+
+def file(conn: Connection, source: Source, path: str) -> IndexedFile | None:
+    """Return one `files` row, or None."""
+    row = conn.exec_driver_sql(
+        f"SELECT {_FILE_COLUMNS} FROM files WHERE source = ? AND path = ?", (source, path)
+    ).first()
+    return None if row is None else _file_from_row(tuple(row))
+
+
+def files(conn: Connection, source: Source | None) -> list[IndexedFile]:
+    """Return the `files` rows (of one source, or all), sorted by source then path."""
+    sql = f"SELECT {_FILE_COLUMNS} FROM files"
+    args: tuple[str, ...] = ()
+    if source is not None:
+        sql += " WHERE source = ?"
+        args = (source,)
+    rows = conn.exec_driver_sql(sql + " ORDER BY source, path", args).all()
+    return [_file_from_row(tuple(r)) for r in rows]
+
+
+def counts(conn: Connection) -> list[SourceCount]:
+    """Return files and chunks per source present in the index."""
+    file_counts: dict[str, int] = {
+        str(s): int(n)
+        for s, n in conn.exec_driver_sql("SELECT source, count(*) FROM files GROUP BY source")
+    }
+    chunk_counts: dict[str, int] = {
+        str(s): int(n)
+        for s, n in conn.exec_driver_sql("SELECT source, count(*) FROM chunks GROUP BY source")
+    }
+    return [
+        SourceCount(cast(Source, s), int(file_counts.get(s, 0)), int(chunk_counts.get(s, 0)))
+        for s in sorted(set(file_counts) | set(chunk_counts))
+    ]
+
+
+def chunks_by_id(conn: Connection, ids: Sequence[str]) -> list[tuple[int, Chunk]]:
+    """Return (rid, chunk) for the ids found, in no particular order."""
+    found: list[tuple[int, Chunk]] = []
+    for batch in batches(ids):
+        rows = conn.exec_driver_sql(
+            f"SELECT rid, {_CHUNK_COLUMNS} FROM chunks WHERE id IN ({placeholders(len(batch))})",
+            tuple(batch),
+        ).all()
+        found.extend((int(r[0]), _chunk_from_row(tuple(r)[1:])) for r in rows)
+    return found
+
+
+def chunks_without_vectors(conn: Connection, model: str, limit: int) -> list[Chunk]:
+    """Return chunks whose vector is missing or was made by another model, oldest rid first."""
+    rows = conn.exec_driver_sql(
+        f"SELECT {_CHUNK_COLUMNS} FROM chunks "
+        "WHERE embedding IS NULL OR model != ? ORDER BY rid LIMIT ?",
+        (model, max(0, limit)),
+    ).all()
+    return [_chunk_from_row(tuple(r)) for r in rows]
+
+
+def candidates(conn: Connection, scored: Sequence[tuple[int, float]]) -> list[Candidate]:
+    """Turn (rid, score) pairs into Candidates, in the same order (vanished rids are skipped)."""
+    if not scored:
+        return []
+    rids = [rid for rid, _ in scored]
+    rows: dict[int, tuple[object, ...]] = {}
+    for batch in batches(rids):
+        for found in conn.exec_driver_sql(
+            f"SELECT {_CANDIDATE_COLUMNS} FROM chunks c LEFT JOIN files f "
+            "ON f.source = c.source AND f.path = c.path "
+            f"WHERE c.rid IN ({placeholders(len(batch))})",
+            tuple(batch),
+        ):
+            rows[int(found[0])] = tuple(found)
+    result = []
+    for rid, score in scored:
+        row = rows.get(rid)
+        if row is None:
+            continue
+        result.append(
+            Candidate(
+                chunk_id=ChunkId(str(row[1])),
+                source=cast(Source, row[2]),
+                path=str(row[3]),
+                start_line=int(cast(int, row[4])),
+                end_line=int(cast(int, row[5])),
+                text=str(row[6]),
+                score=score,
+                file_mtime=None if row[8] is None else float(cast(float, row[8])),
+                timestamp=None if row[7] is None else float(cast(float, row[7])),
+            )
+        )
+    return result
+
+
+def keyword_top(
+    conn: Connection, match: str, sources: Sequence[Source], *, every_source: bool, limit: int
+) -> list[tuple[int, float]]:
+    """Return (rid, bm25 rank) of the best `limit` FTS5 matches, best first.
+
+    A malformed MATCH expression gives [] (FTS5 reports it as an OperationalError).
+    """
+    if every_source:
+        # Fast path: FTS5 can stop after the best `limit` rows when nothing else filters.
+        sql = (
+            f"SELECT rowid, rank FROM {schema.FTS_TABLE} WHERE {schema.FTS_TABLE} MATCH ? "
+            "ORDER BY rank LIMIT ?"
+        )
+        args: tuple[object, ...] = (match, limit)
+    else:
+        sql = (
+            f"SELECT t.rowid, t.rank FROM {schema.FTS_TABLE} t "
+            "JOIN chunks c ON c.rid = t.rowid "
+            f"WHERE {schema.FTS_TABLE} MATCH ? AND c.source IN ({placeholders(len(sources))}) "
+            "ORDER BY t.rank LIMIT ?"
+        )
+        args = (match, *sources, limit)
+    try:
+        with conn.begin_nested():
+            rows = conn.exec_driver_sql(sql, args).all()
+    except DRIVER_ERRORS as exc:
+        message = str(exc).lower()
+        if any(marker in message for marker in _FTS_QUERY_ERRORS):
+            return []
+        raise
+    return [(int(r[0]), float(r[1])) for r in rows]

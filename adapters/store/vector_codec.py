@@ -1,0 +1,26 @@
+"""Adapter plumbing: vectors as stored (float32 little-endian blobs), and the finiteness check."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from memlane.application.ports.index_store import StoreError
+
+
+def to_blob(vector: Sequence[float]) -> bytes:
+    """Encode a vector as the stored float32 little-endian blob."""
+    return np.asarray(vector, dtype="<f4").tobytes()
+
+
+def from_blob(blob: bytes) -> list[float]:
+    """Decode a stored float32 blob."""
+    values: list[float] = np.frombuffer(blob, dtype="<f4").tolist()
+    return values
+
+
+def check_vector(vector: Sequence[float]) -> None:
+    """Raise StoreError for a NaN or infinite component (the port says the store refuses them)."""
+    if not bool(np.isfinite(np.asarray(vector, dtype=np.float64)).all()):
+        raise StoreError("vector has NaN or infinite components; sanitise it before storing")
