@@ -1,6 +1,6 @@
-"""Application: pick the embedding provider at start-up (§8.2) or keyword-only mode, with a reason.
+"""Application: pick the embedding provider at start-up, or keyword-only mode, with a reason.
 
-`auto` tries, in order, `local` (the bundled offline model, so a fresh machine gets semantic search
+`auto` tries, in the order of domain/providers.py, `local` (the bundled offline model, so a fresh machine gets semantic search
 without a key — a deliberate difference from the reference, which only tried an explicitly
 configured local model file), then `openai`, `gemini`, `voyage` and `mistral`; `ollama` is never
 auto-selected. A provider that cannot start here (ProviderNotConfigured: no key, no model package,
@@ -25,8 +25,8 @@ from memlane.application.ports.embedding import (
     ProviderNotConfigured,
 )
 from memlane.domain.errors import ConfigError
+from memlane.domain.providers import AUTO_ORDER
 
-AUTO_ORDER: tuple[str, ...] = ("local", "openai", "gemini", "voyage", "mistral")
 
 ProviderFactory = Callable[[], EmbeddingProvider]
 
@@ -50,7 +50,7 @@ class ProviderChoice:
 def choose_provider(
     requested: str, fallback: str, factories: Mapping[str, ProviderFactory]
 ) -> ProviderChoice:
-    """Pick the provider per §8.2 from named factories.
+    """Pick the provider from named factories: `auto` in order, else the named one or its fallback.
 
     Raises:
         ConfigError: `requested` or `fallback` names no known provider.

@@ -19,8 +19,7 @@ from memlane.application.embedding_runtime import EmbeddingRuntime
 from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvider
 from memlane.application.ports.index_store import DimensionMismatch, IndexStore
 from memlane.application.reports import SearchMode, SearchResponse
-from memlane.domain.config import MemorySettings
-from memlane.domain.config_resolution import MAX_RESULTS_LIMIT, candidate_limit
+from memlane.domain.config import MAX_RESULTS_LIMIT, MemorySettings, candidate_limit
 from memlane.domain.errors import InvalidQuery
 from memlane.domain.keywords import build_fts_query
 from memlane.domain.scoring import (

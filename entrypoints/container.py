@@ -30,7 +30,8 @@ from memlane.application.ports.file_source import FileSource
 from memlane.application.ports.index_store import IndexStore
 from memlane.application.provider_selection import ProviderChoice, choose_provider
 from memlane.application.reports import RecoveryStats
-from memlane.domain.config import DEFAULT_MODELS, MemorySettings
+from memlane.domain.config import MemorySettings
+from memlane.domain.providers import default_model
 from memlane.domain.redaction import Redactor
 from memlane.domain.sources import Source
 from memlane.entrypoints.config_file import RuntimeConfig, api_key_for, base_url_for
@@ -47,7 +48,7 @@ def provider_factories(
 
     def model_for(name: str) -> str:
         explicit = settings.model if settings.provider == name else ""
-        return explicit or DEFAULT_MODELS[name]
+        return explicit or default_model(name)
 
     def http_options(name: str) -> dict[str, object]:
         options: dict[str, object] = {

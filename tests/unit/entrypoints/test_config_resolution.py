@@ -1,4 +1,4 @@
-"""Unit tests: resolving the §24 config tree into MemorySettings."""
+"""Unit tests: resolving the config tree into MemorySettings."""
 
 from __future__ import annotations
 
@@ -9,10 +9,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memlane.domain.config import MemorySettings, SecretRef
-from memlane.domain.config_resolution import (
+from memlane.domain.config import MemorySettings, SecretRef, candidate_limit
+from memlane.entrypoints.config.resolve import (
     agent_ids,
-    candidate_limit,
     default_agent_id,
     ignored_keys,
     resolve_settings,
