@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memlane.domain.config import MemorySettings, SecretRef, candidate_limit
+from memlane.domain.errors import ConfigError
 from memlane.entrypoints.config.resolve import (
     agent_ids,
     default_agent_id,
@@ -18,7 +19,6 @@ from memlane.entrypoints.config.resolve import (
     resolve_workspace,
     validate_agent_id,
 )
-from memlane.domain.errors import ConfigError
 
 
 def tree(
