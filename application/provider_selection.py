@@ -1,9 +1,9 @@
 """Application: pick the embedding provider at start-up, or keyword-only mode, with a reason.
 
-`auto` tries, in the order of domain/providers.py, `local` (the bundled offline model, so a fresh machine gets semantic search
-without a key — a deliberate difference from the reference, which only tried an explicitly
-configured local model file), then `openai`, `gemini`, `voyage` and `mistral`; `ollama` is never
-auto-selected. A provider that cannot start here (ProviderNotConfigured: no key, no model package,
+`auto` tries, in the order of domain/providers.py, `local` (the bundled offline model, so a
+fresh machine gets semantic search without a key — a deliberate difference from the reference,
+which only tried an explicitly configured local model file), then `openai`, `gemini`, `voyage`
+and `mistral`; `ollama` is never auto-selected. A provider that cannot start here (ProviderNotConfigured: no key, no model package,
 wrong platform) is skipped and its reason kept. Any other EmbeddingError from a remote provider is
 fatal (the configuration is broken, silently moving on would hide it).
 
@@ -26,7 +26,6 @@ from memlane.application.ports.embedding import (
 )
 from memlane.domain.errors import ConfigError
 from memlane.domain.providers import AUTO_ORDER
-
 
 ProviderFactory = Callable[[], EmbeddingProvider]
 

@@ -12,14 +12,17 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from operator import attrgetter
-from typing import Final, Literal, TypeAlias
+from typing import Final, Literal, TypeAlias, get_args
 
 from memlane.domain.config import (
     CANDIDATE_POOL_LIMIT,
     MAX_RESULTS_LIMIT,
+    CitationsMode,
+    FallbackName,
+    FusionName,
     MemorySettings,
+    ProviderName,
 )
-from memlane.domain.providers import PROVIDER_NAMES
 
 Kind: TypeAlias = Literal[
     "bool",  # true / false
@@ -74,10 +77,10 @@ class Key:
         return float(min(high, max(low, float(value))))
 
 
-_INT = "integer"
-_NUM = "number"
-_BOOL = "bool"
-_STR = "string"
+_INT: Final = "integer"
+_NUM: Final = "number"
+_BOOL: Final = "bool"
+_STR: Final = "string"
 
 MEMORY_SEARCH_KEYS: Final[tuple[Key, ...]] = (
     Key("enabled", _BOOL, "Index and search this agent's memory.", "enabled"),
@@ -105,7 +108,7 @@ MEMORY_SEARCH_KEYS: Final[tuple[Key, ...]] = (
         "choice",
         "Embedding provider; `none` is keyword-only search.",
         "provider",
-        choices=("auto", "none", *PROVIDER_NAMES),
+        choices=get_args(ProviderName),
     ),
     Key("model", _STR, "Embedding model; empty means the provider's default.", "model"),
     Key("outputDimensionality", _INT, "Vector size to ask for (openai, gemini).",
@@ -115,7 +118,7 @@ MEMORY_SEARCH_KEYS: Final[tuple[Key, ...]] = (
         "choice",
         "Provider used when the chosen one fails.",
         "fallback",
-        choices=("none", *PROVIDER_NAMES),
+        choices=get_args(FallbackName),
     ),
     Key("remote.baseUrl", _STR, "Endpoint of the remote provider.", "remote.base_url"),
     Key("remote.apiKey", "secret",
@@ -188,7 +191,7 @@ MEMORY_SEARCH_KEYS: Final[tuple[Key, ...]] = (
     Key("query.hybrid.minCandidates", _INT, "Fused searches fetch at least this many per leg.",
         "query.hybrid.min_candidates", low=1, high=CANDIDATE_POOL_LIMIT),
     Key("query.hybrid.fusion", "choice", "How the two legs are fused.", "query.hybrid.fusion",
-        choices=("zscore", "weighted", "rrf")),
+        choices=get_args(FusionName)),
     Key("query.hybrid.rrfK", _INT, "The k of reciprocal-rank fusion.", "query.hybrid.rrf_k",
         low=1, high=1000),
     Key("query.hybrid.mmr.enabled", _BOOL, "Diversify results (maximal marginal relevance).",
@@ -213,7 +216,7 @@ MEMORY_KEYS: Final[tuple[Key, ...]] = (
     Key("backend", "choice", "Only builtin is supported.", choices=("builtin", "qmd"),
         fixed_default="builtin"),
     Key("citations", "choice", "Cite sources in tool results.", "citations",
-        choices=("auto", "on", "off")),
+        choices=get_args(CitationsMode)),
     Key("qmd", "opaque", "Tolerated and ignored."),
 )
 

@@ -14,9 +14,9 @@ Validation: every key inside a `memorySearch` block and the `memory` block is ch
 key or a value of the wrong type raises ConfigError whose key is the full dotted path where the
 value was written (`agents.list[1].memorySearch.query.hybrid.vectorWeight`). NaN, infinities,
 booleans and strings where numbers are expected are errors; finite numbers out of range are
-clamped to the range in the key table (clamping is not an error), integers are floored. Keys outside those blocks
-belong to the host system's config (model, gateway, channels, ...) and are tolerated;
-`ignored_keys()` lists them so an entry point can mention them.
+clamped to the range in the key table (clamping is not an error), integers are floored. Keys
+outside those blocks belong to the host system's config (model, gateway, channels, ...) and are
+tolerated; `ignored_keys()` lists them so an entry point can mention them.
 
 Deliberate differences from the reference:
 
