@@ -3,9 +3,10 @@
 `auto` tries, in the order of domain/providers.py, `local` (the bundled offline model, so a
 fresh machine gets semantic search without a key — a deliberate difference from the reference,
 which only tried an explicitly configured local model file), then `openai`, `gemini`, `voyage`
-and `mistral`; `ollama` is never auto-selected. A provider that cannot start here (ProviderNotConfigured: no key, no model package,
-wrong platform) is skipped and its reason kept. Any other EmbeddingError from a remote provider is
-fatal (the configuration is broken, silently moving on would hide it).
+and `mistral`; `ollama` is never auto-selected. A provider that cannot start here
+(ProviderNotConfigured: no key, no model package, wrong platform) is skipped and its reason
+kept. Any other EmbeddingError from a remote provider is fatal (the configuration is broken,
+silently moving on would hide it).
 
 An explicit provider that fails falls back to `fallback` (when set, not `none` and different);
 when every candidate is merely not configured the result is keyword-only mode, never an
