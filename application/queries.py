@@ -21,6 +21,7 @@ from memlane.application.ports.index_store import DimensionMismatch, IndexStore
 from memlane.application.reports import SearchMode, SearchResponse
 from memlane.domain.config import MAX_RESULTS_LIMIT, MemorySettings, candidate_limit
 from memlane.domain.errors import InvalidQuery
+from memlane.domain.index_meta import vector_label
 from memlane.domain.keywords import build_fts_query
 from memlane.domain.scoring import (
     Fused,
@@ -123,7 +124,10 @@ class Searcher:
             return []
         try:
             return self._store.search_vector(
-                vector, model=provider.model, sources=sources, limit=limit
+                vector,
+                model=vector_label(provider.model, provider.key),
+                sources=sources,
+                limit=limit,
             )
         except DimensionMismatch as exc:
             warnings.append(f"vector search skipped until the index is re-embedded: {exc}")

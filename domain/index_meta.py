@@ -69,3 +69,14 @@ def _chunking(meta: IndexMeta) -> tuple[int, ...]:
         meta.session_chunk_tokens,
         meta.session_chunk_overlap,
     )
+
+
+def vector_label(model: str, provider_key: str) -> str:
+    """The label stored beside each chunk's vector; search and backfill match it exactly.
+
+    The model name alone is not enough: two providers can serve models of the same name that
+    embed differently (local's and ollama's multilingual-e5-small), so the label also carries
+    the provider key (provider, model, endpoint, dimensions, headers). A label that differs from
+    the active provider's marks the vector for re-embedding through the cache.
+    """
+    return f"{model}@{provider_key[:16]}" if provider_key else model

@@ -10,6 +10,7 @@ from memlane.domain.index_meta import (
     KEYWORD_ONLY_MODEL,
     IndexMeta,
     reindex_reason,
+    vector_label,
 )
 
 META = IndexMeta(
@@ -69,3 +70,14 @@ class TestSessionChunking:
     def test_changed_transcript_chunking_rebuilds(self) -> None:
         assert reindex_reason(META, replace(META, session_chunk_tokens=300)) == "chunking_changed"
         assert reindex_reason(META, replace(META, session_chunk_overlap=0)) == "chunking_changed"
+
+
+class TestVectorLabel:
+    def test_the_same_model_name_at_another_provider_gets_another_label(self) -> None:
+        local = vector_label("multilingual-e5-small", "a" * 64)
+        ollama = vector_label("multilingual-e5-small", "b" * 64)
+
+        assert local != ollama
+
+    def test_the_same_provider_configuration_keeps_its_label(self) -> None:
+        assert vector_label("m", "k" * 64) == vector_label("m", "k" * 64)
