@@ -1,4 +1,4 @@
-"""Application: which embedding provider runs now, chosen lazily, with runtime fallback (§29.3)."""
+"""Application: which embedding provider runs now, chosen lazily, with runtime fallback."""
 
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ class Selection:
 
 
 class EmbeddingRuntime:
-    """Holds the active provider; selection is lazy and never sticky on failure (§31.11).
+    """Holds the active provider; selection is lazy and never sticky on failure, so a key added
+    or a server started later is picked up.
 
     `select` builds the configured provider (or returns keyword-only mode with a reason).
     `select_fallback` builds the configured fallback provider, used once when the active

@@ -17,7 +17,7 @@ from memlane.application.ports.index_store import IndexedFile, IndexStore, Index
 from memlane.domain.chunking import chunk_text
 from memlane.domain.chunks import Chunk, ChunkingPolicy
 from memlane.domain.hashing import bytes_hash
-from memlane.domain.index_meta import KEYWORD_ONLY_MODEL
+from memlane.domain.index_meta import KEYWORD_ONLY_MODEL, vector_label
 from memlane.domain.sources import FileStat, Source
 from memlane.domain.text_decoding import decode_text
 from memlane.domain.transcripts import parse_transcript, render_transcript
@@ -121,7 +121,7 @@ def write_prepared(
             error = exc
         else:
             vectors = list(outcome.vectors)
-            model = provider.model
+            model = vector_label(provider.model, provider.key)
             embedded, cached = outcome.embedded, outcome.cached
     writer.replace_file(prepared.file, prepared.chunks, vectors, model)
     return WriteOutcome(
@@ -145,13 +145,14 @@ def backfill_vectors(
     done = 0
     embedder = DocumentEmbedder(provider, store, use_cache=use_cache)
     seen: set[str] = set()
+    label = vector_label(provider.model, provider.key)
     while True:
-        chunks = store.chunks_without_vectors(provider.model, limit=batch)
+        chunks = store.chunks_without_vectors(label, limit=batch)
         if not chunks or chunks[0].id in seen:  # nothing left, or the store ignored our writes
             return done
         seen.update(c.id for c in chunks)
         outcome = embedder.embed(chunks, on_embedded)
         store.set_vectors(
-            provider.model, {c.id: v for c, v in zip(chunks, outcome.vectors, strict=True)}
+            label, {c.id: v for c, v in zip(chunks, outcome.vectors, strict=True)}
         )
         done += len(chunks)

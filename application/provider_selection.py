@@ -1,11 +1,12 @@
-"""Application: pick the embedding provider at start-up (§8.2) or keyword-only mode, with a reason.
+"""Application: pick the embedding provider at start-up, or keyword-only mode, with a reason.
 
-`auto` tries, in order, `local` (the bundled offline model, so a fresh machine gets semantic search
-without a key — a deliberate difference from the reference, which only tried an explicitly
-configured local model file), then `openai`, `gemini`, `voyage` and `mistral`; `ollama` is never
-auto-selected. A provider that cannot start here (ProviderNotConfigured: no key, no model package,
-wrong platform) is skipped and its reason kept. Any other EmbeddingError from a remote provider is
-fatal (the configuration is broken, silently moving on would hide it).
+`auto` tries, in the order of domain/providers.py, `local` (the bundled offline model, so a
+fresh machine gets semantic search without a key — a deliberate difference from the reference,
+which only tried an explicitly configured local model file), then `openai`, `gemini`, `voyage`
+and `mistral`; `ollama` is never auto-selected. A provider that cannot start here
+(ProviderNotConfigured: no key, no model package, wrong platform) is skipped and its reason
+kept. Any other EmbeddingError from a remote provider is fatal (the configuration is broken,
+silently moving on would hide it).
 
 An explicit provider that fails falls back to `fallback` (when set, not `none` and different);
 when every candidate is merely not configured the result is keyword-only mode, never an
@@ -25,8 +26,7 @@ from memlane.application.ports.embedding import (
     ProviderNotConfigured,
 )
 from memlane.domain.errors import ConfigError
-
-AUTO_ORDER: tuple[str, ...] = ("local", "openai", "gemini", "voyage", "mistral")
+from memlane.domain.providers import AUTO_ORDER
 
 ProviderFactory = Callable[[], EmbeddingProvider]
 
@@ -50,7 +50,7 @@ class ProviderChoice:
 def choose_provider(
     requested: str, fallback: str, factories: Mapping[str, ProviderFactory]
 ) -> ProviderChoice:
-    """Pick the provider per §8.2 from named factories.
+    """Pick the provider from named factories: `auto` in order, else the named one or its fallback.
 
     Raises:
         ConfigError: `requested` or `fallback` names no known provider.

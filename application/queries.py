@@ -19,9 +19,9 @@ from memlane.application.embedding_runtime import EmbeddingRuntime
 from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvider
 from memlane.application.ports.index_store import DimensionMismatch, IndexStore
 from memlane.application.reports import SearchMode, SearchResponse
-from memlane.domain.config import MemorySettings
-from memlane.domain.config_resolution import MAX_RESULTS_LIMIT, candidate_limit
+from memlane.domain.config import MAX_RESULTS_LIMIT, MemorySettings, candidate_limit
 from memlane.domain.errors import InvalidQuery
+from memlane.domain.index_meta import vector_label
 from memlane.domain.keywords import build_fts_query
 from memlane.domain.scoring import (
     Fused,
@@ -124,7 +124,10 @@ class Searcher:
             return []
         try:
             return self._store.search_vector(
-                vector, model=provider.model, sources=sources, limit=limit
+                vector,
+                model=vector_label(provider.model, provider.key),
+                sources=sources,
+                limit=limit,
             )
         except DimensionMismatch as exc:
             warnings.append(f"vector search skipped until the index is re-embedded: {exc}")

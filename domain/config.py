@@ -1,7 +1,7 @@
-"""Domain: resolved memory-search settings for one agent (§24), with defaults.
+"""Domain: resolved memory-search settings for one agent, with their built-in defaults.
 
-`resolve_settings` (in config_resolution.py) turns the raw JSON5 config tree into these values,
-applying defaults, per-agent overrides and clamps, and raising ConfigError naming the key.
+These values are the only defaults: the entry points' key table (entrypoints/config/keys.py)
+reads them, validates and clamps the JSON5 tree and builds these objects from it.
 """
 
 from __future__ import annotations
@@ -12,7 +12,9 @@ from typing import Final, Literal, TypeAlias
 from memlane.domain.chunks import ChunkingPolicy
 from memlane.domain.sources import Source
 
-# "none" is explicit keyword-only mode: skip embeddings entirely (§32.3).
+# Modes and providers; memlane.domain.providers lists the same providers with their defaults
+# (a Literal must be spelled out, so a test checks the two agree).
+# "none" is explicit keyword-only mode: skip embeddings entirely.
 ProviderName: TypeAlias = Literal[
     "auto", "none", "openai", "gemini", "voyage", "mistral", "ollama", "local"
 ]
@@ -30,14 +32,12 @@ DEFAULT_FUSION_WEIGHTS: Final[dict[FusionName, tuple[float, float]]] = {
 }
 CitationsMode: TypeAlias = Literal["auto", "on", "off"]
 
-DEFAULT_MODELS: dict[str, str] = {
-    "openai": "text-embedding-3-small",
-    "gemini": "gemini-embedding-001",
-    "voyage": "voyage-4-large",
-    "mistral": "mistral-embed",
-    "ollama": "nomic-embed-text",
-    "local": "multilingual-e5-small",
-}
+# A search returns at most this many results, and fetches at most this many candidates per leg.
+MAX_RESULTS_LIMIT: Final = 100
+CANDIDATE_POOL_LIMIT: Final = 1000
+# Transcripts: ~3-5 turns per chunk, so a hit points at the turns that matter (see
+# bench/RESULTS.md: LoCoMo turn recall at a 5-line budget 0.40 -> 0.56, keyword-only).
+SESSION_CHUNKING: Final = ChunkingPolicy(tokens=150, overlap=30)
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +91,7 @@ class StoreSettings:
 @dataclass(frozen=True, slots=True)
 class CacheSettings:
     enabled: bool = True
-    # The reference leaves the cache unbounded (§31.23); we cap it by default.
+    # The reference leaves the cache unbounded, so it grows forever; we cap it by default.
     max_entries: int | None = 100_000
 
 
@@ -110,7 +110,8 @@ class SyncSettings:
     watch_debounce_ms: int = 1500
     interval_minutes: int = 0
     sessions: SessionSyncSettings = SessionSyncSettings()
-    # The first search on a never-synced index waits this long for the first sync (§31.24).
+    # The first search on a never-synced index waits this long for the first sync, so it does
+    # not answer from an empty index.
     first_search_wait_ms: int = 30_000
 
 
@@ -170,12 +171,21 @@ class MemorySettings:
     local: LocalSettings = LocalSettings()
     store: StoreSettings = StoreSettings()
     chunking: ChunkingPolicy = ChunkingPolicy()  # noqa: RUF009 (frozen, defined in chunks.py)
-    # Transcripts: ~3-5 turns per chunk, so a hit points at the turns that matter (see
-    # bench/RESULTS.md: LoCoMo turn recall at a 5-line budget 0.40 -> 0.56, keyword-only).
-    session_chunking: ChunkingPolicy = ChunkingPolicy(tokens=150, overlap=30)  # noqa: RUF009
+    session_chunking: ChunkingPolicy = SESSION_CHUNKING
     sync: SyncSettings = SyncSettings()
     query: QuerySettings = QuerySettings()
     cache: CacheSettings = CacheSettings()
     redaction: RedactionSettings = RedactionSettings()
     citations: CitationsMode = "auto"
     sessions_dir: str | None = None
+
+
+def candidate_limit(hybrid: HybridSettings, max_results: int, *, fused: bool) -> int:
+    """Candidates per retriever: max_results x multiplier, at least `min_candidates` when the
+    legs are fused, at most CANDIDATE_POOL_LIMIT, so one query's cost stays
+    bounded. A single leg ranks the same at any pool size, so only fusion pays for the
+    larger pool."""
+    wanted = max_results * hybrid.candidate_multiplier
+    if fused:
+        wanted = max(wanted, hybrid.min_candidates)
+    return min(CANDIDATE_POOL_LIMIT, wanted)

@@ -1,10 +1,10 @@
-"""Domain: vector arithmetic and input-size rules for embeddings (§4.5, §7, §8.1)."""
+"""Domain: vector arithmetic and input-size rules for embeddings."""
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Sequence
 from typing import Final
 
 
@@ -18,7 +18,7 @@ def sanitize_and_normalize(vector: Sequence[float]) -> list[float]:
 
 
 def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    """Cosine similarity over the first min(len) components (§3.8).
+    """Cosine similarity over the first min(len) components (vectors of unequal length compare).
 
     0 when either vector is empty, either norm is 0, or the result is not finite.
     """
@@ -62,7 +62,7 @@ def _units(text: str) -> Iterator[tuple[int, int]]:
 
 
 def utf8_len(text: str) -> int:
-    """UTF-8 byte length of `text` (§7 uses it as an upper bound on the token count).
+    """UTF-8 byte length of `text` (an upper bound on its token count).
 
     A str decoded with `surrogatepass` may hold surrogate pairs: a pair counts as the 4-byte
     character it stands for, a lone surrogate as 3 bytes.
@@ -73,7 +73,7 @@ def utf8_len(text: str) -> int:
 
 
 def split_to_utf8_limit(text: str, max_bytes: int) -> list[str]:
-    """Split `text` greedily into pieces of at most `max_bytes` UTF-8 bytes each (§7).
+    """Split `text` greedily into pieces of at most `max_bytes` UTF-8 bytes each.
 
     `"".join(pieces) == text` always. A code point is never cut, nor a surrogate pair. A single
     character wider than `max_bytes` forms its own piece. `max_bytes` ≤ 0 or a text that fits →
@@ -93,61 +93,6 @@ def split_to_utf8_limit(text: str, max_bytes: int) -> list[str]:
     return pieces
 
 
-# Provider input limits keyed by lowercase "<provider id>:<model>" (§7); values are tokens, but
-# callers compare them with UTF-8 bytes, a safe upper bound on the token count.
-MAX_INPUT_TOKENS: Final[Mapping[str, int]] = {
-    "openai:text-embedding-3-small": 8192,
-    "openai:text-embedding-3-large": 8192,
-    "openai:text-embedding-ada-002": 8191,
-    "gemini:text-embedding-004": 2048,
-    "gemini:gemini-embedding-001": 2048,
-    "gemini:gemini-embedding-2-preview": 8192,
-    "voyage:voyage-3": 32000,
-    "voyage:voyage-3-lite": 16000,
-    "voyage:voyage-code-3": 32000,
-    "local:multilingual-e5-small": 512,  # the bundled model's position limit
-}
-_PROVIDER_DEFAULT_TOKENS: Final[Mapping[str, int]] = {"gemini": 2048, "local": 2048}
-DEFAULT_MAX_INPUT_TOKENS: Final = 8192
-# §7 hardMax: no single embedding input exceeds this many UTF-8 bytes whatever the provider says.
+# No single embedding input exceeds this many UTF-8 bytes whatever the provider says: bytes bound
+# tokens from above, so a piece this size fits every provider's window.
 HARD_MAX_INPUT_BYTES: Final = 8000
-
-
-def max_input_tokens(provider_id: str, model: str) -> int:
-    """The input limit of `model` at `provider_id`: table, else provider default, else 8192."""
-    provider = provider_id.strip().lower()
-    key = f"{provider}:{model.strip().lower()}"
-    if key in MAX_INPUT_TOKENS:
-        return MAX_INPUT_TOKENS[key]
-    return _PROVIDER_DEFAULT_TOKENS.get(provider, DEFAULT_MAX_INPUT_TOKENS)
-
-
-def input_byte_limit(provider_id: str, model: str, *, hard_max: int = HARD_MAX_INPUT_BYTES) -> int:
-    """§7 enforce limit: min(provider limit, hard_max) UTF-8 bytes per embedding input."""
-    return min(max_input_tokens(provider_id, model), hard_max)
-
-
-def batch_by_budget(
-    texts: Sequence[str],
-    budget: int = 8000,
-    max_items: int = 2048,
-) -> list[list[int]]:
-    """Pack text indices, in order, into batches whose UTF-8 byte total stays ≤ `budget` (§7).
-
-    A batch also holds at most `max_items` texts. A text larger than `budget` forms its own
-    batch. Every index appears exactly once; no batch is empty.
-    """
-    batches: list[list[int]] = []
-    current: list[int] = []
-    total = 0
-    limit = max(1, max_items)
-    for index, text in enumerate(texts):
-        size = utf8_len(text)
-        if current and (total + size > budget or len(current) >= limit):
-            batches.append(current)
-            current, total = [], 0
-        current.append(index)
-        total += size
-    if current:
-        batches.append(current)
-    return batches

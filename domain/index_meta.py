@@ -1,6 +1,6 @@
 """Domain: what built the index (IndexMeta) and when a rebuild or a re-embedding is needed.
 
-Two kinds of drift are told apart, to avoid needless full reindexes (§31.1, §31.7):
+Two kinds of drift are told apart, so that a model change does not rebuild the whole index:
 
 * the *shape* of the index (schema, sources, extra-path scope, chunking) changed: every chunk
   may differ, so a safe full reindex is required;
@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from memlane.domain.config import SESSION_CHUNKING
 from memlane.domain.events import ReindexReason
 from memlane.domain.sources import Source
 
@@ -37,19 +38,15 @@ class IndexMeta:
     model: str
     provider_key: str
     dimensions: int | None
-    session_chunk_tokens: int = 150
-    session_chunk_overlap: int = 30
-
-    @property
-    def has_vectors_model(self) -> bool:
-        """True when an embedding model (not keyword-only mode) built the vectors."""
-        return self.model != KEYWORD_ONLY_MODEL
+    session_chunk_tokens: int = SESSION_CHUNKING.tokens
+    session_chunk_overlap: int = SESSION_CHUNKING.overlap
 
 
 def reindex_reason(stored: IndexMeta | None, wanted: IndexMeta) -> ReindexReason | None:
     """Return why the index must be rebuilt from scratch, or None when it can be kept.
 
-    Only shape changes count; embedding-model changes are `needs_reembedding`'s business.
+    Only shape changes count. Vectors of another provider or model are replaced by the vector
+    backfill instead, chunk by chunk, through the embedding cache.
     """
     if stored is None:
         return "no_index"
@@ -74,15 +71,12 @@ def _chunking(meta: IndexMeta) -> tuple[int, ...]:
     )
 
 
-def needs_reembedding(stored: IndexMeta, wanted: IndexMeta) -> bool:
-    """True when stored vectors were made by another provider, model or configuration.
+def vector_label(model: str, provider_key: str) -> str:
+    """The label stored beside each chunk's vector; search and backfill match it exactly.
 
-    Going to keyword-only mode never re-embeds (vectors are simply unused); coming from it does.
+    The model name alone is not enough: two providers can serve models of the same name that
+    embed differently (local's and ollama's multilingual-e5-small), so the label also carries
+    the provider key (provider, model, endpoint, dimensions, headers). A label that differs from
+    the active provider's marks the vector for re-embedding through the cache.
     """
-    if not wanted.has_vectors_model:
-        return False
-    return (stored.provider, stored.model, stored.provider_key) != (
-        wanted.provider,
-        wanted.model,
-        wanted.provider_key,
-    )
+    return f"{model}@{provider_key[:16]}" if provider_key else model

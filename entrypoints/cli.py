@@ -26,6 +26,7 @@ from memlane.application.ports.index_store import StoreError
 from memlane.application.reports import StatusReport, SyncProgress, SyncReport
 from memlane.domain.errors import ConfigError, InvalidQuery
 from memlane.domain.events import event_to_record, type_name
+from memlane.entrypoints.config.schema import effective_settings, json_schema
 from memlane.entrypoints.logging import configure_logging
 
 if TYPE_CHECKING:
@@ -210,9 +211,23 @@ def status(options: _Options, as_json: bool, deep: bool) -> None:
     with _errors():
         report = manager.status(deep=deep)
     if as_json:
-        click.echo(json.dumps(asdict(report), ensure_ascii=False, indent=2, default=str))
+        payload = asdict(report)
+        # The resolved value of every key, derived from the key table like the JSON Schema.
+        payload["settings"] = effective_settings(manager.settings)
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
     else:
         click.echo(_status_text(report))
+
+
+@cli.group("config")
+def config_group() -> None:
+    """Configuration tools."""
+
+
+@config_group.command("schema")
+def config_schema() -> None:
+    """Print the config file's JSON Schema (for editors) on stdout."""
+    click.echo(json.dumps(json_schema(), ensure_ascii=False, indent=2))
 
 
 @cli.command()

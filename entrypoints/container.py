@@ -5,11 +5,13 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 from dependency_injector import containers, providers
 
 from memlane.adapters.clock import SystemClock
+from memlane.adapters.embedding._http import HttpEmbeddingProvider, HttpOptions
 from memlane.adapters.embedding.gemini import GeminiEmbeddingProvider
 from memlane.adapters.embedding.gguf import GgufEmbeddingProvider
 from memlane.adapters.embedding.local import LocalEmbeddingProvider
@@ -30,12 +32,23 @@ from memlane.application.ports.file_source import FileSource
 from memlane.application.ports.index_store import IndexStore
 from memlane.application.provider_selection import ProviderChoice, choose_provider
 from memlane.application.reports import RecoveryStats
-from memlane.domain.config import DEFAULT_MODELS, MemorySettings
+from memlane.domain.config import MemorySettings
 from memlane.domain.redaction import Redactor
 from memlane.domain.sources import Source
-from memlane.entrypoints.config_file import RuntimeConfig, api_key_for, base_url_for
+from memlane.entrypoints.config.env import api_key_for, base_url_for
+from memlane.entrypoints.config.runtime import RuntimeConfig
 
 ProviderFactory = Callable[[], EmbeddingProvider]
+
+
+# Every HTTP provider, built the same way from one HttpOptions; capabilities are class attributes.
+HTTP_PROVIDERS: tuple[type[HttpEmbeddingProvider], ...] = (
+    OpenAIEmbeddingProvider,
+    GeminiEmbeddingProvider,
+    VoyageEmbeddingProvider,
+    MistralEmbeddingProvider,
+    OllamaEmbeddingProvider,
+)
 
 
 def provider_factories(
@@ -43,25 +56,32 @@ def provider_factories(
 ) -> dict[str, ProviderFactory]:
     """One constructor per provider name; constructing one never calls its API."""
     remote = settings.remote
-    headers = dict(remote.headers)
+    shared = HttpOptions(
+        headers=dict(remote.headers),
+        timeout=remote.timeout_seconds,
+        query_timeout=remote.query_timeout_seconds,
+        max_concurrency=remote.max_concurrency,
+    )
 
-    def model_for(name: str) -> str:
-        explicit = settings.model if settings.provider == name else ""
-        return explicit or DEFAULT_MODELS[name]
+    def http(cls: type[HttpEmbeddingProvider]) -> ProviderFactory:
+        name = cls.provider_id
 
-    def http_options(name: str) -> dict[str, object]:
-        options: dict[str, object] = {
-            "api_key": api_key_for(name, settings, env),
-            "model": model_for(name),
-            "headers": headers,
-            "timeout": remote.timeout_seconds,
-            "query_timeout": remote.query_timeout_seconds,
-            "max_concurrency": remote.max_concurrency,
-        }
-        base_url = base_url_for(name, settings, env)
-        if base_url:
-            options["base_url"] = base_url
-        return options
+        def build() -> EmbeddingProvider:
+            # Resolved when built, not before: a missing env secret only matters if selected.
+            return cls(
+                replace(
+                    shared,
+                    api_key=api_key_for(name, settings, env),
+                    model=settings.model if settings.provider == name else "",
+                    base_url=base_url_for(name, settings, env) or "",
+                    dimensions=(
+                        settings.output_dimensionality if cls.supports_output_dimensions else None
+                    ),
+                    batch=remote.batch if cls.supports_batch else None,
+                )
+            )
+
+        return build
 
     def local() -> EmbeddingProvider:
         path = settings.local.model_path
@@ -69,25 +89,7 @@ def provider_factories(
             return GgufEmbeddingProvider(model_path=path, threads=settings.local.threads)
         return LocalEmbeddingProvider(model_path=path, threads=settings.local.threads)
 
-    return {
-        "local": local,
-        "openai": lambda: OpenAIEmbeddingProvider(
-            **http_options("openai"),  # type: ignore[arg-type]
-            batch=remote.batch,
-            dimensions=settings.output_dimensionality,
-        ),
-        "gemini": lambda: GeminiEmbeddingProvider(
-            **http_options("gemini"),  # type: ignore[arg-type]
-            batch=remote.batch,
-            dimensions=settings.output_dimensionality,
-        ),
-        "voyage": lambda: VoyageEmbeddingProvider(
-            **http_options("voyage"),  # type: ignore[arg-type]
-            batch=remote.batch,
-        ),
-        "mistral": lambda: MistralEmbeddingProvider(**http_options("mistral")),  # type: ignore[arg-type]
-        "ollama": lambda: OllamaEmbeddingProvider(**http_options("ollama")),  # type: ignore[arg-type]
-    }
+    return {"local": local, **{cls.provider_id: http(cls) for cls in HTTP_PROVIDERS}}
 
 
 def _selection(choice: ProviderChoice) -> Selection:
@@ -102,7 +104,7 @@ def _selection(choice: ProviderChoice) -> Selection:
 def make_runtime(
     settings: MemorySettings, factories: Mapping[str, ProviderFactory]
 ) -> EmbeddingRuntime:
-    """The lazy provider holder: `none` means keyword-only by request (§32.3)."""
+    """The lazy provider holder: `none` means keyword-only by request."""
     requested = settings.provider
 
     def select() -> Selection:

@@ -3,14 +3,14 @@
 Subclasses implement one template method, `_embed_batch`, that turns one request-sized batch of
 texts into raw vectors through `_post_json`. This base then:
 
-* packs inputs into requests by a byte budget (UTF-8 bytes bound the token count, §7) and a
+* packs inputs into requests by a byte budget (UTF-8 bytes bound the token count) and a
   per-provider item cap, and runs them with at most `max_concurrency` requests in flight;
 * retries 429, 408, 5xx, timeouts and connection resets with exponential backoff and jitter,
-  honouring `Retry-After` / `retry-after-ms` (§10.1), and classifies by HTTP status code, never by
+  honouring `Retry-After` / `retry-after-ms`, and classifies by HTTP status code, never by
   a regex over the message, so "1536" in a message is not a 5xx and `insufficient_quota` (429) is
-  final (§31.12);
+  final (retrying a spent budget only burns time);
 * gives queries a real deadline: each attempt's httpx timeout is the time left, so a hung request
-  is closed, not just abandoned (§31.12);
+  is closed, not just abandoned;
 * validates every response (JSON, count, dimensions, numbers) and sanitises and L2-normalises
   every vector.
 
@@ -19,34 +19,41 @@ Errors raised: the port's EmbeddingError tree only (see application.ports.embedd
 
 from __future__ import annotations
 
-import email.utils
-import json
 import random
 import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
-from typing import Any, ClassVar
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import ClassVar, Protocol
 
 import httpx
 import structlog
 
+from memlane.adapters.embedding._wire import (
+    JSON,
+    RawVectors,
+    error_fields,
+    pack_batches,
+    retry_after,
+)
 from memlane.adapters.embedding.keys import provider_key
 from memlane.application.ports.embedding import (
     EmbeddingError,
     EmbeddingRejected,
     EmbeddingTimeout,
     EmbeddingUnavailable,
+    ProviderNotConfigured,
     Vector,
 )
+from memlane.domain.config import BatchSettings
 from memlane.domain.embedding import sanitize_and_normalize
+from memlane.domain.providers import provider_info
 
 log = structlog.get_logger()
 
-JSON = Any  # parsed JSON; every access is checked before use
-RawVectors = list[list[float]]
 
 _BASE_DELAY = 0.5
 _MAX_DELAY = 8.0
@@ -67,157 +74,119 @@ class _Retryable:
     timed_out: bool
 
 
-def error_fields(response: httpx.Response) -> tuple[str, str]:
-    """Extract (code or type, message) from any of the providers' error bodies, best effort.
+@dataclass(frozen=True, slots=True)
+class HttpOptions:
+    """How to reach and drive one HTTP provider; the same object fits every provider.
 
-    Shapes: OpenAI / Mistral `{"error": {"message", "type", "code"}}`, Gemini `{"error": {"code",
-    "message", "status"}}`, Mistral `{"object": "error", "message", "type"}`, Voyage
-    `{"detail": ...}`, Ollama `{"error": "text"}`.
+    Empty `model` / `base_url` mean the provider's own default. `dimensions` is the output
+    dimensionality to request (providers without `supports_output_dimensions` only use it as the
+    known vector size). `batch` is used by providers with `supports_batch`.
     """
-    try:
-        body = response.json()
-    except ValueError:
-        return "", response.text[:300]
-    if not isinstance(body, dict):
-        return "", str(body)[:300]
-    error = body.get("error", body)
-    if isinstance(error, str):
-        return "", error[:300]
-    if not isinstance(error, dict):
-        return "", str(error)[:300]
-    code = error.get("code")
-    kind = code if isinstance(code, str) and code else error.get("type") or error.get("status")
-    message = error.get("message", error.get("detail", ""))
-    return (str(kind) if kind else ""), str(message)[:300]
+
+    api_key: str | None = None
+    model: str = ""
+    base_url: str = ""
+    headers: Mapping[str, str] = field(default_factory=dict)
+    timeout: float = 60.0
+    query_timeout: float = 20.0
+    max_concurrency: int = 4
+    max_retries: int = 3
+    dimensions: int | None = None
+    batch: BatchSettings | None = None
+    transport: httpx.BaseTransport | None = None
+    sleep: Callable[[float], None] = time.sleep
+    jitter: Callable[[], float] = random.random
 
 
-def _retry_after(response: httpx.Response) -> float | None:
-    """Seconds the server asks us to wait, from retry-after-ms or Retry-After (seconds or date)."""
-    millis = response.headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(0.0, float(millis) / 1000.0)
-        except ValueError:
-            pass
-    value = response.headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    # An HTTP date: measure it against the response's own Date header (no local clock needed).
-    try:
-        target = email.utils.parsedate_to_datetime(value)
-        now = email.utils.parsedate_to_datetime(response.headers.get("date", ""))
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, (target - now).total_seconds())
+class BatchRunner(Protocol):
+    """A provider's batch API behind its failure policy (batch.BatchEmbedder)."""
 
+    @property
+    def active(self) -> bool:
+        """False once batch mode was switched off for the life of the provider."""
+        ...
 
-def vectors_from_data(payload: JSON) -> RawVectors:
-    """Read the OpenAI-style `{"data": [{"index", "embedding"}]}` shape, ordered by index."""
-    data = payload.get("data") if isinstance(payload, dict) else None
-    if not isinstance(data, list):
-        raise EmbeddingRejected("response has no 'data' list")
-    items: list[tuple[int, object]] = []
-    for position, item in enumerate(data):
-        if not isinstance(item, dict):
-            raise EmbeddingRejected("response 'data' holds a non-object")
-        index = item.get("index", position)
-        if not isinstance(index, int):
-            raise EmbeddingRejected("response item has a non-integer index")
-        items.append((index, item.get("embedding")))
-    items.sort(key=lambda pair: pair[0])
-    return [as_floats(embedding) for _, embedding in items]
-
-
-def as_floats(value: object) -> list[float]:
-    """Check that a response value is a list of numbers and return it as floats."""
-    if not isinstance(value, list):
-        raise EmbeddingRejected("embedding is not a list of numbers")
-    out: list[float] = []
-    for x in value:
-        if isinstance(x, bool) or not isinstance(x, int | float):
-            raise EmbeddingRejected("embedding holds a non-number")
-        out.append(float(x))
-    return out
-
-
-def pack_batches(
-    texts: Sequence[str], *, max_items: int, max_bytes: int
-) -> list[tuple[int, list[str]]]:
-    """Split texts into (start index, texts) requests within an item cap and a UTF-8 byte budget.
-
-    An input larger than the budget travels alone (the caller splits over-long inputs, §7).
-    """
-    batches: list[tuple[int, list[str]]] = []
-    current: list[str] = []
-    start = 0
-    size = 0
-    for index, text in enumerate(texts):
-        length = len(text.encode("utf-8"))
-        if current and (len(current) >= max_items or size + length > max_bytes):
-            batches.append((start, current))
-            current, start, size = [], index, 0
-        current.append(text)
-        size += length
-    if current:
-        batches.append((start, current))
-    return batches
+    def try_embed(self, texts: Sequence[str]) -> RawVectors | None:
+        """Raw vectors in input order, or None when the caller must embed inline."""
+        ...
 
 
 class HttpEmbeddingProvider(ABC):
-    """Template for the HTTP providers: subclasses say how to build and read one request."""
+    """Template for the HTTP providers: subclasses say how to build and read one request.
+
+    Capabilities are class attributes, read by the container and the tests: `provider_id`
+    (its row in domain/providers.py supplies `default_model`, `default_base_url` and
+    `key_env`), `requires_api_key`, `supports_batch`, `supports_output_dimensions`.
+    """
 
     provider_id: ClassVar[str]
+    default_model: ClassVar[str]
+    default_base_url: ClassVar[str]
+    key_env: ClassVar[tuple[str, ...]]
+    requires_api_key: ClassVar[bool] = True
+    supports_batch: ClassVar[bool] = False
+    supports_output_dimensions: ClassVar[bool] = False
+    # Prefixes users write before a model name ("openai/..."), removed in this order.
+    model_prefixes: ClassVar[tuple[str, ...]] = ()
+    known_dimensions: ClassVar[Mapping[str, int]] = MappingProxyType({})
+    input_token_limits: ClassVar[Mapping[str, int]] = MappingProxyType({})
+    default_input_tokens: ClassVar[int] = 8192
     max_batch_items: ClassVar[int] = 256
     max_batch_bytes: ClassVar[int] = 8000
 
-    def __init__(
-        self,
-        *,
-        model: str,
-        base_url: str,
-        auth_headers: Mapping[str, str],
-        headers: Mapping[str, str],
-        secret: str | None,
-        timeout: float,
-        query_timeout: float,
-        max_concurrency: int,
-        max_retries: int,
-        transport: httpx.BaseTransport | None,
-        sleep: Callable[[float], None],
-        dimensions: int | None,
-        output_dimensionality: int | None,
-        max_input_tokens: int,
-        jitter: Callable[[], float] = random.random,
-    ) -> None:
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        info = provider_info(cls.provider_id)
+        cls.default_model = info.default_model
+        cls.default_base_url = info.default_base_url or ""
+        cls.key_env = info.key_env
+
+    def __init__(self, options: HttpOptions) -> None:
+        api_key = options.api_key
+        if self.requires_api_key and not api_key:
+            raise ProviderNotConfigured(
+                f"No API key found for provider {self.provider_id} "
+                f"(set remote.apiKey or {self.key_env[0]})"
+            )
+        model = options.model.strip()
+        for prefix in self.model_prefixes:
+            model = model.removeprefix(prefix)
+        model = model or self.default_model
+        self._check_options(model, options.dimensions)
         self._model = model
-        self._base_url = base_url.rstrip("/")
-        self._secret = secret
-        self._timeout = timeout
-        self._query_timeout = query_timeout
-        self._max_retries = max(0, max_retries)
-        self._sleep = sleep
-        self._jitter = jitter
-        self._dimensions = dimensions
-        self._max_input_tokens = max_input_tokens
-        self._workers = max(1, max_concurrency)
+        self._requested_dimensions = options.dimensions
+        self._base_url = self._normalise_base_url(options.base_url or self.default_base_url)
+        self._base_url = self._base_url.rstrip("/")
+        self._secret = api_key
+        self._timeout = options.timeout
+        self._query_timeout = options.query_timeout
+        self._max_retries = max(0, options.max_retries)
+        self._sleep = options.sleep
+        self._jitter = options.jitter
+        self._dimensions = options.dimensions or self._known_dimensions(model)
+        self._max_input_tokens = self.input_token_limits.get(model, self.default_input_tokens)
+        self._workers = max(1, options.max_concurrency)
         self._in_flight = threading.BoundedSemaphore(self._workers)
         self._dimensions_lock = threading.Lock()
         self._key = provider_key(
             provider=self.provider_id,
             model=model,
             base_url=self._base_url,
-            output_dimensionality=output_dimensionality,
-            headers=headers,
+            output_dimensionality=options.dimensions,
+            headers=options.headers,
         )
         # No default Content-Type: httpx sets it per body (JSON, or multipart for batch uploads).
-        merged = {**auth_headers, **headers}
+        merged = {**self._auth_headers(api_key), **options.headers}
         self._client = httpx.Client(
-            transport=transport, headers=merged, timeout=timeout, follow_redirects=False
+            transport=options.transport,
+            headers=merged,
+            timeout=options.timeout,
+            follow_redirects=False,
         )
+        batch = options.batch
+        self._batch: BatchRunner | None = None
+        if self.supports_batch and batch is not None and batch.enabled:
+            self._batch = self._batch_runner(batch)
 
     # -- the port ------------------------------------------------------------------------------
 
@@ -254,9 +223,18 @@ class HttpEmbeddingProvider(ABC):
         raw = self._embed_batch([text], query=True, deadline=deadline)
         return self._finish_vectors(raw, 1)[0]
 
+    @property
+    def batch_active(self) -> bool:
+        """True while documents go through the batch API (off after repeated failures)."""
+        return self._batch is not None and self._batch.active
+
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
         if not texts:
             return []
+        if self._batch is not None:
+            raw = self._batch.try_embed(texts)
+            if raw is not None:
+                return self._finish_vectors(raw, len(texts))
         batches = pack_batches(
             texts, max_items=self.max_batch_items, max_bytes=self.max_batch_bytes
         )
@@ -283,6 +261,23 @@ class HttpEmbeddingProvider(ABC):
         self, texts: Sequence[str], *, query: bool, deadline: float | None
     ) -> RawVectors:
         """Send one request-sized batch and return its raw vectors, in input order."""
+
+    def _check_options(self, model: str, dimensions: int | None) -> None:
+        """Raise ProviderNotConfigured for a combination the provider cannot serve."""
+        del model, dimensions  # every combination is served unless a provider says otherwise
+
+    def _normalise_base_url(self, base_url: str) -> str:
+        return base_url
+
+    def _auth_headers(self, api_key: str | None) -> dict[str, str]:
+        return {"Authorization": f"Bearer {api_key}"} if api_key else {}
+
+    def _known_dimensions(self, model: str) -> int | None:
+        return self.known_dimensions.get(model)
+
+    def _batch_runner(self, settings: BatchSettings) -> BatchRunner:
+        """Build the batch runner; only called when `supports_batch` is set."""
+        raise NotImplementedError(self.provider_id)
 
     def _url(self, path: str) -> str:
         return f"{self._base_url}{path}"
@@ -385,9 +380,9 @@ class HttpEmbeddingProvider(ABC):
         code, message = error_fields(response)
         text = f"{status} {code} {self._redact(message)}".strip()
         if status == 429 and code not in _FINAL_429_CODES:
-            return _Retryable(text, status, _retry_after(response), timed_out=False)
+            return _Retryable(text, status, retry_after(response), timed_out=False)
         if status in (408, 409) or 500 <= status <= 599:
-            return _Retryable(text, status, _retry_after(response), timed_out=False)
+            return _Retryable(text, status, retry_after(response), timed_out=False)
         raise EmbeddingRejected(f"{self.provider_id} embeddings failed: {text}")
 
     def _delay(self, attempt: int, failure: _Retryable) -> float:
@@ -408,8 +403,3 @@ class HttpEmbeddingProvider(ABC):
         if self._secret and self._secret in text:
             return text.replace(self._secret, "***")
         return text
-
-
-def dumps(value: JSON) -> str:
-    """Compact JSON, as sent in JSONL batch files."""
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)

@@ -1,4 +1,4 @@
-"""Adapter helper: OpenAI and Voyage batch APIs with failure counting and inline fallback (§9).
+"""Adapter helper: OpenAI and Voyage batch APIs with failure counting and inline fallback.
 
 Flow (OpenAI-style file batches, which Voyage mirrors): upload a JSONL file of requests
 (`purpose=batch`), create a batch over it, poll it every `poll_interval_ms` until `completed`,
@@ -25,7 +25,7 @@ from typing import Protocol
 import httpx
 import structlog
 
-from memlane.adapters.embedding._http import JSON, RawVectors, as_floats, dumps, vectors_from_data
+from memlane.adapters.embedding._wire import JSON, RawVectors, as_floats, dumps, vectors_from_data
 from memlane.application.ports.embedding import EmbeddingError
 from memlane.domain.config import BatchSettings
 
@@ -44,7 +44,7 @@ class BatchError(Exception):
     ) -> None:
         super().__init__(message)
         self.timed_out = timed_out
-        # The provider has no batch API at all (e.g. Gemini's 404): stop trying at once (§9).
+        # The provider has no batch API at all (e.g. Gemini's 404): stop trying at once.
         self.disables_batch = disables_batch
 
 
@@ -61,6 +61,25 @@ class Sender(Protocol):
         data: Mapping[str, str] | None = None,
         deadline: float | None = None,
     ) -> httpx.Response: ...
+
+
+def run_in_groups(
+    texts: Sequence[str], concurrency: int, run_group: Callable[[list[str]], RawVectors]
+) -> RawVectors:
+    """Run `run_group` over groups of at most MAX_REQUESTS_PER_FILE texts, `concurrency` at once.
+
+    The APIs cap one input file at that many requests; vectors come back in input order.
+    """
+    groups = [
+        list(texts[i : i + MAX_REQUESTS_PER_FILE])
+        for i in range(0, len(texts), MAX_REQUESTS_PER_FILE)
+    ]
+    if len(groups) == 1:
+        return run_group(groups[0])
+    workers = max(1, min(concurrency, len(groups)))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        parts = list(pool.map(run_group, groups))
+    return [vector for part in parts for vector in part]
 
 
 class BatchFlow(Protocol):
@@ -87,16 +106,7 @@ class FileBatchFlow:
     monotonic: Callable[[], float] = time.monotonic
 
     def run(self, texts: Sequence[str]) -> RawVectors:
-        groups = [
-            list(texts[i : i + MAX_REQUESTS_PER_FILE])
-            for i in range(0, len(texts), MAX_REQUESTS_PER_FILE)
-        ]
-        if len(groups) == 1:
-            return self._run_group(groups[0])
-        workers = max(1, min(self.settings.concurrency, len(groups)))
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(self._run_group, groups))
-        return [vector for part in parts for vector in part]
+        return run_in_groups(texts, self.settings.concurrency, self._run_group)
 
     def _run_group(self, texts: list[str]) -> RawVectors:
         try:
@@ -221,7 +231,7 @@ def _map_output(content: str, count: int) -> RawVectors:
 
 
 class BatchEmbedder:
-    """Failure policy around a BatchFlow (§9): retry timeouts once, disable after 2 failures."""
+    """Failure policy around a BatchFlow: retry timeouts once, disable after 2 failures."""
 
     def __init__(self, flow: BatchFlow, *, provider: str) -> None:
         self._flow = flow

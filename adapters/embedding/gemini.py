@@ -15,127 +15,73 @@ mode off for good.
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from types import MappingProxyType
 
-import httpx
 from typing_extensions import override
 
-from memlane.adapters.embedding._http import JSON, HttpEmbeddingProvider, RawVectors, as_floats
+from memlane.adapters.embedding._http import BatchRunner, HttpEmbeddingProvider
+from memlane.adapters.embedding._wire import JSON, RawVectors, as_floats
 from memlane.adapters.embedding.batch import BatchEmbedder
 from memlane.adapters.embedding.gemini_batch import GeminiBatchFlow
-from memlane.application.ports.embedding import (
-    EmbeddingRejected,
-    ProviderNotConfigured,
-    Vector,
-)
+from memlane.application.ports.embedding import EmbeddingRejected, ProviderNotConfigured
 from memlane.domain.config import BatchSettings
 
-DEFAULT_MODEL = "gemini-embedding-001"
-DEFAULT_BASE_URL = "https://generativelanguage.googleapis.com/v1beta"
-_NO_HEADERS: Mapping[str, str] = MappingProxyType({})
-_DIMENSIONS = {
-    "gemini-embedding-001": 3072,
-    "gemini-embedding-2-preview": 3072,
-    "text-embedding-004": 768,
-}
-_MAX_INPUT_TOKENS = {
-    "gemini-embedding-001": 2048,
-    "text-embedding-004": 2048,
-    "gemini-embedding-2-preview": 8192,
-}
 _FIXED_OUTPUT_SIZES = {"gemini-embedding-2-preview": (768, 1536, 3072)}
-
-
-def _normalise_model(model: str) -> str:
-    model = model.strip().removeprefix("models/")
-    for prefix in ("gemini/", "google/"):
-        model = model.removeprefix(prefix)
-    return model or DEFAULT_MODEL
-
-
-def _normalise_base_url(base_url: str) -> str:
-    # Users paste the OpenAI-compatibility URL (".../v1beta/openai/"); the native API lives above.
-    index = base_url.find("/openai")
-    return (base_url[:index] if index >= 0 else base_url).rstrip("/")
 
 
 class GeminiEmbeddingProvider(HttpEmbeddingProvider):
     """Gemini embeddings with retrieval task types and optional output dimensionality."""
 
     provider_id = "gemini"
+    supports_batch = True
+    supports_output_dimensions = True
+    model_prefixes = ("models/", "gemini/", "google/")
+    known_dimensions = MappingProxyType({
+        "gemini-embedding-001": 3072,
+        "gemini-embedding-2-preview": 3072,
+        "text-embedding-004": 768,
+    })
+    input_token_limits = MappingProxyType({
+        "gemini-embedding-001": 2048,
+        "text-embedding-004": 2048,
+        "gemini-embedding-2-preview": 8192,
+    })
+    default_input_tokens = 2048
     max_batch_items = 100
 
-    def __init__(
-        self,
-        *,
-        api_key: str | None,
-        model: str = DEFAULT_MODEL,
-        base_url: str = DEFAULT_BASE_URL,
-        headers: Mapping[str, str] = _NO_HEADERS,
-        timeout: float = 60.0,
-        query_timeout: float = 20.0,
-        max_concurrency: int = 4,
-        max_retries: int = 3,
-        transport: httpx.BaseTransport | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-        dimensions: int | None = None,
-        batch: BatchSettings | None = None,
-    ) -> None:
-        if not api_key:
-            raise ProviderNotConfigured(
-                "No API key found for provider gemini (set remote.apiKey or GEMINI_API_KEY)"
-            )
-        model = _normalise_model(model)
+    @override
+    def _check_options(self, model: str, dimensions: int | None) -> None:
         allowed = _FIXED_OUTPUT_SIZES.get(model)
         if dimensions is not None and allowed is not None and dimensions not in allowed:
             raise ProviderNotConfigured(
                 f"gemini: {model} accepts outputDimensionality {allowed}, not {dimensions}"
             )
-        self._output_dimensionality = dimensions
-        super().__init__(
-            model=model,
-            base_url=_normalise_base_url(base_url or DEFAULT_BASE_URL),
-            auth_headers={"x-goog-api-key": api_key},
-            headers=headers,
-            secret=api_key,
-            timeout=timeout,
-            query_timeout=query_timeout,
-            max_concurrency=max_concurrency,
-            max_retries=max_retries,
-            transport=transport,
-            sleep=sleep,
-            dimensions=dimensions or _DIMENSIONS.get(model),
-            output_dimensionality=dimensions,
-            max_input_tokens=_MAX_INPUT_TOKENS.get(model, 2048),
-        )
-        self._batch: BatchEmbedder | None = None
-        if batch is not None and batch.enabled:
-            flow = GeminiBatchFlow(
-                send=self._send,
-                client=self._client,
-                base_url=self._base_url,
-                model=self._model,
-                settings=batch,
-                request_body=self._batch_line,
-                redact=self._redact,
-                sleep=sleep,
-            )
-            self._batch = BatchEmbedder(flow, provider=self.provider_id)
-
-    @property
-    def batch_active(self) -> bool:
-        """True while documents go through the async batch API (off after failures or a 404)."""
-        return self._batch is not None and self._batch.active
 
     @override
-    def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
-        if self._batch is not None:
-            raw = self._batch.try_embed(texts)
-            if raw is not None:
-                return self._finish_vectors(raw, len(texts))
-        return super().embed_documents(texts)
+    def _normalise_base_url(self, base_url: str) -> str:
+        # Users paste the OpenAI-compatibility URL (".../v1beta/openai/"); the native API lives
+        # above it.
+        index = base_url.find("/openai")
+        return (base_url[:index] if index >= 0 else base_url).rstrip("/")
+
+    @override
+    def _auth_headers(self, api_key: str | None) -> dict[str, str]:
+        return {"x-goog-api-key": api_key} if api_key else {}
+
+    @override
+    def _batch_runner(self, settings: BatchSettings) -> BatchRunner:
+        flow = GeminiBatchFlow(
+            send=self._send,
+            client=self._client,
+            base_url=self._base_url,
+            model=self._model,
+            settings=settings,
+            request_body=self._batch_line,
+            redact=self._redact,
+            sleep=self._sleep,
+        )
+        return BatchEmbedder(flow, provider=self.provider_id)
 
     @override
     def _embed_batch(
@@ -165,8 +111,8 @@ class GeminiEmbeddingProvider(HttpEmbeddingProvider):
             "content": {"parts": [{"text": text}]},
             "taskType": task,
         }
-        if self._output_dimensionality is not None:
-            request["outputDimensionality"] = self._output_dimensionality
+        if self._requested_dimensions is not None:
+            request["outputDimensionality"] = self._requested_dimensions
         return request
 
     def _batch_line(self, text: str) -> JSON:

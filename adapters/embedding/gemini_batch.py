@@ -1,4 +1,4 @@
-"""Adapter helper: Gemini's asynchronous batch embedding (`models.asyncBatchEmbedContent`, §9).
+"""Adapter helper: Gemini's asynchronous batch embedding (`models.asyncBatchEmbedContent`).
 
 Flow, per group of at most 50 000 texts: upload a JSONL file through the File API's resumable
 protocol, enqueue an `EmbedContentBatch` over it, poll the long-running operation until its state
@@ -43,14 +43,13 @@ import json
 import re
 import time
 from collections.abc import Callable, Mapping, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Protocol
 
 import httpx
 
-from memlane.adapters.embedding._http import JSON, RawVectors, as_floats, dumps, error_fields
-from memlane.adapters.embedding.batch import MAX_REQUESTS_PER_FILE, BatchError
+from memlane.adapters.embedding._wire import JSON, RawVectors, as_floats, dumps, error_fields
+from memlane.adapters.embedding.batch import BatchError, run_in_groups
 from memlane.application.ports.embedding import EmbeddingError
 from memlane.domain.config import BatchSettings
 
@@ -95,16 +94,7 @@ class GeminiBatchFlow:
     monotonic: Callable[[], float] = time.monotonic
 
     def run(self, texts: Sequence[str]) -> RawVectors:
-        groups = [
-            list(texts[i : i + MAX_REQUESTS_PER_FILE])
-            for i in range(0, len(texts), MAX_REQUESTS_PER_FILE)
-        ]
-        if len(groups) == 1:
-            return self._run_group(groups[0])
-        workers = max(1, min(self.settings.concurrency, len(groups)))
-        with ThreadPoolExecutor(max_workers=workers) as pool:
-            parts = list(pool.map(self._run_group, groups))
-        return [vector for part in parts for vector in part]
+        return run_in_groups(texts, self.settings.concurrency, self._run_group)
 
     # -- one group -----------------------------------------------------------------------------
 

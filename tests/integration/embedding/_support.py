@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from memlane.adapters.embedding._http import HttpEmbeddingProvider
+from memlane.adapters.embedding._http import HttpEmbeddingProvider, HttpOptions
 from memlane.adapters.embedding.gemini import GeminiEmbeddingProvider
 from memlane.adapters.embedding.mistral import MistralEmbeddingProvider
 from memlane.adapters.embedding.ollama import OllamaEmbeddingProvider
@@ -118,7 +118,7 @@ OPENAI_500 = {"error": {"message": "The server had an error", "type": "server_er
 CASES = [
     ProviderCase(
         "openai",
-        lambda **kw: OpenAIEmbeddingProvider(api_key=SECRET, **kw),
+        lambda **kw: OpenAIEmbeddingProvider(HttpOptions(api_key=SECRET, **kw)),
         1536,
         lambda body: len(body["input"]),
         _openai_answer,
@@ -127,7 +127,7 @@ CASES = [
     ),
     ProviderCase(
         "gemini",
-        lambda **kw: GeminiEmbeddingProvider(api_key=SECRET, **kw),
+        lambda **kw: GeminiEmbeddingProvider(HttpOptions(api_key=SECRET, **kw)),
         3072,
         _gemini_count,
         _gemini_answer,
@@ -136,7 +136,7 @@ CASES = [
     ),
     ProviderCase(
         "voyage",
-        lambda **kw: VoyageEmbeddingProvider(api_key=SECRET, **kw),
+        lambda **kw: VoyageEmbeddingProvider(HttpOptions(api_key=SECRET, **kw)),
         1024,
         lambda body: len(body["input"]),
         _openai_answer,
@@ -145,7 +145,7 @@ CASES = [
     ),
     ProviderCase(
         "mistral",
-        lambda **kw: MistralEmbeddingProvider(api_key=SECRET, **kw),
+        lambda **kw: MistralEmbeddingProvider(HttpOptions(api_key=SECRET, **kw)),
         1024,
         lambda body: len(body["input"]),
         _openai_answer,
@@ -154,7 +154,7 @@ CASES = [
     ),
     ProviderCase(
         "ollama",
-        lambda **kw: OllamaEmbeddingProvider(api_key=SECRET, **kw),
+        lambda **kw: OllamaEmbeddingProvider(HttpOptions(api_key=SECRET, **kw)),
         768,
         lambda body: len(body["input"]),
         lambda vectors: {"model": "nomic-embed-text", "embeddings": vectors},

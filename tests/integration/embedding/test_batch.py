@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
+from memlane.adapters.embedding._http import HttpOptions
 from memlane.adapters.embedding.openai import OpenAIEmbeddingProvider
 from memlane.adapters.embedding.voyage import VoyageEmbeddingProvider
 from memlane.application.ports.embedding import EmbeddingRejected
@@ -97,13 +98,13 @@ class FakeBatchServer:
 def _openai(
     server: FakeBatchServer, sleeps: list[float], **settings: Any
 ) -> OpenAIEmbeddingProvider:
-    return OpenAIEmbeddingProvider(
+    return OpenAIEmbeddingProvider(HttpOptions(
         api_key=SECRET,
         base_url=BASE,
         transport=httpx.MockTransport(server),
         sleep=sleeps.append,
         batch=BatchSettings(**{**_as_dict(SETTINGS), **settings}),
-    )
+    ))
 
 
 def _as_dict(settings: BatchSettings) -> dict[str, Any]:
@@ -218,13 +219,13 @@ class TestOpenAIBatch:
 class TestVoyageBatch:
     def test_request_params_carry_model_and_input_type(self) -> None:
         server = FakeBatchServer(1024)
-        provider = VoyageEmbeddingProvider(
+        provider = VoyageEmbeddingProvider(HttpOptions(
             api_key=SECRET,
             base_url=BASE,
             transport=httpx.MockTransport(server),
             sleep=lambda s: None,
             batch=SETTINGS,
-        )
+        ))
 
         vectors = provider.embed_documents(["x", "y"])
 

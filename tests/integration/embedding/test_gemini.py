@@ -7,6 +7,7 @@ import math
 import httpx
 import pytest
 
+from memlane.adapters.embedding._http import HttpOptions
 from memlane.adapters.embedding.gemini import GeminiEmbeddingProvider
 from memlane.application.ports.embedding import EmbeddingRejected, ProviderNotConfigured
 from tests.integration.embedding._support import SECRET, Script, body_of, raw_vector, status
@@ -28,7 +29,7 @@ def batch(dims: int, n: int) -> httpx.Response:
 class TestGeminiRequests:
     def test_query_uses_embed_content_with_the_query_task_type(self) -> None:
         script = Script([lambda r: single(3072)])
-        provider = GeminiEmbeddingProvider(api_key=SECRET, transport=script.transport)
+        provider = GeminiEmbeddingProvider(HttpOptions(api_key=SECRET, transport=script.transport))
 
         vector = provider.embed_query("where is my passport")
 
@@ -47,12 +48,12 @@ class TestGeminiRequests:
 
     def test_documents_use_batch_embed_contents_with_output_dimensionality(self) -> None:
         script = Script([lambda r: batch(768, 2)])
-        provider = GeminiEmbeddingProvider(
+        provider = GeminiEmbeddingProvider(HttpOptions(
             api_key=SECRET,
             model="models/gemini-embedding-001",
             dimensions=768,
             transport=script.transport,
-        )
+        ))
 
         vectors = provider.embed_documents(["a", "b"])
 
@@ -79,7 +80,7 @@ class TestGeminiRequests:
             return batch(3072, len(body_of(request)["requests"]))
 
         script = Script([sized, sized])
-        provider = GeminiEmbeddingProvider(api_key=SECRET, transport=script.transport)
+        provider = GeminiEmbeddingProvider(HttpOptions(api_key=SECRET, transport=script.transport))
 
         vectors = provider.embed_documents(["t"] * 120)
 
@@ -88,12 +89,12 @@ class TestGeminiRequests:
 
     def test_openai_compatibility_base_url_is_trimmed(self) -> None:
         script = Script([lambda r: single(3072)])
-        provider = GeminiEmbeddingProvider(
+        provider = GeminiEmbeddingProvider(HttpOptions(
             api_key=SECRET,
             base_url=f"{BASE}/openai/",
             model="gemini/gemini-embedding-001",
             transport=script.transport,
-        )
+        ))
 
         provider.embed_query("q")
 
@@ -104,32 +105,32 @@ class TestGeminiRequests:
             "error": {"code": 400, "message": "API key not valid", "status": "INVALID_ARGUMENT"}
         }
         script = Script([status(400, error)])
-        provider = GeminiEmbeddingProvider(api_key=SECRET, transport=script.transport)
+        provider = GeminiEmbeddingProvider(HttpOptions(api_key=SECRET, transport=script.transport))
 
         with pytest.raises(EmbeddingRejected, match="INVALID_ARGUMENT"):
             provider.embed_query("q")
 
     def test_a_response_without_embeddings_is_rejected(self) -> None:
         script = Script([status(200, {"something": "else"})])
-        provider = GeminiEmbeddingProvider(api_key=SECRET, transport=script.transport)
+        provider = GeminiEmbeddingProvider(HttpOptions(api_key=SECRET, transport=script.transport))
 
         with pytest.raises(EmbeddingRejected, match="embeddings"):
             provider.embed_documents(["a"])
 
     def test_preview_model_only_accepts_its_fixed_sizes(self) -> None:
         with pytest.raises(ProviderNotConfigured, match="outputDimensionality"):
-            GeminiEmbeddingProvider(
+            GeminiEmbeddingProvider(HttpOptions(
                 api_key=SECRET, model="gemini-embedding-2-preview", dimensions=1000
-            )
+            ))
 
     def test_missing_key_is_not_configured(self) -> None:
         with pytest.raises(ProviderNotConfigured):
-            GeminiEmbeddingProvider(api_key="")
+            GeminiEmbeddingProvider(HttpOptions(api_key=""))
 
     def test_output_dimensionality_changes_the_key(self) -> None:
-        full = GeminiEmbeddingProvider(api_key=SECRET)
-        small = GeminiEmbeddingProvider(api_key=SECRET, dimensions=768)
-        other_key = GeminiEmbeddingProvider(api_key="another-secret")
+        full = GeminiEmbeddingProvider(HttpOptions(api_key=SECRET))
+        small = GeminiEmbeddingProvider(HttpOptions(api_key=SECRET, dimensions=768))
+        other_key = GeminiEmbeddingProvider(HttpOptions(api_key="another-secret"))
 
         assert full.key != small.key
         assert full.key == other_key.key

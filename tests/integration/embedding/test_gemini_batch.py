@@ -10,6 +10,7 @@ import httpx
 import pytest
 import structlog
 
+from memlane.adapters.embedding._http import HttpOptions
 from memlane.adapters.embedding.gemini import GeminiEmbeddingProvider
 from memlane.domain.config import BatchSettings
 from memlane.domain.embedding import sanitize_and_normalize
@@ -164,13 +165,13 @@ class FakeGemini:
 
 
 def _provider(server: FakeGemini, sleeps: list[float], **settings: Any) -> GeminiEmbeddingProvider:
-    return GeminiEmbeddingProvider(
+    return GeminiEmbeddingProvider(HttpOptions(
         api_key=SECRET,
         transport=httpx.MockTransport(server),
         sleep=sleeps.append,
         batch=_settings(**settings),
         max_retries=0,
-    )
+    ))
 
 
 def _expected(count: int, dims: int = DIMS) -> list[list[float]]:
@@ -258,13 +259,13 @@ class TestGeminiBatchHappyPath:
 
     def test_lines_carry_the_output_dimensionality(self) -> None:
         server = FakeGemini(dims=768)
-        provider = GeminiEmbeddingProvider(
+        provider = GeminiEmbeddingProvider(HttpOptions(
             api_key=SECRET,
             dimensions=768,
             transport=httpx.MockTransport(server),
             sleep=lambda s: None,
             batch=_settings(),
-        )
+        ))
 
         vectors = provider.embed_documents(["x"])
 

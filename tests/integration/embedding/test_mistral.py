@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from memlane.adapters.embedding._http import HttpOptions
 from memlane.adapters.embedding.mistral import MistralEmbeddingProvider
 from memlane.application.ports.embedding import EmbeddingRejected, ProviderNotConfigured
 from tests.integration.embedding._support import SECRET, Script, body_of, raw_vector, status
@@ -30,9 +31,9 @@ def ok(request: httpx.Request) -> httpx.Response:
 class TestMistralRequests:
     def test_request_matches_the_embeddings_api(self) -> None:
         script = Script([ok])
-        provider = MistralEmbeddingProvider(
+        provider = MistralEmbeddingProvider(HttpOptions(
             api_key=SECRET, model="mistral/mistral-embed", transport=script.transport
-        )
+        ))
 
         vectors = provider.embed_documents(["bonjour", "hello"])
 
@@ -51,7 +52,7 @@ class TestMistralRequests:
             "code": None,
         }
         script = Script([status(422, error)])
-        provider = MistralEmbeddingProvider(api_key=SECRET, transport=script.transport)
+        provider = MistralEmbeddingProvider(HttpOptions(api_key=SECRET, transport=script.transport))
 
         with pytest.raises(EmbeddingRejected, match=r"422.*too long"):
             provider.embed_documents(["a"])
@@ -59,4 +60,4 @@ class TestMistralRequests:
 
     def test_missing_key_is_not_configured(self) -> None:
         with pytest.raises(ProviderNotConfigured):
-            MistralEmbeddingProvider(api_key=None)
+            MistralEmbeddingProvider(HttpOptions(api_key=None))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from memlane.adapters.embedding._http import HttpOptions
 from memlane.adapters.embedding.ollama import OllamaEmbeddingProvider
 from memlane.application.ports.embedding import EmbeddingRejected
 from tests.integration.embedding._support import Script, body_of, raw_vector, status
@@ -31,9 +32,9 @@ NOT_FOUND = status(404, {"error": "404 page not found"})
 class TestOllamaRequests:
     def test_current_endpoint_embeds_a_batch_in_one_request(self) -> None:
         script = Script([embed_ok])
-        provider = OllamaEmbeddingProvider(
+        provider = OllamaEmbeddingProvider(HttpOptions(
             base_url="http://gpu-box:11434/v1/", transport=script.transport
-        )
+        ))
 
         vectors = provider.embed_documents(["a", "b", "c"])
 
@@ -45,9 +46,9 @@ class TestOllamaRequests:
 
     def test_old_servers_fall_back_to_the_legacy_endpoint_for_good(self) -> None:
         script = Script([NOT_FOUND, legacy_ok, legacy_ok, legacy_ok])
-        provider = OllamaEmbeddingProvider(
+        provider = OllamaEmbeddingProvider(HttpOptions(
             model="ollama/nomic-embed-text:latest", transport=script.transport
-        )
+        ))
 
         first = provider.embed_documents(["a", "bb"])
         provider.embed_query("ccc")
@@ -67,7 +68,7 @@ class TestOllamaRequests:
         script = Script(
             [status(404, {"error": 'model "nomic-embed-text" not found, try pulling it first'})]
         )
-        provider = OllamaEmbeddingProvider(transport=script.transport)
+        provider = OllamaEmbeddingProvider(HttpOptions(transport=script.transport))
 
         with pytest.raises(EmbeddingRejected, match="not found"):
             provider.embed_query("q")
@@ -75,14 +76,14 @@ class TestOllamaRequests:
 
     def test_a_legacy_response_without_embedding_is_rejected(self) -> None:
         script = Script([NOT_FOUND, status(200, {"nothing": True})])
-        provider = OllamaEmbeddingProvider(transport=script.transport)
+        provider = OllamaEmbeddingProvider(HttpOptions(transport=script.transport))
 
         with pytest.raises(EmbeddingRejected, match="embedding"):
             provider.embed_query("q")
 
     def test_a_configured_key_is_sent_as_bearer(self) -> None:
         script = Script([embed_ok])
-        provider = OllamaEmbeddingProvider(api_key="proxy-token", transport=script.transport)
+        provider = OllamaEmbeddingProvider(HttpOptions(api_key="proxy-token", transport=script.transport))
 
         provider.embed_query("q")
 

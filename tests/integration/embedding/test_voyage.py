@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from memlane.adapters.embedding._http import HttpOptions
 from memlane.adapters.embedding.voyage import VoyageEmbeddingProvider
 from memlane.application.ports.embedding import EmbeddingRejected, ProviderNotConfigured
 from tests.integration.embedding._support import SECRET, Script, body_of, raw_vector, status
@@ -29,7 +30,7 @@ def ok(request: httpx.Request) -> httpx.Response:
 class TestVoyageRequests:
     def test_queries_and_documents_use_their_input_types(self) -> None:
         script = Script([ok, ok])
-        provider = VoyageEmbeddingProvider(api_key=SECRET, transport=script.transport)
+        provider = VoyageEmbeddingProvider(HttpOptions(api_key=SECRET, transport=script.transport))
 
         provider.embed_query("q")
         provider.embed_documents(["d1", "d2"])
@@ -51,12 +52,12 @@ class TestVoyageRequests:
             )
 
         script = Script([small])
-        provider = VoyageEmbeddingProvider(
+        provider = VoyageEmbeddingProvider(HttpOptions(
             api_key=SECRET,
             model="voyage/voyage-4-large",
             dimensions=256,
             transport=script.transport,
-        )
+        ))
 
         provider.embed_documents(["d"])
 
@@ -65,11 +66,11 @@ class TestVoyageRequests:
 
     def test_detail_error_body_is_reported(self) -> None:
         script = Script([status(401, {"detail": "Provided API key is invalid."})])
-        provider = VoyageEmbeddingProvider(api_key=SECRET, transport=script.transport)
+        provider = VoyageEmbeddingProvider(HttpOptions(api_key=SECRET, transport=script.transport))
 
         with pytest.raises(EmbeddingRejected, match="Provided API key is invalid"):
             provider.embed_query("q")
 
     def test_missing_key_is_not_configured(self) -> None:
         with pytest.raises(ProviderNotConfigured):
-            VoyageEmbeddingProvider(api_key=None)
+            VoyageEmbeddingProvider(HttpOptions(api_key=None))

@@ -18,6 +18,7 @@ import httpx
 import pytest
 import structlog
 
+from memlane.adapters.embedding._http import HttpOptions
 from memlane.adapters.embedding.voyage import VoyageEmbeddingProvider
 from memlane.domain.config import BatchSettings
 from memlane.domain.embedding import sanitize_and_normalize
@@ -164,14 +165,14 @@ class FakeVoyage:
 
 
 def _voyage(server: FakeVoyage, sleeps: list[float], **kwargs: Any) -> VoyageEmbeddingProvider:
-    return VoyageEmbeddingProvider(
+    return VoyageEmbeddingProvider(HttpOptions(
         api_key=SECRET,
         base_url=BASE,
         transport=httpx.MockTransport(server),
         sleep=sleeps.append,
         batch=SETTINGS,
         **kwargs,
-    )
+    ))
 
 
 class TestVoyageBatchAgainstTheDocs:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from memlane.application.ports.embedding import EmbeddingUnavailable
 from memlane.domain import events
 from memlane.domain.chunks import ChunkingPolicy
+from memlane.domain.index_meta import vector_label
 from tests.fakes.embedding import FakeEmbeddingProvider
 from tests.unit.application.conftest import World, message
 
@@ -169,7 +170,8 @@ class TestKeywordOnlyAndProviders:
 
         assert not report.full_reindex
         assert report.vectors_backfilled >= 1
-        assert world.store.chunks_without_vectors("fake-bag-of-words") == []
+        label = vector_label(world.embedder.model, world.embedder.key)
+        assert world.store.chunks_without_vectors(label) == []
 
     def test_an_embedding_failure_keeps_keyword_search_and_retries_later(
         self, world: World
@@ -200,7 +202,8 @@ class TestKeywordOnlyAndProviders:
 
         fell = [r.event for r in world.log.tail(50) if isinstance(r.event, events.ProviderFellBack)]
         assert fell and fell[0].to_provider == "fallback"
-        assert world.store.chunks_without_vectors("fallback-model") == []
+        label = vector_label(world.fallback.model, world.fallback.key)
+        assert world.store.chunks_without_vectors(label) == []
         assert manager.status().fallback_from == "fake"
 
 

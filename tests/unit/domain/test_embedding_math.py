@@ -9,11 +9,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memlane.domain.embedding import (
-    DEFAULT_MAX_INPUT_TOKENS,
-    batch_by_budget,
     cosine,
-    input_byte_limit,
-    max_input_tokens,
     sanitize_and_normalize,
     split_to_utf8_limit,
     utf8_len,
@@ -91,59 +87,3 @@ class TestSplitToUtf8Limit:
         for piece in pieces:
             one_character = len(piece) == 1 or (len(piece) == 2 and utf8_len(piece) == 4)
             assert utf8_len(piece) <= limit or one_character
-
-
-class TestMaxInputTokens:
-    @pytest.mark.parametrize(
-        ("provider", "model", "limit"),
-        [
-            ("openai", "text-embedding-3-small", 8192),
-            ("openai", "text-embedding-ada-002", 8191),
-            ("gemini", "gemini-embedding-001", 2048),
-            ("gemini", "gemini-embedding-2-preview", 8192),
-            ("voyage", "voyage-3-lite", 16000),
-            ("voyage", "voyage-code-3", 32000),
-            ("local", "multilingual-e5-small", 512),
-        ],
-    )
-    def test_known_models_use_the_table(self, provider: str, model: str, limit: int) -> None:
-        assert max_input_tokens(provider, model) == limit
-
-    def test_lookup_ignores_case(self) -> None:
-        assert max_input_tokens("OpenAI", "Text-Embedding-3-Large") == 8192
-
-    def test_unknown_models_use_the_provider_default_then_the_global_default(self) -> None:
-        assert max_input_tokens("gemini", "future-model") == 2048
-        assert max_input_tokens("local", "some-gguf") == 2048
-        assert max_input_tokens("mistral", "mistral-embed") == DEFAULT_MAX_INPUT_TOKENS
-
-    def test_the_byte_limit_is_capped_by_the_hard_maximum(self) -> None:
-        assert input_byte_limit("voyage", "voyage-3") == 8000
-        assert input_byte_limit("local", "multilingual-e5-small") == 512
-
-
-class TestBatchByBudget:
-    def test_items_are_packed_while_the_total_fits(self) -> None:
-        assert batch_by_budget(["aaaa", "bbbb", "cc", "d"], budget=8) == [[0, 1], [2, 3]]
-
-    def test_an_item_larger_than_the_budget_forms_its_own_batch(self) -> None:
-        assert batch_by_budget(["a", "x" * 20, "b"], budget=8) == [[0], [1], [2]]
-
-    def test_bytes_not_characters_are_counted(self) -> None:
-        assert batch_by_budget(["数据", "数据"], budget=8) == [[0], [1]]
-
-    def test_the_item_count_is_capped(self) -> None:
-        assert batch_by_budget(["a"] * 5, budget=100, max_items=2) == [[0, 1], [2, 3], [4]]
-
-    def test_no_texts_give_no_batches(self) -> None:
-        assert batch_by_budget([]) == []
-
-    @given(st.lists(st.text(max_size=30), max_size=40), st.integers(min_value=1, max_value=60))
-    def test_every_index_appears_once_in_order_and_batches_fit(
-        self, texts: list[str], budget: int
-    ) -> None:
-        batches = batch_by_budget(texts, budget=budget)
-        assert [i for batch in batches for i in batch] == list(range(len(texts)))
-        for batch in batches:
-            assert batch
-            assert len(batch) == 1 or sum(utf8_len(texts[i]) for i in batch) <= budget

@@ -9,8 +9,8 @@ import pytest
 from memlane.domain.index_meta import (
     KEYWORD_ONLY_MODEL,
     IndexMeta,
-    needs_reembedding,
     reindex_reason,
+    vector_label,
 )
 
 META = IndexMeta(
@@ -62,22 +62,22 @@ class TestReindexReason:
         assert reindex_reason(META, replace(META, **change)) is None  # type: ignore[arg-type]
 
     def test_an_index_without_vectors_is_stable(self) -> None:
-        """§31.7: keyword-only or empty indexes never trigger another full reindex."""
+        """Keyword-only or empty indexes never trigger another full reindex (no reindex storm)."""
         assert reindex_reason(KEYWORD_ONLY, KEYWORD_ONLY) is None
-
-
-class TestNeedsReembedding:
-    def test_another_model_or_configuration_reembeds(self) -> None:
-        assert needs_reembedding(META, replace(META, model="e5-large"))
-        assert needs_reembedding(META, replace(META, provider_key="key-2"))
-        assert needs_reembedding(KEYWORD_ONLY, META)
-
-    def test_the_same_model_or_going_keyword_only_does_not(self) -> None:
-        assert not needs_reembedding(META, META)
-        assert not needs_reembedding(META, KEYWORD_ONLY)
 
 
 class TestSessionChunking:
     def test_changed_transcript_chunking_rebuilds(self) -> None:
         assert reindex_reason(META, replace(META, session_chunk_tokens=300)) == "chunking_changed"
         assert reindex_reason(META, replace(META, session_chunk_overlap=0)) == "chunking_changed"
+
+
+class TestVectorLabel:
+    def test_the_same_model_name_at_another_provider_gets_another_label(self) -> None:
+        local = vector_label("multilingual-e5-small", "a" * 64)
+        ollama = vector_label("multilingual-e5-small", "b" * 64)
+
+        assert local != ollama
+
+    def test_the_same_provider_configuration_keeps_its_label(self) -> None:
+        assert vector_label("m", "k" * 64) == vector_label("m", "k" * 64)

@@ -7,17 +7,12 @@ from pathlib import Path
 import pytest
 
 from memlane.domain.config import MemorySettings, RemoteSettings, SecretRef, StoreSettings
-from memlane.domain.config_resolution import resolve_settings
 from memlane.domain.errors import ConfigError
-from memlane.entrypoints.config_file import (
-    ConfigFileError,
-    api_key_for,
+from memlane.entrypoints.config.env import api_key_for, base_url_for, env_overrides
+from memlane.entrypoints.config.files import ConfigFileError, config_path, load_config, parse_config
+from memlane.entrypoints.config.resolve import resolve_settings
+from memlane.entrypoints.config.runtime import (
     apply_overrides,
-    base_url_for,
-    config_path,
-    env_overrides,
-    load_config,
-    parse_config,
     resolve_runtime,
     sessions_dir,
     state_dir,

@@ -1,4 +1,4 @@
-"""Unit tests: resolving the §24 config tree into MemorySettings."""
+"""Unit tests: resolving the config tree into MemorySettings."""
 
 from __future__ import annotations
 
@@ -9,17 +9,16 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memlane.domain.config import MemorySettings, SecretRef
-from memlane.domain.config_resolution import (
+from memlane.domain.config import MemorySettings, SecretRef, candidate_limit
+from memlane.domain.errors import ConfigError
+from memlane.entrypoints.config.resolve import (
     agent_ids,
-    candidate_limit,
     default_agent_id,
     ignored_keys,
     resolve_settings,
     resolve_workspace,
     validate_agent_id,
 )
-from memlane.domain.errors import ConfigError
 
 
 def tree(

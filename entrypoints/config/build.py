@@ -1,0 +1,267 @@
+"""Entry points: merge one agent's validated memorySearch leaves and build its MemorySettings.
+
+Every default and clamp comes from the key table (keys.py); what is written here are the rules
+that join keys: the provider's default model, the fusion's default weights and their
+normalisation, an overlap kept below its chunk size, `extraPaths` merged across levels, secrets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Final, TypeAlias, TypeVar, get_args
+
+from memlane.domain.chunks import ChunkingPolicy
+from memlane.domain.config import (
+    DEFAULT_FUSION_WEIGHTS,
+    BatchSettings,
+    CacheSettings,
+    CitationsMode,
+    DecaySettings,
+    FallbackName,
+    FusionName,
+    HybridSettings,
+    LocalSettings,
+    MemorySettings,
+    MmrSettings,
+    ProviderName,
+    QuerySettings,
+    RedactionSettings,
+    RemoteSettings,
+    SecretRef,
+    SessionSyncSettings,
+    StoreSettings,
+    SyncSettings,
+)
+from memlane.domain.errors import ConfigError
+from memlane.domain.providers import default_model
+from memlane.domain.sources import Source
+from memlane.entrypoints.config.keys import KEYS_BY_PATH
+
+_Name = TypeVar("_Name", bound=str)
+_PROVIDERS: Final[tuple[ProviderName, ...]] = get_args(ProviderName)
+_FALLBACKS: Final[tuple[FallbackName, ...]] = get_args(FallbackName)
+_FUSIONS: Final[tuple[FusionName, ...]] = get_args(FusionName)
+
+
+@dataclass(frozen=True, slots=True)
+class Value:
+    """A validated leaf and the full dotted path where it was written."""
+
+    value: object
+    origin: str
+
+
+Flat: TypeAlias = dict[str, Value]
+
+
+def merge_blocks(defaults: Flat, override: Flat) -> Flat:
+    """Per key: override ?? defaults; extraPaths concatenated (defaults first)."""
+    merged = {**defaults, **override}
+    paths = [
+        path
+        for block in (defaults, override)
+        if "extraPaths" in block
+        for path in _strings(block["extraPaths"].value)
+    ]
+    if paths:
+        cleaned = dict.fromkeys(p.strip() for p in paths if p.strip())
+        origin = (override.get("extraPaths") or defaults["extraPaths"]).origin
+        merged["extraPaths"] = Value(tuple(cleaned), origin)
+    return merged
+
+
+def _strings(value: object) -> tuple[str, ...]:
+    return (
+        tuple(item for item in value if isinstance(item, str)) if isinstance(value, tuple) else ()
+    )
+
+
+class _Reader:
+    """Typed access to the merged leaves: the configured value clamped, else the table default."""
+
+    def __init__(self, merged: Flat) -> None:
+        self._merged = merged
+
+    def raw(self, path: str) -> Value | None:
+        return self._merged.get(path)
+
+    def value(self, path: str) -> object:
+        key = KEYS_BY_PATH[path]
+        found = self._merged.get(path)
+        return key.default if found is None else key.clamp(found.value)
+
+    def flag(self, path: str) -> bool:
+        value = self.value(path)
+        assert isinstance(value, bool), path
+        return value
+
+    def number(self, path: str) -> float:
+        value = self.value(path)
+        assert isinstance(value, float), path
+        return value
+
+    def integer(self, path: str) -> int:
+        value = self.value(path)
+        assert isinstance(value, int), path
+        return value
+
+    def optional_integer(self, path: str) -> int | None:
+        value = self.value(path)
+        assert value is None or isinstance(value, int), path
+        return value
+
+    def text(self, path: str) -> str | None:
+        value = self.value(path)
+        return value if isinstance(value, str) else None
+
+    def strings(self, path: str) -> tuple[str, ...]:
+        return _strings(self.value(path))
+
+
+def build_settings(merged: Flat, citations: CitationsMode) -> MemorySettings:
+    """Build one agent's settings from its merged leaves.
+
+    Raises:
+        ConfigError: `multimodal.enabled` is true (not supported yet).
+    """
+    read = _Reader(merged)
+    multimodal = read.raw("multimodal.enabled")
+    if multimodal is not None and multimodal.value is True:
+        raise ConfigError(multimodal.origin.removesuffix(".enabled"), "not supported yet")
+    provider = _named(read.text("provider"), _PROVIDERS)
+    return MemorySettings(
+        enabled=read.flag("enabled"),
+        sources=_sources(read.strings("sources")),
+        extra_paths=read.strings("extraPaths"),
+        provider=provider,
+        # An explicit provider without a model gets that provider's default model.
+        model=(read.text("model") or "").strip() or default_model(provider),
+        output_dimensionality=read.optional_integer("outputDimensionality"),
+        fallback=_named(read.text("fallback"), _FALLBACKS),
+        remote=_remote(read),
+        local=LocalSettings(
+            model_path=read.text("local.modelPath"),
+            model_cache_dir=read.text("local.modelCacheDir"),
+            threads=read.optional_integer("local.threads"),
+        ),
+        store=StoreSettings(
+            path=read.text("store.path"),
+            vector_enabled=read.flag("store.vector.enabled"),
+            extension_path=read.text("store.vector.extensionPath"),
+        ),
+        chunking=_chunking(read, "chunking.tokens", "chunking.overlap"),
+        session_chunking=_chunking(read, "chunking.sessionTokens", "chunking.sessionOverlap"),
+        sync=_sync(read),
+        query=_query(read),
+        cache=CacheSettings(
+            enabled=read.flag("cache.enabled"),
+            max_entries=read.optional_integer("cache.maxEntries"),
+        ),
+        redaction=RedactionSettings(
+            enabled=read.flag("redaction.enabled"),
+            extra_patterns=read.strings("redaction.extraPatterns"),
+        ),
+        citations=citations,
+        sessions_dir=read.text("sessions.dir"),
+    )
+
+
+def _named(value: str | None, names: tuple[_Name, ...]) -> _Name:
+    """The Literal member equal to `value` (validated already), else the first (the default)."""
+    for name in names:
+        if value == name:
+            return name
+    return names[0]
+
+
+def _sources(values: Sequence[str]) -> tuple[Source, ...]:
+    chosen: list[Source] = []
+    for value in values:
+        source: Source = "sessions" if value == "sessions" else "memory"
+        if source not in chosen:
+            chosen.append(source)
+    return tuple(chosen) or ("memory",)
+
+
+def _remote(read: _Reader) -> RemoteSettings:
+    key = read.raw("remote.apiKey")
+    api_key = key.value if key is not None and isinstance(key.value, str) else None
+    api_key_ref = key.value if key is not None and isinstance(key.value, SecretRef) else None
+    headers = read.value("remote.headers")
+    return RemoteSettings(
+        base_url=read.text("remote.baseUrl"),
+        api_key=api_key or None,
+        api_key_ref=api_key_ref,
+        headers=tuple(
+            (str(name), str(value))
+            for name, value in (headers if isinstance(headers, tuple) else ())
+        ),
+        batch=BatchSettings(
+            enabled=read.flag("remote.batch.enabled"),
+            wait=read.flag("remote.batch.wait"),
+            concurrency=read.integer("remote.batch.concurrency"),
+            poll_interval_ms=read.integer("remote.batch.pollIntervalMs"),
+            timeout_minutes=read.integer("remote.batch.timeoutMinutes"),
+        ),
+        timeout_seconds=read.number("remote.timeoutSeconds"),
+        query_timeout_seconds=read.number("remote.queryTimeoutSeconds"),
+        max_concurrency=read.integer("remote.maxConcurrency"),
+    )
+
+
+def _chunking(read: _Reader, tokens_key: str, overlap_key: str) -> ChunkingPolicy:
+    tokens = read.integer(tokens_key)
+    overlap = read.integer(overlap_key)
+    return ChunkingPolicy(tokens=tokens, overlap=min(overlap, max(0, tokens - 1)))
+
+
+def _sync(read: _Reader) -> SyncSettings:
+    return SyncSettings(
+        on_session_start=read.flag("sync.onSessionStart"),
+        on_search=read.flag("sync.onSearch"),
+        watch=read.flag("sync.watch"),
+        watch_debounce_ms=read.integer("sync.watchDebounceMs"),
+        interval_minutes=read.integer("sync.intervalMinutes"),
+        sessions=SessionSyncSettings(
+            delta_bytes=read.integer("sync.sessions.deltaBytes"),
+            delta_messages=read.integer("sync.sessions.deltaMessages"),
+            post_compaction_force=read.flag("sync.sessions.postCompactionForce"),
+        ),
+        first_search_wait_ms=read.integer("sync.firstSearchWaitMs"),
+    )
+
+
+def _query(read: _Reader) -> QuerySettings:
+    fusion = _named(read.text("query.hybrid.fusion"), _FUSIONS)
+    # The weights' defaults follow the fusion; a configured pair is scaled to sum to 1.
+    default_vector, default_text = DEFAULT_FUSION_WEIGHTS[fusion]
+    vector = _weight(read, "query.hybrid.vectorWeight", default_vector)
+    text = _weight(read, "query.hybrid.textWeight", default_text)
+    total = vector + text
+    vector, text = (default_vector, default_text) if total == 0 else (vector / total, text / total)
+    return QuerySettings(
+        max_results=read.integer("query.maxResults"),
+        min_score=read.number("query.minScore"),
+        hybrid=HybridSettings(
+            enabled=read.flag("query.hybrid.enabled"),
+            vector_weight=vector,
+            text_weight=text,
+            candidate_multiplier=read.integer("query.hybrid.candidateMultiplier"),
+            min_candidates=read.integer("query.hybrid.minCandidates"),
+            fusion=fusion,
+            rrf_k=read.integer("query.hybrid.rrfK"),
+            mmr=MmrSettings(
+                enabled=read.flag("query.hybrid.mmr.enabled"),
+                lambda_=read.number("query.hybrid.mmr.lambda"),
+            ),
+            temporal_decay=DecaySettings(
+                enabled=read.flag("query.hybrid.temporalDecay.enabled"),
+                half_life_days=read.integer("query.hybrid.temporalDecay.halfLifeDays"),
+            ),
+        ),
+    )
+
+
+def _weight(read: _Reader, path: str, default: float) -> float:
+    return default if read.raw(path) is None else read.number(path)

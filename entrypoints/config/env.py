@@ -1,0 +1,107 @@
+"""Entry points: what the environment contributes to the configuration.
+
+Environment variables read here (all optional; empty values count as unset):
+
+| variable | effect |
+|---|---|
+| `MEMLANE_CONFIG` | config file path |
+| `MEMLANE_STATE_DIR` | state directory (default `~/.memlane`) |
+| `MEMLANE_WORKSPACE` | workspace directory (below `--workspace`, above the config) |
+| `MEMLANE_AGENT` | agent id (below `--agent`) |
+| `MEMLANE_PROVIDER`, `MEMLANE_MODEL`, `MEMLANE_FALLBACK` | `memorySearch.provider` / `.model` / `.fallback` |
+| each provider's `key_env` (domain/providers.py: `OPENAI_API_KEY`, `GEMINI_API_KEY` then `GOOGLE_API_KEY`, ...) | the provider's key when the config sets no `remote.apiKey` |
+| each provider's `base_url_env` (`OPENAI_BASE_URL`, `OLLAMA_HOST`) | the base URL when the config sets no `remote.baseUrl` (the variables those vendors' own tools read) |
+| `HOME` | what `~` expands to |
+"""  # noqa: E501 (the table is easier to read unwrapped)
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Final
+
+from memlane.domain.config import MemorySettings
+from memlane.domain.errors import ConfigError
+from memlane.domain.providers import provider_info
+
+ENV_CONFIG: Final = "MEMLANE_CONFIG"
+ENV_STATE_DIR: Final = "MEMLANE_STATE_DIR"
+ENV_WORKSPACE: Final = "MEMLANE_WORKSPACE"
+ENV_AGENT: Final = "MEMLANE_AGENT"
+
+# memorySearch keys that plain environment variables override.
+ENV_OVERRIDES: Final[Mapping[str, str]] = {
+    "MEMLANE_PROVIDER": "provider",
+    "MEMLANE_MODEL": "model",
+    "MEMLANE_FALLBACK": "fallback",
+}
+
+
+def env_overrides(env: Mapping[str, str]) -> dict[str, object]:
+    """Return the memorySearch overrides given by `MEMLANE_PROVIDER`/`_MODEL`/`_FALLBACK`."""
+    return {key: env[name] for name, key in ENV_OVERRIDES.items() if env_value(env, name)}
+
+
+def api_key_for(provider: str, settings: MemorySettings, env: Mapping[str, str]) -> str | None:
+    """Return the API key for `provider`: config `remote.apiKey` (or its env ref) > the env vars.
+
+    Returns None when no key is found (the caller then tries the next provider or goes
+    keyword-only) and always for `local` / `none` / `auto`, which need no key themselves.
+
+    Raises:
+        ConfigError: `remote.apiKey` refers to an environment variable that is not set.
+    """
+    try:
+        key_env = provider_info(provider).key_env
+    except KeyError:
+        return None
+    if not key_env:
+        return None
+    if settings.remote.api_key:
+        return settings.remote.api_key
+    ref = settings.remote.api_key_ref
+    if ref is not None:
+        value = env_value(env, ref.id)
+        if value is None:
+            raise ConfigError(
+                "memorySearch.remote.apiKey", f"environment variable {ref.id} is not set"
+            )
+        return value
+    for name in key_env:
+        value = env_value(env, name)
+        if value is not None:
+            return value
+    return None
+
+
+def base_url_for(provider: str, settings: MemorySettings, env: Mapping[str, str]) -> str | None:
+    """Return the base URL: config `remote.baseUrl` > the provider's `base_url_env` > None.
+
+    None means the adapter's own default. `OLLAMA_HOST` may omit the scheme (`host:port`), as
+    the Ollama CLI allows; `http://` is added then.
+    """
+    if settings.remote.base_url:
+        return settings.remote.base_url
+    try:
+        info = provider_info(provider)
+    except KeyError:
+        return None
+    found = env_value(env, info.base_url_env) if info.base_url_env else None
+    if found is None or not info.base_url_env_is_host or "://" in found:
+        return found
+    return f"http://{found}"
+
+
+def expand_user(value: str, env: Mapping[str, str] | None = None) -> Path:
+    """Expand a leading `~` with `$HOME` from `env` (else the real home directory)."""
+    if value == "~" or value.startswith("~/"):
+        home = env_value(env or {}, "HOME")
+        base = Path(home) if home else Path.home()
+        return base / value[2:] if value != "~" else base
+    return Path(value).expanduser()
+
+
+def env_value(env: Mapping[str, str], name: str) -> str | None:
+    """The variable's value, stripped; None when it is unset or blank."""
+    value = env.get(name, "").strip()
+    return value or None

@@ -1,0 +1,391 @@
+"""Entry points: resolve the raw config tree into one agent's MemorySettings, validating every key.
+
+The tree has the reference system's shape, so its config can be brought unchanged::
+
+    {"agents": {"defaults": {"memorySearch": {...}, "workspace": "..."},
+                "list": [{"id": "main", "memorySearch": {...}, "workspace": "..."}]},
+     "memory": {"citations": "auto"}}
+
+Resolution is per key: agent override ?? defaults ?? built-in default, where a JSON `null` counts as
+unset (as `??` does). Sub-objects are merged key by key; `extraPaths` is concatenated (defaults
+first), trimmed and deduplicated; `remote.headers` is taken whole from the level that defines it.
+
+Validation: every key inside a `memorySearch` block and the `memory` block is checked; an unknown
+key or a value of the wrong type raises ConfigError whose key is the full dotted path where the
+value was written (`agents.list[1].memorySearch.query.hybrid.vectorWeight`). NaN, infinities,
+booleans and strings where numbers are expected are errors; finite numbers out of range are
+clamped to the range in the key table (clamping is not an error), integers are floored. Keys
+outside those blocks belong to the host system's config (model, gateway, channels, ...) and are
+tolerated; `ignored_keys()` lists them so an entry point can mention them.
+
+Deliberate differences from the reference:
+
+- `sources` defaults to `["memory", "sessions"]`; `experimental.sessionMemory` is accepted but not
+  required for `sessions` to be kept. An empty list still means `["memory"]`.
+- `provider` also accepts `"none"`: explicit keyword-only mode, no embeddings. An explicit
+  provider without a `model` gets that provider's default model (`local`: our bundled model).
+- `cache.maxEntries` defaults to 100 000 instead of unbounded (an unbounded cache grows forever).
+- `query.maxResults` is floored and clamped to [1, 100]; the candidate pool per
+  leg is `maxResults * candidateMultiplier` capped at 1000 (`candidate_limit`), not a silent 200;
+  a fused (hybrid) search fetches at least `query.hybrid.minCandidates` (ours, default 200,
+  [1, 1000]) per leg, so its ranking does not depend on how few results were asked for.
+- Our additions: `query.hybrid.fusion` (`"zscore"` default | `"weighted"` | `"rrf"`) and
+  `query.hybrid.rrfK` (default 60, [1, 1000]). The weights' defaults follow the fusion: 0.5 / 0.5
+  (vector / text) for `zscore`, the reference's 0.7 / 0.3 for `weighted` and `rrf`;
+  `redaction.enabled` and `redaction.extraPatterns` (each must compile);
+  `sync.firstSearchWaitMs` (default 30 000, [0, 600 000]); `sessions.dir`;
+  `remote.timeoutSeconds` / `remote.queryTimeoutSeconds` ([1, 3600]) and `remote.maxConcurrency`
+  ([1, 64]); `local.threads` ([1, 256]).
+- `remote.apiKey` may be a string or an env SecretRef `{"source": "env", "id": "OPENAI_API_KEY"}`;
+  the ref is kept (`RemoteSettings.api_key_ref`) and read from the environment by the entry points.
+  `file` / `exec` SecretRefs are not supported and are errors.
+- `multimodal` is accepted only with `enabled: false` (not supported yet); `memory.backend` must be
+  `"builtin"` (no QMD backend); `memory.qmd` is tolerated and ignored.
+- `store.path` defaults to `<state dir>/agents/<agent id>/memory.db` (the entry points compute it).
+- Batch tuning is clamped too: `pollIntervalMs` [100, 3 600 000], `timeoutMinutes` [1, 1440].
+- An `agent_id` that is not in a non-empty `agents.list` is an error rather than a silent new agent;
+  agent ids must match `[A-Za-z0-9][A-Za-z0-9_-]{0,63}` because they become directory names.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Final, TypeAlias
+
+from memlane.domain.config import CitationsMode, MemorySettings, SecretRef
+from memlane.domain.errors import ConfigError
+from memlane.entrypoints.config.build import Flat as _Flat
+from memlane.entrypoints.config.build import Value as _Value
+from memlane.entrypoints.config.build import build_settings, merge_blocks
+from memlane.entrypoints.config.keys import MEMORY_KEYS, MEMORY_SEARCH_KEYS, Key
+
+DEFAULT_AGENT_ID: Final = "main"
+AGENT_ID_PATTERN: Final = r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
+_AGENT_ID = re.compile(AGENT_ID_PATTERN)
+
+_Tree: TypeAlias = Mapping[str, "_Tree | Key"]
+
+
+def key_tree(keys: Sequence[Key], prefix: str = "") -> _Tree:
+    """Nest the table's dotted paths into the shape they are written in, in table order."""
+    tree: dict[str, _Tree | Key] = {}
+    groups: dict[str, list[Key]] = {}
+    for key in keys:
+        head, dot, _ = key.path.removeprefix(prefix).partition(".")
+        if dot:
+            tree.setdefault(head, {})  # holds the place; filled below
+            groups.setdefault(head, []).append(key)
+        else:
+            tree[head] = key
+    for head, members in groups.items():
+        tree[head] = key_tree(members, f"{prefix}{head}.")
+    return tree
+
+
+_MEMORY_SEARCH_TREE: Final = key_tree(MEMORY_SEARCH_KEYS)
+_MEMORY_TREE: Final = key_tree(MEMORY_KEYS)
+_ROOT_KEYS: Final = frozenset({"agents", "memory"})
+_AGENTS_KEYS: Final = frozenset({"defaults", "list"})
+_DEFAULTS_KEYS: Final = frozenset({"memorySearch", "workspace"})
+_ENTRY_KEYS: Final = frozenset({"id", "default", "workspace", "memorySearch"})
+
+
+# --- public API -------------------------------------------------------------------------------
+
+
+def resolve_settings(root: Mapping[str, object], agent_id: str | None = None) -> MemorySettings:
+    """Return the fully resolved settings of `agent_id` (default: the default agent).
+
+    The whole tree is validated, including other agents' blocks, so a typo anywhere is reported.
+
+    Raises:
+        ConfigError: an unknown key, a wrong type, an unknown agent id; the key is the dotted path.
+    """
+    config = _Config.parse(root)
+    agent = config.select(agent_id)
+    defaults = config.defaults_block
+    override = config.entry_blocks.get(agent, _Flat())
+    return build_settings(merge_blocks(defaults, override), config.citations)
+
+
+def resolve_workspace(root: Mapping[str, object], agent_id: str | None = None) -> str | None:
+    """Return the configured workspace of an agent, or None when the config names none.
+
+    As in the reference: `agents.list[].workspace`, else `agents.defaults.workspace` for the
+    default agent only. The entry points fall back to `--workspace` or the current directory.
+    """
+    config = _Config.parse(root)
+    agent = config.select(agent_id)
+    if agent in config.entry_workspaces:
+        return config.entry_workspaces[agent]
+    if agent == config.default_agent:
+        return config.defaults_workspace
+    return None
+
+
+def agent_ids(root: Mapping[str, object]) -> list[str]:
+    """Return the configured agent ids in file order; `["main"]` when `agents.list` is empty."""
+    return list(_Config.parse(root).agents)
+
+
+def default_agent_id(root: Mapping[str, object]) -> str:
+    """Return the default agent: the first entry with `default: true`, else the first entry."""
+    return _Config.parse(root).default_agent
+
+
+def ignored_keys(root: Mapping[str, object]) -> list[str]:
+    """Return the dotted paths of keys outside memlane's blocks, tolerated and not used."""
+    return list(_Config.parse(root).ignored)
+
+
+def validate_agent_id(agent_id: str, key: str = "agentId") -> str:
+    """Return `agent_id` unchanged if it is safe as a directory name, else raise ConfigError."""
+    if not _AGENT_ID.fullmatch(agent_id):
+        raise ConfigError(
+            key, f"invalid agent id {agent_id!r}: use letters, digits, '_' and '-' (max 64)"
+        )
+    return agent_id
+
+
+# --- parsing and validation -------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Config:
+    """The validated skeleton of the tree: agents, their blocks and the memory block."""
+
+    agents: tuple[str, ...]
+    default_agent: str
+    listed: bool
+    defaults_block: _Flat
+    defaults_workspace: str | None
+    entry_blocks: dict[str, _Flat]
+    entry_workspaces: dict[str, str]
+    citations: CitationsMode
+    ignored: tuple[str, ...]
+
+    @classmethod
+    def parse(cls, root: Mapping[str, object]) -> _Config:
+        if not isinstance(root, Mapping):
+            raise ConfigError("<root>", "the configuration must be an object")
+        ignored: list[str] = [key for key in root if key not in _ROOT_KEYS]
+        agents_node = _object(root.get("agents"), "agents")
+        ignored += [f"agents.{key}" for key in agents_node if key not in _AGENTS_KEYS]
+        defaults = _object(agents_node.get("defaults"), "agents.defaults")
+        ignored += [f"agents.defaults.{k}" for k in defaults if k not in _DEFAULTS_KEYS]
+        defaults_block = _flatten_block(defaults.get("memorySearch"), "agents.defaults")
+        defaults_workspace = _optional_string(
+            defaults.get("workspace"), "agents.defaults.workspace"
+        )
+
+        entries = agents_node.get("list")
+        if entries is None:
+            entries = []
+        if not isinstance(entries, list):
+            raise ConfigError("agents.list", "must be a list of agent objects")
+        ids: list[str] = []
+        flagged_default: str | None = None
+        entry_blocks: dict[str, _Flat] = {}
+        entry_workspaces: dict[str, str] = {}
+        for index, raw in enumerate(entries):
+            path = f"agents.list[{index}]"
+            entry = _object(raw, path)
+            ignored += [f"{path}.{k}" for k in entry if k not in _ENTRY_KEYS]
+            agent = entry.get("id")
+            if not isinstance(agent, str):
+                raise ConfigError(f"{path}.id", "every agent needs a string id")
+            validate_agent_id(agent, f"{path}.id")
+            if agent in ids:
+                raise ConfigError(f"{path}.id", f"duplicate agent id {agent!r}")
+            ids.append(agent)
+            flag = entry.get("default")
+            if flag is not None and not isinstance(flag, bool):
+                raise ConfigError(f"{path}.default", "must be true or false")
+            if flag is True and flagged_default is None:
+                flagged_default = agent
+            workspace = _optional_string(entry.get("workspace"), f"{path}.workspace")
+            if workspace is not None:
+                entry_workspaces[agent] = workspace
+            entry_blocks[agent] = _flatten_block(entry.get("memorySearch"), path)
+
+        memory = _flatten(_object(root.get("memory"), "memory"), _MEMORY_TREE, "memory", "")
+        backend = memory.get("backend")
+        if backend is not None and backend.value == "qmd":
+            raise ConfigError(
+                backend.origin, "the qmd backend is not supported; memlane is builtin only"
+            )
+        if "qmd" in memory:
+            ignored.append("memory.qmd")
+        citations = _as_citations(memory["citations"].value) if "citations" in memory else "auto"
+
+        agents = tuple(ids) or (DEFAULT_AGENT_ID,)
+        return cls(
+            agents=agents,
+            default_agent=flagged_default or agents[0],
+            listed=bool(ids),
+            defaults_block=defaults_block,
+            defaults_workspace=defaults_workspace,
+            entry_blocks=entry_blocks,
+            entry_workspaces=entry_workspaces,
+            citations=citations,
+            ignored=tuple(ignored),
+        )
+
+    def select(self, agent_id: str | None) -> str:
+        if agent_id is None:
+            return self.default_agent
+        validate_agent_id(agent_id)
+        if self.listed and agent_id not in self.agents:
+            known = ", ".join(self.agents)
+            raise ConfigError("agents.list", f"no agent with id {agent_id!r} (known: {known})")
+        return agent_id
+
+
+def _flatten_block(node: object, owner: str) -> _Flat:
+    path = f"{owner}.memorySearch"
+    return _flatten(_object(node, path), _MEMORY_SEARCH_TREE, path, "")
+
+
+def _flatten(node: Mapping[str, object], schema: _Tree, path: str, relative: str) -> _Flat:
+    """Validate `node` against `schema`; return its set leaves keyed by relative dotted key."""
+    flat: _Flat = {}
+    for key, value in node.items():
+        full = f"{path}.{key}"
+        spec = schema.get(key)
+        if spec is None:
+            raise ConfigError(full, _unknown_key_message(key, schema))
+        rel = f"{relative}.{key}" if relative else key
+        if isinstance(spec, Key):
+            if value is not None:
+                flat[rel] = _Value(_check(spec, value, full), full)
+        else:
+            flat.update(_flatten(_object(value, full), spec, full, rel))
+    return flat
+
+
+def _unknown_key_message(key: str, schema: _Tree) -> str:
+    close = difflib.get_close_matches(key, list(schema), n=1)
+    hint = f" (did you mean {close[0]!r}?)" if close else ""
+    return f"unknown key{hint}"
+
+
+def _object(node: object, path: str) -> Mapping[str, object]:
+    if node is None:
+        return {}
+    if not isinstance(node, Mapping):
+        raise ConfigError(path, f"must be an object, not {_type_name(node)}")
+    return node
+
+
+def _optional_string(node: object, path: str) -> str | None:
+    if node is None:
+        return None
+    if not isinstance(node, str):
+        raise ConfigError(path, f"must be a string, not {_type_name(node)}")
+    return node
+
+
+def _check(key: Key, value: object, path: str) -> object:
+    """Return the validated value of one leaf, or raise ConfigError naming `path`."""
+    kind = key.kind
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise ConfigError(path, f"must be true or false, not {_type_name(value)}")
+        return value
+    if kind in ("number", "integer"):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(path, f"must be a number, not {_type_name(value)}")
+        if not math.isfinite(value):
+            raise ConfigError(path, f"must be a finite number, not {value}")
+        return value
+    if kind == "string":
+        return _optional_string(value, path)
+    if kind == "choice":
+        if not isinstance(value, str) or value not in key.choices:
+            raise ConfigError(path, f"must be one of {_listing(key.choices)}, not {value!r}")
+        return value
+    if kind in ("strings", "choices", "patterns"):
+        items = _string_list(value, path)
+        for index, item in enumerate(items):
+            if kind == "choices" and item not in key.choices:
+                allowed = _listing(key.choices)
+                raise ConfigError(f"{path}[{index}]", f"must be one of {allowed}, not {item!r}")
+            if kind == "patterns":
+                _check_pattern(item, f"{path}[{index}]")
+        return items
+    if kind == "headers":
+        headers = _object(value, path)
+        for name, header in headers.items():
+            if not isinstance(header, str):
+                raise ConfigError(f"{path}.{name}", "header values must be strings")
+        return tuple((name, str(header)) for name, header in headers.items())
+    if kind == "secret":
+        return _secret(value, path)
+    return value  # opaque: tolerated as written
+
+
+def _string_list(value: object, path: str) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise ConfigError(path, f"must be a list of strings, not {_type_name(value)}")
+    for index, item in enumerate(value):
+        if not isinstance(item, str):
+            raise ConfigError(f"{path}[{index}]", f"must be a string, not {_type_name(item)}")
+    return tuple(str(item) for item in value)
+
+
+def _check_pattern(pattern: str, path: str) -> None:
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ConfigError(path, f"not a valid regular expression: {exc}") from exc
+
+
+def _secret(value: object, path: str) -> str | SecretRef:
+    if isinstance(value, str):
+        return value
+    ref = _object(value, path)
+    unknown = [key for key in ref if key not in ("source", "id", "provider")]
+    if unknown:
+        raise ConfigError(f"{path}.{unknown[0]}", "unknown key in a secret reference")
+    source, ident, provider = ref.get("source"), ref.get("id"), ref.get("provider")
+    if source != "env":
+        raise ConfigError(
+            f"{path}.source", f"only 'env' secret references are supported, not {source!r}"
+        )
+    if not isinstance(ident, str) or not ident:
+        raise ConfigError(f"{path}.id", "must name the environment variable")
+    if provider is not None and not isinstance(provider, str):
+        raise ConfigError(f"{path}.provider", "must be a string")
+    return SecretRef(source="env", id=ident, provider=provider)
+
+
+def _type_name(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
+def _listing(choices: Sequence[str]) -> str:
+    return ", ".join(repr(choice) for choice in choices)
+
+
+def _as_citations(value: object) -> CitationsMode:
+    if value == "on":
+        return "on"
+    if value == "off":
+        return "off"
+    return "auto"
