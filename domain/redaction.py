@@ -113,6 +113,18 @@ def _is_mask(token: str) -> bool:
     return token == MASK or (len(token) == 11 and token[6] == "…")
 
 
+def _in_mask(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is a mask, or the head or tail of one that a pattern's character
+    class cut at the `…` (a second pass over redacted text)."""
+    if _is_mask(text[start:end]):
+        return True
+    if text[end : end + 1] == "…" and end - start <= 6:
+        return _is_mask(text[end - 6 : end + 5])
+    if text[start - 1 : start] == "…" and end - start <= 4 and start >= 7:
+        return _is_mask(text[start - 7 : start + 4])
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class _Span:
     """Where a secret lies in the original text; `pem` spans are whole private-key blocks."""
@@ -132,7 +144,7 @@ def _span_of(match: re.Match[str], pem: bool) -> _Span | None:
         if match.group(group):
             start, end = match.span(group)
             break
-    if _is_mask(match.string[start:end]):  # a mask from an earlier pass stays as it is
+    if _in_mask(match.string, start, end):  # a mask from an earlier pass stays as it is
         return None
     return _Span(start, end)
 
