@@ -32,7 +32,8 @@ Deliberate differences from the reference:
 - Our additions: `query.hybrid.fusion` (`"zscore"` default | `"weighted"` | `"rrf"`) and
   `query.hybrid.rrfK` (default 60, [1, 1000]). The weights' defaults follow the fusion: 0.5 / 0.5
   (vector / text) for `zscore`, the reference's 0.7 / 0.3 for `weighted` and `rrf`;
-  `redaction.enabled` and `redaction.extraPatterns` (each must compile);
+  `redaction.enabled`, `redaction.extraPatterns` (each must compile) and `redaction.notes`
+  (default false: notes are indexed as written, as in the reference);
   `sync.firstSearchWaitMs` (default 30 000, [0, 600 000], §31.24); `sessions.dir`;
   `remote.timeoutSeconds` / `remote.queryTimeoutSeconds` ([1, 3600]) and `remote.maxConcurrency`
   ([1, 64]) (§32.13); `local.threads` ([1, 256]).
@@ -186,7 +187,7 @@ MEMORY_SEARCH_SCHEMA: Final[_Schema] = {
         },
     },
     "cache": {"enabled": _BOOL, "maxEntries": _NUMBER},
-    "redaction": {"enabled": _BOOL, "extraPatterns": _PATTERNS},
+    "redaction": {"enabled": _BOOL, "extraPatterns": _PATTERNS, "notes": _BOOL},
     "sessions": {"dir": _STRING},
 }
 
@@ -620,6 +621,7 @@ def _build(merged: _Flat, citations: CitationsMode) -> MemorySettings:
         redaction=RedactionSettings(
             enabled=read.flag("redaction.enabled", True),
             extra_patterns=read.strings("redaction.extraPatterns"),
+            notes=read.flag("redaction.notes", False),
         ),
         citations=citations,
         sessions_dir=read.text("sessions.dir"),

@@ -129,4 +129,12 @@ SAMPLES: tuple[Sample, ...] = (
 )  # fmt: skip
 
 PEM_BODY = pick(ALNUM, 64)
-PEM_TEXT = f"-----BEGIN OPENSSH PRIVATE KEY-----\n{PEM_BODY}\n-----END OPENSSH PRIVATE KEY-----"
+# Several lines of key material: a mask that dropped lines would move every line after it.
+PEM_TEXT = "\n".join(
+    [
+        "-----BEGIN OPENSSH PRIVATE KEY-----",
+        PEM_BODY,
+        *(pick(ALNUM, 64) for _ in range(4)),
+        "-----END OPENSSH PRIVATE KEY-----",
+    ]
+)

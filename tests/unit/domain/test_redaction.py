@@ -121,16 +121,12 @@ class TestDefaultPatterns:
         )
 
     def test_pgp_private_key_blocks_are_masked(self, redactor: Redactor) -> None:
-        text = (
-            "-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF\n-----END PGP PRIVATE KEY BLOCK-----"
-        )
+        text = "-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBF\n-----END PGP PRIVATE KEY BLOCK-----"
         assert redactor.redact(text) == (
             "-----BEGIN PGP PRIVATE KEY BLOCK-----\n…redacted…\n-----END PGP PRIVATE KEY BLOCK-----"
         )
 
-    def test_a_pem_block_given_as_a_secret_value_is_masked_whole(
-        self, redactor: Redactor
-    ) -> None:
+    def test_a_pem_block_given_as_a_secret_value_is_masked_whole(self, redactor: Redactor) -> None:
         text = "KEY: -----BEGIN PRIVATE KEY-----\nMIIEsecret\n-----END PRIVATE KEY-----"
         assert redactor.redact(text) == (
             "KEY: -----BEGIN PRIVATE KEY-----\n…redacted…\n-----END PRIVATE KEY-----"
