@@ -43,7 +43,8 @@ class WriteOutcome:
 
 
 class FilePreparer:
-    """Reads files from their source and chunks them (transcripts flattened and redacted)."""
+    """Reads files from their source and chunks them (transcripts flattened and redacted; notes
+    redacted too when `redact_notes`)."""
 
     def __init__(
         self,
@@ -52,11 +53,13 @@ class FilePreparer:
         redact: Callable[[str], str] | None = None,
         *,
         session_policy: ChunkingPolicy | None = None,
+        redact_notes: bool = False,
     ) -> None:
         self._sources = sources
         self._policy = policy
         self._session_policy = session_policy or policy
         self._redact = redact
+        self._note_redact = redact if redact_notes else None
 
     def source(self, source: Source) -> FileSource:
         """Return the FileSource serving `source`."""
@@ -89,7 +92,8 @@ class FilePreparer:
             decoded = decode_text(data)
             if decoded.replaced_bytes:
                 problems.append(f"invalid UTF-8: {decoded.replaced_bytes} byte(s) replaced")
-            chunks = chunk_text(source, path, decoded.text, self._policy)
+            text = self._note_redact(decoded.text) if self._note_redact else decoded.text
+            chunks = chunk_text(source, path, text, self._policy)
         indexed = IndexedFile(
             source=source, path=path, hash=content_hash, mtime=stat.mtime, size=len(data)
         )

@@ -91,7 +91,11 @@ class MemoryManager:
         self.issues = IssueBoard()
         self.progress = ProgressTracker()
         preparer = FilePreparer(
-            self._sources, settings.chunking, redact, session_policy=settings.session_chunking
+            self._sources,
+            settings.chunking,
+            redact,
+            session_policy=settings.session_chunking,
+            redact_notes=settings.redaction.notes,
         )
         use_cache = settings.cache.enabled
         self._detector = ChangeDetector(
@@ -324,7 +328,12 @@ class MemoryManager:
     ) -> GetResult:
         """Read lines of a memory file or transcript (§18, sessions included, §32.7)."""
         return read_lines(
-            self._sources, path, from_line=from_line, lines=lines, redact=self._redact
+            self._sources,
+            path,
+            from_line=from_line,
+            lines=lines,
+            redact=self._redact,
+            redact_notes=self.settings.redaction.notes,
         )
 
     # --------------------------------------------------------------- status

@@ -32,8 +32,12 @@ def read_lines(
     from_line: int | None = None,
     lines: int | None = None,
     redact: Callable[[str], str] | None = None,
+    redact_notes: bool = False,
 ) -> GetResult:
     """Return `lines` lines of `path` starting at `from_line` (1-based; whole file if both None).
+
+    Transcript messages are passed through `redact`; a note too when `redact_notes` (masks keep
+    line breaks, so line numbers are those of the file).
 
     Raises InvalidQuery for a blank path or bad numbers, FileRefused for paths outside the
     sources, and the other SourceErrors for unreadable files.
@@ -62,6 +66,8 @@ def read_lines(
         text = decode_text(data).text
     except NotText as exc:
         raise FileRefused(path, str(exc)) from exc
+    if redact_notes and redact:
+        text = redact(text)
     all_lines = text.replace("\r\n", "\n").split("\n")
     selected = all_lines[start - 1 : start - 1 + count]
     return GetResult(

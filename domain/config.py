@@ -154,6 +154,7 @@ class QuerySettings:
 class RedactionSettings:
     enabled: bool = True
     extra_patterns: tuple[str, ...] = ()
+    notes: bool = False  # also redact markdown notes when indexing and reading them
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,11 +1,14 @@
-"""Domain: masking secrets (API keys, tokens, passwords, private keys) in text before indexing (§6).
+"""Domain: masking secrets (API keys, tokens, passwords, private keys) in text before indexing.
 
-The 17 default patterns of §6.2 run in order over the whole text, then any extra patterns. Each
-match is masked by §6.3: a PEM block keeps only its first and last line; otherwise the token (the
-last non-empty capture group, or the whole match) becomes `***` when shorter than 18 characters,
-else its first 6 + `…` + last 4 characters.
+The env-style assignment pattern below, the catalogue of secret formats (domain/secret_patterns.py)
+and any extra patterns all search the original text. Each match names a span: the last non-empty
+capture group, or the whole match; a PEM private key is the whole block. Overlapping spans are
+merged, and each merged span is masked once: a PEM block keeps only its first and last line;
+anything else becomes `***` when shorter than 18 characters, else its first 6 + `…` + last 4
+characters. A mask keeps the line breaks of what it replaces, so the line numbers of the text
+after a mask do not move.
 
-Fixes over the reference (§31.16):
+Fixes over the reference system's redaction:
 - an assignment's name must look like a secret's name (`OPENAI_API_KEY`, `db-password`,
   `apiKey`, `TOKEN`), not merely end in key/token (`monkey: banana`, `turkey=stuffed` stay);
   well-known non-secret names (`primary_key`, `sort_key`, `public_key`, ...) are left alone;
@@ -13,8 +16,8 @@ Fixes over the reference (§31.16):
 - the mask replaces the captured span itself, not the first equal text in the match (`KEY=KEY`);
 - the whole text is scanned, with no slice boundaries for secrets to hide across. The default
   patterns are written to run in linear time (no nested quantifiers, bounded quoted values);
-- a value that is already a mask is left as it is, so overlapping patterns (and repeated passes)
-  do not turn `abcdef…6789` into `***`.
+- no pattern sees another's mask, so an extra pattern overlapping a default one cannot mask part
+  of a mask (`token=***…ghij`); a value that is already a mask (a second pass) is left alone.
 
 Regex semantics follow the reference's JavaScript flags: `\\b`, `\\d`, `\\w` and case folding are
 ASCII-only, while whitespace is the Unicode set JavaScript's `\\s` matches.
@@ -28,15 +31,14 @@ from dataclasses import dataclass
 from typing import Final
 
 from memlane.domain.errors import ConfigError
+from memlane.domain.secret_patterns import SECRET_PATTERNS, WS_CHARS
 
 MASK: Final = "***"
 MIN_PARTIAL_MASK_LENGTH: Final = 18
 PEM_ELISION: Final = "…redacted…"
 
-# JavaScript's `\s` (Python's Unicode `\s` also has \x1c-\x1f and \x85; ASCII `\s` lacks NBSP).
-_WS_CHARS: Final = r"\t\n\x0b\x0c\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff"
-_S: Final = f"[{_WS_CHARS}]"
 _DEFAULT_FLAGS: Final = re.IGNORECASE | re.ASCII
+_PEM_LABEL: Final = re.compile(r"PRIVATE KEY(?: BLOCK)?-----", re.IGNORECASE)
 
 # Pattern 1, the env-style assignment. Names are whole identifiers (the lookbehind anchors them at
 # their first character, which also keeps the scan linear).
@@ -57,7 +59,7 @@ _NAME: Final = (
 # Quoted values may hold spaces; bounded so an unclosed quote costs a bounded scan.
 _VALUE: Final = (
     rf"(?:\"(?P<dq>(?:[^\"\\\r\n]|\\.){{1,200}})\"|'(?P<sq>[^'\r\n]{{1,200}})'"
-    rf"|[\"']?(?P<bare>[^{_WS_CHARS}\"'\\]+))"
+    rf"|[\"']?(?P<bare>[^{WS_CHARS}\"'\\]+))"
 )
 # Around `=`/`:` only horizontal space: a YAML key ending its line does not own the next line.
 # Markdown emphasis is allowed around the separator: `**Password:** hunter2`.
@@ -79,63 +81,7 @@ _NOT_SECRET_NAMES: Final = frozenset(
 )
 _CAMEL_HUMP: Final = re.compile(r"(?<=[a-z0-9])(?=[A-Z])")
 
-# (pattern, needles): a pattern runs only when one of its needles (lowercase) occurs in the text.
-# Masking never creates a needle (a mask joins text that was already adjacent, around `…`/`***`),
-# so checking the original text once is exact; it skips most of the per-character regex cost.
-_DEFAULT_PATTERNS: Final[tuple[tuple[str, tuple[str, ...]], ...]] = (
-    # 1 env-style assignment (see _ASSIGNMENT; tried only where a secret word occurs)
-    (_ASSIGNMENT, ()),
-    # 2 JSON field (escaped quotes stay inside the value)
-    (
-        rf"\"(?:apiKey|token|secret|password|passwd|accessToken|refreshToken)\"{_S}*:{_S}*"
-        r"\"((?:[^\"\\]|\\.)+)\"",
-        ("apikey", "token", "secret", "passw"),
-    ),
-    # 3 CLI flag
-    (
-        rf"--(?:api[-_]?key|token|secret|password|passwd){_S}+"
-        rf"(?:\"([^\"\r\n]{{1,200}})\"|'([^'\r\n]{{1,200}})'|[\"']?([^{_WS_CHARS}\"']+))",
-        ("--",),
-    ),
-    # 4 Authorization header (Basic and Token schemes are as secret as Bearer)
-    (
-        rf"Authorization{_S}*[:=]{_S}*(?:Bearer|Basic|Token){_S}+([A-Za-z0-9._\-+=/~]+)",
-        ("authorization",),
-    ),
-    # 5 bare Bearer token
-    (rf"\bBearer{_S}+([A-Za-z0-9._\-+=]{{18,}})\b", ("bearer",)),
-    # 6 PEM private key; the body may not contain another BEGIN (keeps the scan linear); an
-    #   unterminated block is masked to the end of the text
-    (
-        r"-----BEGIN [A-Z ]*PRIVATE KEY-----(?:[^-]|-(?!----BEGIN ))*?"
-        r"(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)",
-        ("private key-----",),
-    ),
-    # 7 OpenAI-style
-    (r"\b(sk-[A-Za-z0-9_-]{8,})\b", ("sk-",)),
-    # 8 GitHub classic
-    (r"\b(ghp_[A-Za-z0-9]{20,})\b", ("ghp_",)),
-    # 9 GitHub fine-grained
-    (r"\b(github_pat_[A-Za-z0-9_]{20,})\b", ("github_pat_",)),
-    # 10 Slack
-    (r"\b(xox[baprs]-[A-Za-z0-9-]{10,})\b", ("xox",)),
-    # 11 Slack app
-    (r"\b(xapp-[A-Za-z0-9-]{10,})\b", ("xapp-",)),
-    # 12 Groq
-    (r"\b(gsk_[A-Za-z0-9_-]{10,})\b", ("gsk_",)),
-    # 13 Google API key
-    (r"\b(AIza[0-9A-Za-z\-_]{20,})\b", ("aiza",)),
-    # 14 Perplexity
-    (r"\b(pplx-[A-Za-z0-9_-]{10,})\b", ("pplx-",)),
-    # 15 npm
-    (r"\b(npm_[A-Za-z0-9]{10,})\b", ("npm_",)),
-    # 16 Telegram bot URL
-    (r"\bbot(\d{6,}:[A-Za-z0-9_-]{20,})\b", ("bot",)),
-    # 17 Telegram token: `\b(\d{6,}:...)\b` with the leading \b checked after the first digit,
-    #    so the regex engine can skip non-digits quickly (":" is too common to be a needle)
-    (r"(\d(?<![A-Za-z0-9_]\d)\d{5,}:[A-Za-z0-9_-]{20,})\b", ()),
-)
-# Every name pattern 1 accepts contains one of these (case-insensitive).
+# Every name the assignment pattern accepts contains one of these (case-insensitive).
 _SECRET_WORD_SCAN: Final = re.compile(r"[kstp](?:ey|oken|ecret|assw)", _DEFAULT_FLAGS)
 _NAME_CHARS: Final = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_.-")
 
@@ -147,34 +93,95 @@ def mask_token(token: str) -> str:
     return f"{token[:6]}…{token[-4:]}"
 
 
+def _keep_line_breaks(original: str, mask: str) -> str:
+    """`mask`, followed by the line breaks of `original` it lacks (line numbers stay put)."""
+    return mask + "\n" * (original.count("\n") - mask.count("\n"))
+
+
 def _mask_pem(block: str) -> str:
     lines = [line for line in re.split(r"\r?\n", block) if line.strip()]
+    breaks = block.count("\n")
     if len(lines) < 2:
-        return MASK
-    if "PRIVATE KEY-----" not in lines[-1].upper():
-        return f"{lines[0]}\n{PEM_ELISION}"  # unterminated: every line after BEGIN is key material
-    return f"{lines[0]}\n{PEM_ELISION}\n{lines[-1]}"
+        return _keep_line_breaks(block, MASK)
+    head = f"{lines[0]}\n{PEM_ELISION}"
+    if not _PEM_LABEL.search(lines[-1]):
+        return _keep_line_breaks(block, head)  # unterminated: every line after BEGIN is key
+    return head + "\n" * max(breaks - 1, 1) + lines[-1]
 
 
 def _is_mask(token: str) -> bool:
     return token == MASK or (len(token) == 11 and token[6] == "…")
 
 
-def _mask_match(match: re.Match[str]) -> str:
-    whole = match.group(0)
-    if not whole:
-        return whole  # an extra pattern matching the empty string masks nothing
-    if "PRIVATE KEY-----" in whole.upper():
-        return _mask_pem(whole)
+def _in_mask(text: str, start: int, end: int) -> bool:
+    """Whether text[start:end] is a mask, or the head or tail of one that a pattern's character
+    class cut at the `…` (a second pass over redacted text)."""
+    if _is_mask(text[start:end]):
+        return True
+    if text[end : end + 1] == "…" and end - start <= 6:
+        return _is_mask(text[end - 6 : end + 5])
+    if text[start - 1 : start] == "…" and end - start <= 4 and start >= 7:
+        return _is_mask(text[start - 7 : start + 4])
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class _Span:
+    """Where a secret lies in the original text; `pem` spans are whole private-key blocks."""
+
+    start: int
+    end: int
+    pem: bool = False
+
+
+def _span_of(match: re.Match[str], pem: bool) -> _Span | None:
+    if not match.group(0):
+        return None  # an extra pattern matching the empty string masks nothing
+    if pem or _PEM_LABEL.search(match.group(0)):
+        return _Span(match.start(), match.end(), pem=True)
+    start, end = match.span()
     for group in range(match.re.groups, 0, -1):
-        token = match.group(group)
-        if token:
-            if _is_mask(token):  # already masked by an earlier pattern (or an earlier pass)
-                return whole
+        if match.group(group):
             start, end = match.span(group)
-            offset = match.start()
-            return f"{whole[: start - offset]}{mask_token(token)}{whole[end - offset :]}"
-    return whole if _is_mask(whole) else mask_token(whole)
+            break
+    if _in_mask(match.string, start, end):  # a mask from an earlier pass stays as it is
+        return None
+    return _Span(start, end)
+
+
+def _mask_merged(text: str, spans: Sequence[_Span]) -> str:
+    """The one mask for overlapping spans: a PEM block's own, with any overhang masked apart."""
+    start, end = spans[0].start, max(span.end for span in spans)
+    pems = [span for span in spans if span.pem]
+    if not pems:
+        return _keep_line_breaks(text[start:end], mask_token(text[start:end]))
+    pem_start, pem_end = pems[0].start, max(span.end for span in pems)
+    lead, tail = text[start:pem_start], text[pem_end:end]
+    return "".join(
+        (
+            _keep_line_breaks(lead, mask_token(lead)) if lead else "",
+            _mask_pem(text[pem_start:pem_end]),
+            _keep_line_breaks(tail, mask_token(tail)) if tail else "",
+        )
+    )
+
+
+def _apply(text: str, spans: list[_Span]) -> str:
+    """Mask each run of overlapping spans once (spans merely touching stay apart)."""
+    spans.sort(key=lambda span: span.start)
+    pieces: list[str] = []
+    done = 0
+    group, group_end = [spans[0]], spans[0].end
+    for span in spans[1:]:
+        if span.start < group_end:
+            group.append(span)
+            group_end = max(group_end, span.end)
+            continue
+        pieces += (text[done : group[0].start], _mask_merged(text, group))
+        done = group_end
+        group, group_end = [span], span.end
+    pieces += (text[done : group[0].start], _mask_merged(text, group), text[group_end:])
+    return "".join(pieces)
 
 
 def _names_data(name: str) -> bool:
@@ -182,36 +189,39 @@ def _names_data(name: str) -> bool:
     return any(snake == known or snake.endswith(f"_{known}") for known in _NOT_SECRET_NAMES)
 
 
-def _mask_assignment(match: re.Match[str]) -> str:
-    if _names_data(match.group("name")):
-        return match.group(0)
-    return _mask_match(match)
+def _names_a_secret(match: re.Match[str]) -> bool:
+    return not _names_data(match.group("name"))
 
 
 @dataclass(frozen=True, slots=True)
 class _Rule:
     pattern: re.Pattern[str]
-    replace: Callable[[re.Match[str]], str]
     needles: tuple[str, ...] = ()
-    # Where a match may start, ascending; None means anywhere (plain `re.sub`).
+    # Where a match may start, ascending; None means anywhere (plain `finditer`).
     starts: Callable[[str], Iterator[int]] | None = None
+    # A match this rejects is consumed but masks nothing.
+    accept: Callable[[re.Match[str]], bool] | None = None
+    pem: bool = False
 
-    def apply(self, text: str, lowered: str) -> str:
+    def spans(self, text: str, lowered: str) -> Iterator[_Span]:
+        # A pattern none of whose needles occur cannot match: skipping it saves a full scan.
         if self.needles and not any(needle in lowered for needle in self.needles):
-            return text
+            return
         if self.starts is None:
-            return self.pattern.sub(self.replace, text)
-        return _sub_at(self.pattern, self.replace, text, self.starts(text))
+            matches: Iterable[re.Match[str]] = self.pattern.finditer(text)
+        else:
+            matches = _matches_at(self.pattern, text, self.starts(text))
+        for match in matches:
+            if self.accept is None or self.accept(match):
+                span = _span_of(match, self.pem)
+                if span is not None:
+                    yield span
 
 
-def _sub_at(
-    pattern: re.Pattern[str],
-    replace: Callable[[re.Match[str]], str],
-    text: str,
-    starts: Iterable[int],
-) -> str:
-    """`pattern.sub(replace, text)` when matches can only begin at `starts` (ascending)."""
-    pieces: list[str] = []
+def _matches_at(
+    pattern: re.Pattern[str], text: str, starts: Iterable[int]
+) -> Iterator[re.Match[str]]:
+    """The non-empty matches of `pattern.finditer(text)` when they can only begin at `starts`."""
     done = 0
     for start in starts:
         if start < done:
@@ -219,12 +229,8 @@ def _sub_at(
         match = pattern.match(text, start)
         if match is None or not match.group(0):
             continue
-        pieces += (text[done:start], replace(match))
+        yield match
         done = match.end()
-    if not pieces:
-        return text
-    pieces.append(text[done:])
-    return "".join(pieces)
 
 
 def _assignment_starts(text: str) -> Iterator[int]:
@@ -324,20 +330,18 @@ class Redactor:
     __slots__ = ("_rules",)
 
     def __init__(self, extra_patterns: Sequence[str] = ()) -> None:
-        (assignment, _), *others = _DEFAULT_PATTERNS
         rules = [
             _Rule(
-                re.compile(assignment, _DEFAULT_FLAGS),
-                _mask_assignment,
+                re.compile(_ASSIGNMENT, _DEFAULT_FLAGS),
                 starts=_assignment_starts,
+                accept=_names_a_secret,
             )
         ]
         rules += [
-            _Rule(re.compile(source, _DEFAULT_FLAGS), _mask_match, needles)
-            for source, needles in others
+            _Rule(re.compile(p.regex, p.flags), p.needles, pem=p.pem) for p in SECRET_PATTERNS
         ]
         rules += [
-            _Rule(_compile_extra(source, f"redaction.extraPatterns[{index}]"), _mask_match)
+            _Rule(_compile_extra(source, f"redaction.extraPatterns[{index}]"))
             for index, source in enumerate(extra_patterns)
         ]
         self._rules: tuple[_Rule, ...] = tuple(rules)
@@ -347,6 +351,5 @@ class Redactor:
         if not text:
             return text
         lowered = text.lower()
-        for rule in self._rules:
-            text = rule.apply(text, lowered)
-        return text
+        spans = [span for rule in self._rules for span in rule.spans(text, lowered)]
+        return _apply(text, spans) if spans else text

@@ -161,6 +161,7 @@ def build_settings(merged: Flat, citations: CitationsMode) -> MemorySettings:
         redaction=RedactionSettings(
             enabled=read.flag("redaction.enabled"),
             extra_patterns=read.strings("redaction.extraPatterns"),
+            notes=read.flag("redaction.notes"),
         ),
         citations=citations,
         sessions_dir=read.text("sessions.dir"),

@@ -208,6 +208,8 @@ MEMORY_SEARCH_KEYS: Final[tuple[Key, ...]] = (
     Key("redaction.enabled", _BOOL, "Mask secrets before indexing.", "redaction.enabled"),
     Key("redaction.extraPatterns", "patterns", "More regular expressions to mask.",
         "redaction.extra_patterns"),
+    Key("redaction.notes", _BOOL, "Also mask secrets in markdown notes (transcripts always are).",
+        "redaction.notes"),
     Key("sessions.dir", _STR, "Transcripts folder; default `<state>/agents/<id>/sessions`.",
         "sessions_dir"),
 )
