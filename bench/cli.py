@@ -205,11 +205,16 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 f"{c['mean_diff']:+.3f}",
                 f"[{c['ci_low']:+.3f}, {c['ci_high']:+.3f}]",
                 f"{c['p_value']:.4f}",
+                str(c["changed"]),
             ]
             for c in report.compare_runs(run, runs_b[run.name], args.mode, seed=args.seed)
         ]
         title = f"{run.name}, mode {args.mode}: A = {args.a.name}, B = {args.b.name}"
-        print(report.format_table(title, ["metric", "n", "A", "B", "A - B", "95% CI", "p"], rows))
+        print(
+            report.format_table(
+                title, ["metric", "n", "A", "B", "A - B", "95% CI", "p", "queries moved"], rows
+            )
+        )
     return 0
 
 

@@ -107,7 +107,17 @@ def compare_runs(a: DatasetRun, b: DatasetRun, mode: str, seed: int = 0) -> list
             continue
         cmp = metrics.paired_bootstrap([x for x, _ in pairs], [y for _, y in pairs], seed=seed)
         means = (statistics.fmean(x for x, _ in pairs), statistics.fmean(y for _, y in pairs))
-        out.append({"metric": metric, "a_mean": means[0], "b_mean": means[1], **asdict(cmp)})
+        # A zero mean difference can hide moves that cancel out: count the queries that moved.
+        changed = sum(1 for x, y in pairs if abs(x - y) > 1e-9)
+        out.append(
+            {
+                "metric": metric,
+                "a_mean": means[0],
+                "b_mean": means[1],
+                "changed": changed,
+                **asdict(cmp),
+            }
+        )
     return out
 
 

@@ -202,6 +202,8 @@ class TestCompareRuns:
         assert by_metric["ndcg@10"]["mean_diff"] == pytest.approx(0.25)
         assert by_metric["recall@5"]["mean_diff"] == 0.0
         assert by_metric["recall@5"]["p_value"] == 1.0
+        assert by_metric["ndcg@10"]["changed"] == 2  # queries 0 and 3 moved
+        assert by_metric["recall@5"]["changed"] == 0
 
     def test_other_modes_are_not_compared(self) -> None:
         a, b = self.run_of([1.0, 0.0], mode="rrf"), self.run_of([0.0, 1.0], mode="rrf")
