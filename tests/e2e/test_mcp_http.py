@@ -136,7 +136,7 @@ class TestHttpConcurrency:
                 for _ in range(5):
                     result = await client.call_tool("memory_search", {"query": "deploy Friday"})
                     assert not result.is_error
-                    answers.append(len(result.structured_content["results"]))  # type: ignore[index]
+                    answers.append(len(result.structured_content["results"]))
 
         async def writer() -> None:
             async with served.client() as client:
@@ -147,7 +147,7 @@ class TestHttpConcurrency:
                     )
                     assert not result.is_error, result.content
                 found = await client.call_tool("memory_search", {"query": "quokka4"})
-                paths = [r["path"] for r in found.structured_content["results"]]  # type: ignore[index]
+                paths = [r["path"] for r in found.structured_content["results"]]
                 assert paths == ["memory/load.md"]
 
         async def scenario() -> None:

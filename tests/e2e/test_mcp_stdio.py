@@ -9,6 +9,7 @@ import json
 import subprocess
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
@@ -41,13 +42,14 @@ def _run(home: Home, scenario: Scenario, *extra: str, keyword_only: bool = True)
 def _payload(result: CallToolResult) -> dict[str, object]:
     """The JSON text the model reads; structured content must say the same."""
     text = result.content[0].text  # type: ignore[union-attr]  # always a TextContent here
-    payload = json.loads(text)
+    payload: dict[str, object] = json.loads(text)
     assert result.structured_content == payload
     return payload
 
 
 async def _search(client: Client, query: str) -> dict[str, object]:
     """Search until the first sync has finished (its warning is gone)."""
+    payload: dict[str, object] = {}
     for _ in range(100):
         payload = _payload(await client.call_tool("memory_search", {"query": query}))
         if "warnings" not in payload:
@@ -211,7 +213,7 @@ class TestRawStdio:
         assert all(r.get("jsonrpc") == "2.0" for r in replies)
         errors = [r["error"]["code"] for r in replies if "error" in r and r["id"] is None]  # type: ignore[index]
         assert errors == [-32700, -32600]
-        listed: dict = next(r for r in replies if r.get("id") == 2)
+        listed: dict[str, Any] = next(r for r in replies if r.get("id") == 2)
         assert len(listed["result"]["tools"]) == 4
 
 
