@@ -303,6 +303,39 @@ def serve(
     server.stop(grace=5).wait()
 
 
+@cli.command()
+@click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP listen address.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True)
+@click.option("--token", envvar="MEMLANE_TOKEN", help="HTTP: require this bearer token.")
+@click.option("--tls-cert", type=click.Path(exists=True, dir_okay=False))
+@click.option("--tls-key", type=click.Path(exists=True, dir_okay=False))
+@click.option("--tls-client-ca", type=click.Path(exists=True, dir_okay=False))
+@click.option("--read-only", is_flag=True, help="Do not offer memory_write.")
+@click.pass_obj
+def mcp(
+    options: _Options,
+    use_http: bool,
+    host: str,
+    port: int,
+    token: str | None,
+    tls_cert: str | None,
+    tls_key: str | None,
+    tls_client_ca: str | None,
+    read_only: bool,
+) -> None:
+    """Serve the memory to agents over MCP (stdio for desktop and editor hosts, or HTTP)."""
+    from memlane.entrypoints.mcp.app import HttpOptions, run_mcp
+    from memlane.entrypoints.mcp.http import is_loopback
+
+    if bool(tls_cert) != bool(tls_key):
+        raise click.UsageError("--tls-cert and --tls-key go together")
+    if use_http and not token and not is_loopback(host):
+        raise click.UsageError("--token is required when listening beyond loopback")
+    http = HttpOptions(host, port, token or None, tls_cert, tls_key, tls_client_ca)
+    run_mcp(options.manager(), read_only=read_only, http=http if use_http else None)
+
+
 def _summary(report: SyncReport) -> str:
     kind = "full reindex" if report.full_reindex else "sync"
     issues = (

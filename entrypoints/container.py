@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -21,6 +21,7 @@ from memlane.adapters.embedding.openai import OpenAIEmbeddingProvider
 from memlane.adapters.embedding.voyage import VoyageEmbeddingProvider
 from memlane.adapters.sources.filesystem import FilesystemMemorySource
 from memlane.adapters.sources.jsonl_sessions import JsonlSessionSource
+from memlane.adapters.sources.note_writer import FilesystemNoteWriter
 from memlane.adapters.sources.watcher import WatchdogChangeWatcher
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_event_log import SqliteEventLog
@@ -30,8 +31,10 @@ from memlane.application.memory import MemoryManager
 from memlane.application.ports.embedding import EmbeddingProvider
 from memlane.application.ports.file_source import FileSource
 from memlane.application.ports.index_store import IndexStore
+from memlane.application.ports.note_writer import NoteWriter
 from memlane.application.provider_selection import ProviderChoice, choose_provider
 from memlane.application.reports import RecoveryStats
+from memlane.application.writing import WriteNote
 from memlane.domain.config import MemorySettings
 from memlane.domain.redaction import Redactor
 from memlane.domain.sources import Source
@@ -146,6 +149,29 @@ def _recovery(store: IndexStore) -> Callable[[], RecoveryStats] | None:
     """Read-only recovery counters of the SQLite store (a fake store has none)."""
     stats: Callable[[], RecoveryStats] | None = getattr(store, "recovery_stats", None)
     return stats
+
+
+def note_writer(workspace: str, extra_paths: Sequence[str] = ()) -> NoteWriter:
+    """The NoteWriter for one workspace (reads and writes share the extra-path roots)."""
+    return FilesystemNoteWriter(
+        workspace=workspace,
+        allowed_roots=[str(Path(workspace) / Path(p.strip()).expanduser()) for p in extra_paths],
+    )
+
+
+def note_writing(manager: MemoryManager) -> WriteNote:
+    """The `memory_write` use case for a live manager: its workspace, the real clock, its sync."""
+    return WriteNote(
+        writer=note_writer(manager.workspace, manager.settings.extra_paths),
+        clock=SystemClock(),
+        refresh=manager.sync,
+    )
+
+
+def memory_listing(manager: MemoryManager) -> Callable[[], list[str]]:
+    """List the workspace's memory notes (MEMORY.md, memory/**) as indexed paths, sorted."""
+    source = FilesystemMemorySource(workspace=manager.workspace)
+    return lambda: [f.path for f in source.scan().files]
 
 
 class Container(containers.DeclarativeContainer):

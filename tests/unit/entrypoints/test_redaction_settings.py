@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memlane.entrypoints.config.resolve import resolve_settings
 from memlane.domain.errors import ConfigError
+from memlane.entrypoints.config.resolve import resolve_settings
 
 
 def _settings(redaction: dict[str, object]) -> dict[str, object]:

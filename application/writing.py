@@ -1,0 +1,117 @@
+"""Application: keep memory for a host without file tools (the `memory_write` use case).
+
+A note goes to today's daily note (`memory/YYYY-MM-DD.md`, the date from the injected Clock, in
+UTC as the dated-note decay reads it) or to a named note under `memory/`. Paths pass the same
+allow-list as `memory_get`, narrowed to what an agent may create: `MEMORY.md` or a `.md` file
+under `memory/`, in normal form (no `..`, no absolute path, no hidden or tool folder). The
+NoteWriter re-checks symlinks on disk. After writing, the index is refreshed before returning,
+so the next search finds the note.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Final, Literal
+
+from memlane.application.ports.clock import Clock
+from memlane.application.ports.file_source import FileRefused
+from memlane.application.ports.note_writer import NoteWriter
+from memlane.domain.errors import InvalidQuery
+
+WriteMode = Literal["append", "replace"]
+
+MAX_TEXT_BYTES: Final = 64 * 1024  # one call: a note, not a document dump
+MAX_NOTE_BYTES: Final = 1024 * 1024  # the whole note after writing; well under the indexer's cap
+_ROOT_NOTE: Final = "MEMORY.md"
+_MEMORY_DIR: Final = "memory/"
+# Folders the memory source never lists: a note written there could never be found again.
+_SKIPPED_DIRS: Final = frozenset(
+    {"node_modules", "venv", "site-packages", "dist", "build", "__pycache__"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class WriteResult:
+    """What was written where, and whether the index caught up before returning."""
+
+    path: str
+    mode: WriteMode
+    bytes_written: int
+    size: int
+    indexed: bool
+    index_error: str | None = None
+
+
+def daily_note_path(clock: Clock) -> str:
+    """Today's daily note, dated by the clock's UTC day."""
+    return f"memory/{clock.now().date().isoformat()}.md"
+
+
+def check_note_path(path: str) -> str:
+    """Return `path` if an agent may write it, else raise FileRefused saying why."""
+    if not path or "\x00" in path or "\\" in path:
+        raise FileRefused(path, "malformed path")
+    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
+        raise FileRefused(path, "absolute paths are refused; use memory/<name>.md")
+    if path == _ROOT_NOTE:
+        return path
+    if not path.startswith(_MEMORY_DIR):
+        raise FileRefused(path, "only MEMORY.md and notes under memory/ can be written")
+    segments = path.split("/")
+    for segment in segments:
+        if segment in {"", ".", ".."}:
+            raise FileRefused(path, "path is not in normal form (no '..', '.' or '//')")
+    for folder in segments[1:-1]:
+        if folder.startswith(".") or folder.lower() in _SKIPPED_DIRS:
+            raise FileRefused(path, f"folder {folder!r} is never indexed")
+    name = segments[-1]
+    if name.startswith(".") or not name.lower().endswith(".md") or len(name) <= len(".md"):
+        raise FileRefused(path, "notes are Markdown files: end the name in .md")
+    return path
+
+
+class WriteNote:
+    """Write or append a note, then refresh the index so search sees it."""
+
+    def __init__(
+        self,
+        *,
+        writer: NoteWriter,
+        clock: Clock,
+        refresh: Callable[[], object],
+        max_text_bytes: int = MAX_TEXT_BYTES,
+        max_note_bytes: int = MAX_NOTE_BYTES,
+    ) -> None:
+        self._writer = writer
+        self._clock = clock
+        self._refresh = refresh
+        self._max_text_bytes = max_text_bytes
+        self._max_note_bytes = max_note_bytes
+
+    def __call__(
+        self, text: str, *, path: str | None = None, mode: WriteMode = "append"
+    ) -> WriteResult:
+        """Write `text` to `path` (default: today's daily note) and refresh the index.
+
+        Raises InvalidQuery for empty or oversized text or an unknown mode, FileRefused for a
+        path outside the allow-list, and the NoteWriter's errors for what the disk refuses. A
+        failed refresh does not undo the write: the result says the index is behind.
+        """
+        if mode not in ("append", "replace"):
+            raise InvalidQuery("mode must be 'append' or 'replace'")
+        if not text.strip():
+            raise InvalidQuery("text required: pass the note to remember")
+        data = text if text.endswith("\n") else text + "\n"
+        raw = data.encode("utf-8")
+        if len(raw) > self._max_text_bytes:
+            raise InvalidQuery(f"text is {len(raw)} bytes; at most {self._max_text_bytes} per call")
+        target = check_note_path(path.strip()) if path is not None else daily_note_path(self._clock)
+        size = self._writer.write(
+            target, raw, append=mode == "append", max_bytes=self._max_note_bytes
+        )
+        try:
+            self._refresh()
+        except Exception as exc:  # the note is safe on disk; the next sync indexes it
+            return WriteResult(target, mode, len(raw), size, indexed=False, index_error=str(exc))
+        return WriteResult(target, mode, len(raw), size, indexed=True)

@@ -1,0 +1,230 @@
+"""E2E: `memlane mcp` spawned over stdio and driven by the MCP SDK's own client.
+
+The keyword-only config keeps these fast; `TestDefaultModel` runs the bundled local model once.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import Client, StdioServerParameters
+from mcp.shared.exceptions import MCPError
+from mcp.types import CallToolResult
+
+from tests.e2e._mcp_support import Home, make_home, python
+
+pytestmark = pytest.mark.e2e
+
+Scenario = Callable[[Client], Awaitable[None]]
+
+
+def _run(home: Home, scenario: Scenario, *extra: str, keyword_only: bool = True) -> None:
+    params = StdioServerParameters(
+        command=python(),
+        args=home.args(*extra, keyword_only=keyword_only),
+        env=home.env(),
+        cwd=str(home.root),
+    )
+
+    async def main() -> None:
+        async with Client(params, read_timeout_seconds=240) as client:
+            await scenario(client)
+
+    anyio.run(main)
+
+
+def _payload(result: CallToolResult) -> dict[str, object]:
+    """The JSON text the model reads; structured content must say the same."""
+    text = result.content[0].text  # type: ignore[union-attr]  # always a TextContent here
+    payload: dict[str, object] = json.loads(text)
+    assert result.structured_content == payload
+    return payload
+
+
+async def _search(client: Client, query: str) -> dict[str, object]:
+    """Search until the first sync has finished (its warning is gone)."""
+    payload: dict[str, object] = {}
+    for _ in range(100):
+        payload = _payload(await client.call_tool("memory_search", {"query": query}))
+        if "warnings" not in payload:
+            return payload
+        await anyio.sleep(0.2)
+    raise AssertionError(f"the first sync never finished: {payload}")
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Home:
+    return make_home(tmp_path)
+
+
+class TestStdioServer:
+    def test_tools_and_resources_are_listed(self, home: Home) -> None:
+        """Four tools with model-facing descriptions; the memory notes as memlane:// resources."""
+
+        async def scenario(client: Client) -> None:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            assert set(tools) == {"memory_search", "memory_get", "memory_write", "memory_status"}
+            assert "cite" in (tools["memory_search"].description or "").lower()
+            assert tools["memory_search"].input_schema["required"] == ["query"]
+            assert tools["memory_get"].annotations.read_only_hint  # type: ignore[union-attr]
+
+            resources = (await client.list_resources()).resources
+            uris = [str(r.uri) for r in resources]
+            assert uris == ["memlane://memory/MEMORY.md", "memlane://memory/memory/2026-01-05.md"]
+            read = await client.read_resource("memlane://memory/memory/2026-01-05.md")
+            assert "PostgreSQL" in read.contents[0].text  # type: ignore[union-attr]
+            with pytest.raises(MCPError):
+                await client.read_resource("memlane://memory/../outside.md")
+
+        _run(home, scenario)
+
+    def test_search_in_english_and_chinese_then_get_a_note_and_a_transcript_hit(
+        self, home: Home
+    ) -> None:
+        """Hits carry path, lines, score, snippet, source and citation; get reads both kinds."""
+
+        async def scenario(client: Client) -> None:
+            english = await _search(client, "who is the on-call engineer")
+            hit = english["results"][0]  # type: ignore[index]
+            assert hit["path"] == "MEMORY.md" and hit["citation"].startswith("MEMORY.md#L")
+            assert {"startLine", "endLine", "score", "snippet", "source"} <= set(hit)
+
+            chinese = await _search(client, "数据库迁移")
+            assert chinese["results"][0]["path"] == "memory/2026-01-05.md"  # type: ignore[index]
+
+            note = _payload(
+                await client.call_tool("memory_get", {"path": "MEMORY.md", "from": 4, "lines": 1})
+            )
+            assert note["text"] == "The on-call engineer this quarter is Priya."
+
+            transcript = await _search(client, "migration window Saturday")
+            session = next(r for r in transcript["results"] if r["source"] == "sessions")  # type: ignore[attr-defined]
+            got = _payload(
+                await client.call_tool(
+                    "memory_get",
+                    {
+                        "path": session["path"],
+                        "from": session["startLine"],
+                        "lines": session["endLine"] - session["startLine"] + 1,
+                    },
+                )
+            )
+            assert "Assistant: The migration window is Saturday" in str(got["text"])
+
+        _run(home, scenario)
+
+    def test_write_then_search_finds_it_and_refusals_are_tool_errors(self, home: Home) -> None:
+        """The write is indexed before the tool returns; bad paths never crash the server."""
+
+        async def scenario(client: Client) -> None:
+            await _search(client, "warm-up")
+            written = _payload(
+                await client.call_tool(
+                    "memory_write", {"text": "The staging VPN rotates keys on the first Monday."}
+                )
+            )
+            assert str(written["path"]).startswith("memory/20") and written["indexed"] is True
+            found = _payload(await client.call_tool("memory_search", {"query": "staging VPN"}))
+            assert found["results"][0]["path"] == written["path"]  # type: ignore[index]
+
+            outside = await client.call_tool(
+                "memory_write", {"text": "x", "path": "notes/escape.md"}
+            )
+            assert outside.is_error and "refused" in _payload(outside)["error"]  # type: ignore[operator]
+            escape = await client.call_tool("memory_get", {"path": "../outside.md"})
+            assert escape.is_error and _payload(escape)["disabled"] is True
+            other = await client.call_tool(
+                "memory_search", {"query": "x", "agents": ["main", "ops"]}
+            )
+            assert other.is_error and "'ops'" in str(_payload(other)["error"])
+
+            status = _payload(await client.call_tool("memory_status", {}))
+            assert status["agent_id"] == "main" and status["firstSyncDone"] is True
+
+        _run(home, scenario)
+        assert not (home.root / "notes").exists()
+
+    def test_unknown_tools_and_oversized_arguments_are_protocol_errors(self, home: Home) -> None:
+        async def scenario(client: Client) -> None:
+            with pytest.raises(MCPError, match="Unknown tool"):
+                await client.call_tool("memory_delete", {})
+            with pytest.raises(MCPError, match="limit"):
+                await client.call_tool("memory_search", {"query": "x" * 300_000})
+            assert _payload(await client.call_tool("memory_status", {}))["agent_id"] == "main"
+
+        _run(home, scenario)
+
+    def test_read_only_offers_no_write(self, home: Home) -> None:
+        async def scenario(client: Client) -> None:
+            names = {t.name for t in (await client.list_tools()).tools}
+            assert "memory_write" not in names
+            with pytest.raises(MCPError, match="read-only"):
+                await client.call_tool("memory_write", {"text": "x"})
+
+        _run(home, scenario, "--read-only")
+        assert not (home.workspace / "memory").joinpath("x.md").exists()
+
+
+class TestRawStdio:
+    def test_stdout_carries_only_json_rpc_and_bad_lines_get_protocol_errors(
+        self, home: Home
+    ) -> None:
+        """Not JSON → -32700, JSON but no JSON-RPC → -32600, both with a null id."""
+        lines = [
+            {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+                "protocolVersion": "2025-06-18", "capabilities": {},
+                "clientInfo": {"name": "raw", "version": "0"}}},
+            {"jsonrpc": "2.0", "method": "notifications/initialized"},
+            "this is not json",
+            {"hello": "world"},
+            {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
+        ]  # fmt: skip
+        text = "".join((ln if isinstance(ln, str) else json.dumps(ln)) + "\n" for ln in lines)
+
+        proc = subprocess.Popen(
+            [python(), *home.args()],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env=home.env(),
+            cwd=home.root,
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(text)
+        proc.stdin.flush()
+        replies: list[dict[str, object]] = []
+        try:
+            while not any(r.get("id") == 2 for r in replies):
+                line = proc.stdout.readline()
+                assert line, "the server closed stdout before answering tools/list"
+                replies.append(json.loads(line))  # every line on stdout is JSON
+        finally:
+            proc.stdin.close()
+            proc.wait(60)
+            proc.stdout.close()
+
+        assert all(r.get("jsonrpc") == "2.0" for r in replies)
+        errors = [r["error"]["code"] for r in replies if "error" in r and r["id"] is None]  # type: ignore[index]
+        assert errors == [-32700, -32600]
+        listed: dict[str, Any] = next(r for r in replies if r.get("id") == 2)
+        assert len(listed["result"]["tools"]) == 4
+
+
+class TestDefaultModel:
+    @pytest.mark.slow
+    def test_the_bundled_local_model_serves_hybrid_search(self, home: Home) -> None:
+        """No config: the default local provider embeds the notes and answers by meaning."""
+
+        async def scenario(client: Client) -> None:
+            payload = await _search(client, "who looks after production incidents")
+            assert payload["provider"] == "local" and payload["mode"] == "hybrid"
+            assert payload["results"][0]["path"] == "MEMORY.md"  # type: ignore[index]
+
+        _run(home, scenario, keyword_only=False)

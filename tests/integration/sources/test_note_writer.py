@@ -1,0 +1,137 @@
+"""FilesystemNoteWriter on real files: atomic replace, appends, symlink escapes, limits."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+
+from memlane.adapters.sources.note_writer import FilesystemNoteWriter
+from memlane.application.ports.file_source import FileRefused, FileTooLarge
+from memlane.application.ports.note_writer import NoteWriteFailed
+
+pytestmark = pytest.mark.integration
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    ws = tmp_path / "ws"
+    (ws / "memory").mkdir(parents=True)
+    return ws
+
+
+class TestFilesystemNoteWriter:
+    def test_append_creates_folders_and_ends_an_unterminated_last_line(
+        self, workspace: Path
+    ) -> None:
+        writer = FilesystemNoteWriter(workspace=str(workspace))
+        note = workspace / "memory" / "projects" / "atlas.md"
+        note.parent.mkdir()
+        note.write_bytes(b"no newline")
+
+        size = writer.write("memory/projects/atlas.md", b"second\n", append=True, max_bytes=100)
+
+        assert note.read_bytes() == b"no newline\nsecond\n"
+        assert size == len(note.read_bytes())
+
+    def test_replace_leaves_no_temporary_file_and_keeps_the_mode(self, workspace: Path) -> None:
+        writer = FilesystemNoteWriter(workspace=str(workspace))
+        note = workspace / "MEMORY.md"
+        note.write_bytes(b"old\n")
+        note.chmod(0o600)
+
+        writer.write("MEMORY.md", b"new\n", append=False, max_bytes=100)
+
+        assert note.read_bytes() == b"new\n"
+        assert note.stat().st_mode & 0o777 == 0o600
+        assert sorted(p.name for p in workspace.iterdir()) == ["MEMORY.md", "memory"]
+
+    def test_over_the_limit_nothing_changes(self, workspace: Path) -> None:
+        writer = FilesystemNoteWriter(workspace=str(workspace))
+        note = workspace / "memory" / "a.md"
+        note.write_bytes(b"12345\n")
+
+        with pytest.raises(FileTooLarge):
+            writer.write("memory/a.md", b"67890\n", append=True, max_bytes=8)
+
+        assert note.read_bytes() == b"12345\n"
+
+    def test_a_symlinked_memory_folder_leading_outside_is_refused(self, tmp_path: Path) -> None:
+        ws, outside = tmp_path / "ws", tmp_path / "outside"
+        ws.mkdir()
+        outside.mkdir()
+        (ws / "memory").symlink_to(outside)
+        writer = FilesystemNoteWriter(workspace=str(ws))
+
+        with pytest.raises(FileRefused, match="symlink"):
+            writer.write("memory/x.md", b"x\n", append=True, max_bytes=100)
+
+        assert list(outside.iterdir()) == []
+
+    def test_a_symlinked_note_leading_outside_is_refused(
+        self, workspace: Path, tmp_path: Path
+    ) -> None:
+        target = tmp_path / "secret.md"
+        target.write_bytes(b"secret\n")
+        (workspace / "memory" / "link.md").symlink_to(target)
+        writer = FilesystemNoteWriter(workspace=str(workspace))
+
+        with pytest.raises(FileRefused):
+            writer.write("memory/link.md", b"x\n", append=True, max_bytes=100)
+
+        assert target.read_bytes() == b"secret\n"
+
+    def test_a_symlink_inside_the_workspace_is_written_through(self, workspace: Path) -> None:
+        real = workspace / "memory" / "real.md"
+        real.write_bytes(b"one\n")
+        (workspace / "memory" / "alias.md").symlink_to(real)
+        writer = FilesystemNoteWriter(workspace=str(workspace))
+
+        writer.write("memory/alias.md", b"two\n", append=True, max_bytes=100)
+
+        assert real.read_bytes() == b"one\ntwo\n"
+        assert (workspace / "memory" / "alias.md").is_symlink()
+
+    def test_an_extra_path_root_is_an_allowed_symlink_target(self, tmp_path: Path) -> None:
+        ws, notes = tmp_path / "ws", tmp_path / "notes"
+        ws.mkdir()
+        notes.mkdir()
+        (ws / "memory").symlink_to(notes)
+        writer = FilesystemNoteWriter(workspace=str(ws), allowed_roots=[str(notes)])
+
+        writer.write("memory/x.md", b"x\n", append=True, max_bytes=100)
+
+        assert (notes / "x.md").read_bytes() == b"x\n"
+
+    def test_parent_segments_are_refused(self, workspace: Path) -> None:
+        writer = FilesystemNoteWriter(workspace=str(workspace))
+
+        with pytest.raises(FileRefused):
+            writer.write("../x.md", b"x\n", append=True, max_bytes=100)
+
+    def test_a_folder_where_the_note_should_be_fails_cleanly(self, workspace: Path) -> None:
+        (workspace / "memory" / "dir.md").mkdir()
+        writer = FilesystemNoteWriter(workspace=str(workspace))
+
+        with pytest.raises(NoteWriteFailed):
+            writer.write("memory/dir.md", b"x\n", append=False, max_bytes=100)
+
+    def test_concurrent_appends_all_land(self, workspace: Path) -> None:
+        writer = FilesystemNoteWriter(workspace=str(workspace))
+
+        threads = [
+            threading.Thread(
+                target=writer.write,
+                args=("memory/log.md", f"line {i}\n".encode()),
+                kwargs={"append": True, "max_bytes": 10_000},
+            )
+            for i in range(16)
+        ]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+
+        lines = (workspace / "memory" / "log.md").read_text().splitlines()
+        assert sorted(lines) == sorted(f"line {i}" for i in range(16))

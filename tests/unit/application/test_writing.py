@@ -1,0 +1,136 @@
+"""The memory_write use case on fakes: where notes go, what is refused, the index catching up."""
+
+from __future__ import annotations
+
+import pytest
+
+from memlane.application.ports.file_source import FileRefused, FileTooLarge
+from memlane.application.ports.note_writer import NoteWriteFailed
+from memlane.application.writing import WriteNote, check_note_path, daily_note_path
+from memlane.domain.errors import InvalidQuery
+from tests.fakes.clock import FakeClock
+from tests.fakes.note_writer import FakeNoteWriter
+from tests.unit.application.conftest import World
+
+
+def _use_case(world: World, writer: FakeNoteWriter, **limits: int) -> WriteNote:
+    manager = world.manager()
+    return WriteNote(writer=writer, clock=world.clock, refresh=manager.sync, **limits)
+
+
+class TestWriteNote:
+    def test_default_appends_to_todays_daily_note_and_search_finds_it(self, world: World) -> None:
+        writer = FakeNoteWriter(files=world.memory)
+        manager = world.manager()
+        write = WriteNote(writer=writer, clock=world.clock, refresh=manager.sync)
+
+        first = write("Priya prefers async stand-ups.")
+        second = write("The VPN certificate expires in March.")
+
+        assert first.path == second.path == "memory/2026-11-20.md"
+        assert world.memory.read_bytes(first.path) == (
+            b"Priya prefers async stand-ups.\nThe VPN certificate expires in March.\n"
+        )
+        assert second.indexed and second.size == len(world.memory.read_bytes(first.path))
+        hits = manager.search("VPN certificate expires").results
+        assert hits[0].path == "memory/2026-11-20.md"
+
+    def test_the_daily_note_follows_the_clock(self, world: World) -> None:
+        clock = FakeClock()
+        clock.advance(86_400 * 12)
+
+        assert daily_note_path(clock) == "memory/2026-12-02.md"
+
+    def test_a_named_note_can_be_replaced(self, world: World) -> None:
+        writer = FakeNoteWriter(files=world.memory)
+        write = _use_case(world, writer)
+
+        write("old plan", path="memory/projects/atlas.md")
+        result = write("new plan", path="memory/projects/atlas.md", mode="replace")
+
+        assert result.mode == "replace"
+        assert world.memory.read_bytes("memory/projects/atlas.md") == b"new plan\n"
+
+    def test_memory_md_may_be_written(self, world: World) -> None:
+        writer = FakeNoteWriter(files=world.memory)
+
+        result = _use_case(world, writer)("Team: Priya, Omar.", path="MEMORY.md")
+
+        assert result.path == "MEMORY.md"
+
+    @pytest.mark.parametrize(
+        "path",
+        [
+            "../outside.md",
+            "/etc/passwd.md",
+            "notes/x.md",
+            "memory/../MEMORY.md",
+            "memory/./x.md",
+            "memory//x.md",
+            "memory/.git/x.md",
+            "memory/node_modules/x.md",
+            "memory/x.txt",
+            "memory/.md",
+            "memory\\x.md",
+            "sessions/chat.jsonl",
+            "",
+        ],
+    )
+    def test_paths_outside_the_allow_list_are_refused_before_any_write(
+        self, world: World, path: str
+    ) -> None:
+        writer = FakeNoteWriter(files=world.memory)
+
+        with pytest.raises(FileRefused):
+            _use_case(world, writer)("x", path=path)
+
+        assert writer.calls == []
+
+    def test_allowed_paths_pass_the_check_unchanged(self) -> None:
+        assert check_note_path("memory/a/b/c.md") == "memory/a/b/c.md"
+        assert check_note_path("memory/Notes.MD") == "memory/Notes.MD"
+
+    def test_blank_and_oversized_text_and_unknown_modes_are_invalid(self, world: World) -> None:
+        writer = FakeNoteWriter(files=world.memory)
+        write = _use_case(world, writer, max_text_bytes=10)
+
+        with pytest.raises(InvalidQuery, match="text required"):
+            write("   ")
+        with pytest.raises(InvalidQuery, match="at most 10"):
+            write("x" * 11)
+        with pytest.raises(InvalidQuery, match="mode"):
+            write("x", mode="overwrite")  # type: ignore[arg-type]  # callers outside mypy
+
+        assert writer.calls == []
+
+    def test_the_note_size_limit_is_the_writers_to_enforce(self, world: World) -> None:
+        writer = FakeNoteWriter(files=world.memory)
+        write = _use_case(world, writer, max_note_bytes=20)
+        write("0123456789")
+
+        with pytest.raises(FileTooLarge):
+            write("0123456789")
+
+        assert world.memory.read_bytes("memory/2026-11-20.md") == b"0123456789\n"
+
+    def test_a_failed_write_does_not_refresh(self, world: World) -> None:
+        refreshed: list[int] = []
+        writer = FakeNoteWriter(files=world.memory, fail_next=True)
+        write = WriteNote(writer=writer, clock=world.clock, refresh=lambda: refreshed.append(1))
+
+        with pytest.raises(NoteWriteFailed):
+            write("x")
+
+        assert refreshed == []
+
+    def test_a_failed_refresh_keeps_the_note_and_says_the_index_is_behind(
+        self, world: World
+    ) -> None:
+        def broken() -> None:
+            raise RuntimeError("store locked")
+
+        writer = FakeNoteWriter(files=world.memory)
+        result = WriteNote(writer=writer, clock=world.clock, refresh=broken)("keep me")
+
+        assert not result.indexed and result.index_error == "store locked"
+        assert world.memory.read_bytes(result.path) == b"keep me\n"
