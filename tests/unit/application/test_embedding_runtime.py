@@ -80,12 +80,13 @@ class TestFallBack:
 
     def test_the_fallback_is_used_only_once(self) -> None:
         runtime = EmbeddingRuntime(
-            lambda: Selection(provider=PRIMARY), lambda: Selection(provider=BACKUP)
+            lambda: Selection(provider=PRIMARY), lambda: Selection(provider=None, reason="none")
         )
-        runtime.fall_back(EmbeddingUnavailable("down"))
+        runtime.selection  # noqa: B018
+        assert runtime.fall_back(EmbeddingUnavailable("down")) is not None
 
         assert runtime.fall_back(EmbeddingUnavailable("down again")) is None
-        assert runtime.provider is BACKUP
+        assert runtime.selection.fallback_reason == "down"
 
     def test_a_fallback_equal_to_the_current_provider_is_no_switch(self) -> None:
         same = FakeEmbeddingProvider(id="openai", model="small")

@@ -220,6 +220,7 @@ class TestBackfillVectors:
 
         assert len(store.chunks_without_vectors(failing.model)) == 3
 
+    @pytest.mark.timeout(10)  # the failure this guards against is an endless loop
     def test_a_store_that_drops_the_writes_does_not_loop_forever(self) -> None:
         class DroppingStore(FakeIndexStore):
             def set_vectors(self, model: str, vectors: Mapping[ChunkId, Vector]) -> None:
