@@ -39,6 +39,8 @@ import re
 import unicodedata
 from typing import Final
 
+from memlane.domain.cjk import HAN, HANGUL, KANA
+
 # Tokenizer of the FTS5 table; `fts_document` and `build_fts_query` are written for it. The porter
 # stemmer (English suffixes; CJK n-grams pass through unchanged) lifted SciFact keyword-only nDCG@10
 # from 0.655 to 0.692 (bench/RESULTS.md); the store rebuilds its keyword table when this changes.
@@ -47,20 +49,11 @@ FTS_TOKENIZER: Final = "porter unicode61 remove_diacritics 2"
 # Upper bound on OR-ed terms in one MATCH expression: a pasted page must not build a huge query.
 MAX_FTS_TERMS: Final = 64
 
-# --- scripts -------------------------------------------------------------------------------------
-# Han (with 々 〇 and ideographic numerals), extension A, compatibility ideographs, extensions B+.
-_HAN: Final = (
-    "\u3005\u3007\u3021-\u3029\u3038-\u303b\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-    "\U00020000-\U0003134f"
-)
-# Hiragana and katakana letters with ー; not the marks ゛゜ nor ・ ゠, which unicode61 splits on.
-_KANA: Final = "\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9d"
-_HANGUL: Final = "\uac00-\ud7a3\u1100-\u11ff\u3131-\u318e\ua960-\ua97f\ud7b0-\ud7ff"
-
-_CJK_OR_HANGUL_RUN: Final = re.compile(f"([{_HAN}{_KANA}]+)|([{_HANGUL}]+)")
+# --- scripts (ranges in domain.cjk) --------------------------------------------------------------
+_CJK_OR_HANGUL_RUN: Final = re.compile(f"([{HAN}{KANA}]+)|([{HANGUL}]+)")
 # Query pieces: a CJK run, a Hangul word, or a word of letters/digits (as unicode61 sees words).
 _QUERY_PIECE: Final = re.compile(
-    f"(?P<cjk>[{_HAN}{_KANA}]+)|(?P<hangul>[{_HANGUL}]+)|(?P<word>(?:(?![{_HAN}{_KANA}{_HANGUL}])[^\\W_])+)"
+    f"(?P<cjk>[{HAN}{KANA}]+)|(?P<hangul>[{HANGUL}]+)|(?P<word>(?:(?![{HAN}{KANA}{HANGUL}])[^\\W_])+)"
 )
 
 # Korean particles, longest first; one is stripped from the end of a longer word.

@@ -57,7 +57,9 @@ class TestMemoryFiles:
         found = rig.detect()
 
         assert found.events == [
-            events.FileChanged(occurred_at=T0, source="memory", path="MEMORY.md", mtime=10.0, size=1)
+            events.FileChanged(
+                occurred_at=T0, source="memory", path="MEMORY.md", mtime=10.0, size=1
+            )
         ]
         assert found.on_disk == {"memory": 1, "sessions": 0}
 
@@ -227,4 +229,6 @@ class TestSessions:
 
         (gone,) = rig.detect().events
 
-        assert gone == events.FileDeleted(occurred_at=T0, source="sessions", path="sessions/a.jsonl")
+        assert gone == events.FileDeleted(
+            occurred_at=T0, source="sessions", path="sessions/a.jsonl"
+        )

@@ -167,9 +167,7 @@ class TestIndexFile:
 
         follow_ups = handler(changed("MEMORY.md"))
 
-        assert follow_ups == [
-            events.FileRemoved(occurred_at=T0, source="memory", path="MEMORY.md")
-        ]
+        assert follow_ups == [events.FileRemoved(occurred_at=T0, source="memory", path="MEMORY.md")]
         assert _paths(rig.store) == []
         assert rig.issues.all() == []
 

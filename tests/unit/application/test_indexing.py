@@ -88,9 +88,9 @@ class TestFilePreparer:
             message("user", "my key is hunter2") + "not json\n" + message("assistant", "noted"),
         )
 
-        prepared = preparer(sessions=sessions, redact=lambda t: t.replace("hunter2", "***")).prepare(
-            "sessions", "sessions/a.jsonl"
-        )
+        prepared = preparer(
+            sessions=sessions, redact=lambda t: t.replace("hunter2", "***")
+        ).prepare("sessions", "sessions/a.jsonl")
 
         (chunk,) = prepared.chunks
         assert "hunter2" not in chunk.text and "***" in chunk.text
@@ -156,7 +156,9 @@ class TestWritePrepared:
         prepared = preparer(memory).prepare("memory", "MEMORY.md")
         counted: list[int] = []
 
-        write_prepared(FakeIndexStore(), prepared, FakeEmbeddingProvider(), on_embedded=counted.append)
+        write_prepared(
+            FakeIndexStore(), prepared, FakeEmbeddingProvider(), on_embedded=counted.append
+        )
 
         assert sum(counted) == 1
 

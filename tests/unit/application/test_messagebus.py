@@ -15,7 +15,7 @@ from tests.fakes.clock import T0, FakeClock
 from tests.fakes.event_log import FakeEventLog
 
 
-class Crash(BaseException):  # noqa: N818 (a process dying mid-handler, not an error to handle)
+class Crash(BaseException):
     """Stands for the process dying inside a handler: the bus must not swallow it."""
 
 
@@ -381,7 +381,9 @@ class TestPending:
         log.append([changed("a.md"), changed("b.md"), changed("c.md")])
         log.track("fast", 3)
         log.track("slow", 1)
-        bus = bus_for(log, routes((events.FileChanged, Spy("fast")), (events.FileChanged, Spy("slow"))))
+        bus = bus_for(
+            log, routes((events.FileChanged, Spy("fast")), (events.FileChanged, Spy("slow")))
+        )
 
         assert bus.pending() == 2
 

@@ -100,8 +100,7 @@ class TestModes:
         assert response.mode == "vector"
         assert all(r.explanation is not None for r in response.results)
         assert all(
-            r.explanation is not None and r.explanation.text_score is None
-            for r in response.results
+            r.explanation is not None and r.explanation.text_score is None for r in response.results
         )
 
     def test_the_fallback_provider_is_named_in_the_response(self) -> None:
@@ -254,7 +253,7 @@ class TestResults:
                     hybrid=replace(
                         HybridSettings(),
                         temporal_decay=replace(
-                            HybridSettings().temporal_decay, enabled=True, half_life_days=1.0
+                            HybridSettings().temporal_decay, enabled=True, half_life_days=1
                         ),
                     ),
                 )

@@ -69,7 +69,7 @@ class TestTranscripts:
         assert got.source == "sessions"
 
     def test_a_disabled_sessions_source_is_refused(self) -> None:
-        only_memory = {"memory": sources()["memory"]}
+        only_memory: dict[Source, FileSource] = {"memory": sources()["memory"]}
 
         with pytest.raises(FileRefused, match="the sessions source is not enabled"):
             read_lines(only_memory, "sessions/a.jsonl")
