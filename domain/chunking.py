@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from memlane.domain.chunks import Chunk, ChunkingPolicy
+from memlane.domain.cjk import WIDE_CHARACTERS
 from memlane.domain.hashing import chunk_id, sha256_text
 from memlane.domain.sources import Source
 
@@ -33,22 +34,7 @@ OTHER_UNITS: Final = 1
 # The reference never lets a chunk budget drop below 32 characters (`max(32, tokens*4)`).
 MIN_BUDGET_UNITS: Final = 32
 
-_CJK_CHARS: Final = (
-    "\u1100-\u11ff"  # Hangul Jamo
-    "\u2e80-\u2fdf"  # CJK radicals, Kangxi radicals
-    "\u3000-\u303f"  # CJK symbols and punctuation (。、「」)
-    "\u3040-\u30ff"  # Hiragana, Katakana
-    "\u3100-\u312f"  # Bopomofo
-    "\u3130-\u318f"  # Hangul compatibility Jamo
-    "\u31f0-\u31ff"  # Katakana phonetic extensions
-    "\u3400-\u4dbf"  # CJK Extension A
-    "\u4e00-\u9fff"  # CJK Unified Ideographs
-    "\uac00-\ud7af"  # Hangul syllables
-    "\uf900-\ufaff"  # CJK compatibility ideographs
-    "\uff00-\uffef"  # Halfwidth and fullwidth forms (，！ and halfwidth katakana)
-    "\U00020000-\U0003134f"  # CJK Extensions B-H and compatibility supplement
-)
-_CJK: Final = re.compile(f"[{_CJK_CHARS}]")
+_CJK: Final = re.compile(f"[{WIDE_CHARACTERS}]")
 
 
 def _units(text: str) -> int:

@@ -35,11 +35,6 @@ def bytes_hash(data: bytes) -> ContentHash:
     return ContentHash(hashlib.sha256(data).hexdigest())
 
 
-def file_hash(text: str) -> ContentHash:
-    """Hash a memory (markdown) file's text, as read."""
-    return sha256_text(text)
-
-
 def chunk_id(  # positional, in the order of the hashed fields
     source: Source,
     path: str,

@@ -28,10 +28,9 @@ words dropped unless every term is one. CJK runs become bigrams (a one-character
 Hangul words become the word, its particle-stripped stem and the stem's bigrams, all of which the
 index side also produces.
 
-`extract_keywords(query)` is §17's keyword extractor with §31.4/§31.27 fixed: mixed segments keep
-their ASCII part, Han runs give bigrams (not noisy unigrams), stop-word lists have no duplicates
-nor multi-word entries, and Latin stop words are only function words that are not content words in
-another Latin-script language (no `como`, `se`, `can`, `son`, `hay`...).
+Stop-word lists have no duplicates nor multi-word entries, and Latin stop words are only function
+words that are not content words in another Latin-script language (no `como`, `se`, `can`, `son`,
+`hay`...): one set serves queries in every language.
 """
 
 from __future__ import annotations
@@ -39,6 +38,8 @@ from __future__ import annotations
 import re
 import unicodedata
 from typing import Final
+
+from memlane.domain.cjk import HAN, HANGUL, KANA
 
 # Tokenizer of the FTS5 table; `fts_document` and `build_fts_query` are written for it. The porter
 # stemmer (English suffixes; CJK n-grams pass through unchanged) lifted SciFact keyword-only nDCG@10
@@ -48,31 +49,12 @@ FTS_TOKENIZER: Final = "porter unicode61 remove_diacritics 2"
 # Upper bound on OR-ed terms in one MATCH expression: a pasted page must not build a huge query.
 MAX_FTS_TERMS: Final = 64
 
-# --- scripts -------------------------------------------------------------------------------------
-# Han (with 々 〇 and ideographic numerals), extension A, compatibility ideographs, extensions B+.
-_HAN: Final = (
-    "\u3005\u3007\u3021-\u3029\u3038-\u303b\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
-    "\U00020000-\U0003134f"
-)
-# Hiragana and katakana letters with ー; not the marks ゛゜ nor ・ ゠, which unicode61 splits on.
-_KANA: Final = "\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff\uff66-\uff9d"
-_HANGUL: Final = "\uac00-\ud7a3\u1100-\u11ff\u3131-\u318e\ua960-\ua97f\ud7b0-\ud7ff"
-
-_CJK_OR_HANGUL_RUN: Final = re.compile(f"([{_HAN}{_KANA}]+)|([{_HANGUL}]+)")
+# --- scripts (ranges in domain.cjk) --------------------------------------------------------------
+_CJK_OR_HANGUL_RUN: Final = re.compile(f"([{HAN}{KANA}]+)|([{HANGUL}]+)")
 # Query pieces: a CJK run, a Hangul word, or a word of letters/digits (as unicode61 sees words).
 _QUERY_PIECE: Final = re.compile(
-    f"(?P<cjk>[{_HAN}{_KANA}]+)|(?P<hangul>[{_HANGUL}]+)|(?P<word>(?:(?![{_HAN}{_KANA}{_HANGUL}])[^\\W_])+)"
+    f"(?P<cjk>[{HAN}{KANA}]+)|(?P<hangul>[{HANGUL}]+)|(?P<word>(?:(?![{HAN}{KANA}{HANGUL}])[^\\W_])+)"
 )
-_HAS_KANA: Final = re.compile(f"[{_KANA}]")
-_HAS_HAN: Final = re.compile(f"[{_HAN}]")
-_HAS_HANGUL: Final = re.compile(f"[{_HANGUL}]")
-# §17.1 splits segments on whitespace and Unicode punctuation (symbols such as + = $ stay).
-_JAPANESE_PIECE: Final = re.compile(
-    f"(?P<word>(?:(?![{_HAN}{_KANA}])[^\\W_])+)|(?P<kata>[\u30a1-\u30fa\u30fc-\u30ff\u31f0-\u31ff]+)"
-    f"|(?P<han>[{_HAN}]+)|(?P<hira>[\u3041-\u3096\u309d-\u309f]{{2,}})"
-)
-_CHINESE_PIECE: Final = re.compile(f"(?P<han>[{_HAN}]+)|(?P<word>(?:(?![{_HAN}])[^\\W_])+)")
-_ASCII_WORD: Final = re.compile(r"[a-z0-9_]+")
 
 # Korean particles, longest first; one is stripped from the end of a longer word.
 _KOREAN_PARTICLES: Final = (
@@ -249,81 +231,3 @@ def build_fts_query(query: str) -> str | None:
     if not terms:
         return None
     return " OR ".join(quote_fts_term(term) for term in terms)
-
-
-# --- §17 keyword extraction ----------------------------------------------------------------------
-
-
-def _segments(query: str) -> list[str]:
-    """§17.1: lowercase, then split on whitespace and punctuation (symbols stay)."""
-    lowered = _normalize(query).lower().strip()
-    out: list[str] = []
-    current: list[str] = []
-    for ch in lowered:
-        if ch.isspace() or unicodedata.category(ch).startswith("P"):
-            if current:
-                out.append("".join(current))
-                current = []
-        else:
-            current.append(ch)
-    if current:
-        out.append("".join(current))
-    return out
-
-
-def _han_keywords(run: str) -> list[str]:
-    return [run] if len(run) <= 2 else _bigrams(run)
-
-
-def _japanese_keywords(segment: str) -> list[str]:
-    out: list[str] = []
-    for piece in _JAPANESE_PIECE.finditer(segment):
-        if han := piece.group("han"):
-            out += _han_keywords(han)
-        else:
-            out.append(piece.group(0))
-    return out
-
-
-def _chinese_keywords(segment: str) -> list[str]:
-    out: list[str] = []
-    for piece in _CHINESE_PIECE.finditer(segment):
-        han = piece.group("han")
-        out += _han_keywords(han) if han else [piece.group("word")]
-    return out
-
-
-def _korean_keywords(segment: str) -> list[str]:
-    stem = korean_stem(segment)
-    if segment in STOP_WORDS or stem in STOP_WORDS:
-        return []
-    out = [segment]
-    useful = (_HAS_HANGUL.search(stem) is not None and len(stem) >= 2) or (
-        _ASCII_WORD.fullmatch(stem) is not None
-    )
-    if stem != segment and useful:
-        out.append(stem)
-    return out
-
-
-def _is_noise(token: str) -> bool:
-    """§17.2 filters, relaxed so `ai`, `db` and years survive: single ASCII letters, single
-    digits, stop words and tokens without any letter or digit are noise."""
-    if token in STOP_WORDS or not any(ch.isalnum() for ch in token):
-        return True
-    return len(token) == 1 and token.isascii() and token.isalnum()
-
-
-def extract_keywords(query: str) -> list[str]:
-    """Return the distinct meaningful keywords of `query`, in order of first appearance (§17)."""
-    tokens: list[str] = []
-    for segment in _segments(query):
-        if _HAS_KANA.search(segment):
-            tokens += _japanese_keywords(segment)
-        elif _HAS_HAN.search(segment):
-            tokens += _chinese_keywords(segment)
-        elif _HAS_HANGUL.search(segment):
-            tokens += _korean_keywords(segment)
-        else:
-            tokens.append(segment)
-    return list(dict.fromkeys(t for t in tokens if not _is_noise(t)))

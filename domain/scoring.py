@@ -17,6 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Final
 
 from memlane.domain.chunks import ChunkId
+from memlane.domain.cjk import BASIC_CJK_LETTERS
 from memlane.domain.search import Candidate, ScoreExplanation
 from memlane.domain.sources import Source
 
@@ -365,11 +366,7 @@ def apply_temporal_decay(
 
 # --- MMR (§16 with §31.5 fixed) ------------------------------------------------------------------
 
-_CJK_CHARS: Final = (
-    "\u3005\u3007\u3041-\u3096\u309d-\u309f\u30a1-\u30fa\u30fc-\u30ff\u3400-\u4dbf"
-    "\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7a3\U00020000-\U0003134f"
-)
-_MMR_PIECE: Final = re.compile(f"([{_CJK_CHARS}]+)|((?:(?![{_CJK_CHARS}])\\w)+)")
+_MMR_PIECE: Final = re.compile(f"([{BASIC_CJK_LETTERS}]+)|((?:(?![{BASIC_CJK_LETTERS}])\\w)+)")
 
 
 def mmr_tokens(text: str) -> frozenset[str]:

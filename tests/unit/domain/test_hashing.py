@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 
 from memlane.domain.chunks import ChunkId
-from memlane.domain.hashing import bytes_hash, chunk_id, file_hash, sha256_text
+from memlane.domain.hashing import bytes_hash, chunk_id, sha256_text
 
 
 class TestSha256Text:
@@ -26,9 +26,6 @@ class TestSha256Text:
 
 
 class TestFileHashes:
-    def test_file_hash_is_the_text_hash(self) -> None:
-        assert file_hash("# Title\n") == sha256_text("# Title\n")
-
     def test_bytes_hash_hashes_raw_bytes_even_when_they_are_not_utf8(self) -> None:
         data = b'{"role":"user"}\n\xff\xfe'
         assert bytes_hash(data) == hashlib.sha256(data).hexdigest()

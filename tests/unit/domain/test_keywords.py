@@ -1,4 +1,4 @@
-"""Unit tests: FTS5 document expansion, MATCH construction and keyword extraction."""
+"""Unit tests: FTS5 document expansion, MATCH construction, Korean stems and stop words."""
 
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ from memlane.domain.keywords import (
     PORTUGUESE_STOP_WORDS,
     SPANISH_STOP_WORDS,
     build_fts_query,
-    extract_keywords,
     fts_document,
     fts_query_terms,
     korean_stem,
@@ -217,54 +216,6 @@ class TestFtsRoundTrip:
             conn.close()
 
 
-class TestExtractKeywords:
-    def test_english_stop_words_are_removed(self) -> None:
-        assert extract_keywords("what did we decide about the database migration?") == [
-            "decide",
-            "database",
-            "migration",
-        ]
-
-    def test_spanish_como_is_not_removed_from_an_english_query(self) -> None:
-        assert "como" in extract_keywords("lake como trip")
-
-    def test_spanish_and_portuguese_function_words_are_removed(self) -> None:
-        assert extract_keywords("el presupuesto de la reunión") == ["presupuesto", "reunión"]
-        assert extract_keywords("o orçamento da reunião não") == ["orçamento", "reunião"]
-
-    def test_a_mixed_segment_keeps_its_ascii_part(self) -> None:
-        assert extract_keywords("api调用") == ["api", "调用"]
-
-    def test_a_han_run_gives_bigrams_not_single_characters(self) -> None:
-        assert extract_keywords("讨论方案") == ["讨论", "论方", "方案"]
-
-    def test_chinese_stop_words_are_removed(self) -> None:
-        assert extract_keywords("我 的 数据") == ["数据"]
-
-    def test_japanese_script_runs_are_split(self) -> None:
-        keywords = extract_keywords("東京タワーに行きました")
-        assert keywords[:2] == ["東京", "タワー"]
-        assert "に" not in keywords
-
-    def test_korean_particles_are_stripped_and_the_word_kept(self) -> None:
-        assert extract_keywords("서울에서 맛집을") == ["서울에서", "서울", "맛집을", "맛집"]
-
-    def test_a_korean_stop_word_with_a_particle_is_dropped(self) -> None:
-        assert extract_keywords("우리는 회의") == ["회의"]
-
-    def test_arabic_stop_words_are_removed(self) -> None:
-        assert extract_keywords("مرحبا في العالم") == ["مرحبا", "العالم"]
-
-    def test_short_acronyms_and_years_survive_single_letters_and_digits_do_not(self) -> None:
-        assert extract_keywords("ai x 2024 7 db") == ["ai", "2024", "db"]
-
-    def test_symbol_only_tokens_are_dropped_and_symbols_inside_words_kept(self) -> None:
-        assert extract_keywords("c++ vs $$ rust") == ["c++", "vs", "rust"]
-
-    def test_duplicates_keep_their_first_position(self) -> None:
-        assert extract_keywords("Backup backup restore BACKUP") == ["backup", "restore"]
-
-
 class TestKoreanStem:
     def test_the_longest_matching_particle_is_stripped(self) -> None:
         assert korean_stem("서울에서") == "서울"
@@ -300,4 +251,4 @@ class TestStopWordLists:
 
     @pytest.mark.parametrize("word", ["como", "se", "can", "son", "hay", "era", "sin"])
     def test_latin_words_meaningful_in_another_language_are_not_stop_words(self, word: str) -> None:
-        assert word in extract_keywords(f"{word} zebra")
+        assert word in fts_query_terms(f"{word} zebra")

@@ -1,0 +1,136 @@
+"""EmbeddingRuntime: lazy selection that is never sticky on failure, and a one-time fallback."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
+from memlane.application.ports.embedding import EmbeddingUnavailable, ProviderNotConfigured
+from tests.fakes.embedding import FakeEmbeddingProvider
+
+PRIMARY = FakeEmbeddingProvider(id="openai", model="small")
+BACKUP = FakeEmbeddingProvider(id="local", model="tiny")
+
+
+def counting(result: Callable[[], Selection]) -> tuple[Callable[[], Selection], list[int]]:
+    calls: list[int] = []
+
+    def select() -> Selection:
+        calls.append(1)
+        return result()
+
+    return select, calls
+
+
+class TestSelection:
+    def test_nothing_is_selected_until_asked(self) -> None:
+        select, calls = counting(lambda: Selection(provider=PRIMARY))
+        runtime = EmbeddingRuntime(select)
+
+        assert (runtime.is_selected, calls) == (False, [])
+        assert runtime.provider is PRIMARY
+        assert runtime.provider is PRIMARY
+        assert (runtime.is_selected, len(calls)) == (True, 1)
+
+    def test_a_failed_selection_is_keyword_only_and_retried_next_time(self) -> None:
+        outcomes: list[Selection | Exception] = [
+            ProviderNotConfigured("no key"),
+            Selection(provider=PRIMARY),
+        ]
+
+        def select() -> Selection:
+            outcome = outcomes.pop(0)
+            if isinstance(outcome, Exception):
+                raise outcome
+            return outcome
+
+        runtime = EmbeddingRuntime(select)
+
+        first = runtime.selection
+        assert (first.provider, first.reason) == (None, "no key")
+        assert not runtime.is_selected
+        assert runtime.provider is PRIMARY
+
+    def test_a_keyword_only_selection_keeps_its_reason(self) -> None:
+        runtime = EmbeddingRuntime(lambda: Selection(provider=None, reason="no provider"))
+
+        assert (runtime.provider, runtime.selection.reason) == (None, "no provider")
+
+
+class TestFallBack:
+    def test_without_a_fallback_there_is_nothing_to_switch_to(self) -> None:
+        runtime = EmbeddingRuntime(lambda: Selection(provider=PRIMARY))
+
+        assert runtime.fall_back(EmbeddingUnavailable("down")) is None
+        assert runtime.provider is PRIMARY
+
+    def test_the_fallback_takes_over_and_records_why(self) -> None:
+        runtime = EmbeddingRuntime(
+            lambda: Selection(provider=PRIMARY), lambda: Selection(provider=BACKUP)
+        )
+        runtime.selection  # noqa: B018 (select the primary first)
+
+        switched = runtime.fall_back(EmbeddingUnavailable("rate limited"))
+
+        assert switched == Selection(
+            provider=BACKUP, fallback_from="openai", fallback_reason="rate limited"
+        )
+        assert runtime.provider is BACKUP
+        assert runtime.selection.fallback_from == "openai"
+
+    def test_the_fallback_is_used_only_once(self) -> None:
+        runtime = EmbeddingRuntime(
+            lambda: Selection(provider=PRIMARY), lambda: Selection(provider=None, reason="none")
+        )
+        runtime.selection  # noqa: B018
+        assert runtime.fall_back(EmbeddingUnavailable("down")) is not None
+
+        assert runtime.fall_back(EmbeddingUnavailable("down again")) is None
+        assert runtime.selection.fallback_reason == "down"
+
+    def test_a_fallback_equal_to_the_current_provider_is_no_switch(self) -> None:
+        same = FakeEmbeddingProvider(id="openai", model="small")
+        runtime = EmbeddingRuntime(
+            lambda: Selection(provider=PRIMARY), lambda: Selection(provider=same)
+        )
+        runtime.selection  # noqa: B018
+
+        assert runtime.fall_back(EmbeddingUnavailable("down")) is None
+        assert runtime.provider is PRIMARY
+
+    def test_the_same_provider_with_another_model_is_a_switch(self) -> None:
+        other_model = FakeEmbeddingProvider(id="openai", model="large")
+        runtime = EmbeddingRuntime(
+            lambda: Selection(provider=PRIMARY), lambda: Selection(provider=other_model)
+        )
+        runtime.selection  # noqa: B018
+
+        assert runtime.fall_back(EmbeddingUnavailable("down")) is not None
+        assert runtime.provider is other_model
+
+    def test_a_fallback_that_cannot_start_leaves_the_provider_in_place(self) -> None:
+        def broken() -> Selection:
+            raise ProviderNotConfigured("no model package")
+
+        runtime = EmbeddingRuntime(lambda: Selection(provider=PRIMARY), broken)
+        runtime.selection  # noqa: B018
+
+        assert runtime.fall_back(EmbeddingUnavailable("down")) is None
+        assert runtime.provider is PRIMARY
+
+    def test_before_any_selection_the_requested_name_is_the_origin(self) -> None:
+        runtime = EmbeddingRuntime(
+            lambda: Selection(provider=PRIMARY),
+            lambda: Selection(provider=None, reason="keyword-only"),
+            requested="gemini",
+        )
+
+        switched = runtime.fall_back(EmbeddingUnavailable("down"))
+
+        assert switched is not None
+        assert (switched.fallback_from, switched.provider, switched.reason) == (
+            "gemini",
+            None,
+            "keyword-only",
+        )
+        assert runtime.provider is None

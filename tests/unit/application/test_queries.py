@@ -1,0 +1,290 @@
+"""Searcher on a FakeIndexStore: modes, degraded legs, min score, sources, citations."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
+from memlane.application.indexing import FilePreparer, write_prepared
+from memlane.application.ports.embedding import EmbeddingProvider, EmbeddingUnavailable, Vector
+from memlane.application.queries import Searcher
+from memlane.application.reports import SearchResponse
+from memlane.domain.chunks import ChunkingPolicy
+from memlane.domain.config import HybridSettings, MemorySettings, QuerySettings
+from memlane.domain.errors import InvalidQuery
+from memlane.domain.search import SearchQuery
+from tests.fakes.embedding import FakeEmbeddingProvider
+from tests.fakes.file_source import FakeFileSource
+from tests.fakes.index_store import FakeIndexStore
+from tests.unit.application.conftest import message
+
+NOTES = {
+    "memory/billing.md": "# Billing\n\nPriya owns the billing service.\nBilling runs nightly.\n",
+    "memory/deploy.md": "# Deploys\n\nWe deploy the ingest service every Tuesday.\n",
+    "memory/cats.md": "# Pets\n\nThe office cat is called Miso.\n",
+}
+NOW = 1_800_000_000.0
+
+
+def index(provider: EmbeddingProvider | None) -> FakeIndexStore:
+    memory = FakeFileSource(source_name="memory")
+    sessions = FakeFileSource(source_name="sessions")
+    for path, text in NOTES.items():
+        memory.write(path, text)
+    sessions.write("sessions/s.jsonl", message("user", "who owns the billing service?"))
+    preparer = FilePreparer({"memory": memory, "sessions": sessions}, ChunkingPolicy())
+    store = FakeIndexStore()
+    for source, path in [("memory", p) for p in NOTES] + [("sessions", "sessions/s.jsonl")]:
+        write_prepared(store, preparer.prepare(source, path), provider)  # type: ignore[arg-type]
+    return store
+
+
+def searcher(
+    store: FakeIndexStore,
+    provider: EmbeddingProvider | None,
+    *,
+    min_score: float = 0.0,
+    hybrid: HybridSettings | None = None,
+    fallback_from: str | None = None,
+) -> Searcher:
+    settings = MemorySettings(
+        query=QuerySettings(min_score=min_score, hybrid=hybrid or HybridSettings())
+    )
+    runtime = EmbeddingRuntime(lambda: Selection(provider=provider, fallback_from=fallback_from))
+    return Searcher(store=store, runtime=runtime, settings=settings)
+
+
+def search(s: Searcher, text: str, **kwargs: object) -> SearchResponse:
+    return s.search(SearchQuery(text, **kwargs), now=NOW)  # type: ignore[arg-type]
+
+
+def _paths(response: SearchResponse) -> list[str]:
+    return [r.path for r in response.results]
+
+
+class ZeroQuery(FakeEmbeddingProvider):
+    """Embeds documents normally but every query to the zero vector."""
+
+    def embed_query(self, text: str) -> Vector:
+        return [0.0] * self.dimensions
+
+
+class TestModes:
+    def test_without_a_provider_the_search_is_keyword_only(self) -> None:
+        response = search(searcher(index(None), None), "billing")
+
+        assert (response.mode, response.provider, response.model) == ("keyword", "none", None)
+        assert _paths(response)[0] == "memory/billing.md"
+
+    def test_with_a_provider_both_legs_are_fused(self) -> None:
+        provider = FakeEmbeddingProvider()
+
+        response = search(searcher(index(provider), provider), "who owns billing")
+
+        assert (response.mode, response.provider, response.model) == (
+            "hybrid",
+            "fake",
+            "fake-bag-of-words",
+        )
+        assert response.warnings == ()
+        assert "memory/billing.md" in _paths(response)
+
+    def test_with_hybrid_off_only_vectors_rank(self) -> None:
+        provider = FakeEmbeddingProvider()
+        s = searcher(index(provider), provider, hybrid=HybridSettings(enabled=False))
+
+        response = search(s, "office cat Miso", explain=True)
+
+        assert response.mode == "vector"
+        assert all(r.explanation is not None for r in response.results)
+        assert all(
+            r.explanation is not None and r.explanation.text_score is None for r in response.results
+        )
+
+    def test_the_fallback_provider_is_named_in_the_response(self) -> None:
+        provider = FakeEmbeddingProvider()
+
+        response = search(searcher(index(provider), provider, fallback_from="openai"), "cat")
+
+        assert response.fallback == "openai"
+
+
+class TestDegradedVectorLeg:
+    def test_a_failing_query_embedding_falls_back_to_keywords_with_a_warning(self) -> None:
+        provider = FakeEmbeddingProvider()
+        store = index(provider)
+        provider.fail_next(EmbeddingUnavailable("rate limited"))
+
+        response = search(searcher(store, provider), "billing")
+
+        assert _paths(response)[0] == "memory/billing.md"
+        (warning,) = response.warnings
+        assert warning.startswith("query embedding failed, keyword results only")
+        assert "rate limited" in warning
+
+    def test_in_vector_mode_a_failing_query_embedding_answers_from_keywords(self) -> None:
+        provider = FakeEmbeddingProvider()
+        store = index(provider)
+        provider.fail_next(EmbeddingUnavailable("down"))
+        s = searcher(store, provider, hybrid=HybridSettings(enabled=False))
+
+        response = search(s, "billing")
+
+        assert response.mode == "keyword"
+        assert _paths(response)[0] == "memory/billing.md"
+        assert len(response.warnings) == 1
+
+    def test_a_dimension_mismatch_skips_the_vector_leg_with_a_warning(self) -> None:
+        store = index(FakeEmbeddingProvider(dimensions=16))
+        narrow = FakeEmbeddingProvider(dimensions=8)
+
+        response = search(searcher(store, narrow), "billing")
+
+        assert _paths(response)[0] == "memory/billing.md"
+        (warning,) = response.warnings
+        assert warning.startswith("vector search skipped until the index is re-embedded")
+
+    def test_a_zero_query_vector_skips_the_vector_leg_silently(self) -> None:
+        provider = ZeroQuery()
+        store = index(provider)
+
+        response = search(searcher(store, provider), "billing", explain=True)
+
+        assert response.warnings == ()
+        assert _paths(response)[0] == "memory/billing.md"
+        assert all(
+            r.explanation is not None and r.explanation.vector_score is None
+            for r in response.results
+        )
+
+
+class TestMinScore:
+    def test_the_query_value_overrides_the_configured_one(self) -> None:
+        s = searcher(index(None), None, min_score=0.0)
+
+        everything = search(s, "billing service")
+        strict = search(s, "billing service", min_score=1.0)
+
+        assert len(everything.results) > 1
+        # Keyword-only: only the best keyword hit (normalised score 1.0) reaches 1.0.
+        assert _paths(strict) == [_paths(everything)[0]]
+
+    def test_the_configured_value_applies_when_the_query_has_none(self) -> None:
+        strict = search(searcher(index(None), None, min_score=1.0), "billing service")
+
+        assert len(strict.results) == 1
+
+    def test_with_relative_fusion_the_best_keyword_hit_survives_any_min_score(self) -> None:
+        provider = FakeEmbeddingProvider()
+        s = searcher(index(provider), provider, hybrid=HybridSettings(fusion="rrf"))
+
+        response = search(s, "nightly", min_score=1.0)
+
+        assert _paths(response) == ["memory/billing.md"]
+
+    def test_with_weighted_fusion_the_top_keyword_hit_passes_at_its_text_weight(self) -> None:
+        provider = ZeroQuery()  # keyword leg only: the top hit scores text_weight x 1.0
+        s = searcher(index(provider), provider, hybrid=HybridSettings(fusion="weighted"))
+
+        everything = search(s, "billing service")
+        strict = search(s, "billing service", min_score=0.9)
+
+        assert len(everything.results) > 1
+        assert _paths(strict) == _paths(everything)[:1]
+        assert strict.results[0].score == 0.5
+
+
+class TestResults:
+    def test_sources_limit_the_search(self) -> None:
+        s = searcher(index(None), None)
+
+        both = search(s, "billing")
+        sessions_only = search(s, "billing", sources=("sessions",))
+
+        assert {r.source for r in both.results} == {"memory", "sessions"}
+        assert _paths(sessions_only) == ["sessions/s.jsonl"]
+
+    def test_max_results_cuts_the_ranking(self) -> None:
+        s = searcher(index(None), None)
+
+        full = search(s, "billing service")
+        one = search(s, "billing service", max_results=1)
+
+        assert _paths(one) == _paths(full)[:1]
+
+    def test_citations_name_the_lines_in_the_snippet(self) -> None:
+        response = search(searcher(index(None), None), "Miso").results[0]
+        with_citation = searcher(index(None), None).search(
+            SearchQuery("Miso"), now=NOW, citations=True
+        )
+
+        (hit,) = with_citation.results
+        assert hit.citation == "memory/cats.md#L1-L3"
+        assert hit.snippet.endswith("\n\nSource: memory/cats.md#L1-L3")
+        assert response.citation is None
+
+    def test_scores_are_rounded_and_explanations_only_on_request(self) -> None:
+        s = searcher(index(None), None)
+
+        plain = search(s, "billing")
+        explained = search(s, "billing", explain=True)
+
+        assert all(r.explanation is None for r in plain.results)
+        ranks = [r.explanation.mmr_rank for r in explained.results if r.explanation is not None]
+        assert ranks == list(range(1, len(explained.results) + 1))
+        assert all(round(r.score, 6) == r.score for r in plain.results)
+
+    def test_a_query_of_stop_words_only_still_searches_them(self) -> None:
+        response = search(searcher(index(None), None), "the")
+
+        assert response.mode == "keyword"
+
+    def test_temporal_decay_lowers_old_transcripts(self) -> None:
+        store = index(None)
+        plain = searcher(store, None)
+        decaying = Searcher(
+            store=store,
+            runtime=EmbeddingRuntime(lambda: Selection(provider=None)),
+            settings=MemorySettings(
+                query=QuerySettings(
+                    min_score=0.0,
+                    hybrid=replace(
+                        HybridSettings(),
+                        temporal_decay=replace(
+                            HybridSettings().temporal_decay, enabled=True, half_life_days=1
+                        ),
+                    ),
+                )
+            ),
+        )
+
+        fresh = search(plain, "billing", sources=("sessions",), explain=True).results[0]
+        old = search(decaying, "billing", sources=("sessions",), explain=True).results[0]
+
+        assert old.score < fresh.score
+        assert old.explanation is not None and old.explanation.decay_factor < 1.0
+
+
+class TestValidation:
+    @pytest.mark.parametrize(
+        ("kwargs", "message_part"),
+        [
+            ({"max_results": True}, "maxResults must be a whole number"),
+            ({"max_results": 2.5}, "maxResults must be a whole number"),
+            ({"max_results": 101}, "maxResults must be between 1 and 100"),
+            ({"min_score": True}, "minScore must be a number"),
+            ({"min_score": "0.5"}, "minScore must be a number"),
+            ({"min_score": -0.1}, "minScore must be between 0 and 1"),
+        ],
+    )
+    def test_bad_limits_are_invalid_queries(
+        self, kwargs: dict[str, object], message_part: str
+    ) -> None:
+        with pytest.raises(InvalidQuery, match=message_part):
+            search(searcher(index(None), None), "billing", **kwargs)
+
+    def test_whitespace_is_not_a_query(self) -> None:
+        with pytest.raises(InvalidQuery, match="query required"):
+            search(searcher(index(None), None), " \n\t ")

@@ -1,0 +1,99 @@
+"""read_lines: line ranges of memory files and transcripts, and what it refuses."""
+
+from __future__ import annotations
+
+import pytest
+
+from memlane.application.ports.file_source import FileMissing, FileRefused, FileSource
+from memlane.application.reading import MAX_LINES, read_lines, source_of
+from memlane.domain.errors import InvalidQuery
+from memlane.domain.sources import Source
+from tests.fakes.file_source import FakeFileSource
+from tests.unit.application.conftest import message
+
+
+def sources() -> dict[Source, FileSource]:
+    memory = FakeFileSource(source_name="memory")
+    memory.write("MEMORY.md", "one\r\ntwo\r\nthree\r\nfour\r\n")
+    memory.write("blob.md", b"\x00\x01\x02\x00")
+    sessions = FakeFileSource(source_name="sessions")
+    sessions.write(
+        "sessions/a.jsonl",
+        message("user", "my token is sk-123")
+        + '{"type": "tool"}\n'
+        + message("assistant", "stored")
+        + message("user", "thanks"),
+    )
+    return {"memory": memory, "sessions": sessions}
+
+
+class TestMemoryFiles:
+    def test_the_whole_file_by_default_with_crlf_folded(self) -> None:
+        got = read_lines(sources(), "MEMORY.md")
+
+        assert got.text == "one\ntwo\nthree\nfour\n"
+        assert (got.from_line, got.lines, got.source) == (1, MAX_LINES, "memory")
+
+    def test_a_range_of_lines(self) -> None:
+        got = read_lines(sources(), "  MEMORY.md  ", from_line=2, lines=2)
+
+        assert (got.path, got.text) == ("MEMORY.md", "two\nthree")
+
+    def test_past_the_end_is_empty(self) -> None:
+        assert read_lines(sources(), "MEMORY.md", from_line=50).text == ""
+
+    def test_the_line_count_is_capped(self) -> None:
+        assert read_lines(sources(), "MEMORY.md", lines=MAX_LINES * 10).lines == MAX_LINES
+
+    def test_a_binary_file_is_refused(self) -> None:
+        with pytest.raises(FileRefused):
+            read_lines(sources(), "blob.md")
+
+    def test_a_missing_file_raises_its_source_error(self) -> None:
+        with pytest.raises(FileMissing):
+            read_lines(sources(), "nope.md")
+
+
+class TestTranscripts:
+    def test_messages_in_the_jsonl_line_range_are_flattened_and_redacted(self) -> None:
+        got = read_lines(
+            sources(),
+            "sessions/a.jsonl",
+            from_line=1,
+            lines=3,
+            redact=lambda t: t.replace("sk-123", "[REDACTED]"),
+        )
+
+        # Line 2 is not a message; line 4 is outside the range.
+        assert got.text == "User: my token is [REDACTED]\nAssistant: stored"
+        assert got.source == "sessions"
+
+    def test_a_disabled_sessions_source_is_refused(self) -> None:
+        only_memory: dict[Source, FileSource] = {"memory": sources()["memory"]}
+
+        with pytest.raises(FileRefused, match="the sessions source is not enabled"):
+            read_lines(only_memory, "sessions/a.jsonl")
+
+
+class TestArguments:
+    def test_a_blank_path_is_an_invalid_query(self) -> None:
+        with pytest.raises(InvalidQuery, match="path required"):
+            read_lines(sources(), "   ")
+
+    @pytest.mark.parametrize(
+        ("kwargs", "name"),
+        [
+            ({"from_line": 0}, "from"),
+            ({"from_line": True}, "from"),
+            ({"lines": -1}, "lines"),
+            ({"lines": 1.5}, "lines"),
+        ],
+    )
+    def test_numbers_must_be_whole_and_positive(self, kwargs: dict[str, object], name: str) -> None:
+        with pytest.raises(InvalidQuery, match=f"{name} must be a whole number >= 1"):
+            read_lines(sources(), "MEMORY.md", **kwargs)  # type: ignore[arg-type]
+
+    def test_the_source_is_told_by_the_path(self) -> None:
+        assert source_of("sessions/a.jsonl") == "sessions"
+        assert source_of("memory/sessions/a.md") == "memory"
+        assert source_of("MEMORY.md") == "memory"
