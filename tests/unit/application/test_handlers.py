@@ -15,7 +15,7 @@ from memlane.application.progress import ProgressTracker
 from memlane.application.reports import SyncProgress
 from memlane.domain import events
 from memlane.domain.chunks import ChunkingPolicy
-from memlane.domain.index_meta import IndexMeta
+from memlane.domain.index_meta import IndexMeta, vector_label
 from memlane.domain.sources import Source, SourceIssue
 from tests.fakes.clock import T0, FakeClock
 from tests.fakes.embedding import FakeEmbeddingProvider
@@ -70,6 +70,11 @@ class Rig:
         self.preparer = FilePreparer(
             {"memory": self.memory, "sessions": self.sessions}, ChunkingPolicy()
         )
+
+    def vector_label(self) -> str:
+        """The label the active fake provider's vectors carry in the store."""
+        assert self.embedder is not None
+        return vector_label(self.embedder.model, self.embedder.key)
 
     def index_file(self) -> IndexFile:
         return IndexFile(
@@ -126,7 +131,7 @@ class TestIndexFile:
             1,
             0,
         )
-        assert rig.store.chunks_without_vectors("fake-bag-of-words") == []
+        assert rig.store.chunks_without_vectors(rig.vector_label()) == []
 
     def test_an_unchanged_hash_only_refreshes_the_stat(self) -> None:
         rig = Rig()
@@ -231,7 +236,7 @@ class TestIndexFile:
 
         assert isinstance(indexed, events.FileIndexed)
         assert (indexed.chunks, indexed.embedded) == (1, 0)
-        assert [c.path for c in rig.store.chunks_without_vectors("fake-bag-of-words")] == [
+        assert [c.path for c in rig.store.chunks_without_vectors(rig.vector_label())] == [
             "MEMORY.md"
         ]
         (issue,) = rig.issues.all()
@@ -389,7 +394,7 @@ class TestRebuildIndex:
         assert isinstance(rebuilt, events.IndexRebuilt)
         assert rebuilt.files == 2
         assert len([c for c in rig.embedder.calls if c.kind == "documents"]) == 1
-        assert len(rig.store.chunks_without_vectors("fake-bag-of-words")) == 2
+        assert len(rig.store.chunks_without_vectors(rig.vector_label())) == 2
 
     def test_an_embedding_failure_announces_the_fallback(self) -> None:
         rig = Rig(fallback=FakeEmbeddingProvider(id="backup", model="backup-model"))
