@@ -24,7 +24,7 @@ from memlane.domain.sources import Source
 SECONDS_PER_DAY: Final = 86_400.0
 RRF_K: Final = 60
 # A keyword hit whose normalised text score reaches this is "the best keyword match"; such a hit
-# is never dropped by the min-score threshold just because no vector agreed with it.
+# gets a relaxed min-score threshold, so it is not lost just because no vector agreed with it.
 TOP_KEYWORD_TEXT_SCORE: Final = 1.0
 _EPSILON: Final = 1e-9
 
