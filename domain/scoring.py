@@ -156,8 +156,8 @@ def weighted_merge(
 
     Vector candidates carry cosine similarity, keyword candidates the raw bm25 rank. The keyword
     leg is normalised within this result set (best keyword hit → text_score 1.0), so a strong
-    keyword-only hit scores exactly `text_weight` and can pass `apply_min_score` (with raw bm25
-    scores it would always fall short of the default threshold, losing exact keyword matches).
+    keyword-only hit scores exactly `text_weight` and can pass `apply_min_score` (unnormalised,
+    its text score is below 1, so it would always miss the threshold and exact matches be lost).
     A missing leg counts 0. Sorted by score descending, ties keep union order.
     """
     text_scores = _keyword_text_scores(keyword)
