@@ -35,7 +35,11 @@ def cache_key(provider: EmbeddingProvider) -> CacheKey:
 
 
 class DocumentEmbedder:
-    """Embeds chunks with the cache in front of the provider (§10.2, §31.25)."""
+    """Embeds chunks with the cache in front of the provider.
+
+    Cache entries are keyed by the provider's id, model and machine-independent configuration key,
+    so vectors are reused only for the same model and settings, on any machine.
+    """
 
     def __init__(self, provider: EmbeddingProvider, cache: IndexWriter, *, use_cache: bool = True):
         self._provider = provider
@@ -70,7 +74,7 @@ class DocumentEmbedder:
         )
 
     def _embed_within_limit(self, texts: Sequence[str]) -> list[Vector]:
-        """Embed texts; one longer than the model accepts is split (§7) and its pieces averaged.
+        """Embed texts; one longer than the model accepts is split and its pieces averaged.
 
         Estimated tokens decide whether to split, so ordinary chunks reach the provider whole
         (the local model windows long inputs itself); pieces are cut at a UTF-8 byte limit, an

@@ -1,8 +1,8 @@
-"""Application: read lines of a memory file or a transcript (the `memory_get` use case, §18).
+"""Application: read lines of a memory file or a transcript (the `memory_get` use case).
 
-Unlike the reference (§31.19, §32.7), transcript hits are readable: their line numbers are
-JSONL lines, and the reply shows those messages flattened (`User: ...`), redacted like the
-index. Every path is re-validated by its FileSource: nothing outside the memory files and the
+Unlike in the reference system, transcript hits returned by search are readable too: their line
+numbers are JSONL lines, and the reply shows those messages flattened (`User: ...`), redacted like
+the index. Every path is re-validated by its FileSource: nothing outside the memory files and the
 sessions directory can be read (no `..`, no absolute paths elsewhere, no symlink escapes).
 """
 

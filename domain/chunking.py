@@ -1,13 +1,13 @@
-"""Domain: line-based chunking of notes and rendered transcripts under a token budget (§3.6).
+"""Domain: line-based chunking of notes and rendered transcripts under a token budget.
 
-Improves on the reference chunker (§31.15):
+Improves on the reference system's chunker:
 - the budget is measured with `estimate_tokens`, so CJK chunks are not ~4x too large;
 - lengths are code points (Python `str`), so an emoji is never cut in half;
 - CRLF and lone CR become LF before splitting (no `\\r` left in chunk text);
 - the overlap carried into a chunk never makes it exceed the budget;
 - chunks with nothing but whitespace (or nothing new beyond their overlap) are dropped, and
   blank lines at a chunk's edges are left out of it;
-- ids include the chunk's ordinal, so identical chunks of one file get distinct ids (§31.8);
+- ids include the chunk's ordinal, so identical chunks of one file get distinct ids;
 - markdown headings (outside code fences) start a chunk when that costs at most half a chunk.
 """
 

@@ -13,7 +13,7 @@ ContentHash = NewType("ContentHash", str)
 
 @dataclass(frozen=True, slots=True)
 class ChunkingPolicy:
-    """Token budget and overlap per chunk (§3.6 defaults: 400 / 80)."""
+    """Token budget and overlap per chunk (defaults 400 / 80, as in the reference system)."""
 
     tokens: int = 400
     overlap: int = 80

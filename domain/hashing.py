@@ -2,7 +2,8 @@
 
 Chunk ids deliberately leave out the embedding model: vectors are stored per model elsewhere, so
 one chunk keeps one id whatever model embeds it. The ordinal (position in the file's chunk list)
-makes ids unique even when two chunks of one file have identical text and lines (§31.8).
+makes ids unique even when two chunks of one file have identical text and lines, so the
+chunk rows and the keyword index cannot disagree about which chunk an id names.
 """
 
 from __future__ import annotations

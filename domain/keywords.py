@@ -4,11 +4,12 @@ Both sides of the FTS5 keyword index are decided here, so they always agree:
 
 * Index side, `fts_document(text)`: the store writes its result into `chunks_fts(terms)`, a table
   created with `tokenize = FTS_TOKENIZER` (`unicode61`). `unicode61` indexes a whole run of CJK
-  characters as ONE token, so a two-character word inside a sentence could never match (§31.3,
-  §32.1). We therefore rewrite every Han/kana run as space-separated overlapping bigrams followed by
-  its single characters (unigrams make one-character words such as 猫 or 本 findable; they cost
-  about one extra token per CJK character). Latin, Cyrillic, Arabic... text is left as `unicode61`
-  already splits it at spaces and punctuation.
+  characters as ONE token, so a two-character word inside a sentence could never match (which
+  is why the reference system's CJK keyword search finds almost nothing). We therefore rewrite
+  every Han/kana run as space-separated overlapping bigrams followed by its single characters
+  (unigrams make one-character words such as 猫 or 本 findable; they cost about one extra token
+  per CJK character). Latin, Cyrillic, Arabic... text is left as `unicode61` already splits it
+  at spaces and punctuation.
 * Korean: words are space-separated, but particles are glued to them (서울에서 = 서울 + 에서),
   so a query for 서울 would not match the token 서울에서. Each Hangul word is indexed as the word,
   its syllable bigrams (which contain the bare noun for two-syllable nouns) and its stem with one
@@ -22,11 +23,11 @@ Both sides of the FTS5 keyword index are decided here, so they always agree:
   into single letters.
 
 Query side, `build_fts_query(query)`: every term is emitted as a double-quoted FTS5 string (`"`
-doubled), so no user character is ever FTS5 syntax, and terms are OR-ed (never AND-ed, §31.3,
-§32.2): bm25 rewards chunks that match more and rarer terms. Word terms are lowercased and stop
-words dropped unless every term is one. CJK runs become bigrams (a one-character run stays itself);
-Hangul words become the word, its particle-stripped stem and the stem's bigrams, all of which the
-index side also produces.
+doubled), so no user character is ever FTS5 syntax, and terms are OR-ed, never AND-ed (requiring
+every term in one chunk leaves most multi-term queries without a hit): bm25 rewards chunks that
+match more and rarer terms. Word terms are lowercased and stop words dropped unless every term is
+one. CJK runs become bigrams (a one-character run stays itself); Hangul words become the word, its
+particle-stripped stem and the stem's bigrams, all of which the index side also produces.
 
 Stop-word lists have no duplicates nor multi-word entries, and Latin stop words are only function
 words that are not content words in another Latin-script language (no `como`, `se`, `can`, `son`,
@@ -79,7 +80,7 @@ ENGLISH_STOP_WORDS: Final = (
     "don", "doesn", "didn", "isn", "aren", "wasn",
 )  # fmt: skip
 # Only function words; `como`, `son`, `sin`, `era`, `hay`, `con`, `se` are English words or
-# acronyms too (§31.27) and are left out.
+# acronyms too, and one set serves every query language, so they are left out.
 SPANISH_STOP_WORDS: Final = (
     "el", "la", "los", "las", "un", "una", "unos", "unas", "de", "del", "al", "y", "o", "en",
     "por", "para", "que", "qué", "es", "fue", "lo", "le", "les", "su", "sus", "mi", "mis", "tu",

@@ -23,7 +23,8 @@ from memlane.domain.sources import Source
 
 SECONDS_PER_DAY: Final = 86_400.0
 RRF_K: Final = 60
-# A keyword hit whose normalised text score reaches this is "the best keyword match" (§31.2).
+# A keyword hit whose normalised text score reaches this is "the best keyword match"; such a hit
+# gets a relaxed min-score threshold, so it is not lost just because no vector agreed with it.
 TOP_KEYWORD_TEXT_SCORE: Final = 1.0
 _EPSILON: Final = 1e-9
 
@@ -68,9 +69,9 @@ class Fused:
 def bm25_rank_to_score(rank: float) -> float:
     """Map an FTS5 `bm25()` rank (negative, lower is better) monotonically into [0, 1).
 
-    s = x / (1 + x) with x = max(0, -rank). Continuous everywhere, unlike §14.2 which maps rank 0
-    to 1.0 but rank -1e-9 to ~0 (§31.13): a rank of 0 or above (no evidence) gives 0, better ranks
-    approach 1 (in floats, ranks below about -1e16 round to 1.0). Non-finite ranks give 0.
+    s = x / (1 + x) with x = max(0, -rank). Continuous everywhere (the reference mapped rank 0 to
+    the best score, 1.0, but rank -1e-9 to ~0): a rank of 0 or above (no evidence) gives 0, better
+    ranks approach 1 (in floats, ranks below about -1e16 round to 1.0). Non-finite ranks give 0.
     """
     if not math.isfinite(rank):
         return 0.0
@@ -151,11 +152,12 @@ def weighted_merge(
     vector_weight: float,
     text_weight: float,
 ) -> list[Fused]:
-    """§14.3 weighted fusion: score = vector_weight × cosine + text_weight × text_score.
+    """Weighted fusion: score = vector_weight × cosine + text_weight × text_score.
 
     Vector candidates carry cosine similarity, keyword candidates the raw bm25 rank. The keyword
     leg is normalised within this result set (best keyword hit → text_score 1.0), so a strong
-    keyword-only hit scores exactly `text_weight` and can pass `apply_min_score` (§31.2, §32.4).
+    keyword-only hit scores exactly `text_weight` and can pass `apply_min_score` (unnormalised,
+    its text score is below 1, so it would always miss the threshold and exact matches be lost).
     A missing leg counts 0. Sorted by score descending, ties keep union order.
     """
     text_scores = _keyword_text_scores(keyword)
@@ -263,7 +265,7 @@ def zscore_merge(
 
 
 def apply_min_score(fused: Sequence[Fused], min_score: float, *, text_weight: float) -> list[Fused]:
-    """Keep items with score ≥ min_score, plus the best keyword hits (§31.2, §32.4).
+    """Keep items with score ≥ min_score, plus the best keyword hits, so exact matches survive.
 
     An item whose normalised text_score is TOP_KEYWORD_TEXT_SCORE (1.0: the best keyword match of
     the set, or tied with it) is also kept when score ≥ min(min_score, text_weight). After
@@ -284,7 +286,7 @@ def apply_min_score(fused: Sequence[Fused], min_score: float, *, text_weight: fl
     ]
 
 
-# --- temporal decay (§15) ------------------------------------------------------------------------
+# --- temporal decay -----------------------------------------------------------------------------
 
 _DATED_NOTE: Final = re.compile(r"(?:^|/)memory/(\d{4})-(\d{2})-(\d{2})\.md$")
 
@@ -319,7 +321,7 @@ def item_timestamp(
     chunk_timestamp: float | None,
     file_mtime: float | None,
 ) -> float | None:
-    """When an item was written, for decay (§15 with §31.14 fixed); None means "never decays".
+    """When an item was written, for decay; None means "never decays".
 
     1. `memory/YYYY-MM-DD.md` (anywhere in the path, valid calendar date) → that day 00:00 UTC.
     2. Memory evergreen files → None: `MEMORY.md`, `memory.md` and every other file under
@@ -364,7 +366,7 @@ def apply_temporal_decay(
     return sorted(out, key=lambda item: -item.score)
 
 
-# --- MMR (§16 with §31.5 fixed) ------------------------------------------------------------------
+# --- MMR (with tokens for every script, not ASCII only) -----------------------------------------
 
 _MMR_PIECE: Final = re.compile(f"([{BASIC_CJK_LETTERS}]+)|((?:(?![{BASIC_CJK_LETTERS}])\\w)+)")
 
@@ -387,7 +389,7 @@ def mmr_tokens(text: str) -> frozenset[str]:
 
 
 def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    """|a ∩ b| / |a ∪ b|; both empty → 1, one empty → 0 (§16)."""
+    """|a ∩ b| / |a ∪ b|; both empty → 1 (nothing tells them apart), one empty → 0."""
     if not a and not b:
         return 1.0
     if not a or not b:
@@ -397,7 +399,7 @@ def jaccard(a: frozenset[str], b: frozenset[str]) -> float:
 
 
 def mmr_rerank(items: Sequence[Fused], *, lambda_: float, limit: int | None = None) -> list[Fused]:
-    """Reorder for diversity with maximal marginal relevance (§16); every item is returned.
+    """Reorder for diversity with maximal marginal relevance; every item is returned.
 
     λ is clamped to [0, 1]. Relevance = (score − min) / (max − min) (all equal → 1). Each round
     picks the remaining item maximising λ·relevance − (1 − λ)·max Jaccard(tokens, selected);

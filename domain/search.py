@@ -55,7 +55,7 @@ class ScoreExplanation:
 
 @dataclass(frozen=True, slots=True)
 class SearchResult:
-    """A hit as callers see it (§12.3, §22.1): lines are 1-based and inclusive."""
+    """A hit as search callers and agent tools see it: lines are 1-based and inclusive."""
 
     path: str
     start_line: int

@@ -1,4 +1,4 @@
-"""Domain: search-result snippets and `path#Lstart-Lend` citations (§22.1)."""
+"""Domain: search-result snippets and `path#Lstart-Lend` citations for agent tools."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Domain: parsing JSONL session transcripts into user/assistant messages and rendering them (§5.2).
+"""Domain: parsing JSONL session transcripts into user/assistant messages and rendering them.
 
 Accepted records, one JSON object per line:
 - `{"type": "message", "message": {"role": ..., "content": ...}}` (the reference shape);

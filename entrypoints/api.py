@@ -1,4 +1,4 @@
-"""Entry points: the Python API for host apps (`memlane.open`) and agent-tool payloads (§22)."""
+"""Entry points: the Python API for host apps (`memlane.open`) and agent-tool payloads."""
 
 from __future__ import annotations
 
@@ -21,7 +21,8 @@ from memlane.entrypoints.config_file import RuntimeConfig, resolve_runtime
 from memlane.entrypoints.logging import configure_logging
 
 _managers: dict[str, MemoryManager] = {}
-_creating = threading.Lock()  # one live manager per key, even under concurrent `open` (§1.1)
+# One live manager per key, even under concurrent `open`: two would write the same index.
+_creating = threading.Lock()
 
 
 def open_manager(
@@ -113,7 +114,7 @@ def _flatten(block: Mapping[str, object], prefix: str = "") -> dict[str, object]
 
 
 def chat_type(session_key: str | None) -> str:
-    """direct / group / channel from a session key `agent:<id>:<rest>` (§22.1)."""
+    """direct / group / channel from a session key `agent:<id>:<rest>`; decides `auto` citations."""
     if not session_key:
         return "direct"
     parts = session_key.split(":")
@@ -166,7 +167,7 @@ def memory_search_tool(
 
 
 def memory_get_tool(manager: MemoryManager, params: Mapping[str, object]) -> dict[str, object]:
-    """The `memory_get` tool: lines of a memory file or transcript hit (§22.2, §32.7)."""
+    """The `memory_get` tool: lines of a memory file or of a transcript hit from search."""
     path = params.get("path")
     if not isinstance(path, str) or not path.strip():
         return {"path": "", "text": "", "disabled": True, "error": "path required"}
@@ -182,7 +183,7 @@ def memory_get_tool(manager: MemoryManager, params: Mapping[str, object]) -> dic
 
 
 def tool_text(payload: Mapping[str, object]) -> str:
-    """The text form an agent framework shows the model (§22)."""
+    """The text form an agent framework shows the model: the payload as indented JSON."""
     return json.dumps(payload, ensure_ascii=False, indent=2)
 
 

@@ -19,7 +19,8 @@ from memlane.application.ports.file_source import (
 )
 
 # Tool and dependency folders never listed nor watched; any other folder whose name starts with
-# "." is skipped too (see `is_ignored_dir`). One constant for listing and watching (§31.17).
+# "." is skipped too (see `is_ignored_dir`). One constant for listing and watching, so the
+# watcher never misses a file the lister indexes, nor watches one it skips.
 IGNORED_DIRS: Final[frozenset[str]] = frozenset(
     {
         ".git",

@@ -347,7 +347,7 @@ class FilesystemMemorySource:
 
 
 def _normalise_extra_paths(workspace: str, extra_paths: Sequence[str]) -> list[str]:
-    """Trim, drop empties, resolve against the workspace, dedupe keeping order (§3.3)."""
+    """Trim, drop empties, resolve against the workspace, dedupe keeping the first."""
     result: list[str] = []
     for raw in extra_paths:
         text = raw.strip()

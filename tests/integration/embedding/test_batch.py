@@ -1,4 +1,4 @@
-"""Batch APIs (§9): OpenAI and Voyage file batches, failure counting and inline fallback."""
+"""Batch APIs: OpenAI and Voyage file batches, failure counting and inline fallback."""
 
 from __future__ import annotations
 

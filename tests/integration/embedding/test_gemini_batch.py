@@ -1,4 +1,4 @@
-"""Gemini async batch embedding (§9): upload, asyncBatchEmbedContent, poll, download, fallback."""
+"""Gemini async batch embedding: upload, asyncBatchEmbedContent, poll, download, fallback."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""provider_key: deterministic, secret-free, ordinal header ordering (§4, §31.25)."""
+"""provider_key: deterministic, secret-free, ordinal header ordering."""
 
 from __future__ import annotations
 

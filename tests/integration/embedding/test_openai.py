@@ -1,4 +1,4 @@
-"""OpenAIEmbeddingProvider: request shape, §31.12 classification, deadlines, a real server."""
+"""OpenAIEmbeddingProvider: request shape, retry classification, deadlines, a real server."""
 
 from __future__ import annotations
 

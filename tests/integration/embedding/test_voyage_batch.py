@@ -1,4 +1,4 @@
-"""Voyage batch API (§9) against the shapes of docs.voyageai.com/docs/batch-inference.
+"""Voyage batch API against the shapes of docs.voyageai.com/docs/batch-inference.
 
 Checked there: input lines `{"custom_id", "body": {"input": [...]}}` (model and parameters live in
 the batch's `request_params`), a multipart upload with `purpose=batch`, `POST /v1/batches` with

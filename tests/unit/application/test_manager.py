@@ -17,7 +17,7 @@ class TestFirstSearch:
     def test_the_first_search_on_an_empty_index_waits_for_the_first_sync(
         self, world: World
     ) -> None:
-        """§31.24: no empty answer just because indexing has not run yet."""
+        """No empty answer just because indexing has not run yet."""
         world.memory.write("MEMORY.md", "# Pets\n\nThe office cat is called Miso.\n")
         manager = world.manager()
 
@@ -56,7 +56,7 @@ class TestSearchValidation:
             world.manager().search("   ")
 
     def test_min_score_filters_but_the_top_keyword_hit_survives(self, world: World) -> None:
-        """§31.2: an exact keyword hit is never lost to the default min score."""
+        """An exact keyword hit is never lost to the default min score."""
         world.embedder = None
         world.settings = MemorySettings(query=QuerySettings(min_score=0.35))
         world.memory.write("MEMORY.md", "# Codes\n\nThe door code changed to QX-4471 in May.\n")

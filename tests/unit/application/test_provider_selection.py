@@ -1,4 +1,4 @@
-"""choose_provider (§8.2): auto order, explicit provider, fallback, keyword-only with a reason."""
+"""choose_provider: auto order, explicit provider, fallback, keyword-only with a reason."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Unit tests: secret redaction with the default patterns, the §31.16 fixes and extra patterns."""
+"""Unit tests: secret redaction with the default patterns, extra patterns and masking fixes."""
 
 from __future__ import annotations
 
@@ -165,7 +165,7 @@ class TestDefaultPatterns:
 
 
 class TestSecretNames:
-    """§31.16 (a): the name must look like a secret's name, not merely end in key/token."""
+    """The name must look like a secret's name, not merely end in key/token."""
 
     @pytest.mark.parametrize(
         "name",
@@ -283,7 +283,7 @@ class TestPrefilters:
 
 
 class TestQuotedValues:
-    """§31.16 (b): quoted values with spaces are masked whole."""
+    """Quoted values with spaces are masked whole."""
 
     def test_double_quoted_value_with_spaces(self, redactor: Redactor) -> None:
         assert redactor.redact('PASSWORD="correct horse battery"') == 'PASSWORD="correc…tery"'
@@ -304,7 +304,7 @@ class TestQuotedValues:
 
 
 class TestPositionalMasking:
-    """§31.16 (c): the captured span is masked, not the first equal text in the match."""
+    """The captured span is masked, not the first equal text in the match."""
 
     def test_value_equal_to_the_name(self, redactor: Redactor) -> None:
         assert redactor.redact("KEY=KEY") == "KEY=***"
@@ -314,7 +314,7 @@ class TestPositionalMasking:
 
 
 class TestWholeText:
-    """§31.16 (d): no slice boundaries."""
+    """The whole text is scanned: no secret escapes at a slice boundary."""
 
     def test_secret_at_the_reference_slice_boundary_is_masked(self, redactor: Redactor) -> None:
         secret = "sk-" + LONG
