@@ -226,22 +226,22 @@ def main() -> None:
         paths = write_notes(root / "ws", args.notes)
         manager = open_manager(root)
         started = time.perf_counter()
-        report = manager.sync(reason="bench")
+        report = manager.sync()
         initial = time.perf_counter() - started
         chunks = manager.status().chunks
 
-        noop = [timed(lambda: manager.sync(reason="bench")) for _ in range(args.repeat)]
+        noop = [timed(manager.sync) for _ in range(args.repeat)]
         stat_limit = [timed(lambda: stat_all(paths)) for _ in range(args.repeat)]
 
         started = time.perf_counter()
-        forced = manager.sync(force=True, reason="bench")
+        forced = manager.sync(force=True)
         forced_s = time.perf_counter() - started
 
         edits, read_limit = [], []
         for i in range(args.repeat):
             target = paths[(i * 997) % len(paths)]
             target.write_text(target.read_text() + f"\nEdit {i}: renamed the rollout owner.\n")
-            edits.append(timed(lambda: manager.sync(reason="bench")))
+            edits.append(timed(manager.sync))
             read_limit.append(timed(partial(_read_and_hash, target)))
         manager.close()
         size = sum(f.stat().st_size for f in (root / "state").rglob("memory.db*"))

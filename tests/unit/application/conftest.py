@@ -1,4 +1,4 @@
-"""Builders for application tests: a MemoryManager wired to fakes only."""
+"""Builders for application tests: the container's application wiring over fakes only."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
 from memlane.application.memory import MemoryManager
 from memlane.application.ports.embedding import EmbeddingProvider
 from memlane.domain.config import MemorySettings, QuerySettings
+from memlane.entrypoints.container import Application
 from tests.fakes.clock import FakeClock
 from tests.fakes.embedding import FakeEmbeddingProvider
 from tests.fakes.event_log import FakeEventLog
@@ -47,14 +48,18 @@ class World:
             def select_fallback() -> Selection:
                 return Selection(provider=fallback)
 
-        return MemoryManager(
+        return self.application(settings, EmbeddingRuntime(select, select_fallback)).manager()
+
+    def application(self, settings: MemorySettings, runtime: EmbeddingRuntime) -> Application:
+        """The real wiring of the use cases, over the fakes."""
+        return Application(
             agent_id="main",
             workspace="/fake/workspace",
             settings=settings,
             store=self.store,
             event_log=self.log,
-            sources={"memory": self.memory, "sessions": self.sessions},
-            runtime=EmbeddingRuntime(select, select_fallback),
+            available_sources={"memory": self.memory, "sessions": self.sessions},
+            runtime=runtime,
             clock=self.clock,
             scope_hash="scope-1",
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memlane.application.ports.embedding import EmbeddingUnavailable
+from memlane.application.sync import SyncTrigger
 from memlane.domain import events
 from memlane.domain.chunks import ChunkingPolicy
 from tests.fakes.embedding import FakeEmbeddingProvider
@@ -109,7 +110,7 @@ class TestSessionGrowth:
         manager.sync()
         self._grow(world, 3)
 
-        report = manager.sync(reason="watch")
+        report = manager.sync(trigger=SyncTrigger.WATCH)
 
         assert report.files_indexed == 0
 
@@ -119,7 +120,7 @@ class TestSessionGrowth:
         manager.sync()
         self._grow(world, 50)
 
-        report = manager.sync(reason="watch")
+        report = manager.sync(trigger=SyncTrigger.WATCH)
 
         assert report.files_indexed == 1
         grew = [r.event for r in world.log.tail(50) if isinstance(r.event, events.SessionGrew)]
@@ -131,7 +132,7 @@ class TestSessionGrowth:
         manager.sync()
         self._grow(world, 2)
 
-        assert manager.sync(reason="cli").files_indexed == 1
+        assert manager.sync(trigger=SyncTrigger.EXPLICIT).files_indexed == 1
 
     def test_a_truncated_transcript_is_reindexed_whole(self, world: World) -> None:
         self._grow(world, 5)
@@ -139,7 +140,7 @@ class TestSessionGrowth:
         manager.sync()
 
         world.sessions.write("sessions/s.jsonl", message("assistant", "a fresh start"))
-        report = manager.sync(reason="watch")
+        report = manager.sync(trigger=SyncTrigger.WATCH)
 
         assert report.files_indexed == 1
         assert "fresh start" in manager.get("sessions/s.jsonl").text
@@ -211,7 +212,7 @@ class TestFullReindex:
         manager = world.manager()
         manager.sync()
 
-        report = manager.sync(force=True, reason="watch")
+        report = manager.sync(force=True, trigger=SyncTrigger.WATCH)
 
         assert report.full_reindex
         assert _paths(world, "sessions") == ["sessions/a.jsonl"]
