@@ -114,6 +114,12 @@ class BackgroundSyncer:
         """Whether the worker thread runs (requests before `start` only mark the index dirty)."""
         return self._thread is not None
 
+    @property
+    def pending(self) -> SyncTrigger | None:
+        """The trigger of the requested sync that has not started yet, if any."""
+        with self._lock:
+            return self._plan.pending
+
     def request(self, trigger: SyncTrigger) -> None:
         """Mark the index dirty and, once started, schedule a debounced sync."""
         self._syncing.mark_dirty()

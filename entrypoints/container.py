@@ -334,12 +334,7 @@ class Container(containers.DeclarativeContainer):
     session_source = providers.Singleton(
         lambda rc: JsonlSessionSource(sessions_dir=str(rc.sessions_dir)), runtime_config
     )
-    watcher = providers.Factory(
-        lambda rc: WatchdogChangeWatcher(
-            debounce_seconds=rc.settings.sync.watch_debounce_ms / 1000
-        ),
-        runtime_config,
-    )
+    watcher = providers.Factory(WatchdogChangeWatcher)  # the scheduler debounces its reports
     embedder_factories = providers.Singleton(provider_factories, settings, env)
     embedding_runtime = providers.Singleton(make_runtime, settings, embedder_factories)
     sources = providers.Callable(_available_sources, memory_source, session_source)

@@ -1,4 +1,4 @@
-"""Adapter: ChangeWatcher on watchdog, debounced, that never descends into ignored folders."""
+"""Adapter: ChangeWatcher on watchdog that never descends into ignored folders."""
 
 # ruff: noqa: PTH112, PTH113, PTH119, PTH120, PTH206
 # (str paths with os.scandir keep a 10k-file scan stat-bound; pathlib objects would double it)
@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import stat as stat_mod
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Final, Literal, TypeAlias
@@ -36,6 +35,10 @@ from memlane.adapters.sources._paths import IGNORED_DIRS, has_suffix, is_ignored
 Mode: TypeAlias = Literal["native", "polling"]
 
 _log = structlog.get_logger(__name__)
+
+# After a failed re-plan (a folder vanished mid-walk, a kernel hiccup), wait this long before
+# trying again, so a persistent failure cannot spin the delivery thread.
+_REPLAN_RETRY_SECONDS = 1.0
 
 _EVENT_TYPES: Final[list[type[FileSystemEvent]]] = [
     FileCreatedEvent,
@@ -72,7 +75,7 @@ class _Handler(FileSystemEventHandler):
 
 
 class WatchdogChangeWatcher:
-    """Watches note folders and transcript folders with watchdog, delivering debounced batches.
+    """Watches note folders and transcript folders with watchdog, reporting changes at once.
 
     Why not one recursive watch per root: watchdog's inotify backend adds a kernel watch for
     every folder below a recursive watch, `node_modules` and `.venv` included, and cannot be
@@ -90,27 +93,22 @@ class WatchdogChangeWatcher:
     creations, deletions and moves re-plan the watches before the batch is delivered, and
     notes found in newly watched folders are added to that batch (they may predate the watch).
 
-    Batches hold real absolute paths of relevant files (`suffixes`), plus folders that were
-    deleted or moved (their notes vanished without per-file events); callers that cannot map
-    a path simply rescan. A batch is delivered from a background thread once no event has
-    arrived for `debounce_seconds`, or `max_wait_seconds` after its first event under a
-    constant stream of changes.
+    Batches are what the `ChangeWatcher` contract says: real absolute paths of relevant files
+    (`suffixes`), plus folders that were deleted or moved. The watcher does not debounce: one
+    delivery thread hands over whatever arrived since its previous call, so a burst that comes
+    while the consumer is busy arrives as one batch, and the consumer decides how long to wait.
     """
 
     def __init__(
         self,
         *,
-        debounce_seconds: float = 1.5,
         ignored_dirs: Iterable[str] = IGNORED_DIRS,
         suffixes: Sequence[str] = (".md", ".jsonl"),
-        max_wait_seconds: float = 10.0,
         max_watches: int = 256,
         max_watched_dirs: int = 50_000,
         polling_interval: float = 1.0,
         force_polling: bool = False,
     ) -> None:
-        self._debounce = debounce_seconds
-        self._max_wait = max(max_wait_seconds, debounce_seconds)
         self._ignored = frozenset(name.lower() for name in ignored_dirs)
         self._suffixes = tuple(s.lower() for s in suffixes)
         self._max_watches = max_watches
@@ -130,8 +128,6 @@ class WatchdogChangeWatcher:
         self._cond = threading.Condition()
         self._pending: set[str] = set()
         self._structural = False
-        self._first_event_at = 0.0
-        self._last_event_at = 0.0
         self._stopping = False
         self._thread: threading.Thread | None = None
 
@@ -349,13 +345,9 @@ class WatchdogChangeWatcher:
                 relevant.append(path)
         if not relevant and not structural:
             return
-        now = time.monotonic()
         with self._cond:
-            if not self._pending and not self._structural:
-                self._first_event_at = now
             self._pending.update(relevant)
             self._structural = self._structural or structural
-            self._last_event_at = now
             self._cond.notify_all()
 
     def _relevant_name(self, path: str) -> bool:
@@ -379,14 +371,6 @@ class WatchdogChangeWatcher:
             with self._cond:
                 while not self._stopping and not (self._pending or self._structural):
                     self._cond.wait()
-                while not self._stopping:
-                    due = min(
-                        self._last_event_at + self._debounce, self._first_event_at + self._max_wait
-                    )
-                    remaining = due - time.monotonic()
-                    if remaining <= 0:
-                        break
-                    self._cond.wait(remaining)
                 if self._stopping:
                     return
                 batch, self._pending = self._pending, set()
@@ -395,11 +379,11 @@ class WatchdogChangeWatcher:
                 try:
                     batch.update(self._replan())
                 except Exception:
-                    # Keep watching with the previous plan; retry after the next quiet period.
+                    # Keep watching with the previous plan; try again a little later.
                     _log.exception("watch_replan_failed")
                     with self._cond:
                         self._structural = True
-                        self._first_event_at = self._last_event_at = time.monotonic()
+                        self._cond.wait(_REPLAN_RETRY_SECONDS)
             if batch:
                 self._deliver(sorted(batch))
 

@@ -15,7 +15,7 @@ from memlane.entrypoints.container import Application
 from tests.fakes.clock import FakeClock
 from tests.fakes.embedding import FakeEmbeddingProvider
 from tests.fakes.event_log import FakeEventLog
-from tests.fakes.file_source import FakeFileSource
+from tests.fakes.file_source import FakeChangeWatcher, FakeFileSource
 from tests.fakes.index_store import FakeIndexStore
 
 
@@ -30,11 +30,16 @@ class World:
     clock: FakeClock = field(default_factory=FakeClock)
     embedder: FakeEmbeddingProvider | None = field(default_factory=FakeEmbeddingProvider)
     fallback: EmbeddingProvider | None = None
+    watcher: FakeChangeWatcher | None = None
     settings: MemorySettings = field(
         default_factory=lambda: MemorySettings(query=QuerySettings(min_score=0.0))
     )
 
     def manager(self, **settings_changes: object) -> MemoryManager:
+        return self.application(**settings_changes).manager()
+
+    def application(self, **settings_changes: object) -> Application:
+        """The container's wiring of the use cases, over the fakes."""
         settings = replace(self.settings, **settings_changes) if settings_changes else self.settings  # type: ignore[arg-type]
         embedder = self.embedder
 
@@ -48,10 +53,6 @@ class World:
             def select_fallback() -> Selection:
                 return Selection(provider=fallback)
 
-        return self.application(settings, EmbeddingRuntime(select, select_fallback)).manager()
-
-    def application(self, settings: MemorySettings, runtime: EmbeddingRuntime) -> Application:
-        """The real wiring of the use cases, over the fakes."""
         return Application(
             agent_id="main",
             workspace="/fake/workspace",
@@ -59,9 +60,10 @@ class World:
             store=self.store,
             event_log=self.log,
             available_sources={"memory": self.memory, "sessions": self.sessions},
-            runtime=runtime,
+            runtime=EmbeddingRuntime(select, select_fallback),
             clock=self.clock,
             scope_hash="scope-1",
+            watcher=self.watcher,
         )
 
 
