@@ -176,6 +176,17 @@ def p95(values: Sequence[float]) -> float:
     return ordered[min(len(ordered) - 1, math.ceil(0.95 * len(ordered)) - 1)]
 
 
+# Measured with this script at cc58a68, before one debouncer: the watcher waited for a quiet
+# `watchDebounceMs`, then the scheduler waited the same again (200 notes, 20 edits, 1500 ms).
+LATENCY_BEFORE_ONE_DEBOUNCER = {
+    "commit": "cc58a68",
+    "median_s": 3.109,
+    "p95_s": 3.191,
+    "max_s": 3.249,
+    "note": "watcher and scheduler each debounced by watchDebounceMs: a change waited twice",
+}
+
+
 def latency_result(
     latencies: Sequence[float], *, notes: int, debounce_ms: int
 ) -> dict[str, object]:
@@ -188,6 +199,7 @@ def latency_result(
         "median_s": round(statistics.median(latencies), 3),
         "p95_s": round(p95(latencies), 3),
         "max_s": round(max(latencies), 3),
+        "before_one_debouncer": LATENCY_BEFORE_ONE_DEBOUNCER,
     }
 
 
