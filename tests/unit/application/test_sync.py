@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memlane.application.ports.embedding import EmbeddingUnavailable
 from memlane.application.sync import SyncTrigger
 from memlane.domain import events
@@ -290,3 +292,22 @@ class TestCrashRecovery:
 
         assert "memory/new.md" in _paths(world, "memory")
         assert report.events_handled >= 1
+
+
+class TestSyncTrigger:
+    def test_only_triggers_nobody_asked_for_are_automatic(self) -> None:
+        automatic = {t.value for t in SyncTrigger if t.automatic}
+
+        assert automatic == {"watch", "interval", "search", "session-start"}
+
+    def test_a_known_name_parses_to_its_trigger(self) -> None:
+        assert SyncTrigger.parse("session-start") is SyncTrigger.SESSION_START
+
+    def test_an_unknown_name_is_refused_with_the_known_ones(self) -> None:
+        with pytest.raises(ValueError, match=r"unknown sync trigger 'cli'.*explicit"):
+            SyncTrigger.parse("cli")
+
+    def test_the_report_names_the_trigger(self, world: World) -> None:
+        report = world.manager().sync(trigger=SyncTrigger.INTERVAL)
+
+        assert report.reason == "interval"
