@@ -9,7 +9,6 @@ import os
 import stat as stat_mod
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Final, Literal, TypeAlias
 
 import structlog
@@ -31,6 +30,12 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 from watchdog.observers.polling import PollingObserverVFS
 
 from memlane.adapters.sources._paths import IGNORED_DIRS, has_suffix, is_ignored_dir, is_within
+from memlane.adapters.sources._watch_plan import (
+    WatchPlan,
+    drop_covered_by_recursive,
+    nearest_existing,
+    walk_tree,
+)
 
 Mode: TypeAlias = Literal["native", "polling"]
 
@@ -50,19 +55,6 @@ _EVENT_TYPES: Final[list[type[FileSystemEvent]]] = [
     DirDeletedEvent,
     DirMovedEvent,
 ]
-
-
-@dataclass(slots=True)
-class _Plan:
-    """Which directories to watch (path -> recursive) and every directory they cover."""
-
-    watches: dict[str, bool] = field(default_factory=dict)
-    covered: set[str] = field(default_factory=set)
-    dir_roots: list[str] = field(default_factory=list)
-    file_roots: set[str] = field(default_factory=set)
-
-    def add(self, path: str, *, recursive: bool) -> None:
-        self.watches[path] = self.watches.get(path, False) or recursive
 
 
 class _Handler(FileSystemEventHandler):
@@ -121,7 +113,7 @@ class WatchdogChangeWatcher:
         self._on_change: Callable[[Sequence[str]], None] | None = None
         self._observer: BaseObserver | None = None
         self._scheduled: dict[str, tuple[bool, ObservedWatch]] = {}
-        self._plan = _Plan()
+        self._plan = WatchPlan()
         self._handler = _Handler(self._on_event)
 
         self._lifecycle = threading.Lock()
@@ -178,25 +170,25 @@ class WatchdogChangeWatcher:
 
     # ----------------------------------------------------------------------------- planning
 
-    def _make_plan(self) -> _Plan:
-        plan = _Plan()
+    def _make_plan(self) -> WatchPlan:
+        plan = WatchPlan()
         for root in self._roots:
             is_dir = os.path.isdir(root)
             is_file = os.path.lexists(root) and not is_dir
             if is_file or (not is_dir and self._relevant_name(root)):
                 plan.file_roots.add(root)
-                plan.add(_nearest_existing(os.path.dirname(root)), recursive=False)
+                plan.add(nearest_existing(os.path.dirname(root)), recursive=False)
             elif not is_dir:
                 plan.dir_roots.append(root)
-                plan.add(_nearest_existing(os.path.dirname(root)), recursive=False)
+                plan.add(nearest_existing(os.path.dirname(root)), recursive=False)
             else:
                 plan.dir_roots.append(root)
                 self._plan_tree(plan, root)
-        _drop_covered_by_recursive(plan.watches)
+        drop_covered_by_recursive(plan.watches)
         return plan
 
-    def _plan_tree(self, plan: _Plan, root: str) -> None:
-        order, children, dirty = self._walk_tree(root)
+    def _plan_tree(self, plan: WatchPlan, root: str) -> None:
+        order, children, dirty = walk_tree(root, self._ignored)
         plan.covered.update(order)
         if self._mode == "polling":
             plan.add(root, recursive=True)  # the polling snapshot prunes ignored folders itself
@@ -210,39 +202,7 @@ class WatchdogChangeWatcher:
             else:
                 plan.add(current, recursive=True)
 
-    def _walk_tree(self, root: str) -> tuple[list[str], dict[str, list[str]], set[str]]:
-        """List the non-ignored folders under `root`; mark those with an ignored descendant."""
-        order: list[str] = []
-        parent: dict[str, str] = {}
-        children: dict[str, list[str]] = {}
-        dirty: set[str] = set()
-        stack = [root]
-        while stack:
-            current = stack.pop()
-            order.append(current)
-            try:
-                with os.scandir(current) as it:
-                    entries = list(it)
-            except OSError:
-                continue
-            for entry in entries:
-                try:
-                    if entry.is_symlink() or not entry.is_dir(follow_symlinks=False):
-                        continue
-                except OSError:
-                    continue
-                if is_ignored_dir(entry.name, self._ignored):
-                    dirty.add(current)
-                    continue
-                parent[entry.path] = current
-                children.setdefault(current, []).append(entry.path)
-                stack.append(entry.path)
-        for folder in reversed(order):
-            if folder in dirty and folder in parent:
-                dirty.add(parent[folder])
-        return order, children, dirty
-
-    def _apply(self, plan: _Plan) -> None:
+    def _apply(self, plan: WatchPlan) -> None:
         """Bring scheduled watches in line with `plan`, falling back to polling if needed."""
         if self._mode == "native":
             reason = self._over_budget(plan)
@@ -257,7 +217,7 @@ class WatchdogChangeWatcher:
             _log.warning("watch_schedule_failed", mode=self._mode)
         self._plan = plan
 
-    def _over_budget(self, plan: _Plan) -> str | None:
+    def _over_budget(self, plan: WatchPlan) -> str | None:
         if len(plan.watches) > self._max_watches:
             return f"{len(plan.watches)} watches needed, more than max_watches={self._max_watches}"
         if len(plan.covered) > self._max_watched_dirs:
@@ -267,7 +227,7 @@ class WatchdogChangeWatcher:
             )
         return None
 
-    def _schedule(self, plan: _Plan) -> str | None:
+    def _schedule(self, plan: WatchPlan) -> str | None:
         """Diff scheduled watches against the plan; return an error that calls for a fallback."""
         observer = self._ensure_observer()
         for path, (recursive, watch) in list(self._scheduled.items()):
@@ -426,23 +386,3 @@ class WatchdogChangeWatcher:
         except Exception:
             # The callback belongs to the caller; a failure there must not end the watch.
             _log.exception("watch_callback_failed", paths=len(batch))
-
-
-def _nearest_existing(path: str) -> str:
-    while not os.path.isdir(path):
-        parent = os.path.dirname(path)
-        if parent == path:
-            break
-        path = parent
-    return path
-
-
-def _drop_covered_by_recursive(watches: dict[str, bool]) -> None:
-    """Remove watches that a recursive watch on an ancestor already covers."""
-    for path in list(watches):
-        child, ancestor = path, os.path.dirname(path)
-        while ancestor != child:
-            if watches.get(ancestor):
-                del watches[path]
-                break
-            child, ancestor = ancestor, os.path.dirname(ancestor)
