@@ -66,7 +66,7 @@ def collect(name: str, depth: int, limit: int | None) -> None:
         manager: Any = open_unit(opener, paths, cfg)
         try:
             manager.sync(force=False)
-            store, provider = manager._store, manager._runtime.provider
+            store, provider = manager._syncing._store, manager._syncing._runtime.provider
             sources = manager._searcher._settings.sources
             for q in unit.queries:
                 match = build_fts_query(q.text)

@@ -122,7 +122,7 @@ def index(options: _Options, force: bool, verbose: bool) -> None:
         status = manager.status(deep=False)
         click.echo(f"workspace: {status.workspace}\nstore: {status.store_path}", err=True)
     with _errors(), _progress_bar() as on_progress:
-        report = manager.sync(force=force, reason="cli", progress=on_progress)
+        report = manager.sync(force=force, progress=on_progress)
     click.echo(_summary(report))
 
 
@@ -149,7 +149,7 @@ def search(
         raise click.UsageError("missing search query: give QUERY or --query TEXT")
     manager = options.manager()
     with _errors():
-        manager.sync(reason="cli-search")
+        manager.sync()
         response = manager.search(
             text, max_results=max_results, min_score=min_score, explain=explain
         )
@@ -243,7 +243,7 @@ def watch(options: _Options) -> None:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     with _errors():
-        report = manager.sync(reason="watch-start")
+        report = manager.sync()
     click.echo(_summary(report), err=True)
     manager.start(watch=True)
     click.echo("watching; Ctrl-C to stop", err=True)

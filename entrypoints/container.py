@@ -26,14 +26,24 @@ from memlane.adapters.sources.watcher import WatchdogChangeWatcher
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_event_log import SqliteEventLog
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
+from memlane.application.change_detection import ChangeDetector
 from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
+from memlane.application.handlers import IndexFile, RebuildIndex, RemoveFile, build_routes
+from memlane.application.indexing import FilePreparer
+from memlane.application.issues import IssueBoard
 from memlane.application.memory import MemoryManager
+from memlane.application.messagebus import MessageBus
 from memlane.application.ports.embedding import EmbeddingProvider
-from memlane.application.ports.file_source import FileSource
+from memlane.application.ports.file_source import ChangeWatcher, FileSource
 from memlane.application.ports.index_store import IndexStore
 from memlane.application.ports.note_writer import NoteWriter
+from memlane.application.progress import ProgressTracker
 from memlane.application.provider_selection import ProviderChoice, choose_provider
+from memlane.application.queries import Searcher
 from memlane.application.reports import RecoveryStats
+from memlane.application.scheduler import BackgroundSyncer, SearchSyncPolicy
+from memlane.application.status import StatusReporter
+from memlane.application.sync import SyncService, WantedMeta
 from memlane.application.writing import WriteNote
 from memlane.domain.config import MemorySettings
 from memlane.domain.redaction import Redactor
@@ -132,11 +142,8 @@ def scope_hash(settings: MemorySettings, workspace: Path, sessions_dir: Path) ->
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def _sources(
-    memory: FileSource, sessions: FileSource, settings: MemorySettings
-) -> dict[Source, FileSource]:
-    available: dict[Source, FileSource] = {"memory": memory, "sessions": sessions}
-    return {s: available[s] for s in settings.sources}
+def _available_sources(memory: FileSource, sessions: FileSource) -> dict[Source, FileSource]:
+    return {"memory": memory, "sessions": sessions}
 
 
 def _redactor(settings: MemorySettings) -> Callable[[str], str] | None:
@@ -174,8 +181,158 @@ def memory_listing(manager: MemoryManager) -> Callable[[], list[str]]:
     return lambda: [f.path for f in source.scan().files]
 
 
+def _active_sources(
+    available: Mapping[Source, FileSource], settings: MemorySettings
+) -> dict[Source, FileSource]:
+    """The configured sources, in the configured order."""
+    return {s: available[s] for s in settings.sources if s in available}
+
+
+def _preparer(
+    sources: Mapping[Source, FileSource],
+    settings: MemorySettings,
+    redact: Callable[[str], str] | None,
+) -> FilePreparer:
+    return FilePreparer(
+        sources,
+        settings.chunking,
+        redact,
+        session_policy=settings.session_chunking,
+        redact_notes=settings.redaction.notes,
+    )
+
+
+class Application(containers.DeclarativeContainer):
+    """The use cases of one agent's memory, wired over the ports it is given.
+
+    The ports (store, event log, sources, embedding runtime, clock, watcher) come from the
+    outer `Container` in production and from fakes in the application tests.
+    """
+
+    agent_id = providers.Dependency(instance_of=str)
+    workspace = providers.Dependency(instance_of=str)
+    settings = providers.Dependency(instance_of=MemorySettings)
+    scope_hash = providers.Dependency(instance_of=str)
+    store = providers.Dependency(instance_of=object)  # an IndexStore (a Protocol)
+    event_log = providers.Dependency(instance_of=object)  # an EventLog
+    available_sources = providers.Dependency(instance_of=dict)
+    runtime = providers.Dependency(instance_of=EmbeddingRuntime)
+    clock = providers.Dependency(instance_of=object)  # a Clock
+    watcher: providers.Provider[ChangeWatcher | None] = providers.Object(None)  # None: no watch
+    redact: providers.Provider[Callable[[str], str] | None] = providers.Object(None)
+    recovery_stats: providers.Provider[Callable[[], RecoveryStats] | None] = providers.Object(None)
+
+    sources = providers.Singleton(_active_sources, available_sources, settings)
+    issues = providers.Singleton(IssueBoard)
+    progress = providers.Singleton(ProgressTracker)
+    preparer = providers.Singleton(_preparer, sources, settings, redact)
+    detector = providers.Singleton(
+        ChangeDetector,
+        sources=sources,
+        store=store,
+        issues=issues,
+        clock=clock,
+        session_thresholds=settings.provided.sync.sessions,
+    )
+    wanted_meta = providers.Singleton(
+        WantedMeta,
+        store=store,
+        runtime=runtime,
+        sources=sources,
+        settings=settings,
+        scope_hash=scope_hash,
+    )
+    index_file = providers.Singleton(
+        IndexFile,
+        preparer=preparer,
+        store=store,
+        runtime=runtime,
+        issues=issues,
+        clock=clock,
+        progress=progress,
+        use_cache=settings.provided.cache.enabled,
+    )
+    remove_file = providers.Singleton(RemoveFile, store=store, issues=issues, clock=clock)
+    rebuild_index = providers.Singleton(
+        RebuildIndex,
+        preparer=preparer,
+        sources=providers.Callable(tuple, sources),
+        store=store,
+        runtime=runtime,
+        issues=issues,
+        clock=clock,
+        progress=progress,
+        wanted_meta=wanted_meta,
+        use_cache=settings.provided.cache.enabled,
+    )
+    routes = providers.Singleton(
+        build_routes, index_file=index_file, remove_file=remove_file, rebuild_index=rebuild_index
+    )
+    bus = providers.Singleton(MessageBus, event_log, routes, clock)
+    searcher = providers.Singleton(Searcher, store=store, runtime=runtime, settings=settings)
+    syncing = providers.Singleton(
+        SyncService,
+        store=store,
+        event_log=event_log,
+        bus=bus,
+        detector=detector,
+        runtime=runtime,
+        wanted_meta=wanted_meta,
+        issues=issues,
+        progress=progress,
+        clock=clock,
+        settings=settings,
+    )
+    status = providers.Singleton(
+        StatusReporter,
+        agent_id=agent_id,
+        workspace=workspace,
+        settings=settings,
+        store=store,
+        event_log=event_log,
+        bus=bus,
+        sources=sources,
+        runtime=runtime,
+        issues=issues,
+        syncing=syncing,
+        recovery_stats=recovery_stats,
+    )
+    background = providers.Singleton(
+        BackgroundSyncer,
+        syncing=syncing,
+        clock=clock,
+        settings=settings.provided.sync,
+        sources=sources,
+        watcher=watcher,
+    )
+    search_policy = providers.Singleton(
+        SearchSyncPolicy,
+        settings=settings.provided.sync,
+        store=store,
+        syncing=syncing,
+        background=background,
+    )
+    manager = providers.Singleton(
+        MemoryManager,
+        agent_id=agent_id,
+        workspace=workspace,
+        settings=settings,
+        syncing=syncing,
+        searcher=searcher,
+        status=status,
+        background=background,
+        search_policy=search_policy,
+        bus=bus,
+        event_log=event_log,
+        sources=sources,
+        clock=clock,
+        redact=redact,
+    )
+
+
 class Container(containers.DeclarativeContainer):
-    """Wires one agent's MemoryManager from a resolved RuntimeConfig and the environment."""
+    """Wires one agent's adapters from a resolved RuntimeConfig and the environment, and the
+    `Application` over them; `manager` is the facade entry points use."""
 
     runtime_config = providers.Dependency(instance_of=RuntimeConfig)
     env = providers.Dependency(instance_of=dict)
@@ -197,36 +354,25 @@ class Container(containers.DeclarativeContainer):
     session_source = providers.Singleton(
         lambda rc: JsonlSessionSource(sessions_dir=str(rc.sessions_dir)), runtime_config
     )
-    watcher = providers.Factory(
-        lambda rc: WatchdogChangeWatcher(
-            debounce_seconds=rc.settings.sync.watch_debounce_ms / 1000
-        ),
-        runtime_config,
-    )
+    watcher = providers.Factory(WatchdogChangeWatcher)  # the scheduler debounces its reports
     embedder_factories = providers.Singleton(provider_factories, settings, env)
     embedding_runtime = providers.Singleton(make_runtime, settings, embedder_factories)
-    sources = providers.Callable(_sources, memory_source, session_source, settings)
-    manager = providers.Singleton(
-        lambda rc, store, log, sources, runtime, clock, watcher, recovery: MemoryManager(
-            agent_id=rc.agent_id,
-            workspace=str(rc.workspace),
-            settings=rc.settings,
-            store=store,
-            event_log=log,
-            sources=sources,
-            runtime=runtime,
-            clock=clock,
-            scope_hash=scope_hash(rc.settings, rc.workspace, rc.sessions_dir),
-            watcher=watcher,
-            redact=_redactor(rc.settings),
-            recovery_stats=recovery,
+    sources = providers.Callable(_available_sources, memory_source, session_source)
+    application = providers.Container(
+        Application,
+        agent_id=providers.Callable(lambda rc: rc.agent_id, runtime_config),
+        workspace=providers.Callable(lambda rc: str(rc.workspace), runtime_config),
+        settings=settings,
+        scope_hash=providers.Callable(
+            lambda rc: scope_hash(rc.settings, rc.workspace, rc.sessions_dir), runtime_config
         ),
-        runtime_config,
-        index_store,
-        event_log,
-        sources,
-        embedding_runtime,
-        clock,
-        watcher,
-        providers.Callable(_recovery, index_store),
+        store=index_store,
+        event_log=event_log,
+        available_sources=sources,
+        runtime=embedding_runtime,
+        clock=clock,
+        watcher=watcher,
+        redact=providers.Callable(_redactor, settings),
+        recovery_stats=providers.Callable(_recovery, index_store),
     )
+    manager = application.manager

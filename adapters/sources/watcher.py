@@ -1,4 +1,4 @@
-"""Adapter: ChangeWatcher on watchdog, debounced, that never descends into ignored folders."""
+"""Adapter: ChangeWatcher on watchdog that never descends into ignored folders."""
 
 # ruff: noqa: PTH112, PTH113, PTH119, PTH120, PTH206
 # (str paths with os.scandir keep a 10k-file scan stat-bound; pathlib objects would double it)
@@ -8,9 +8,7 @@ from __future__ import annotations
 import os
 import stat as stat_mod
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
 from typing import Final, Literal, TypeAlias
 
 import structlog
@@ -32,10 +30,20 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 from watchdog.observers.polling import PollingObserverVFS
 
 from memlane.adapters.sources._paths import IGNORED_DIRS, has_suffix, is_ignored_dir, is_within
+from memlane.adapters.sources._watch_plan import (
+    WatchPlan,
+    drop_covered_by_recursive,
+    nearest_existing,
+    walk_tree,
+)
 
 Mode: TypeAlias = Literal["native", "polling"]
 
 _log = structlog.get_logger(__name__)
+
+# After a failed re-plan (a folder vanished mid-walk, a kernel hiccup), wait this long before
+# trying again, so a persistent failure cannot spin the delivery thread.
+_REPLAN_RETRY_SECONDS = 1.0
 
 _EVENT_TYPES: Final[list[type[FileSystemEvent]]] = [
     FileCreatedEvent,
@@ -49,19 +57,6 @@ _EVENT_TYPES: Final[list[type[FileSystemEvent]]] = [
 ]
 
 
-@dataclass(slots=True)
-class _Plan:
-    """Which directories to watch (path -> recursive) and every directory they cover."""
-
-    watches: dict[str, bool] = field(default_factory=dict)
-    covered: set[str] = field(default_factory=set)
-    dir_roots: list[str] = field(default_factory=list)
-    file_roots: set[str] = field(default_factory=set)
-
-    def add(self, path: str, *, recursive: bool) -> None:
-        self.watches[path] = self.watches.get(path, False) or recursive
-
-
 class _Handler(FileSystemEventHandler):
     def __init__(self, sink: Callable[[FileSystemEvent], None]) -> None:
         super().__init__()
@@ -72,7 +67,7 @@ class _Handler(FileSystemEventHandler):
 
 
 class WatchdogChangeWatcher:
-    """Watches note folders and transcript folders with watchdog, delivering debounced batches.
+    """Watches note folders and transcript folders with watchdog, reporting changes at once.
 
     Why not one recursive watch per root: watchdog's inotify backend adds a kernel watch for
     every folder below a recursive watch, `node_modules` and `.venv` included, and cannot be
@@ -90,27 +85,22 @@ class WatchdogChangeWatcher:
     creations, deletions and moves re-plan the watches before the batch is delivered, and
     notes found in newly watched folders are added to that batch (they may predate the watch).
 
-    Batches hold real absolute paths of relevant files (`suffixes`), plus folders that were
-    deleted or moved (their notes vanished without per-file events); callers that cannot map
-    a path simply rescan. A batch is delivered from a background thread once no event has
-    arrived for `debounce_seconds`, or `max_wait_seconds` after its first event under a
-    constant stream of changes.
+    Batches are what the `ChangeWatcher` contract says: real absolute paths of relevant files
+    (`suffixes`), plus folders that were deleted or moved. The watcher does not debounce: one
+    delivery thread hands over whatever arrived since its previous call, so a burst that comes
+    while the consumer is busy arrives as one batch, and the consumer decides how long to wait.
     """
 
     def __init__(
         self,
         *,
-        debounce_seconds: float = 1.5,
         ignored_dirs: Iterable[str] = IGNORED_DIRS,
         suffixes: Sequence[str] = (".md", ".jsonl"),
-        max_wait_seconds: float = 10.0,
         max_watches: int = 256,
         max_watched_dirs: int = 50_000,
         polling_interval: float = 1.0,
         force_polling: bool = False,
     ) -> None:
-        self._debounce = debounce_seconds
-        self._max_wait = max(max_wait_seconds, debounce_seconds)
         self._ignored = frozenset(name.lower() for name in ignored_dirs)
         self._suffixes = tuple(s.lower() for s in suffixes)
         self._max_watches = max_watches
@@ -123,15 +113,13 @@ class WatchdogChangeWatcher:
         self._on_change: Callable[[Sequence[str]], None] | None = None
         self._observer: BaseObserver | None = None
         self._scheduled: dict[str, tuple[bool, ObservedWatch]] = {}
-        self._plan = _Plan()
+        self._plan = WatchPlan()
         self._handler = _Handler(self._on_event)
 
         self._lifecycle = threading.Lock()
         self._cond = threading.Condition()
         self._pending: set[str] = set()
         self._structural = False
-        self._first_event_at = 0.0
-        self._last_event_at = 0.0
         self._stopping = False
         self._thread: threading.Thread | None = None
 
@@ -182,25 +170,25 @@ class WatchdogChangeWatcher:
 
     # ----------------------------------------------------------------------------- planning
 
-    def _make_plan(self) -> _Plan:
-        plan = _Plan()
+    def _make_plan(self) -> WatchPlan:
+        plan = WatchPlan()
         for root in self._roots:
             is_dir = os.path.isdir(root)
             is_file = os.path.lexists(root) and not is_dir
             if is_file or (not is_dir and self._relevant_name(root)):
                 plan.file_roots.add(root)
-                plan.add(_nearest_existing(os.path.dirname(root)), recursive=False)
+                plan.add(nearest_existing(os.path.dirname(root)), recursive=False)
             elif not is_dir:
                 plan.dir_roots.append(root)
-                plan.add(_nearest_existing(os.path.dirname(root)), recursive=False)
+                plan.add(nearest_existing(os.path.dirname(root)), recursive=False)
             else:
                 plan.dir_roots.append(root)
                 self._plan_tree(plan, root)
-        _drop_covered_by_recursive(plan.watches)
+        drop_covered_by_recursive(plan.watches)
         return plan
 
-    def _plan_tree(self, plan: _Plan, root: str) -> None:
-        order, children, dirty = self._walk_tree(root)
+    def _plan_tree(self, plan: WatchPlan, root: str) -> None:
+        order, children, dirty = walk_tree(root, self._ignored)
         plan.covered.update(order)
         if self._mode == "polling":
             plan.add(root, recursive=True)  # the polling snapshot prunes ignored folders itself
@@ -214,39 +202,7 @@ class WatchdogChangeWatcher:
             else:
                 plan.add(current, recursive=True)
 
-    def _walk_tree(self, root: str) -> tuple[list[str], dict[str, list[str]], set[str]]:
-        """List the non-ignored folders under `root`; mark those with an ignored descendant."""
-        order: list[str] = []
-        parent: dict[str, str] = {}
-        children: dict[str, list[str]] = {}
-        dirty: set[str] = set()
-        stack = [root]
-        while stack:
-            current = stack.pop()
-            order.append(current)
-            try:
-                with os.scandir(current) as it:
-                    entries = list(it)
-            except OSError:
-                continue
-            for entry in entries:
-                try:
-                    if entry.is_symlink() or not entry.is_dir(follow_symlinks=False):
-                        continue
-                except OSError:
-                    continue
-                if is_ignored_dir(entry.name, self._ignored):
-                    dirty.add(current)
-                    continue
-                parent[entry.path] = current
-                children.setdefault(current, []).append(entry.path)
-                stack.append(entry.path)
-        for folder in reversed(order):
-            if folder in dirty and folder in parent:
-                dirty.add(parent[folder])
-        return order, children, dirty
-
-    def _apply(self, plan: _Plan) -> None:
+    def _apply(self, plan: WatchPlan) -> None:
         """Bring scheduled watches in line with `plan`, falling back to polling if needed."""
         if self._mode == "native":
             reason = self._over_budget(plan)
@@ -261,7 +217,7 @@ class WatchdogChangeWatcher:
             _log.warning("watch_schedule_failed", mode=self._mode)
         self._plan = plan
 
-    def _over_budget(self, plan: _Plan) -> str | None:
+    def _over_budget(self, plan: WatchPlan) -> str | None:
         if len(plan.watches) > self._max_watches:
             return f"{len(plan.watches)} watches needed, more than max_watches={self._max_watches}"
         if len(plan.covered) > self._max_watched_dirs:
@@ -271,7 +227,7 @@ class WatchdogChangeWatcher:
             )
         return None
 
-    def _schedule(self, plan: _Plan) -> str | None:
+    def _schedule(self, plan: WatchPlan) -> str | None:
         """Diff scheduled watches against the plan; return an error that calls for a fallback."""
         observer = self._ensure_observer()
         for path, (recursive, watch) in list(self._scheduled.items()):
@@ -349,13 +305,9 @@ class WatchdogChangeWatcher:
                 relevant.append(path)
         if not relevant and not structural:
             return
-        now = time.monotonic()
         with self._cond:
-            if not self._pending and not self._structural:
-                self._first_event_at = now
             self._pending.update(relevant)
             self._structural = self._structural or structural
-            self._last_event_at = now
             self._cond.notify_all()
 
     def _relevant_name(self, path: str) -> bool:
@@ -379,14 +331,6 @@ class WatchdogChangeWatcher:
             with self._cond:
                 while not self._stopping and not (self._pending or self._structural):
                     self._cond.wait()
-                while not self._stopping:
-                    due = min(
-                        self._last_event_at + self._debounce, self._first_event_at + self._max_wait
-                    )
-                    remaining = due - time.monotonic()
-                    if remaining <= 0:
-                        break
-                    self._cond.wait(remaining)
                 if self._stopping:
                     return
                 batch, self._pending = self._pending, set()
@@ -395,11 +339,11 @@ class WatchdogChangeWatcher:
                 try:
                     batch.update(self._replan())
                 except Exception:
-                    # Keep watching with the previous plan; retry after the next quiet period.
+                    # Keep watching with the previous plan; try again a little later.
                     _log.exception("watch_replan_failed")
                     with self._cond:
                         self._structural = True
-                        self._first_event_at = self._last_event_at = time.monotonic()
+                        self._cond.wait(_REPLAN_RETRY_SECONDS)
             if batch:
                 self._deliver(sorted(batch))
 
@@ -442,23 +386,3 @@ class WatchdogChangeWatcher:
         except Exception:
             # The callback belongs to the caller; a failure there must not end the watch.
             _log.exception("watch_callback_failed", paths=len(batch))
-
-
-def _nearest_existing(path: str) -> str:
-    while not os.path.isdir(path):
-        parent = os.path.dirname(path)
-        if parent == path:
-            break
-        path = parent
-    return path
-
-
-def _drop_covered_by_recursive(watches: dict[str, bool]) -> None:
-    """Remove watches that a recursive watch on an ancestor already covers."""
-    for path in list(watches):
-        child, ancestor = path, os.path.dirname(path)
-        while ancestor != child:
-            if watches.get(ancestor):
-                del watches[path]
-                break
-            child, ancestor = ancestor, os.path.dirname(ancestor)

@@ -88,15 +88,24 @@ class FileSource(Protocol):
 
 
 class ChangeWatcher(Protocol):
-    """Observes directories and reports changed absolute paths, debounced.
+    """Observes directories and reports what changed in them, as soon as it sees it.
 
-    `start` returns at once; `on_change` is called from a background thread with a batch of
-    paths (possibly empty when the watcher only knows "something changed"). A watcher must stay
-    within bounded resources on large trees (ignored folders are never descended into).
+    Contract:
+    * `start` returns at once; `on_change(paths)` is then called from one background thread,
+      never concurrently with itself;
+    * `paths` is never empty: sorted, distinct, real absolute paths of files the sources serve
+      (created, modified, deleted; both names of a move), of folders deleted or moved (their
+      files vanished without one event each), and of served files found in folders that came
+      under watch later (they may predate the watch);
+    * no debouncing: changes seen while `on_change` runs are delivered by the next call, so a
+      burst costs few calls, but waiting for the burst to end is the consumer's choice (the
+      application's scheduler debounces every sync trigger in one place);
+    * an exception raised by `on_change` is logged and watching goes on;
+    * resources stay bounded on large trees (ignored folders are never descended into).
     """
 
     def start(self, roots: Sequence[str], on_change: Callable[[Sequence[str]], None]) -> None:
-        """Begin watching `roots`."""
+        """Begin watching `roots` (folders or single files; missing ones once they appear)."""
         ...
 
     def stop(self) -> None:

@@ -50,6 +50,7 @@ from memlane.application.reports import (
     SyncProgress,
     SyncReport,
 )
+from memlane.application.sync import SyncTrigger
 from memlane.domain.errors import ConfigError, InvalidQuery
 from memlane.domain.events import type_name
 from memlane.entrypoints.grpc._generated import memlane_pb2 as pb
@@ -116,7 +117,7 @@ class ServedManager(Protocol):
         self,
         *,
         force: bool = False,
-        reason: str = "explicit",
+        trigger: SyncTrigger = SyncTrigger.EXPLICIT,
         progress: Callable[[SyncProgress], None] | None = None,
     ) -> SyncReport: ...
 
@@ -252,11 +253,14 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         self, request: pb.SyncRequest, context: grpc.ServicerContext
     ) -> pb.SyncReport:
         rpc = _Rpc("Sync", context)
+        trigger = SyncTrigger.EXPLICIT
         if request.HasField("reason"):
-            reason = request.reason
-            report = rpc.run(lambda: self._manager.sync(force=request.force, reason=reason))
-        else:
-            report = rpc.run(lambda: self._manager.sync(force=request.force))
+            try:
+                trigger = SyncTrigger.parse(request.reason)
+            except ValueError as exc:  # the trigger switches behaviour: never guess one
+                rpc.done(code=grpc.StatusCode.INVALID_ARGUMENT.name)
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        report = rpc.run(lambda: self._manager.sync(force=request.force, trigger=trigger))
         response = rpc.run(lambda: sync_report_to_pb(report))
         rpc.done(full_reindex=report.full_reindex, files_indexed=report.files_indexed)
         return response

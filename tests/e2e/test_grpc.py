@@ -44,6 +44,7 @@ from memlane.application.reports import (
     SyncProgress,
     SyncReport,
 )
+from memlane.application.sync import SyncTrigger
 from memlane.domain.errors import ConfigError, InvalidQuery
 from memlane.domain.events import Event, FileChanged, FileIndexed, FileRemoved
 from memlane.domain.search import ScoreExplanation, SearchResult
@@ -177,12 +178,12 @@ class CannedManager:
         self,
         *,
         force: bool = False,
-        reason: str = "explicit",
+        trigger: SyncTrigger = SyncTrigger.EXPLICIT,
         progress: Callable[[SyncProgress], None] | None = None,
     ) -> SyncReport:
-        self._enter("sync", force=force, reason=reason)
+        self._enter("sync", force=force, trigger=trigger)
         return SyncReport(
-            reason=reason,
+            reason=trigger.value,
             full_reindex=force,
             files_indexed=2,
             files_removed=1,
@@ -414,18 +415,28 @@ class TestGet:
 
 class TestSync:
     def test_returns_the_sync_report(self, canned_served: Served, canned: CannedManager) -> None:
-        """Force and reason are passed through; the report arrives whole."""
-        got = canned_served.client.sync(force=True, reason="grpc test")
+        """Force and the named trigger are passed through; the report arrives whole."""
+        got = canned_served.client.sync(force=True, reason="watch")
 
-        assert got == canned.sync(force=True, reason="grpc test")
-        assert canned.calls[0] == ("sync", {"force": True, "reason": "grpc test"})
+        assert got == canned.sync(force=True, trigger=SyncTrigger.WATCH)
+        assert canned.calls[0] == ("sync", {"force": True, "trigger": SyncTrigger.WATCH})
+
+    def test_an_unknown_reason_is_an_invalid_argument(
+        self, canned_served: Served, canned: CannedManager
+    ) -> None:
+        """A free-text reason would switch behaviour unchecked: it is refused, nothing runs."""
+        error = rpc_error(lambda: canned_served.client.sync(reason="grpc test"))
+
+        assert error.code is CODE.INVALID_ARGUMENT
+        assert "unknown sync trigger 'grpc test'" in error.details
+        assert canned.calls == []
 
     def test_without_a_reason_the_manager_default_applies(
         self, canned_served: Served, canned: CannedManager
     ) -> None:
         canned_served.client.sync()
 
-        assert canned.calls == [("sync", {"force": False, "reason": "explicit"})]
+        assert canned.calls == [("sync", {"force": False, "trigger": SyncTrigger.EXPLICIT})]
 
 
 class TestStatus:

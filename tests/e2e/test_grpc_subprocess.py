@@ -119,7 +119,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Process]:
 @pytest.fixture(scope="module")
 def client(server: Process) -> Iterator[MemlaneClient]:
     with MemlaneClient(f"127.0.0.1:{server.port}", token=TOKEN, timeout=120) as c:
-        c.sync(reason="e2e")
+        c.sync(reason="explicit")
         yield c
 
 

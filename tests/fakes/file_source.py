@@ -150,6 +150,6 @@ class FakeChangeWatcher:
         self._on_change = None
 
     def trigger(self, paths: Sequence[str] = ()) -> None:
-        """Deliver one batch as the real watcher would after its debounce; no-op once stopped."""
+        """Deliver one batch as the real watcher reports a change; no-op once stopped."""
         if self._on_change is not None:
             self._on_change(list(paths))

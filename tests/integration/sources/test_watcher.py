@@ -1,4 +1,4 @@
-"""Integration: WatchdogChangeWatcher on real folders (inotify here), with short debounces."""
+"""Integration: WatchdogChangeWatcher on real folders (inotify here)."""
 
 from __future__ import annotations
 
@@ -31,6 +31,9 @@ class Batches:
         self._lock = threading.Lock()
         self._batches: list[list[str]] = []
         self.fail_next = False
+        self.busy = threading.Event()  # set while a held callback runs
+        self.release = threading.Event()  # a held callback returns once this is set
+        self.release.set()
 
     def __call__(self, paths: Sequence[str]) -> None:
         with self._lock:
@@ -38,6 +41,9 @@ class Batches:
             if self.fail_next:
                 self.fail_next = False
                 raise RuntimeError("callback failure")
+        self.busy.set()
+        self.release.wait(DEADLINE)
+        self.busy.clear()
 
     @property
     def batches(self) -> list[list[str]]:
@@ -92,7 +98,6 @@ def watch() -> Iterator[Callable[..., tuple[WatchdogChangeWatcher, Batches]]]:
     started: list[WatchdogChangeWatcher] = []
 
     def start(roots: Sequence[str], **options: Any) -> tuple[WatchdogChangeWatcher, Batches]:
-        options.setdefault("debounce_seconds", 0.2)
         watcher = WatchdogChangeWatcher(**options)
         batches = Batches()
         watcher.start(roots, batches)
@@ -157,17 +162,42 @@ class TestNoteChanges:
         assert wait_until(lambda: str(ws / "memory" / "marker.md") in batches.seen)
         assert batches.seen == {str(ws / "memory" / "marker.md")}
 
-    def test_a_burst_of_writes_is_delivered_in_few_batches(
+    def test_changes_are_reported_without_waiting_for_a_quiet_period(
         self, ws: Path, watch: WatchFactory
     ) -> None:
-        _, batches = watch([str(ws / "memory")], debounce_seconds=0.5)
+        """The consumer debounces; the watcher reports while a stream of writes goes on."""
+        _, batches = watch([str(ws / "memory")])
+        first = ws / "memory" / "first.md"
+
+        _write(first)
+        stream_ended = False
+        for i in range(40):  # a 4-second stream of writes, never quiet for long
+            if str(first) in batches.seen:
+                break
+            _write(ws / "memory" / f"stream-{i}.md")
+            time.sleep(0.1)
+        else:
+            stream_ended = True
+
+        assert not stream_ended
+        assert str(first) in batches.seen
+
+    def test_changes_made_during_a_callback_arrive_in_the_next_call(
+        self, ws: Path, watch: WatchFactory
+    ) -> None:
+        _, batches = watch([str(ws / "memory")])
+        batches.release.clear()
+        _write(ws / "memory" / "first.md")
+        assert wait_until(batches.busy.is_set)
         notes = [ws / "memory" / f"n{i}.md" for i in range(30)]
 
         for note in notes:
             _write(note)
+        time.sleep(0.3)  # let inotify hand over every event while the callback is held
+        batches.release.set()
 
         assert wait_until(lambda: {str(n) for n in notes} <= batches.seen)
-        assert len(batches.batches) < 5
+        assert len(batches.batches) <= 3
 
 
 class TestTranscripts:
@@ -273,7 +303,7 @@ class TestResources:
     def test_stop_releases_threads_and_descriptors_and_is_idempotent(self, ws: Path) -> None:
         threads_before = {t.ident for t in threading.enumerate()}
         fds_before = _open_fds()
-        watcher = WatchdogChangeWatcher(debounce_seconds=0.1)
+        watcher = WatchdogChangeWatcher()
         watcher.start([str(ws / "memory"), str(ws / "MEMORY.md")], Batches())
 
         watcher.stop()

@@ -1,4 +1,4 @@
-"""Builders for application tests: a MemoryManager wired to fakes only."""
+"""Builders for application tests: the container's application wiring over fakes only."""
 
 from __future__ import annotations
 
@@ -11,10 +11,11 @@ from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
 from memlane.application.memory import MemoryManager
 from memlane.application.ports.embedding import EmbeddingProvider
 from memlane.domain.config import MemorySettings, QuerySettings
+from memlane.entrypoints.container import Application
 from tests.fakes.clock import FakeClock
 from tests.fakes.embedding import FakeEmbeddingProvider
 from tests.fakes.event_log import FakeEventLog
-from tests.fakes.file_source import FakeFileSource
+from tests.fakes.file_source import FakeChangeWatcher, FakeFileSource
 from tests.fakes.index_store import FakeIndexStore
 
 
@@ -29,11 +30,16 @@ class World:
     clock: FakeClock = field(default_factory=FakeClock)
     embedder: FakeEmbeddingProvider | None = field(default_factory=FakeEmbeddingProvider)
     fallback: EmbeddingProvider | None = None
+    watcher: FakeChangeWatcher | None = None
     settings: MemorySettings = field(
         default_factory=lambda: MemorySettings(query=QuerySettings(min_score=0.0))
     )
 
     def manager(self, **settings_changes: object) -> MemoryManager:
+        return self.application(**settings_changes).manager()
+
+    def application(self, **settings_changes: object) -> Application:
+        """The container's wiring of the use cases, over the fakes."""
         settings = replace(self.settings, **settings_changes) if settings_changes else self.settings  # type: ignore[arg-type]
         embedder = self.embedder
 
@@ -47,16 +53,17 @@ class World:
             def select_fallback() -> Selection:
                 return Selection(provider=fallback)
 
-        return MemoryManager(
+        return Application(
             agent_id="main",
             workspace="/fake/workspace",
             settings=settings,
             store=self.store,
             event_log=self.log,
-            sources={"memory": self.memory, "sessions": self.sessions},
+            available_sources={"memory": self.memory, "sessions": self.sessions},
             runtime=EmbeddingRuntime(select, select_fallback),
             clock=self.clock,
             scope_hash="scope-1",
+            watcher=self.watcher,
         )
 
 

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import pytest
+
 from memlane.application.ports.embedding import EmbeddingUnavailable
+from memlane.application.sync import SyncTrigger
 from memlane.domain import events
 from memlane.domain.chunks import ChunkingPolicy
 from memlane.domain.index_meta import vector_label
@@ -110,7 +113,7 @@ class TestSessionGrowth:
         manager.sync()
         self._grow(world, 3)
 
-        report = manager.sync(reason="watch")
+        report = manager.sync(trigger=SyncTrigger.WATCH)
 
         assert report.files_indexed == 0
 
@@ -120,7 +123,7 @@ class TestSessionGrowth:
         manager.sync()
         self._grow(world, 50)
 
-        report = manager.sync(reason="watch")
+        report = manager.sync(trigger=SyncTrigger.WATCH)
 
         assert report.files_indexed == 1
         grew = [r.event for r in world.log.tail(50) if isinstance(r.event, events.SessionGrew)]
@@ -132,7 +135,7 @@ class TestSessionGrowth:
         manager.sync()
         self._grow(world, 2)
 
-        assert manager.sync(reason="cli").files_indexed == 1
+        assert manager.sync(trigger=SyncTrigger.EXPLICIT).files_indexed == 1
 
     def test_a_truncated_transcript_is_reindexed_whole(self, world: World) -> None:
         self._grow(world, 5)
@@ -140,7 +143,7 @@ class TestSessionGrowth:
         manager.sync()
 
         world.sessions.write("sessions/s.jsonl", message("assistant", "a fresh start"))
-        report = manager.sync(reason="watch")
+        report = manager.sync(trigger=SyncTrigger.WATCH)
 
         assert report.files_indexed == 1
         assert "fresh start" in manager.get("sessions/s.jsonl").text
@@ -214,7 +217,7 @@ class TestFullReindex:
         manager = world.manager()
         manager.sync()
 
-        report = manager.sync(force=True, reason="watch")
+        report = manager.sync(force=True, trigger=SyncTrigger.WATCH)
 
         assert report.full_reindex
         assert _paths(world, "sessions") == ["sessions/a.jsonl"]
@@ -292,3 +295,22 @@ class TestCrashRecovery:
 
         assert "memory/new.md" in _paths(world, "memory")
         assert report.events_handled >= 1
+
+
+class TestSyncTrigger:
+    def test_only_triggers_nobody_asked_for_are_automatic(self) -> None:
+        automatic = {t.value for t in SyncTrigger if t.automatic}
+
+        assert automatic == {"watch", "interval", "search", "session-start"}
+
+    def test_a_known_name_parses_to_its_trigger(self) -> None:
+        assert SyncTrigger.parse("session-start") is SyncTrigger.SESSION_START
+
+    def test_an_unknown_name_is_refused_with_the_known_ones(self) -> None:
+        with pytest.raises(ValueError, match=r"unknown sync trigger 'cli'.*explicit"):
+            SyncTrigger.parse("cli")
+
+    def test_the_report_names_the_trigger(self, world: World) -> None:
+        report = world.manager().sync(trigger=SyncTrigger.INTERVAL)
+
+        assert report.reason == "interval"

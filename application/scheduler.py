@@ -1,0 +1,231 @@
+"""Application: when syncs run by themselves (watcher, interval timer, searches, new sessions).
+
+Every automatic sync goes through one debouncer here: the watcher reports changes as they
+happen, searches and session starts ask for a sync, and `SyncPlan` turns that stream into as
+few syncs as it can without leaving a change waiting longer than the debounce window.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+
+import structlog
+
+from memlane.application.ports.clock import Clock
+from memlane.application.ports.file_source import ChangeWatcher, FileSource
+from memlane.application.ports.index_store import IndexStore
+from memlane.application.sync import SyncService, SyncTrigger
+from memlane.domain.config import SyncSettings
+from memlane.domain.sources import Source
+
+log = structlog.get_logger()
+
+# Under a constant stream of requests a sync still runs this many debounce windows after the
+# first one (and at least a second after it), so a busy folder cannot starve the index.
+_MAX_DELAY_WINDOWS = 5
+
+
+class SyncPlan:
+    """Pure timing of background syncs: debounced requests plus an optional interval.
+
+    A request is due `debounce` seconds after the latest request, but at most
+    `max(1, 5 * debounce)` seconds after the first unanswered one. With `interval > 0`, a sync
+    also falls due `interval` seconds after the last sync. Times come from the caller
+    (monotonic seconds), so the plan is tested without threads or sleeps.
+    """
+
+    def __init__(self, *, debounce: float, interval: float, now: float) -> None:
+        self._debounce = debounce
+        self._max_delay = max(1.0, _MAX_DELAY_WINDOWS * debounce)
+        self._interval = interval
+        self._trigger: SyncTrigger | None = None
+        self._first = self._latest = 0.0
+        self._last_sync = now
+
+    @property
+    def pending(self) -> SyncTrigger | None:
+        """The trigger of the unanswered request, None when nothing was asked."""
+        return self._trigger
+
+    def request(self, trigger: SyncTrigger, now: float) -> None:
+        """Record a request; the latest trigger names the coming sync."""
+        if self._trigger is None:
+            self._first = now
+        self._trigger = trigger
+        self._latest = now
+
+    def due(self, now: float) -> SyncTrigger | None:
+        """Return the trigger of the sync to run now, or None when nothing is due."""
+        if self._trigger is not None and now >= self._request_due():
+            return self._trigger
+        if self._interval > 0 and now >= self._last_sync + self._interval:
+            return SyncTrigger.INTERVAL
+        return None
+
+    def synced(self, now: float) -> None:
+        """Note a sync starting now: it answers the requests so far; the interval restarts."""
+        self._trigger = None
+        self._last_sync = now
+
+    def wait(self, now: float) -> float | None:
+        """Seconds until something may fall due; None means only a request can change that."""
+        deadlines = []
+        if self._trigger is not None:
+            deadlines.append(self._request_due())
+        if self._interval > 0:
+            deadlines.append(self._last_sync + self._interval)
+        return max(0.0, min(deadlines) - now) if deadlines else None
+
+    def _request_due(self) -> float:
+        return min(self._latest + self._debounce, self._first + self._max_delay)
+
+
+class BackgroundSyncer:
+    """A worker thread running the syncs `SyncPlan` schedules; optionally fed by a watcher."""
+
+    def __init__(
+        self,
+        *,
+        syncing: SyncService,
+        clock: Clock,
+        settings: SyncSettings,
+        sources: Mapping[Source, FileSource],
+        watcher: ChangeWatcher | None = None,
+    ) -> None:
+        self._syncing = syncing
+        self._clock = clock
+        self._settings = settings
+        self._sources = sources
+        self._watcher = watcher
+        self._plan = SyncPlan(
+            debounce=settings.watch_debounce_ms / 1000,
+            interval=settings.interval_minutes * 60,
+            now=clock.monotonic(),
+        )
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._watching = False
+
+    @property
+    def started(self) -> bool:
+        """Whether the worker thread runs (requests before `start` only mark the index dirty)."""
+        return self._thread is not None
+
+    @property
+    def pending(self) -> SyncTrigger | None:
+        """The trigger of the requested sync that has not started yet, if any."""
+        with self._lock:
+            return self._plan.pending
+
+    def request(self, trigger: SyncTrigger) -> None:
+        """Mark the index dirty and, once started, schedule a debounced sync."""
+        self._syncing.mark_dirty()
+        if self._thread is None:
+            return
+        with self._lock:
+            self._plan.request(trigger, self._clock.monotonic())
+        self._wake.set()
+
+    def start(self, *, watch: bool | None = None) -> None:
+        """Start the worker and, if `watch` (default: the settings) and a watcher, the watcher."""
+        if self._thread is not None:
+            return
+        with self._lock:
+            self._plan.synced(self._clock.monotonic())  # the interval counts from start
+        self._thread = threading.Thread(target=self._loop, name="memlane-sync", daemon=True)
+        self._thread.start()
+        want_watch = self._settings.watch if watch is None else watch
+        if want_watch and self._watcher is not None:
+            roots = [root for source in self._sources.values() for root in source.watch_roots()]
+            self._watcher.start(roots, self._on_change)
+            self._watching = True
+
+    def stop(self) -> None:
+        """Stop the watcher and the worker; a sync in progress finishes first."""
+        if self._watching and self._watcher is not None:
+            self._watcher.stop()
+        self._stopping.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+
+    def _on_change(self, paths: Sequence[str]) -> None:
+        # The detector rescans every source by stat, which is cheap and also catches what a
+        # watcher cannot map (moved folders); the paths are only logged.
+        log.debug("watch_changed", paths=len(paths), sample=list(paths[:3]))
+        self.request(SyncTrigger.WATCH)
+
+    def _loop(self) -> None:
+        while not self._stopping.is_set():
+            with self._lock:
+                now = self._clock.monotonic()
+                trigger = self._plan.due(now)
+                wait = self._plan.wait(now) if trigger is None else 0.0
+            if trigger is None:
+                self._wake.wait(wait)
+                self._wake.clear()
+                continue
+            self._run(trigger)
+
+    def _run(self, trigger: SyncTrigger) -> None:
+        with self._lock:
+            # Requests arriving during the sync stay pending: the sync may have scanned past them.
+            self._plan.synced(self._clock.monotonic())
+        if self._stopping.is_set():
+            return
+        try:
+            self._syncing.run(trigger)
+        except Exception:
+            log.exception("background_sync_failed", reason=trigger.value)
+
+
+class SearchSyncPolicy:
+    """The syncs a search asks for: the very first one, a new session's, a dirty index's."""
+
+    def __init__(
+        self,
+        *,
+        settings: SyncSettings,
+        store: IndexStore,
+        syncing: SyncService,
+        background: BackgroundSyncer,
+    ) -> None:
+        self._settings = settings
+        self._store = store
+        self._syncing = syncing
+        self._background = background
+        self._warm_sessions: set[str] = set()
+
+    def before_search(self, session_key: str | None) -> None:
+        """Trigger what the settings ask for before a search reads the index."""
+        if self._store.meta() is None:
+            self._wait_for_first_sync(self._settings.first_search_wait_ms / 1000)
+            return
+        if (
+            self._settings.on_session_start
+            and session_key
+            and session_key not in self._warm_sessions
+        ):
+            self._warm_sessions.add(session_key)
+            self._background.request(SyncTrigger.SESSION_START)
+        elif self._settings.on_search and self._syncing.dirty:
+            self._background.request(SyncTrigger.SEARCH)
+
+    def _wait_for_first_sync(self, timeout: float) -> None:
+        """Run the first sync, waiting at most `timeout` seconds for it before searching."""
+        done = threading.Event()
+
+        def run() -> None:
+            try:
+                self._syncing.run(SyncTrigger.FIRST_SEARCH)
+            except Exception:
+                log.exception("first_sync_failed")
+            finally:
+                done.set()
+
+        threading.Thread(target=run, name="memlane-first-sync", daemon=True).start()
+        if not done.wait(timeout):
+            log.warning("first_sync_still_running", waited_s=timeout)

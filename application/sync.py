@@ -1,0 +1,304 @@
+"""Application: the sync use case, everything that happens when the index catches up with files.
+
+In order, under one lock:
+1. catch up: handlers first finish whatever the event log holds unprocessed (a crash, a
+   failed handler);
+2. decide: a full rebuild (forced, no index yet, or the index was built for another model,
+   chunking or scope) or an incremental pass;
+3. detect: stat every source file against the index's file table and publish the differences
+   as events (automatic triggers hold back transcripts that grew less than the thresholds);
+4. backfill: give vectors to chunks indexed without them (a provider that came back, a new
+   model, earlier embedding failures);
+5. tidy: prune the embedding cache and compact the event log.
+"""
+
+from __future__ import annotations
+
+import enum
+import threading
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+from typing import Final
+
+import structlog
+
+from memlane.application.change_detection import ChangeDetector
+from memlane.application.embedding_runtime import EmbeddingRuntime
+from memlane.application.indexing import backfill_vectors
+from memlane.application.issues import IssueBoard
+from memlane.application.messagebus import MessageBus
+from memlane.application.ports.clock import Clock
+from memlane.application.ports.embedding import EmbeddingError
+from memlane.application.ports.event_log import EventLog, RecordedEvent
+from memlane.application.ports.file_source import FileSource
+from memlane.application.ports.index_store import IndexStore
+from memlane.application.progress import ProgressTracker
+from memlane.application.reports import SyncProgress, SyncReport
+from memlane.domain import events
+from memlane.domain.config import MemorySettings
+from memlane.domain.index_meta import (
+    CHUNKER_VERSION,
+    KEYWORD_ONLY_MODEL,
+    SCHEMA_VERSION,
+    IndexMeta,
+    reindex_reason,
+)
+from memlane.domain.sources import Source
+
+log = structlog.get_logger()
+
+# The log keeps this many events after a sync; older ones are done with and only cost space.
+EVENT_LOG_KEEP: Final = 5000
+
+
+class SyncTrigger(enum.StrEnum):
+    """Why a sync runs. The value is what SyncReport.reason and the gRPC request carry."""
+
+    EXPLICIT = "explicit"  # a caller asked (CLI, API, gRPC)
+    FIRST_SEARCH = "first-search"  # the first search found no index at all
+    WATCH = "watch"  # the file watcher saw a change
+    INTERVAL = "interval"  # the periodic timer fired
+    SEARCH = "search"  # a search found the index dirty
+    SESSION_START = "session-start"  # the first search of a new agent session
+
+    @property
+    def automatic(self) -> bool:
+        """Whether nobody asked for this sync, so transcript growth thresholds apply."""
+        return self in _AUTOMATIC
+
+    @classmethod
+    def parse(cls, value: str) -> SyncTrigger:
+        """Return the trigger named `value`; raise ValueError listing the known names."""
+        try:
+            return cls(value)
+        except ValueError:
+            known = ", ".join(t.value for t in cls)
+            msg = f"unknown sync trigger {value!r} (known: {known})"
+            raise ValueError(msg) from None
+
+
+_AUTOMATIC: Final = frozenset(
+    {SyncTrigger.WATCH, SyncTrigger.INTERVAL, SyncTrigger.SEARCH, SyncTrigger.SESSION_START}
+)
+
+
+class WantedMeta:
+    """The IndexMeta this configuration asks for; a stored meta that differs means rebuild."""
+
+    def __init__(
+        self,
+        *,
+        store: IndexStore,
+        runtime: EmbeddingRuntime,
+        sources: Mapping[Source, FileSource],
+        settings: MemorySettings,
+        scope_hash: str,
+    ) -> None:
+        self._store = store
+        self._runtime = runtime
+        self._sources = tuple(sorted(sources))
+        self._settings = settings
+        self._scope_hash = scope_hash
+
+    def __call__(self) -> IndexMeta:
+        """Return the wanted meta; embedding fields stay as stored when keyword-only."""
+        provider = self._runtime.provider
+        stored = self._store.meta()
+        base = IndexMeta(
+            schema_version=SCHEMA_VERSION,
+            chunker_version=CHUNKER_VERSION,
+            sources=self._sources,
+            scope_hash=self._scope_hash,
+            chunk_tokens=self._settings.chunking.tokens,
+            chunk_overlap=self._settings.chunking.overlap,
+            session_chunk_tokens=self._settings.session_chunking.tokens,
+            session_chunk_overlap=self._settings.session_chunking.overlap,
+            provider="none",
+            model=KEYWORD_ONLY_MODEL,
+            provider_key="",
+            dimensions=None,
+        )
+        if provider is not None:
+            return replace(
+                base,
+                provider=provider.id,
+                model=provider.model,
+                provider_key=provider.key,
+                dimensions=provider.dimensions,
+            )
+        if stored is not None:  # keep the vectors we have for when the provider returns
+            return replace(
+                base,
+                provider=stored.provider,
+                model=stored.model,
+                provider_key=stored.provider_key,
+                dimensions=stored.dimensions,
+            )
+        return base
+
+
+class SyncService:
+    """Runs syncs one at a time and remembers whether the index may be stale."""
+
+    def __init__(
+        self,
+        *,
+        store: IndexStore,
+        event_log: EventLog,
+        bus: MessageBus,
+        detector: ChangeDetector,
+        runtime: EmbeddingRuntime,
+        wanted_meta: Callable[[], IndexMeta],
+        issues: IssueBoard,
+        progress: ProgressTracker,
+        clock: Clock,
+        settings: MemorySettings,
+    ) -> None:
+        self._store = store
+        self._log = event_log
+        self._bus = bus
+        self._detector = detector
+        self._runtime = runtime
+        self._wanted_meta = wanted_meta
+        self._issues = issues
+        self._progress = progress
+        self._clock = clock
+        self._settings = settings
+        self._lock = threading.Lock()  # one sync at a time; close waits for the running one
+        self._state_lock = threading.Lock()
+        self._dirty = True  # nothing is known about the files until the first sync
+        self._last: SyncReport | None = None
+
+    @property
+    def dirty(self) -> bool:
+        """Whether files may have changed since the last sync."""
+        return self._dirty
+
+    @property
+    def last_report(self) -> SyncReport | None:
+        """The report of the last finished sync, None before the first."""
+        return self._last
+
+    def mark_dirty(self) -> None:
+        """Note that files changed; the next search or background sync picks it up."""
+        with self._state_lock:
+            self._dirty = True
+
+    def run(
+        self,
+        trigger: SyncTrigger,
+        *,
+        force: bool = False,
+        progress: Callable[[SyncProgress], None] | None = None,
+    ) -> SyncReport:
+        """Bring the index in line with the files; `force` rebuilds it completely (safely)."""
+        with self._lock:
+            return self._run(trigger, force=force, progress=progress)
+
+    def close_store(self) -> None:
+        """Wait for a running sync, then release the store."""
+        with self._lock:
+            self._store.close()
+
+    def _run(
+        self,
+        trigger: SyncTrigger,
+        *,
+        force: bool,
+        progress: Callable[[SyncProgress], None] | None,
+    ) -> SyncReport:
+        started = self._clock.monotonic()
+        self._progress.start(progress)
+        counts = _Counter()
+        unsubscribe = self._bus.subscribe(counts)
+        try:
+            handled = self._bus.catch_up()  # whatever a crash left pending
+            stored = self._store.meta()
+            wanted = self._wanted_meta()
+            full = "user_requested" if force else reindex_reason(stored, wanted)
+            unchanged = 0
+            if full is not None:
+                handled += self._bus.publish(
+                    [events.ReindexRequired(occurred_at=self._clock.now(), reason=full)]
+                )
+            else:
+                assert stored is not None
+                if stored != wanted:
+                    self._store.set_meta(wanted)
+                detection = self._detector.detect(respect_thresholds=trigger.automatic)
+                unchanged = detection.unchanged
+                self._progress.set_phase("index", total=len(detection.events))
+                handled += self._bus.publish(detection.events)
+            backfilled = self._backfill()
+            self._tidy()
+        finally:
+            unsubscribe()
+        report = SyncReport(
+            reason=trigger.value,
+            full_reindex=full is not None,
+            files_indexed=counts.indexed,
+            files_removed=counts.removed,
+            files_unchanged=unchanged,
+            chunks_embedded=self._progress.chunks_embedded,
+            vectors_backfilled=backfilled,
+            events_handled=handled,
+            duration_ms=round((self._clock.monotonic() - started) * 1000, 2),
+            issues=self._issues.all(),
+        )
+        with self._state_lock:
+            self._dirty = False
+            self._last = report
+        log.info(
+            "sync_finished",
+            reason=report.reason,
+            full_reindex=report.full_reindex,
+            files_indexed=report.files_indexed,
+            files_removed=report.files_removed,
+            chunks_embedded=report.chunks_embedded,
+            duration_ms=report.duration_ms,
+        )
+        return report
+
+    def _backfill(self) -> int:
+        """Give vectors to chunks indexed without them (new provider, new model, past failures)."""
+        provider = self._runtime.provider
+        if provider is None:
+            return 0
+        self._progress.set_phase("vectors")
+        try:
+            return backfill_vectors(
+                self._store,
+                provider,
+                use_cache=self._settings.cache.enabled,
+                on_embedded=self._progress.embedded,
+            )
+        except EmbeddingError as exc:
+            log.warning("vector_backfill_failed", provider=provider.id, error=str(exc))
+            self._issues.report("index", "(vectors)", f"embedding failed, will retry: {exc}")
+            if self._runtime.fall_back(exc) is not None:
+                self._store.set_meta(self._wanted_meta())
+                return self._backfill()
+            return 0
+
+    def _tidy(self) -> None:
+        cache = self._settings.cache
+        if cache.enabled and cache.max_entries is not None:
+            self._store.cache_prune(cache.max_entries)
+        self._log.compact(keep_last=EVENT_LOG_KEEP)
+        self._progress.set_phase("idle")
+
+
+class _Counter:
+    """Counts what handlers did during one sync (listens to follow-up events)."""
+
+    def __init__(self) -> None:
+        self.indexed = 0
+        self.removed = 0
+
+    def __call__(self, record: RecordedEvent) -> None:
+        if isinstance(record.event, events.FileIndexed):
+            self.indexed += 1
+        elif isinstance(record.event, events.FileRemoved):
+            self.removed += 1
+        elif isinstance(record.event, events.IndexRebuilt):
+            self.indexed += record.event.files

@@ -1,0 +1,264 @@
+"""The background triggers: debounce and interval timing, the worker, the search policy."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+import pytest
+
+from memlane.application.ports.file_source import ScanResult
+from memlane.application.scheduler import SyncPlan
+from memlane.application.sync import SyncTrigger
+from memlane.domain.config import SyncSettings
+from tests.fakes.file_source import FakeChangeWatcher, FakeFileSource
+from tests.unit.application.conftest import World
+
+T = 1000.0  # monotonic seconds at which the plans below start
+
+
+def wait_until(check: Callable[[], bool], timeout: float = 5.0) -> bool:
+    """Poll `check` for the worker thread (real time: the worker waits on a real event)."""
+    pause = threading.Event()
+    for _ in range(int(timeout / 0.005)):
+        if check():
+            return True
+        pause.wait(0.005)
+    return check()
+
+
+class TestSyncPlanDebounce:
+    def test_nothing_is_due_and_nothing_is_awaited_without_requests(self) -> None:
+        plan = SyncPlan(debounce=1.5, interval=0, now=T)
+
+        assert plan.due(T + 3600) is None
+        assert plan.wait(T + 3600) is None
+
+    def test_a_request_falls_due_one_window_after_it_was_made(self) -> None:
+        plan = SyncPlan(debounce=1.5, interval=0, now=T)
+
+        plan.request(SyncTrigger.WATCH, T)
+
+        assert plan.due(T + 1.4) is None
+        assert plan.wait(T + 1.4) == pytest.approx(0.1)
+        assert plan.due(T + 1.5) is SyncTrigger.WATCH
+
+    def test_a_new_request_inside_the_window_pushes_the_sync_back(self) -> None:
+        plan = SyncPlan(debounce=1.5, interval=0, now=T)
+        plan.request(SyncTrigger.WATCH, T)
+
+        plan.request(SyncTrigger.WATCH, T + 1.0)
+
+        assert plan.due(T + 2.0) is None
+        assert plan.due(T + 2.5) is SyncTrigger.WATCH
+
+    def test_a_constant_stream_of_requests_cannot_starve_the_sync(self) -> None:
+        """Due five windows after the first request, however many follow."""
+        plan = SyncPlan(debounce=1.5, interval=0, now=T)
+        now = T
+        while now < T + 7.5:
+            plan.request(SyncTrigger.WATCH, now)
+            now += 0.5
+
+        assert plan.due(T + 7.4) is None
+        assert plan.due(T + 7.5) is SyncTrigger.WATCH
+
+    def test_a_short_window_still_waits_a_second_at_most_not_five_windows(self) -> None:
+        plan = SyncPlan(debounce=0.01, interval=0, now=T)
+        for step in range(200):
+            plan.request(SyncTrigger.WATCH, T + step * 0.005)
+
+        assert plan.due(T + 0.99) is None
+        assert plan.due(T + 1.0) is SyncTrigger.WATCH
+
+    def test_the_latest_trigger_names_the_coalesced_sync(self) -> None:
+        plan = SyncPlan(debounce=1.5, interval=0, now=T)
+        plan.request(SyncTrigger.WATCH, T)
+
+        plan.request(SyncTrigger.SEARCH, T + 0.1)
+
+        assert plan.due(T + 2) is SyncTrigger.SEARCH
+
+    def test_a_started_sync_answers_earlier_requests_not_later_ones(self) -> None:
+        plan = SyncPlan(debounce=1.5, interval=0, now=T)
+        plan.request(SyncTrigger.WATCH, T)
+        plan.synced(T + 1.5)
+        assert plan.due(T + 10) is None
+
+        plan.request(SyncTrigger.WATCH, T + 1.6)  # a change seen while that sync runs
+
+        assert plan.due(T + 3.1) is SyncTrigger.WATCH
+
+
+class TestSyncPlanInterval:
+    def test_an_interval_sync_falls_due_after_the_interval(self) -> None:
+        plan = SyncPlan(debounce=1.5, interval=600, now=T)
+
+        assert plan.wait(T) == 600
+        assert plan.due(T + 599) is None
+        assert plan.due(T + 600) is SyncTrigger.INTERVAL
+
+    def test_any_sync_restarts_the_interval(self) -> None:
+        plan = SyncPlan(debounce=1.5, interval=600, now=T)
+        plan.request(SyncTrigger.WATCH, T + 100)
+
+        plan.synced(T + 101.5)
+
+        assert plan.due(T + 600) is None
+        assert plan.wait(T + 600) == pytest.approx(101.5)
+        assert plan.due(T + 701.5) is SyncTrigger.INTERVAL
+
+    def test_a_pending_request_is_awaited_before_the_interval(self) -> None:
+        plan = SyncPlan(debounce=1.5, interval=600, now=T)
+
+        plan.request(SyncTrigger.SEARCH, T + 10)
+
+        assert plan.wait(T + 10) == 1.5
+
+
+def _quick(world: World, *, watch: bool = False, debounce_ms: int = 0) -> None:
+    """Sync settings for worker tests; debounce zero runs a request at once."""
+    sync = SyncSettings(watch=watch, watch_debounce_ms=debounce_ms)
+    world.settings = replace(world.settings, sync=sync)
+
+
+@dataclass
+class _FailingOnceSource(FakeFileSource):
+    """A memory source whose first scan fails as if the disk vanished."""
+
+    failed: bool = False
+
+    def scan(self) -> ScanResult:
+        if not self.failed:
+            self.failed = True
+            raise OSError("disk vanished")
+        return super().scan()
+
+
+@pytest.fixture
+def watched(world: World) -> World:
+    world.watcher = FakeChangeWatcher()
+    world.memory.write("MEMORY.md", "# Notes\n\nThe staging cluster lives in Frankfurt.\n")
+    return world
+
+
+class TestBackgroundSyncer:
+    def test_a_request_before_start_only_marks_the_index_dirty(self, world: World) -> None:
+        _quick(world)
+        app = world.application()
+        app.syncing().run(SyncTrigger.EXPLICIT)
+
+        app.background().request(SyncTrigger.SEARCH)
+
+        assert app.syncing().dirty
+        assert app.background().pending is None
+
+    def test_a_started_worker_runs_a_requested_sync(self, world: World) -> None:
+        _quick(world)
+        app = world.application()
+        syncing, background = app.syncing(), app.background()
+        background.start()
+        try:
+            background.request(SyncTrigger.SESSION_START)
+
+            assert wait_until(lambda: syncing.last_report is not None)
+        finally:
+            background.stop()
+        assert syncing.last_report is not None
+        assert syncing.last_report.reason == "session-start"
+        assert not syncing.dirty
+
+    def test_a_watcher_report_becomes_a_watch_sync(self, watched: World) -> None:
+        _quick(watched, watch=True)
+        app = watched.application()
+        syncing, background = app.syncing(), app.background()
+        watcher = watched.watcher
+        assert watcher is not None
+
+        background.start()
+        try:
+            assert watcher.started
+            assert set(watcher.roots) == {"/fake/workspace"}
+            watcher.trigger(["/fake/workspace/MEMORY.md"])
+
+            assert wait_until(lambda: syncing.last_report is not None)
+        finally:
+            background.stop()
+        assert syncing.last_report is not None
+        assert syncing.last_report.reason == "watch"
+        assert syncing.last_report.files_indexed == 1
+        assert watcher.stop_calls == 1
+
+    def test_the_watcher_stays_off_when_the_settings_say_so(self, watched: World) -> None:
+        _quick(watched, watch=False)
+        background = watched.application().background()
+
+        background.start()
+        background.stop()
+
+        assert watched.watcher is not None
+        assert not watched.watcher.started
+        assert watched.watcher.stop_calls == 0
+
+    def test_a_failing_sync_does_not_end_the_worker(self, world: World) -> None:
+        failing = _FailingOnceSource(source_name="memory")
+        failing.write("MEMORY.md", "# Notes\n\nfirst\n")
+        world.memory = failing
+        _quick(world)
+        app = world.application()
+        syncing, background = app.syncing(), app.background()
+        world.store.set_meta(app.wanted_meta()())  # an index exists: syncs are incremental
+        background.start()
+        try:
+            background.request(SyncTrigger.WATCH)
+            assert wait_until(lambda: failing.failed and background.pending is None)
+            background.request(SyncTrigger.WATCH)
+
+            assert wait_until(lambda: syncing.last_report is not None)
+        finally:
+            background.stop()
+        assert syncing.last_report is not None
+        assert syncing.last_report.files_indexed == 1
+
+
+class TestSearchSyncPolicy:
+    def test_each_new_session_gets_one_warm_up_sync(self, world: World) -> None:
+        _quick(world)
+        app = world.application()
+        syncing, background, policy = app.syncing(), app.background(), app.search_policy()
+        syncing.run(SyncTrigger.EXPLICIT)
+        background.start()
+        try:
+            policy.before_search("session-a")
+            assert wait_until(lambda: syncing.last_report is not None and not syncing.dirty)
+            warmed = syncing.last_report
+            policy.before_search("session-a")
+            again = background.pending
+            policy.before_search("session-b")
+            assert wait_until(lambda: syncing.last_report is not warmed and not syncing.dirty)
+        finally:
+            background.stop()
+
+        assert warmed is not None
+        assert warmed.reason == "session-start"
+        assert again is None
+        assert syncing.last_report is not None
+        assert syncing.last_report.reason == "session-start"
+
+    def test_a_dirty_index_asks_for_a_search_sync_a_clean_one_does_not(self, world: World) -> None:
+        _quick(world, debounce_ms=60_000)  # requested syncs stay pending, for the test to read
+        app = world.application()
+        syncing, background, policy = app.syncing(), app.background(), app.search_policy()
+        syncing.run(SyncTrigger.EXPLICIT)
+        background.start()
+        try:
+            policy.before_search(None)
+            clean = background.pending
+            syncing.mark_dirty()
+            policy.before_search(None)
+
+            assert clean is None
+            assert background.pending is SyncTrigger.SEARCH
+        finally:
+            background.stop()
