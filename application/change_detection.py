@@ -1,10 +1,11 @@
 """Application: compare what the sources hold with what the index holds, as events.
 
-Change detection is stat-first (§31.10): a file whose mtime and size match its `files` row is
-not read at all; a moved stat yields FileChanged, and the handler compares content hashes
-before embedding anything. Transcripts that merely grew are held back until they pass the
-deltaBytes / deltaMessages thresholds (counting parsed messages, not newline bytes, §31.26),
-unless the caller asks for everything.
+Change detection is stat-first, so a no-op sync of a large workspace stays cheap: a file whose
+mtime and size match its `files` row is not read at all; a moved stat yields FileChanged, and
+the handler compares content hashes before embedding anything. Transcripts that merely grew are
+held back until they pass the deltaBytes / deltaMessages thresholds (counting parsed messages,
+not newline bytes, so the threshold means what its name says), unless the caller asks for
+everything.
 """
 
 from __future__ import annotations

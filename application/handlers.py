@@ -127,10 +127,12 @@ class RemoveFile:
 
 
 class RebuildIndex:
-    """On ReindexRequired: build a complete new index aside, then swap it in atomically (§27).
+    """On ReindexRequired: build a complete new index aside, then swap it in atomically, so
+    readers never see a half-built index.
 
-    Every configured source is included, whatever triggered the rebuild (§31.6). Any failure
-    before the swap aborts the rebuild and the previous index stays in place.
+    Every configured source is included, whatever triggered the rebuild (a rebuild that dropped
+    transcripts would silently lose them from search). Any failure before the swap aborts the
+    rebuild and the previous index stays in place.
     """
 
     name: Final = "rebuild_index"

@@ -81,7 +81,8 @@ class RecoveryStats:
 
 @dataclass(frozen=True, slots=True)
 class StatusReport:
-    """The status fields of §25, plus the issues found while scanning."""
+    """What `status` reports: provider and search mode, counts per source, store, cache and
+    event-log state, the last sync, and the issues found while scanning."""
 
     agent_id: str
     workspace: str

@@ -32,7 +32,7 @@ from dependency_injector import providers
 
 from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
 from memlane.application.memory import MemoryManager
-from memlane.entrypoints.config_file import resolve_runtime
+from memlane.entrypoints.config.runtime import resolve_runtime
 from memlane.entrypoints.container import Container
 
 WORDS = [

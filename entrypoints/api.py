@@ -17,7 +17,7 @@ from memlane.application.ports.file_source import SourceError
 from memlane.application.ports.index_store import StoreError
 from memlane.domain.errors import DomainError
 from memlane.domain.search import SearchResult
-from memlane.entrypoints.config_file import RuntimeConfig, resolve_runtime
+from memlane.entrypoints.config.runtime import RuntimeConfig, resolve_runtime
 from memlane.entrypoints.logging import configure_logging
 
 _managers: dict[str, MemoryManager] = {}

@@ -18,7 +18,7 @@ from memlane.entrypoints.api import (
     open_manager,
     tool_text,
 )
-from memlane.entrypoints.config_file import resolve_runtime
+from memlane.entrypoints.config.runtime import resolve_runtime
 from memlane.entrypoints.container import Container
 from tests.fakes.embedding import FakeEmbeddingProvider
 from tests.fakes.event_log import FakeEventLog

@@ -11,7 +11,7 @@ import sqlean as sqlite3  # the stdlib build is too old for contentless_delete F
 
 from memlane.domain import events
 from memlane.entrypoints.api import open_manager
-from memlane.entrypoints.config_file import resolve_runtime
+from memlane.entrypoints.config.runtime import resolve_runtime
 from memlane.entrypoints.container import Container
 
 pytestmark = pytest.mark.integration
