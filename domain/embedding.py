@@ -17,23 +17,6 @@ def sanitize_and_normalize(vector: Sequence[float]) -> list[float]:
     return [x / norm for x in clean]
 
 
-def cosine(a: Sequence[float], b: Sequence[float]) -> float:
-    """Cosine similarity over the first min(len) components (vectors of unequal length compare).
-
-    0 when either vector is empty, either norm is 0, or the result is not finite.
-    """
-    n = min(len(a), len(b))
-    if n == 0:
-        return 0.0
-    dot = math.fsum(a[i] * b[i] for i in range(n))
-    norm_a = math.sqrt(math.fsum(a[i] * a[i] for i in range(n)))
-    norm_b = math.sqrt(math.fsum(b[i] * b[i] for i in range(n)))
-    if norm_a == 0.0 or norm_b == 0.0:
-        return 0.0
-    result = dot / (norm_a * norm_b)
-    return result if math.isfinite(result) else 0.0
-
-
 def _char_utf8_len(ch: str) -> int:
     code = ord(ch)
     if code < 0x80:

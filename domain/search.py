@@ -7,8 +7,6 @@ from dataclasses import dataclass, field
 from memlane.domain.chunks import ChunkId
 from memlane.domain.sources import Source
 
-SNIPPET_MAX_CHARS = 700
-
 
 @dataclass(frozen=True, slots=True)
 class SearchQuery:

@@ -9,7 +9,6 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memlane.domain.embedding import (
-    cosine,
     sanitize_and_normalize,
     split_to_utf8_limit,
     utf8_len,
@@ -19,23 +18,6 @@ from memlane.domain.embedding import (
 TEXT_WITH_SURROGATES = st.lists(
     st.sampled_from(["\ud83d", "\ude00", "\ud83d\ude00", "\udbff"]) | st.characters()
 ).map("".join)
-
-
-class TestCosine:
-    def test_parallel_orthogonal_and_opposite_vectors(self) -> None:
-        assert cosine([1.0, 2.0], [2.0, 4.0]) == pytest.approx(1.0)
-        assert cosine([1.0, 0.0], [0.0, 3.0]) == pytest.approx(0.0)
-        assert cosine([1.0, 1.0], [-1.0, -1.0]) == pytest.approx(-1.0)
-
-    def test_empty_or_zero_vectors_give_zero(self) -> None:
-        assert cosine([], [1.0]) == 0.0
-        assert cosine([0.0, 0.0], [1.0, 1.0]) == 0.0
-
-    def test_only_the_common_prefix_is_compared(self) -> None:
-        assert cosine([1.0, 0.0, 5.0], [1.0, 0.0]) == pytest.approx(1.0)
-
-    def test_a_non_finite_result_gives_zero(self) -> None:
-        assert cosine([math.inf, 1.0], [1.0, 1.0]) == 0.0
 
 
 class TestSanitizeAndNormalize:
