@@ -20,10 +20,10 @@ from memlane.domain.scoring import Fused
 # different scales (e5 crowds everything into 0.7-0.9), so a floor is only known for a model it
 # was measured on. How these were chosen: bench/RESULTS.md, "A score that means something".
 CALIBRATED_COSINE_FLOORS: Final[Mapping[tuple[str, str], float]] = {
-    ("local", "multilingual-e5-small"): 0.0,
+    ("local", "multilingual-e5-small"): 0.805,
 }
 # bm25 evidence (−rank, summed over the matched words) that vouches for a hit on its own.
-KEYWORD_EVIDENCE_FLOOR: Final = 0.0
+KEYWORD_EVIDENCE_FLOOR: Final = 7.0
 
 
 @dataclass(frozen=True, slots=True)
