@@ -23,7 +23,6 @@ set (the ones with the smallest sha256 of their id, as `--limit-queries` does).
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import math
 import statistics
@@ -35,6 +34,7 @@ from typing import Any
 from memlane.bench.cli import BENCH_DIR, machine
 from memlane.bench.datasets import registry
 from memlane.bench.datasets.model import Query, Unit
+from memlane.bench.fusion_study import half_of
 from memlane.bench.runner import (
     deep_merge,
     memlane_opener,
@@ -209,11 +209,6 @@ def replay(pool: Sequence[Fused], fusion: str, min_score: float, floor: Floor) -
     return kept[:MAX_RESULTS]
 
 
-def half_of(unit: str, qid: str) -> str:
-    """A fixed split of every pair's queries into halves A and B (content-independent)."""
-    return "A" if hashlib.sha256(f"{unit}/{qid}".encode()).digest()[0] % 2 == 0 else "B"
-
-
 REAL_METRIC = {"locomo": "turn_recall@L5", "lme_pooled": "recall_all@5"}
 
 
@@ -239,7 +234,7 @@ def calibrate(
         per_floor: dict[str, dict[str, list[float]]] = {}
         for rec in records:
             pool = fused_pool(rec, fusion)
-            half = half_of(rec["unit"], rec["qid"])
+            half = half_of((rec["unit"], rec["qid"]))  # the fusion study's fixed split
             for floor in floors:
                 # Real queries as the harness runs them (minScore 0), foreign at the default.
                 hits = replay(pool, fusion, 0.0 if real else 0.35, floor)
