@@ -269,6 +269,26 @@ def print_calibration(table: dict[str, dict[str, dict[str, list[float]]]], half:
         print(f"{label:28}" + "".join(cells))
 
 
+def pick(
+    table: dict[str, dict[str, dict[str, list[float]]]], real: str, max_loss: float
+) -> str:
+    """On half A: the floor with the fewest foreign hits (all foreign pairs of `table` pooled)
+    whose loss of `real`'s target metric against no floor is at most `max_loss`."""
+    none = _label((None, None))
+    base = statistics.fmean(table[real][none]["A"])
+    foreign = [p for p in table if p != real]
+
+    def hits(label: str) -> float:
+        return sum(sum(table[p][label]["A"]) for p in foreign)
+
+    allowed = [
+        label
+        for label in table[real]
+        if label != none and base - statistics.fmean(table[real][label]["A"]) <= max_loss
+    ]
+    return min(allowed, key=hits) if allowed else none
+
+
 def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m bench.foreign", description=__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
@@ -285,8 +305,10 @@ def main(argv: list[str] | None = None) -> None:
     cal.add_argument("--legs-dir", type=Path, default=DEFAULT_WORK)
     cal.add_argument("--data-root", type=Path, default=registry.DEFAULT_DATA_ROOT)
     cal.add_argument("--fusion", default="zscore", choices=("zscore", "weighted", "rrf"))
-    cal.add_argument("--cosines", default="none,0.80,0.81,0.82,0.83,0.84,0.85")
-    cal.add_argument("--evidence", default="none,4,6,8,10,12")
+    cal.add_argument("--cosines", default="none,0.80,0.805,0.81,0.815,0.82,0.825,0.83")
+    cal.add_argument("--evidence", default="none,6,7,8,9,10,11,12")
+    cal.add_argument("--pick-for", help="the real set whose loss bounds the pick (half A)")
+    cal.add_argument("--max-loss", type=float, default=0.007)
     args = p.parse_args(argv)
     DATA_ROOT[0] = args.data_root
     if args.cmd == "calibrate":
@@ -296,6 +318,9 @@ def main(argv: list[str] | None = None) -> None:
         table = calibrate(args.pairs, args.legs_dir, args.fusion, floors)
         for half in ("A", "B", "all"):
             print_calibration(table, half)
+        if args.pick_for:
+            chosen = pick(table, args.pick_for, args.max_loss)
+            print(f"\npicked on half A ({args.pick_for} loss <= {args.max_loss}): {chosen}")
     elif args.cmd == "run":
         run(args.pairs, args.work_dir, args.limit, json.loads(args.config))
     elif args.cmd == "collect":

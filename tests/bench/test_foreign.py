@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memlane.bench.foreign import MAX_RESULTS, fused_pool, parse_pair, replay, summary
+from memlane.bench.foreign import MAX_RESULTS, fused_pool, parse_pair, pick, replay, summary
 
 
 def test_a_pair_names_queries_then_memory_and_a_bare_set_is_its_own() -> None:
@@ -39,3 +39,29 @@ def test_replay_with_a_floor_keeps_only_hits_with_enough_evidence() -> None:
 
 def test_summary_counts_hits_per_query_and_empty_answers() -> None:
     assert summary([0, 6, 3, 0]) == {"queries": 4, "hits_per_query": 2.25, "share_zero": 0.5}
+
+
+def test_pick_takes_the_fewest_foreign_hits_within_the_allowed_loss_on_half_a() -> None:
+    none, loose, tight, strict = (
+        "cos>=- | bm25>=-",
+        "cos>=0.800 | bm25>=-",
+        "cos>=0.810 | bm25>=-",
+        "cos>=0.820 | bm25>=-",
+    )
+    table = {
+        "real": {
+            none: {"A": [0.60], "B": [0.0]},
+            loose: {"A": [0.60], "B": [0.0]},
+            tight: {"A": [0.595], "B": [0.0]},  # loss 0.005: allowed
+            strict: {"A": [0.50], "B": [0.0]},  # loss 0.1: not allowed
+        },
+        "foreign": {
+            none: {"A": [6.0], "B": [6.0]},
+            loose: {"A": [3.0], "B": [9.0]},
+            tight: {"A": [1.0], "B": [9.0]},  # half B is never looked at
+            strict: {"A": [0.0], "B": [0.0]},
+        },
+    }
+
+    assert pick(table, "real", 0.007) == tight
+    assert pick(table, "real", 0.0) == loose
