@@ -88,7 +88,7 @@ class TestKeywordEvidence:
             text_weight=0.5,
         )
 
-        by_id = {i.chunk_id: i for i in crowded}
+        by_id = {str(i.chunk_id): i for i in crowded}
         assert alone[0].keyword_evidence == by_id["a"].keyword_evidence == 5.0
         assert by_id["v"].keyword_evidence is None
         assert alone[0].text_score != by_id["a"].text_score
