@@ -23,7 +23,7 @@ CALIBRATED_COSINE_FLOORS: Final[Mapping[tuple[str, str], float]] = {
     ("local", "multilingual-e5-small"): 0.805,
 }
 # bm25 evidence (−rank, summed over the matched words) that vouches for a hit on its own.
-KEYWORD_EVIDENCE_FLOOR: Final = 7.0
+KEYWORD_EVIDENCE_FLOOR: Final = 6.0
 
 
 @dataclass(frozen=True, slots=True)
