@@ -23,6 +23,8 @@ CALIBRATED_COSINE_FLOORS: Final[Mapping[tuple[str, str], float]] = {
     ("local", "multilingual-e5-small"): 0.805,
 }
 # bm25 evidence (−rank, summed over the matched words) that vouches for a hit on its own.
+# Picked with the cosine on one half of the calibration queries. It is not scale-free: a rare
+# word weighs more in a larger index, so in a large, broad index this floor admits more.
 KEYWORD_EVIDENCE_FLOOR: Final = 6.0
 
 
