@@ -23,6 +23,7 @@ from memlane.domain.config import MAX_RESULTS_LIMIT, MemorySettings, candidate_l
 from memlane.domain.errors import InvalidQuery
 from memlane.domain.index_meta import vector_label
 from memlane.domain.keywords import build_fts_query
+from memlane.domain.relevance import apply_relevance_floor, floor_for
 from memlane.domain.scoring import (
     Fused,
     apply_min_score,
@@ -90,6 +91,14 @@ class Searcher:
             # Rank-based and standardised scores are relative: the best keyword hit always stays.
             text_weight = 0.0
         kept = apply_min_score(fused, min_score, text_weight=text_weight)
+        # Fused scores are relative to this query's pool; the floor asks for absolute evidence.
+        floor = floor_for(
+            self._settings.query.relevance_floor,
+            provider=provider.id if provider is not None else None,
+            model=provider.model if provider is not None else None,
+            vector_leg=bool(vector),  # no cosines (keyword-only, failed leg): no floor
+        )
+        kept = apply_relevance_floor(kept, floor)
         if hybrid.mmr.enabled:  # diversify among the results that qualify, not the whole pool
             kept = mmr_rerank(kept, lambda_=hybrid.mmr.lambda_, limit=max_results)
         kept = kept[:max_results]

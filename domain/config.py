@@ -147,6 +147,9 @@ class HybridSettings:
 class QuerySettings:
     max_results: int = 6
     min_score: float = 0.35
+    # The cosine a hit needs, unless its bm25 evidence vouches for it (domain/relevance.py).
+    # None: the calibrated floor of the bundled model, none for other models; 0: no floor.
+    relevance_floor: float | None = None
     hybrid: HybridSettings = HybridSettings()
 
 

@@ -37,6 +37,8 @@ class Fused:
     score normalised to [0, 1] within the result set (None: not a keyword hit), `score` the fused
     score that everything downstream sorts on. `decay_factor` is the decay multiplier already
     applied to `score` (1.0 when none). `file_mtime`/`timestamp` are carried for decay.
+    `keyword_evidence` is the raw bm25 evidence (−rank, ≥ 0; None: not a keyword hit): unlike
+    `text_score` it does not depend on the other candidates, so a relevance floor can use it.
     """
 
     chunk_id: ChunkId
@@ -51,6 +53,7 @@ class Fused:
     file_mtime: float | None = None
     timestamp: float | None = None
     decay_factor: float = 1.0
+    keyword_evidence: float | None = None
 
     def explanation(self, *, mmr_rank: int | None = None) -> ScoreExplanation:
         """The `--explain` view of this item."""
@@ -119,6 +122,7 @@ def _fuse(
 ) -> list[Fused]:
     """Union by chunk id (vector order first, then new keyword hits); sorted by score, stable."""
     text_scores = _keyword_text_scores(keyword)
+    evidence = _keyword_evidence(keyword)
     vector_scores = _vector_scores(vector)
     base: dict[ChunkId, Candidate] = {}
     for cand in vector:
@@ -139,6 +143,7 @@ def _fuse(
             score=score_of[chunk_id],
             file_mtime=cand.file_mtime,
             timestamp=cand.timestamp,
+            keyword_evidence=evidence.get(chunk_id),
         )
         for chunk_id, cand in base.items()
     ]

@@ -106,6 +106,11 @@ class _Reader:
         assert isinstance(value, int), path
         return value
 
+    def optional_number(self, path: str) -> float | None:
+        value = self.value(path)
+        assert value is None or isinstance(value, float), path
+        return value
+
     def optional_integer(self, path: str) -> int | None:
         value = self.value(path)
         assert value is None or isinstance(value, int), path
@@ -244,6 +249,7 @@ def _query(read: _Reader) -> QuerySettings:
     return QuerySettings(
         max_results=read.integer("query.maxResults"),
         min_score=read.number("query.minScore"),
+        relevance_floor=read.optional_number("query.relevanceFloor"),
         hybrid=HybridSettings(
             enabled=read.flag("query.hybrid.enabled"),
             vector_weight=vector,

@@ -178,6 +178,10 @@ MEMORY_SEARCH_KEYS: Final[tuple[Key, ...]] = (
         low=1, high=MAX_RESULTS_LIMIT),
     Key("query.minScore", _NUM, "Drop results scoring below this.", "query.min_score",
         low=0, high=1),
+    Key("query.relevanceFloor", _NUM,
+        "Cosine a hit needs unless its keyword evidence is strong; unset: calibrated for the "
+        "bundled model, off for others; 0: off (bench/RESULTS.md).",
+        "query.relevance_floor", low=0, high=1),
     Key("query.hybrid.enabled", _BOOL, "Fuse vector and keyword search.",
         "query.hybrid.enabled"),
     Key("query.hybrid.vectorWeight", _NUM,

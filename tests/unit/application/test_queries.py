@@ -48,9 +48,14 @@ def searcher(
     min_score: float = 0.0,
     hybrid: HybridSettings | None = None,
     fallback_from: str | None = None,
+    relevance_floor: float | None = None,
 ) -> Searcher:
     settings = MemorySettings(
-        query=QuerySettings(min_score=min_score, hybrid=hybrid or HybridSettings())
+        query=QuerySettings(
+            min_score=min_score,
+            hybrid=hybrid or HybridSettings(),
+            relevance_floor=relevance_floor,
+        )
     )
     runtime = EmbeddingRuntime(lambda: Selection(provider=provider, fallback_from=fallback_from))
     return Searcher(store=store, runtime=runtime, settings=settings)
@@ -288,3 +293,49 @@ class TestValidation:
     def test_whitespace_is_not_a_query(self) -> None:
         with pytest.raises(InvalidQuery, match="query required"):
             search(searcher(index(None), None), " \n\t ")
+
+
+class TestRelevanceFloor:
+    """The fake model has no calibrated floor, so these configure one (a cosine)."""
+
+    def test_the_floor_only_removes_hits_and_keeps_their_order_and_scores(self) -> None:
+        provider = FakeEmbeddingProvider()
+        store = index(provider)
+        unfloored = search(searcher(store, provider, relevance_floor=0.0), "billing", explain=True)
+        cosines = sorted(
+            r.explanation.vector_score
+            for r in unfloored.results
+            if r.explanation is not None and r.explanation.vector_score is not None
+        )
+        floor = cosines[len(cosines) // 2]  # the median: some hits fall below it, some do not
+
+        floored = search(searcher(store, provider, relevance_floor=floor), "billing")
+
+        expected = [
+            (r.path, r.start_line, r.score)
+            for r in unfloored.results
+            if r.explanation is not None
+            and r.explanation.vector_score is not None
+            and r.explanation.vector_score >= floor
+        ]
+        assert 0 < len(expected) < len(unfloored.results)
+        assert [(r.path, r.start_line, r.score) for r in floored.results] == expected
+
+    def test_a_query_nothing_is_close_to_gets_no_hits(self) -> None:
+        provider = FakeEmbeddingProvider()
+        store = index(provider)
+
+        unfloored = search(searcher(store, provider, relevance_floor=0.0), "quantum chromodynamics")
+        floored = search(searcher(store, provider, relevance_floor=0.99), "quantum chromodynamics")
+
+        assert unfloored.results  # relative fusion ranks even a pool of strangers
+        assert floored.results == []
+
+    def test_keyword_only_search_is_not_floored(self) -> None:
+        store = index(None)
+
+        unfloored = search(searcher(store, None, relevance_floor=0.0), "billing service")
+        floored = search(searcher(store, None, relevance_floor=0.99), "billing service")
+
+        assert unfloored.results
+        assert floored.results == unfloored.results

@@ -264,6 +264,8 @@ class TestClamps:
             ("query.maxResults", 3.9, "query.max_results", 3),
             ("query.minScore", -1, "query.min_score", 0.0),
             ("query.minScore", 2, "query.min_score", 1.0),
+            ("query.relevanceFloor", -1, "query.relevance_floor", 0.0),
+            ("query.relevanceFloor", 1.5, "query.relevance_floor", 1.0),
             ("query.hybrid.candidateMultiplier", 50, "query.hybrid.candidate_multiplier", 20),
             ("query.hybrid.candidateMultiplier", 0, "query.hybrid.candidate_multiplier", 1),
             ("query.hybrid.minCandidates", 0, "query.hybrid.min_candidates", 1),
@@ -350,6 +352,11 @@ class TestClamps:
         hybrid = resolve_settings(tree({"query": {"hybrid": {"fusion": "rrf", "rrfK": 30}}}))
 
         assert (hybrid.query.hybrid.fusion, hybrid.query.hybrid.rrf_k) == ("rrf", 30)
+
+    def test_relevance_floor_is_unset_by_default_and_read_when_given(self) -> None:
+        assert resolve_settings(tree()).query.relevance_floor is None
+        configured = resolve_settings(tree({"query": {"relevanceFloor": 0.6}}))
+        assert configured.query.relevance_floor == pytest.approx(0.6)
 
     @given(st.floats(allow_nan=False, allow_infinity=False))
     def test_min_score_always_lands_in_the_unit_interval(self, value: float) -> None:

@@ -1,0 +1,118 @@
+"""The relevance floor: raw per-leg evidence decides, the fusion's order is kept."""
+
+from __future__ import annotations
+
+import pytest
+
+from memlane.domain.chunks import ChunkId
+from memlane.domain.relevance import (
+    CALIBRATED_COSINE_FLOORS,
+    KEYWORD_EVIDENCE_FLOOR,
+    RelevanceFloor,
+    apply_relevance_floor,
+    floor_for,
+)
+from memlane.domain.scoring import Fused, zscore_merge
+from memlane.domain.search import Candidate
+
+FLOOR = RelevanceFloor(min_cosine=0.8, min_keyword_evidence=7.0)
+BUNDLED = ("local", "multilingual-e5-small")
+
+
+def item(chunk_id: str, *, cosine: float | None, evidence: float | None, score: float) -> Fused:
+    return Fused(
+        chunk_id=ChunkId(chunk_id),
+        source="memory",
+        path=f"{chunk_id}.md",
+        start_line=1,
+        end_line=1,
+        text=chunk_id,
+        vector_score=cosine,
+        text_score=None if evidence is None else 1.0,
+        score=score,
+        keyword_evidence=evidence,
+    )
+
+
+def cand(chunk_id: str, score: float) -> Candidate:
+    return Candidate(ChunkId(chunk_id), "memory", f"{chunk_id}.md", 1, 1, chunk_id, score)
+
+
+class TestAdmits:
+    @pytest.mark.parametrize(
+        ("cosine", "evidence", "kept"),
+        [
+            (0.80, None, True),  # the cosine floor is inclusive
+            (0.79, None, False),
+            (None, 7.0, True),  # a keyword-only hit can vouch for itself
+            (None, 6.9, False),
+            (0.50, 9.0, True),  # either leg suffices
+            (0.79, 6.9, False),
+            (None, None, False),
+        ],
+    )
+    def test_a_hit_needs_one_leg_at_its_floor(
+        self, cosine: float | None, evidence: float | None, kept: bool
+    ) -> None:
+        assert FLOOR.admits(item("a", cosine=cosine, evidence=evidence, score=0.9)) is kept
+
+    def test_an_inactive_floor_keeps_everything(self) -> None:
+        assert RelevanceFloor().admits(item("a", cosine=None, evidence=None, score=0.1))
+
+    def test_a_leg_without_a_floor_cannot_vouch(self) -> None:
+        cosine_only = RelevanceFloor(min_cosine=0.8)
+
+        assert not cosine_only.admits(item("a", cosine=0.5, evidence=1e9, score=0.9))
+
+    def test_filtering_keeps_the_fused_order(self) -> None:
+        items = [
+            item("a", cosine=0.90, evidence=None, score=0.9),
+            item("b", cosine=0.10, evidence=1.0, score=0.8),
+            item("c", cosine=None, evidence=12.0, score=0.7),
+            item("d", cosine=0.85, evidence=2.0, score=0.6),
+        ]
+
+        kept = apply_relevance_floor(items, FLOOR)
+
+        assert [i.chunk_id for i in kept] == ["a", "c", "d"]
+
+
+class TestKeywordEvidence:
+    def test_fusion_carries_the_raw_evidence_whatever_the_pool(self) -> None:
+        # The normalised text_score changes with the pool; the floor's evidence must not.
+        alone = zscore_merge([], [cand("a", -5.0)], vector_weight=0.5, text_weight=0.5)
+        crowded = zscore_merge(
+            [cand("v", 0.9)],
+            [cand("a", -5.0), cand("b", -40.0)],
+            vector_weight=0.5,
+            text_weight=0.5,
+        )
+
+        by_id = {str(i.chunk_id): i for i in crowded}
+        assert alone[0].keyword_evidence == by_id["a"].keyword_evidence == 5.0
+        assert by_id["v"].keyword_evidence is None
+        assert alone[0].text_score != by_id["a"].text_score
+
+
+class TestFloorFor:
+    def test_the_bundled_model_gets_its_calibrated_floor(self) -> None:
+        floor = floor_for(None, provider=BUNDLED[0], model=BUNDLED[1], vector_leg=True)
+
+        assert floor == RelevanceFloor(CALIBRATED_COSINE_FLOORS[BUNDLED], KEYWORD_EVIDENCE_FLOOR)
+        assert floor.active
+
+    def test_a_model_nobody_calibrated_has_no_floor(self) -> None:
+        floor = floor_for(None, provider="openai", model="text-embedding-3-small", vector_leg=True)
+
+        assert not floor.active
+
+    def test_a_configured_floor_wins_for_any_model(self) -> None:
+        floor = floor_for(0.4, provider="openai", model="text-embedding-3-small", vector_leg=True)
+
+        assert floor == RelevanceFloor(0.4, KEYWORD_EVIDENCE_FLOOR)
+
+    def test_zero_turns_it_off(self) -> None:
+        assert not floor_for(0.0, provider=BUNDLED[0], model=BUNDLED[1], vector_leg=True).active
+
+    def test_without_cosines_there_is_no_floor(self) -> None:
+        assert not floor_for(0.8, provider=BUNDLED[0], model=BUNDLED[1], vector_leg=False).active
