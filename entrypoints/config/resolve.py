@@ -39,8 +39,14 @@ Deliberate differences from the reference:
 - `remote.apiKey` may be a string or an env SecretRef `{"source": "env", "id": "OPENAI_API_KEY"}`;
   the ref is kept (`RemoteSettings.api_key_ref`) and read from the environment by the entry points.
   `file` / `exec` SecretRefs are not supported and are errors.
-- `multimodal` is accepted only with `enabled: false` (not supported yet); `memory.backend` must be
-  `"builtin"` (no QMD backend); `memory.qmd` is tolerated and ignored.
+- Keys of the reference that memlane does not implement (`multimodal.enabled: true`,
+  `memory.backend: "qmd"`, `local.contextSize`, `local.modelCacheDir`, `hf:` model paths,
+  `store.fts.tokenizer`, `store.vector.extensionPath`, `sync.sessions.postCompactionForce`,
+  `memorySearch.qmd`) are accepted and reported by `ignored_settings()`, one entry per key with
+  its reason, so an existing config starts; the entry points warn once per key. `memory.qmd` is
+  tolerated silently unless the backend asks for QMD.
+- `models.providers.<id>` (`baseUrl`, `apiKey`, `headers`, `api`) is read as the reference reads
+  it for embeddings: below `remote.*`, above the environment; see `providers.py`.
 - `store.path` defaults to `<state dir>/agents/<agent id>/memory.db` (the entry points compute it).
 - Batch tuning is clamped too: `pollIntervalMs` [100, 3 600 000], `timeoutMinutes` [1, 1440].
 - An `agent_id` that is not in a non-empty `agents.list` is an error rather than a silent new agent;
@@ -62,6 +68,7 @@ from memlane.entrypoints.config.build import Flat as _Flat
 from memlane.entrypoints.config.build import Value as _Value
 from memlane.entrypoints.config.build import build_settings, merge_blocks
 from memlane.entrypoints.config.keys import MEMORY_KEYS, MEMORY_SEARCH_KEYS, Key
+from memlane.entrypoints.config.providers import RawEndpoint, parse_providers
 
 DEFAULT_AGENT_ID: Final = "main"
 AGENT_ID_PATTERN: Final = r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
@@ -87,8 +94,9 @@ def key_tree(keys: Sequence[Key], prefix: str = "") -> _Tree:
 
 
 _MEMORY_SEARCH_TREE: Final = key_tree(MEMORY_SEARCH_KEYS)
+_KEYS: Final = {key.path: key for key in MEMORY_SEARCH_KEYS}
 _MEMORY_TREE: Final = key_tree(MEMORY_KEYS)
-_ROOT_KEYS: Final = frozenset({"agents", "memory"})
+_ROOT_KEYS: Final = frozenset({"agents", "memory", "models", "env"})
 _AGENTS_KEYS: Final = frozenset({"defaults", "list"})
 _DEFAULTS_KEYS: Final = frozenset({"memorySearch", "workspace"})
 _ENTRY_KEYS: Final = frozenset({"id", "default", "workspace", "memorySearch"})
@@ -109,7 +117,7 @@ def resolve_settings(root: Mapping[str, object], agent_id: str | None = None) ->
     agent = config.select(agent_id)
     defaults = config.defaults_block
     override = config.entry_blocks.get(agent, _Flat())
-    return build_settings(merge_blocks(defaults, override), config.citations)
+    return build_settings(merge_blocks(defaults, override), config.citations, config.providers)
 
 
 def resolve_workspace(root: Mapping[str, object], agent_id: str | None = None) -> str | None:
@@ -142,6 +150,19 @@ def ignored_keys(root: Mapping[str, object]) -> list[str]:
     return list(_Config.parse(root).ignored)
 
 
+@dataclass(frozen=True, slots=True)
+class IgnoredKey:
+    """A key of the reference's config that memlane accepts but does not implement."""
+
+    key: str  # the full dotted path where it was written
+    reason: str
+
+
+def ignored_settings(root: Mapping[str, object]) -> list[IgnoredKey]:
+    """Return the memory keys written in `root` that memlane accepts and ignores, in file order."""
+    return list(_Config.parse(root).ignored_settings)
+
+
 def validate_agent_id(agent_id: str, key: str = "agentId") -> str:
     """Return `agent_id` unchanged if it is safe as a directory name, else raise ConfigError."""
     if not _AGENT_ID.fullmatch(agent_id):
@@ -167,6 +188,8 @@ class _Config:
     entry_workspaces: dict[str, str]
     citations: CitationsMode
     ignored: tuple[str, ...]
+    ignored_settings: tuple[IgnoredKey, ...]
+    providers: Mapping[str, RawEndpoint]
 
     @classmethod
     def parse(cls, root: Mapping[str, object]) -> _Config:
@@ -213,10 +236,19 @@ class _Config:
             entry_blocks[agent] = _flatten_block(entry.get("memorySearch"), path)
 
         memory = _flatten(_object(root.get("memory"), "memory"), _MEMORY_TREE, "memory", "")
+        unused = [
+            found
+            for block in (defaults_block, *entry_blocks.values())
+            for found in _ignored_in_block(block)
+        ]
         backend = memory.get("backend")
         if backend is not None and backend.value == "qmd":
-            raise ConfigError(
-                backend.origin, "the qmd backend is not supported; memlane is builtin only"
+            unused.append(
+                IgnoredKey(
+                    backend.origin,
+                    "memlane has no QMD backend: its builtin index is used and memory.qmd is "
+                    "not read",
+                )
             )
         if "qmd" in memory:
             ignored.append("memory.qmd")
@@ -233,6 +265,8 @@ class _Config:
             entry_workspaces=entry_workspaces,
             citations=citations,
             ignored=tuple(ignored),
+            ignored_settings=tuple(unused),
+            providers=parse_providers(root.get("models")),
         )
 
     def select(self, agent_id: str | None) -> str:
@@ -243,6 +277,34 @@ class _Config:
             known = ", ".join(self.agents)
             raise ConfigError("agents.list", f"no agent with id {agent_id!r} (known: {known})")
         return agent_id
+
+
+_REMOTE_MODEL_PREFIXES: Final = ("hf:", "http:", "https:")
+
+
+def _ignored_in_block(block: _Flat) -> list[IgnoredKey]:
+    """The ignored keys set in one memorySearch block, with the values that make them so."""
+    found: list[IgnoredKey] = []
+    for rel, leaf in block.items():
+        key = _KEYS[rel]
+        if key.ignored:
+            found.append(IgnoredKey(leaf.origin, key.ignored))
+        elif rel == "multimodal.enabled" and leaf.value is True:
+            found.append(
+                IgnoredKey(leaf.origin, "memlane indexes text only: images and audio are skipped")
+            )
+        elif (
+            rel == "local.modelPath"
+            and isinstance(leaf.value, str)
+            and leaf.value.startswith(_REMOTE_MODEL_PREFIXES)
+        ):
+            found.append(
+                IgnoredKey(
+                    leaf.origin,
+                    "memlane does not download models: the bundled local model is used instead",
+                )
+            )
+    return found
 
 
 def _flatten_block(node: object, owner: str) -> _Flat:
@@ -302,7 +364,7 @@ def _check(key: Key, value: object, path: str) -> object:
         if not math.isfinite(value):
             raise ConfigError(path, f"must be a finite number, not {value}")
         return value
-    if kind == "string":
+    if kind in ("string", "provider"):
         return _optional_string(value, path)
     if kind == "choice":
         if not isinstance(value, str) or value not in key.choices:
