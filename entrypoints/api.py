@@ -59,7 +59,8 @@ def open_manager(
     with _creating:
         manager = _managers.get(key)
         if manager is None:
-            manager = _build(runtime, environ)
+            # The config's `env` block joins the environment the providers read.
+            manager = _build(runtime, {**runtime.env} or environ)
             _managers[key] = manager
     if start_background:
         manager.start()
