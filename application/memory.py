@@ -40,6 +40,7 @@ from memlane.application.reports import (
 )
 from memlane.domain import events
 from memlane.domain.config import MemorySettings
+from memlane.domain.errors import DISABLED_REASON, MemoryDisabled
 from memlane.domain.index_meta import (
     CHUNKER_VERSION,
     KEYWORD_ONLY_MODEL,
@@ -149,6 +150,7 @@ class MemoryManager:
         progress: Callable[[SyncProgress], None] | None = None,
     ) -> SyncReport:
         """Bring the index in line with the files; `force` rebuilds it completely (safely)."""
+        self._require_enabled()
         with self._sync_lock:
             return self._sync(force=force, reason=reason, progress=progress)
 
@@ -270,6 +272,12 @@ class MemoryManager:
             )
         return base
 
+    def _require_enabled(self) -> None:
+        # `memorySearch.enabled: false` means no index at all: no sync, no search (the entry
+        # points turn this into the reference's disabled payload).
+        if not self.settings.enabled:
+            raise MemoryDisabled(DISABLED_REASON)
+
     # --------------------------------------------------------------- search
 
     def search(
@@ -283,6 +291,7 @@ class MemoryManager:
         citations: bool = False,
     ) -> SearchResponse:
         """Search the memory; triggers the syncs the settings ask for (§12.3, §31.24)."""
+        self._require_enabled()
         self._before_search(session_key)
         return self._searcher.search(
             SearchQuery(text=query, max_results=max_results, min_score=min_score, explain=explain),
@@ -334,6 +343,7 @@ class MemoryManager:
             lines=lines,
             redact=self._redact,
             redact_notes=self.settings.redaction.notes,
+            workspace=self.workspace,
         )
 
     # --------------------------------------------------------------- status
@@ -426,7 +436,7 @@ class MemoryManager:
 
     def start(self, *, watch: bool | None = None) -> None:
         """Start the background triggers: file watcher, interval timer, debounced syncs."""
-        if self._scheduler is not None:
+        if self._scheduler is not None or not self.settings.enabled:
             return
         sync_settings = self.settings.sync
         self._scheduler = _BackgroundSyncer(

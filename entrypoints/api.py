@@ -15,7 +15,7 @@ from memlane.application.memory import MemoryManager
 from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.file_source import SourceError
 from memlane.application.ports.index_store import StoreError
-from memlane.domain.errors import DomainError
+from memlane.domain.errors import DISABLED_REASON, DomainError
 from memlane.domain.search import SearchResult
 from memlane.entrypoints.config_file import RuntimeConfig, resolve_runtime
 from memlane.entrypoints.logging import configure_logging
@@ -130,6 +130,8 @@ def memory_search_tool(
     manager: MemoryManager, params: Mapping[str, object], *, session_key: str | None = None
 ) -> dict[str, object]:
     """The `memory_search` tool: results, or a `disabled` payload with a truthful reason."""
+    if not manager.settings.enabled:
+        return _disabled(DISABLED_REASON, _ENABLE_ACTION)
     query = params.get("query")
     if not isinstance(query, str) or not query.strip():
         return _disabled("query required", "Pass a non-empty query string.")
@@ -169,6 +171,9 @@ def memory_search_tool(
 def memory_get_tool(manager: MemoryManager, params: Mapping[str, object]) -> dict[str, object]:
     """The `memory_get` tool: lines of a memory file or transcript hit (§22.2, §32.7)."""
     path = params.get("path")
+    if not manager.settings.enabled:
+        shown = path if isinstance(path, str) else ""
+        return {"path": shown, "text": "", "disabled": True, "error": DISABLED_REASON}
     if not isinstance(path, str) or not path.strip():
         return {"path": "", "text": "", "disabled": True, "error": "path required"}
     try:
@@ -215,6 +220,9 @@ def _number(
     if not isinstance(value, int | float) or math.isnan(value):  # NaN ignored, as the reference
         return None
     return int(value) if integer else float(value)
+
+
+_ENABLE_ACTION = "Set memorySearch.enabled to true in the config to turn memory search on."
 
 
 def _disabled(error: str, action: str) -> dict[str, object]:

@@ -2,6 +2,7 @@
 
 Errors reach clients through one table, `ERROR_STATUS`, checked in order (subclasses first):
 
+    MemoryDisabled (memorySearch.enabled false)  FAILED_PRECONDITION
     InvalidQuery, ConfigError                   INVALID_ARGUMENT
     FileRefused                                 PERMISSION_DENIED
     FileMissing                                 NOT_FOUND
@@ -50,7 +51,7 @@ from memlane.application.reports import (
     SyncProgress,
     SyncReport,
 )
-from memlane.domain.errors import ConfigError, InvalidQuery
+from memlane.domain.errors import ConfigError, InvalidQuery, MemoryDisabled
 from memlane.domain.events import type_name
 from memlane.entrypoints.grpc._generated import memlane_pb2 as pb
 from memlane.entrypoints.grpc._generated import memlane_pb2_grpc as pb_grpc
@@ -75,6 +76,7 @@ class ServerLimitError(Exception):
 
 
 ERROR_STATUS: Final[tuple[tuple[type[BaseException], grpc.StatusCode], ...]] = (
+    (MemoryDisabled, grpc.StatusCode.FAILED_PRECONDITION),
     (InvalidQuery, grpc.StatusCode.INVALID_ARGUMENT),
     (ConfigError, grpc.StatusCode.INVALID_ARGUMENT),
     (FileRefused, grpc.StatusCode.PERMISSION_DENIED),
