@@ -6,7 +6,8 @@ import json
 import math
 import os
 import threading
-from collections.abc import Mapping
+import weakref
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import structlog
@@ -17,11 +18,49 @@ from memlane.application.ports.file_source import SourceError
 from memlane.application.ports.index_store import StoreError
 from memlane.domain.errors import DISABLED_REASON, DomainError
 from memlane.domain.search import SearchResult
+from memlane.entrypoints.config.resolve import IgnoredKey
 from memlane.entrypoints.config_file import RuntimeConfig, resolve_runtime
 from memlane.entrypoints.logging import configure_logging
 
 _managers: dict[str, MemoryManager] = {}
 _creating = threading.Lock()  # one live manager per key, even under concurrent `open` (§1.1)
+_runtimes: weakref.WeakKeyDictionary[MemoryManager, RuntimeConfig] = weakref.WeakKeyDictionary()
+_warned: set[IgnoredKey] = set()
+_log = structlog.get_logger()
+
+
+def _log_ignored(found: IgnoredKey) -> None:
+    _log.warning("config_key_ignored", key=found.key, reason=found.reason)
+
+
+def resolve_config(
+    *,
+    workspace: str | os.PathLike[str] | None = None,
+    agent_id: str | None = None,
+    state_dir: str | os.PathLike[str] | None = None,
+    config: Mapping[str, object] | None = None,
+    config_path: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> RuntimeConfig:
+    """Resolve what `open_manager` would open, without opening anything (arguments alike)."""
+    environ = dict(os.environ if env is None else env)
+    if config is not None:
+        # An explicit block wins over whatever config file the environment points at.
+        environ.pop("MEMLANE_CONFIG", None)
+    return resolve_runtime(
+        env=environ,
+        cwd=Path.cwd(),
+        config=config_path,
+        agent_id=agent_id,
+        workspace=None if workspace is None else os.fspath(workspace),
+        state=None if state_dir is None else str(Path(state_dir).resolve()),
+        flags=_flatten(config) if config is not None else None,
+    )
+
+
+def runtime_of(manager: MemoryManager) -> RuntimeConfig | None:
+    """The resolved configuration a manager was opened with (None for one built elsewhere)."""
+    return _runtimes.get(manager)
 
 
 def open_manager(
@@ -33,28 +72,31 @@ def open_manager(
     config_path: str | None = None,
     env: Mapping[str, str] | None = None,
     start_background: bool = False,
+    warn: Callable[[IgnoredKey], None] = _log_ignored,
 ) -> MemoryManager:
     """Return the live MemoryManager of (agent, workspace, settings), creating it once.
 
     `config` is a memorySearch block (camelCase keys, as in the JSON5 file); when given, it is
-    used instead of the config file. `start_background` starts the watcher and timers.
+    used instead of the config file. `start_background` starts the watcher and timers (not
+    when `memorySearch.enabled` is false). `warn` is called once per process for each key the
+    config sets that memlane ignores (default: a warning log line on stderr).
     """
     if not structlog.is_configured():
         # A library must not print to the host's stdout: warnings and errors go to stderr.
         configure_logging(level="warning")
     environ = dict(os.environ if env is None else env)
-    if config is not None:
-        # An explicit block wins over whatever config file the environment points at.
-        environ.pop("MEMLANE_CONFIG", None)
-    runtime = resolve_runtime(
-        env=environ,
-        cwd=Path.cwd(),
-        config=config_path,
+    runtime = resolve_config(
+        workspace=workspace,
         agent_id=agent_id,
-        workspace=None if workspace is None else os.fspath(workspace),
-        state=None if state_dir is None else str(Path(state_dir).resolve()),
-        flags=_flatten(config) if config is not None else None,
+        state_dir=state_dir,
+        config=config,
+        config_path=config_path,
+        env=environ,
     )
+    for found in runtime.ignored:
+        if found not in _warned:
+            _warned.add(found)
+            warn(found)
     key = _key(runtime)
     with _creating:
         manager = _managers.get(key)
@@ -62,6 +104,7 @@ def open_manager(
             # The config's `env` block joins the environment the providers read.
             manager = _build(runtime, {**runtime.env} or environ)
             _managers[key] = manager
+            _runtimes[manager] = runtime
     if start_background:
         manager.start()
     return manager
