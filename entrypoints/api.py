@@ -7,7 +7,7 @@ import math
 import os
 import threading
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import structlog
@@ -58,6 +58,11 @@ def resolve_config(
     )
 
 
+def note_warned(ignored: Iterable[IgnoredKey]) -> None:
+    """Record that the caller has told the user about these keys (the CLI prints its own line)."""
+    _warned.update(ignored)
+
+
 def runtime_of(manager: MemoryManager) -> RuntimeConfig | None:
     """The resolved configuration a manager was opened with (None for one built elsewhere)."""
     return _runtimes.get(manager)
@@ -72,14 +77,13 @@ def open_manager(
     config_path: str | None = None,
     env: Mapping[str, str] | None = None,
     start_background: bool = False,
-    warn: Callable[[IgnoredKey], None] = _log_ignored,
 ) -> MemoryManager:
     """Return the live MemoryManager of (agent, workspace, settings), creating it once.
 
     `config` is a memorySearch block (camelCase keys, as in the JSON5 file); when given, it is
     used instead of the config file. `start_background` starts the watcher and timers (not
-    when `memorySearch.enabled` is false). `warn` is called once per process for each key the
-    config sets that memlane ignores (default: a warning log line on stderr).
+    when `memorySearch.enabled` is false). Each key the config sets that memlane ignores is
+    logged once per process, as a warning on stderr (see `note_warned`).
     """
     if not structlog.is_configured():
         # A library must not print to the host's stdout: warnings and errors go to stderr.
@@ -96,7 +100,7 @@ def open_manager(
     for found in runtime.ignored:
         if found not in _warned:
             _warned.add(found)
-            warn(found)
+            _log_ignored(found)
     key = _key(runtime)
     with _creating:
         manager = _managers.get(key)

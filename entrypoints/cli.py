@@ -54,7 +54,7 @@ class _Options:
     def runtime(self) -> RuntimeConfig:
         """The resolved configuration; each ignored key is warned about once, on stderr."""
         if self._runtime is None:
-            from memlane.entrypoints.api import resolve_config
+            from memlane.entrypoints.api import note_warned, resolve_config
 
             with _errors():
                 self._runtime = resolve_config(
@@ -65,6 +65,7 @@ class _Options:
                 )
             for found in self._runtime.ignored:
                 click.echo(f"memlane: warning: {found.key} is ignored: {found.reason}", err=True)
+            note_warned(self._runtime.ignored)  # so opening the manager does not log them again
         return self._runtime
 
     def enabled(self) -> bool:
@@ -88,7 +89,6 @@ class _Options:
                     agent_id=self.values["agent"],
                     state_dir=self.values["state_dir"],
                     config_path=self.values["config"],
-                    warn=lambda _found: None,  # runtime() has warned already
                 )
         return self._manager
 
