@@ -15,7 +15,7 @@ from memlane.application.progress import ProgressTracker
 from memlane.application.reports import SyncProgress
 from memlane.domain import events
 from memlane.domain.chunks import ChunkingPolicy
-from memlane.domain.index_meta import IndexMeta
+from memlane.domain.index_meta import IndexMeta, vector_label
 from memlane.domain.sources import Source, SourceIssue
 from tests.fakes.clock import T0, FakeClock
 from tests.fakes.embedding import FakeEmbeddingProvider
@@ -126,7 +126,9 @@ class TestIndexFile:
             1,
             0,
         )
-        assert rig.store.chunks_without_vectors("fake-bag-of-words") == []
+        assert rig.embedder is not None
+        label = vector_label(rig.embedder.model, rig.embedder.key)
+        assert rig.store.chunks_without_vectors(label) == []
 
     def test_an_unchanged_hash_only_refreshes_the_stat(self) -> None:
         rig = Rig()

@@ -11,6 +11,7 @@ from memlane.application.ports.embedding import EmbeddingUnavailable, Vector
 from memlane.application.ports.file_source import FileMissing
 from memlane.domain.chunks import ChunkId, ChunkingPolicy
 from memlane.domain.hashing import bytes_hash
+from memlane.domain.index_meta import vector_label
 from memlane.domain.text_decoding import NotText
 from tests.fakes.embedding import FakeEmbeddingProvider
 from tests.fakes.file_source import FakeFileSource
@@ -193,7 +194,7 @@ class TestBackfillVectors:
         done = backfill_vectors(store, provider, batch=2)
 
         assert done == 5
-        assert store.chunks_without_vectors(provider.model) == []
+        assert store.chunks_without_vectors(vector_label(provider.model, provider.key)) == []
         documents = [c for c in provider.calls if c.kind == "documents"]
         assert [len(c.texts) for c in documents] == [2, 2, 1]
 
@@ -203,7 +204,7 @@ class TestBackfillVectors:
         new = FakeEmbeddingProvider(model="new")
 
         assert backfill_vectors(store, new) == 2
-        assert store.chunks_without_vectors("new") == []
+        assert store.chunks_without_vectors(vector_label(new.model, new.key)) == []
 
     def test_nothing_to_do_embeds_nothing(self) -> None:
         store, provider = _keyword_only_store(2), FakeEmbeddingProvider()
