@@ -28,6 +28,7 @@ from memlane.application.scheduler import BackgroundSyncer, SearchSyncPolicy
 from memlane.application.status import StatusReporter
 from memlane.application.sync import SyncService, SyncTrigger
 from memlane.domain.config import MemorySettings
+from memlane.domain.errors import DISABLED_REASON, MemoryDisabled
 from memlane.domain.search import SearchQuery
 from memlane.domain.sources import Source
 
@@ -76,7 +77,14 @@ class MemoryManager:
         progress: Callable[[SyncProgress], None] | None = None,
     ) -> SyncReport:
         """Bring the index in line with the files; `force` rebuilds it completely (safely)."""
+        self._require_enabled()
         return self._syncing.run(trigger, force=force, progress=progress)
+
+    def _require_enabled(self) -> None:
+        # `memorySearch.enabled: false` means no index at all: no sync, no search (the entry
+        # points turn this into the reference's disabled payload).
+        if not self.settings.enabled:
+            raise MemoryDisabled(DISABLED_REASON)
 
     def search(
         self,
@@ -89,6 +97,7 @@ class MemoryManager:
         citations: bool = False,
     ) -> SearchResponse:
         """Search the memory, after the syncs the settings ask for (first search, new session)."""
+        self._require_enabled()
         self._search_policy.before_search(session_key)
         return self._searcher.search(
             SearchQuery(text=query, max_results=max_results, min_score=min_score, explain=explain),
@@ -107,6 +116,7 @@ class MemoryManager:
             lines=lines,
             redact=self._redact,
             redact_notes=self.settings.redaction.notes,
+            workspace=self.workspace,
         )
 
     def status(self, *, deep: bool = False) -> StatusReport:
@@ -131,6 +141,8 @@ class MemoryManager:
 
     def start(self, *, watch: bool | None = None) -> None:
         """Start the background triggers: file watcher, interval timer, debounced syncs."""
+        if not self.settings.enabled:
+            return
         self._background.start(watch=watch)
 
     def on_close(self, hook: Callable[[], None]) -> None:

@@ -4,13 +4,22 @@ Unlike in the reference system, transcript hits returned by search are readable 
 numbers are JSONL lines, and the reply shows those messages flattened (`User: ...`), redacted like
 the index. Every path is re-validated by its FileSource: nothing outside the memory files and the
 sessions directory can be read (no `..`, no absolute paths elsewhere, no symlink escapes).
+
+As in the reference: a file that does not exist (yet: today's daily note) reads as empty text,
+not as an error; `from` 0 (or unset) is the first line and a negative `from` is clamped to 1;
+`lines` 0 (or unset) means to the end. The spellings the reference accepts are brought to the
+indexed form before the FileSource checks them: `./memory/x.md`, `memory\\x.md` and an absolute
+path inside the workspace. Nothing else is rewritten (no `..` folding), so every escape the
+FileSource refused before is still refused.
 """
 
 from __future__ import annotations
 
+import ntpath
+import posixpath
 from collections.abc import Callable, Mapping
 
-from memlane.application.ports.file_source import FileRefused, FileSource
+from memlane.application.ports.file_source import FileMissing, FileRefused, FileSource
 from memlane.application.reports import GetResult
 from memlane.domain.errors import InvalidQuery
 from memlane.domain.sources import Source
@@ -33,6 +42,7 @@ def read_lines(
     lines: int | None = None,
     redact: Callable[[str], str] | None = None,
     redact_notes: bool = False,
+    workspace: str | None = None,
 ) -> GetResult:
     """Return `lines` lines of `path` starting at `from_line` (1-based; whole file if both None).
 
@@ -42,16 +52,20 @@ def read_lines(
     Raises InvalidQuery for a blank path or bad numbers, FileRefused for paths outside the
     sources, and the other SourceErrors for unreadable files.
     """
-    path = path.strip()
+    path = normalise_path(path, workspace)
     if not path:
         raise InvalidQuery("path required")
-    start = _positive("from", from_line, 1)
-    count = _positive("lines", lines, MAX_LINES)
+    start = _start(from_line)
+    count = _positive("lines", lines or None, MAX_LINES)
     source = source_of(path)
     reader = sources.get(source)
     if reader is None:
         raise FileRefused(path, f"the {source} source is not enabled")
-    data = reader.read_bytes(path)
+    try:
+        data = reader.read_bytes(path)
+    except FileMissing:
+        # Only a path the source accepted can be missing: refusals are raised before.
+        return GetResult(path=path, text="", from_line=start, lines=count, source=source)
     if source == "sessions":
         transcript = parse_transcript(data)
         picked = [
@@ -73,6 +87,31 @@ def read_lines(
     return GetResult(
         path=path, text="\n".join(selected), from_line=start, lines=count, source=source
     )
+
+
+def normalise_path(path: str, workspace: str | None = None) -> str:
+    """The indexed spelling of a path the reference accepts (see the module doc)."""
+    path = path.strip()
+    if "\\" in path and not path.startswith("\\\\"):  # memory\x.md, never a UNC share
+        path = path.replace("\\", "/")
+    while path.startswith("./"):
+        path = path[2:]
+    if workspace and (posixpath.isabs(path) or ntpath.isabs(path)):
+        root = posixpath.normpath(workspace.replace("\\", "/"))
+        candidate = posixpath.normpath(path)
+        if candidate.startswith(root.rstrip("/") + "/"):
+            return candidate[len(root.rstrip("/")) + 1 :]
+    return path
+
+
+def _start(value: int | None) -> int:
+    """`from` as the reference reads it: unset or 0 is line 1, a negative number is clamped."""
+    raw: object = value  # callers outside mypy (tools, gRPC) may pass anything
+    if raw is None:
+        return 1
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise InvalidQuery("from must be a whole number")
+    return max(1, raw)
 
 
 def _positive(name: str, value: int | None, default: int) -> int:

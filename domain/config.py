@@ -71,6 +71,25 @@ class RemoteSettings:
     timeout_seconds: float = 60.0
     query_timeout_seconds: float = 20.0
     max_concurrency: int = 4
+    # `input_type` request field of OpenAI-compatible servers with asymmetric models; None: omit.
+    query_input_type: str | None = None
+    document_input_type: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderEndpoint:
+    """A provider's endpoint and credentials from the host config (`models.providers.<id>`).
+
+    Used below `remote.*` and above the environment. `isolated` marks an OpenAI-compatible server
+    (`openai-compatible`, `lmstudio`, a custom id): it inherits no vendor environment variable
+    (OPENAI_API_KEY belongs to api.openai.com) and may need no key at all.
+    """
+
+    base_url: str | None = None
+    api_key: str | None = field(default=None, repr=False)
+    api_key_ref: SecretRef | None = None
+    headers: tuple[tuple[str, str], ...] = field(default=(), repr=False)
+    isolated: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +201,15 @@ class MemorySettings:
     redaction: RedactionSettings = RedactionSettings()
     citations: CitationsMode = "auto"
     sessions_dir: str | None = None
+    # Per memlane provider name (`openai`, `gemini`...): endpoints from `models.providers`.
+    endpoints: tuple[tuple[str, ProviderEndpoint], ...] = ()
+    # The provider id as written when it was mapped onto a memlane provider (`lmstudio` ->
+    # `openai`); "" when `provider` is what the config says.
+    provider_alias: str = ""
+
+    def endpoint(self, provider: str) -> ProviderEndpoint | None:
+        """The host config's endpoint for a memlane provider name, if it has one."""
+        return dict(self.endpoints).get(provider)
 
 
 def candidate_limit(hybrid: HybridSettings, max_results: int, *, fused: bool) -> int:

@@ -17,3 +17,10 @@ class ConfigError(DomainError):
     def __init__(self, key: str, message: str) -> None:
         super().__init__(f"{key}: {message}")
         self.key = key
+
+
+class MemoryDisabled(DomainError):
+    """Memory search is turned off for this agent (`memorySearch.enabled: false`)."""
+
+
+DISABLED_REASON = "memory search is disabled in the config (memorySearch.enabled: false)"

@@ -83,3 +83,20 @@ def default_model(name: str) -> str:
         return provider_info(name).default_model
     except KeyError:
         return ""
+
+
+# Models that only produce some vector sizes: asking for another is a configuration error.
+_FIXED_OUTPUT_SIZES: Final[dict[tuple[str, str], tuple[int, ...]]] = {
+    ("gemini", "gemini-embedding-2-preview"): (768, 1536, 3072),
+}
+# Spellings users put before a Gemini model name; removed in this order.
+GEMINI_MODEL_PREFIXES: Final = ("models/", "gemini/", "google/")
+
+
+def fixed_output_sizes(provider: str, model: str) -> tuple[int, ...] | None:
+    """The output sizes `model` supports when it supports only some, else None."""
+    name = model.strip() or default_model(provider)
+    if provider == "gemini":
+        for prefix in GEMINI_MODEL_PREFIXES:
+            name = name.removeprefix(prefix)
+    return _FIXED_OUTPUT_SIZES.get((provider, name))

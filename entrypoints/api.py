@@ -6,7 +6,8 @@ import json
 import math
 import os
 import threading
-from collections.abc import Mapping
+import weakref
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import structlog
@@ -15,14 +16,57 @@ from memlane.application.memory import MemoryManager
 from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.file_source import SourceError
 from memlane.application.ports.index_store import StoreError
-from memlane.domain.errors import DomainError
+from memlane.domain.errors import DISABLED_REASON, DomainError
 from memlane.domain.search import SearchResult
+from memlane.entrypoints.config.resolve import IgnoredKey
 from memlane.entrypoints.config.runtime import RuntimeConfig, resolve_runtime
 from memlane.entrypoints.logging import configure_logging
 
 _managers: dict[str, MemoryManager] = {}
 # One live manager per key, even under concurrent `open`: two would write the same index.
 _creating = threading.Lock()
+_runtimes: weakref.WeakKeyDictionary[MemoryManager, RuntimeConfig] = weakref.WeakKeyDictionary()
+_warned: set[IgnoredKey] = set()
+_log = structlog.get_logger()
+
+
+def _log_ignored(found: IgnoredKey) -> None:
+    _log.warning("config_key_ignored", key=found.key, reason=found.reason)
+
+
+def resolve_config(
+    *,
+    workspace: str | os.PathLike[str] | None = None,
+    agent_id: str | None = None,
+    state_dir: str | os.PathLike[str] | None = None,
+    config: Mapping[str, object] | None = None,
+    config_path: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> RuntimeConfig:
+    """Resolve what `open_manager` would open, without opening anything (arguments alike)."""
+    environ = dict(os.environ if env is None else env)
+    if config is not None:
+        # An explicit block wins over whatever config file the environment points at.
+        environ.pop("MEMLANE_CONFIG", None)
+    return resolve_runtime(
+        env=environ,
+        cwd=Path.cwd(),
+        config=config_path,
+        agent_id=agent_id,
+        workspace=None if workspace is None else os.fspath(workspace),
+        state=None if state_dir is None else str(Path(state_dir).resolve()),
+        flags=_flatten(config) if config is not None else None,
+    )
+
+
+def note_warned(ignored: Iterable[IgnoredKey]) -> None:
+    """Record that the caller has told the user about these keys (the CLI prints its own line)."""
+    _warned.update(ignored)
+
+
+def runtime_of(manager: MemoryManager) -> RuntimeConfig | None:
+    """The resolved configuration a manager was opened with (None for one built elsewhere)."""
+    return _runtimes.get(manager)
 
 
 def open_manager(
@@ -38,30 +82,34 @@ def open_manager(
     """Return the live MemoryManager of (agent, workspace, settings), creating it once.
 
     `config` is a memorySearch block (camelCase keys, as in the JSON5 file); when given, it is
-    used instead of the config file. `start_background` starts the watcher and timers.
+    used instead of the config file. `start_background` starts the watcher and timers (not
+    when `memorySearch.enabled` is false). Each key the config sets that memlane ignores is
+    logged once per process, as a warning on stderr (see `note_warned`).
     """
     if not structlog.is_configured():
         # A library must not print to the host's stdout: warnings and errors go to stderr.
         configure_logging(level="warning")
     environ = dict(os.environ if env is None else env)
-    if config is not None:
-        # An explicit block wins over whatever config file the environment points at.
-        environ.pop("MEMLANE_CONFIG", None)
-    runtime = resolve_runtime(
-        env=environ,
-        cwd=Path.cwd(),
-        config=config_path,
+    runtime = resolve_config(
+        workspace=workspace,
         agent_id=agent_id,
-        workspace=None if workspace is None else os.fspath(workspace),
-        state=None if state_dir is None else str(Path(state_dir).resolve()),
-        flags=_flatten(config) if config is not None else None,
+        state_dir=state_dir,
+        config=config,
+        config_path=config_path,
+        env=environ,
     )
+    for found in runtime.ignored:
+        if found not in _warned:
+            _warned.add(found)
+            _log_ignored(found)
     key = _key(runtime)
     with _creating:
         manager = _managers.get(key)
         if manager is None:
-            manager = _build(runtime, environ)
+            # The config's `env` block joins the environment the providers read.
+            manager = _build(runtime, {**runtime.env} or environ)
             _managers[key] = manager
+            _runtimes[manager] = runtime
     if start_background:
         manager.start()
     return manager
@@ -130,6 +178,8 @@ def memory_search_tool(
     manager: MemoryManager, params: Mapping[str, object], *, session_key: str | None = None
 ) -> dict[str, object]:
     """The `memory_search` tool: results, or a `disabled` payload with a truthful reason."""
+    if not manager.settings.enabled:
+        return _disabled(DISABLED_REASON, _ENABLE_ACTION)
     query = params.get("query")
     if not isinstance(query, str) or not query.strip():
         return _disabled("query required", "Pass a non-empty query string.")
@@ -169,6 +219,9 @@ def memory_search_tool(
 def memory_get_tool(manager: MemoryManager, params: Mapping[str, object]) -> dict[str, object]:
     """The `memory_get` tool: lines of a memory file or of a transcript hit from search."""
     path = params.get("path")
+    if not manager.settings.enabled:
+        shown = path if isinstance(path, str) else ""
+        return {"path": shown, "text": "", "disabled": True, "error": DISABLED_REASON}
     if not isinstance(path, str) or not path.strip():
         return {"path": "", "text": "", "disabled": True, "error": "path required"}
     try:
@@ -215,6 +268,9 @@ def _number(
     if not isinstance(value, int | float) or math.isnan(value):  # NaN ignored, as the reference
         return None
     return int(value) if integer else float(value)
+
+
+_ENABLE_ACTION = "Set memorySearch.enabled to true in the config to turn memory search on."
 
 
 def _disabled(error: str, action: str) -> dict[str, object]:

@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import json
 import signal
-import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
@@ -20,13 +18,25 @@ import click
 
 from memlane import __version__
 from memlane.application.ports.embedding import EmbeddingError
-from memlane.application.ports.event_log import EventLogError, RecordedEvent
+from memlane.application.ports.event_log import EventLogError
 from memlane.application.ports.file_source import FileMissing, SourceError
 from memlane.application.ports.index_store import StoreError
-from memlane.application.reports import StatusReport, SyncProgress, SyncReport
-from memlane.domain.errors import ConfigError, InvalidQuery
+from memlane.domain.errors import DISABLED_REASON, ConfigError, InvalidQuery
 from memlane.domain.events import event_to_record, type_name
-from memlane.entrypoints.config.schema import effective_settings, json_schema
+from memlane.entrypoints.cli_output import (
+    camel_dict,
+    camel_keys,
+    config_details,
+    event_json,
+    fmt,
+    progress_bar,
+    result_json,
+    status_text,
+    summary,
+    verbose_text,
+)
+from memlane.entrypoints.config.runtime import RuntimeConfig
+from memlane.entrypoints.config.schema import json_schema
 from memlane.entrypoints.logging import configure_logging
 
 if TYPE_CHECKING:
@@ -34,23 +44,51 @@ if TYPE_CHECKING:
 
 
 class _Options:
-    """Global options, resolved into a manager on first use."""
+    """Global options, resolved into a configuration, then a manager, on first use."""
 
     def __init__(self, **values: str | None) -> None:
         self.values = values
         self._manager: MemoryManager | None = None
+        self._runtime: RuntimeConfig | None = None
 
-    def manager(self, **overrides: object) -> MemoryManager:
+    def runtime(self) -> RuntimeConfig:
+        """The resolved configuration; each ignored key is warned about once, on stderr."""
+        if self._runtime is None:
+            from memlane.entrypoints.api import note_warned, resolve_config
+
+            with _errors():
+                self._runtime = resolve_config(
+                    workspace=self.values["workspace"],
+                    agent_id=self.values["agent"],
+                    state_dir=self.values["state_dir"],
+                    config_path=self.values["config"],
+                )
+            for found in self._runtime.ignored:
+                click.echo(f"memlane: warning: {found.key} is ignored: {found.reason}", err=True)
+            note_warned(self._runtime.ignored)  # so opening the manager does not log them again
+        return self._runtime
+
+    def enabled(self) -> bool:
+        """False when the config turns memory search off; says so on stderr."""
+        runtime = self.runtime()
+        if not runtime.settings.enabled:
+            click.echo(
+                f"Memory search disabled for agent {runtime.agent_id!r}: {DISABLED_REASON}.",
+                err=True,
+            )
+        return runtime.settings.enabled
+
+    def manager(self) -> MemoryManager:
         if self._manager is None:
             from memlane.entrypoints.api import open_manager
 
+            self.runtime()  # warns, once
             with _errors():
                 self._manager = open_manager(
                     workspace=self.values["workspace"],
                     agent_id=self.values["agent"],
                     state_dir=self.values["state_dir"],
                     config_path=self.values["config"],
-                    config=overrides or None,
                 )
         return self._manager
 
@@ -77,6 +115,29 @@ def _errors() -> Iterator[None]:
         raise click.ClickException(f"embedding provider failed: {exc}") from exc
     except (StoreError, EventLogError) as exc:
         raise click.ClickException(f"index error: {exc}") from exc
+
+
+def _set_global(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
+    """A global option given after the subcommand (`memlane search q --agent a`) wins."""
+    if value is not None and param.name is not None:
+        ctx.ensure_object(_Options).values[param.name] = value
+
+
+def _global_options(command: Callable[..., None]) -> Callable[..., None]:
+    """Accept the global options after the subcommand too, as the reference's CLI does."""
+    for flags, text in reversed(_GLOBAL_FLAGS):
+        command = click.option(
+            *flags, help=text, expose_value=False, callback=_set_global, default=None
+        )(command)
+    return command
+
+
+_GLOBAL_FLAGS: tuple[tuple[tuple[str, ...], str], ...] = (
+    (("--config",), "JSON5 config file (also before the command)."),
+    (("--state-dir", "state_dir"), "State directory (also before the command)."),
+    (("--agent",), "Agent id (also before the command)."),
+    (("--workspace",), "Workspace (also before the command)."),
+)
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -114,16 +175,19 @@ def cli(
 @cli.command()
 @click.option("--force", is_flag=True, help="Rebuild the whole index safely.")
 @click.option("--verbose", is_flag=True, help="Print provider and sources first.")
+@_global_options
 @click.pass_obj
 def index(options: _Options, force: bool, verbose: bool) -> None:
     """Sync the index with the files now."""
+    if not options.enabled():
+        return
     manager = options.manager()
     if verbose:
         status = manager.status(deep=False)
         click.echo(f"workspace: {status.workspace}\nstore: {status.store_path}", err=True)
-    with _errors(), _progress_bar() as on_progress:
+    with _errors(), progress_bar() as on_progress:
         report = manager.sync(force=force, progress=on_progress)
-    click.echo(_summary(report))
+    click.echo(summary(report))
 
 
 @cli.command()
@@ -133,6 +197,7 @@ def index(options: _Options, force: bool, verbose: bool) -> None:
 @click.option("--min-score", type=click.FloatRange(0.0, 1.0), help="0-1 (default from config).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--explain", is_flag=True, help="Show each result's score parts.")
+@_global_options
 @click.pass_obj
 def search(
     options: _Options,
@@ -147,6 +212,10 @@ def search(
     text = query_option or query
     if not text or not text.strip():
         raise click.UsageError("missing search query: give QUERY or --query TEXT")
+    if not options.enabled():
+        if as_json:  # the payload the agent tools return
+            click.echo(json.dumps({"results": [], "disabled": True, "error": DISABLED_REASON}))
+        return
     manager = options.manager()
     with _errors():
         manager.sync()
@@ -155,7 +224,7 @@ def search(
         )
     if as_json:
         payload: dict[str, object] = {
-            "results": [_result_json(r, explain) for r in response.results],
+            "results": [result_json(r, explain) for r in response.results],
             "provider": response.provider,
             "model": response.model,
             "mode": response.mode,
@@ -175,7 +244,7 @@ def search(
         if explain and r.explanation is not None:
             e = r.explanation
             head += (
-                f"  [vector={_fmt(e.vector_score)} text={_fmt(e.text_score)} "
+                f"  [vector={fmt(e.vector_score)} text={fmt(e.text_score)} "
                 f"decay={e.decay_factor:.3f} rank={e.mmr_rank}]"
             )
         blocks.append(f"{head}\n{r.snippet.strip()}")
@@ -184,19 +253,24 @@ def search(
 
 @cli.command()
 @click.argument("path")
-@click.option("--from", "from_line", type=click.IntRange(min=1), help="First line (1-based).")
-@click.option("--lines", type=click.IntRange(min=1), help="How many lines.")
+@click.option(
+    "--from", "from_line", type=int, help="First line (1-based; 0 or less: the first line)."
+)
+@click.option("--lines", type=click.IntRange(min=0), help="How many lines (0: to the end).")
 @click.option("--json", "as_json", is_flag=True)
+@_global_options
 @click.pass_obj
 def get(
     options: _Options, path: str, from_line: int | None, lines: int | None, as_json: bool
 ) -> None:
-    """Print lines of a memory file or of a transcript hit."""
+    """Print lines of a memory file or of a transcript hit (a missing file is empty)."""
+    if not options.enabled():
+        return
     manager = options.manager()
     with _errors():
         got = manager.get(path, from_line=from_line, lines=lines)
     if as_json:
-        click.echo(json.dumps(asdict(got), ensure_ascii=False, indent=2))
+        click.echo(json.dumps(camel_keys(asdict(got)), ensure_ascii=False, indent=2))
     else:
         click.echo(got.text)
 
@@ -204,19 +278,29 @@ def get(
 @cli.command()
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--deep", is_flag=True, help="Probe the provider and rescan the sources.")
+@click.option("--verbose", is_flag=True, help="Also the config file, ignored keys and settings.")
+@_global_options
 @click.pass_obj
-def status(options: _Options, as_json: bool, deep: bool) -> None:
-    """Show the index status and the problems found."""
-    manager = options.manager()
-    with _errors():
-        report = manager.status(deep=deep)
-    if as_json:
-        payload = asdict(report)
-        # The resolved value of every key, derived from the key table like the JSON Schema.
-        payload["settings"] = effective_settings(manager.settings)
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
+def status(options: _Options, as_json: bool, deep: bool, verbose: bool) -> None:
+    """Show the index status and the problems found (or that memory search is disabled)."""
+    runtime = options.runtime()
+    payload: dict[str, object] = {"agentId": runtime.agent_id, "enabled": False}
+    text = f"Memory search disabled ({runtime.agent_id}): {DISABLED_REASON}"
+    if runtime.settings.enabled:
+        with _errors():
+            report = options.manager().status(deep=deep)
+        payload = {**camel_dict(asdict(report)), "enabled": True}
+        text = status_text(report)
     else:
-        click.echo(_status_text(report))
+        payload["status"] = "disabled"
+        payload["reason"] = DISABLED_REASON
+    payload |= config_details(runtime)
+    if as_json:
+        click.echo(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
+        return
+    click.echo(text)
+    if verbose:
+        click.echo(verbose_text(payload))
 
 
 @cli.group("config")
@@ -231,9 +315,12 @@ def config_schema() -> None:
 
 
 @cli.command()
+@_global_options
 @click.pass_obj
 def watch(options: _Options) -> None:
     """Keep the index fresh in the foreground (watcher, interval, session growth)."""
+    if not options.enabled():
+        return
     manager = options.manager()
     stop = threading.Event()
 
@@ -244,7 +331,7 @@ def watch(options: _Options) -> None:
     signal.signal(signal.SIGINT, on_signal)
     with _errors():
         report = manager.sync()
-    click.echo(_summary(report), err=True)
+    click.echo(summary(report), err=True)
     manager.start(watch=True)
     click.echo("watching; Ctrl-C to stop", err=True)
     stop.wait()
@@ -254,6 +341,7 @@ def watch(options: _Options) -> None:
 @cli.command()
 @click.option("--limit", type=click.IntRange(1, 10_000), default=20, show_default=True)
 @click.option("--json", "as_json", is_flag=True)
+@_global_options
 @click.pass_obj
 def events(options: _Options, limit: int, as_json: bool) -> None:
     """Show the tail of the event log: what changed, when, and what was done."""
@@ -261,7 +349,9 @@ def events(options: _Options, limit: int, as_json: bool) -> None:
     with _errors():
         records = manager.recent_events(limit)
     if as_json:
-        click.echo(json.dumps([_event_json(r) for r in records], ensure_ascii=False, indent=2))
+        click.echo(
+            json.dumps([camel_keys(event_json(r)) for r in records], ensure_ascii=False, indent=2)
+        )
         return
     for record in records:
         data = event_to_record(record.event)
@@ -276,6 +366,7 @@ def events(options: _Options, limit: int, as_json: bool) -> None:
 @click.option("--token", envvar="MEMLANE_TOKEN", help="Require this bearer token.")
 @click.option("--tls-cert", type=click.Path(exists=True, dir_okay=False))
 @click.option("--tls-key", type=click.Path(exists=True, dir_okay=False))
+@_global_options
 @click.pass_obj
 def serve(
     options: _Options,
@@ -312,6 +403,7 @@ def serve(
 @click.option("--tls-key", type=click.Path(exists=True, dir_okay=False))
 @click.option("--tls-client-ca", type=click.Path(exists=True, dir_okay=False))
 @click.option("--read-only", is_flag=True, help="Do not offer memory_write.")
+@_global_options
 @click.pass_obj
 def mcp(
     options: _Options,
@@ -334,103 +426,6 @@ def mcp(
         raise click.UsageError("--token is required when listening beyond loopback")
     http = HttpOptions(host, port, token or None, tls_cert, tls_key, tls_client_ca)
     run_mcp(options.manager(), read_only=read_only, http=http if use_http else None)
-
-
-def _summary(report: SyncReport) -> str:
-    kind = "full reindex" if report.full_reindex else "sync"
-    issues = (
-        f", {len(report.issues)} issue(s) (see `memlane status --deep`)" if report.issues else ""
-    )
-    return (
-        f"{kind}: {report.files_indexed} file(s) indexed, {report.files_removed} removed, "
-        f"{report.files_unchanged} unchanged, {report.chunks_embedded} chunk(s) embedded "
-        f"in {report.duration_ms / 1000:.1f}s{issues}"
-    )
-
-
-@contextmanager
-def _progress_bar() -> Iterator[Callable[[SyncProgress], None] | None]:
-    """A one-line progress display on a terminal (stderr); nothing otherwise."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    started = time.monotonic()
-
-    def show(p: SyncProgress) -> None:
-        elapsed = time.monotonic() - started
-        eta = ""
-        if p.files_total and p.files_done:
-            left = elapsed / p.files_done * (p.files_total - p.files_done)
-            eta = f" eta {int(left // 60)}:{int(left % 60):02d}"
-        click.echo(
-            f"\r{p.phase}: {p.files_done}/{p.files_total} files, {p.chunks_embedded} embedded "
-            f"{int(elapsed // 60)}:{int(elapsed % 60):02d}{eta}   ",
-            err=True,
-            nl=False,
-        )
-
-    try:
-        yield show
-    finally:
-        click.echo("", err=True)
-
-
-def _result_json(r: object, explain: bool) -> dict[str, object]:
-    from memlane.domain.search import SearchResult
-
-    assert isinstance(r, SearchResult)
-    data: dict[str, object] = {
-        "path": r.path,
-        "startLine": r.start_line,
-        "endLine": r.end_line,
-        "score": r.score,
-        "snippet": r.snippet,
-        "source": r.source,
-    }
-    if explain and r.explanation is not None:
-        data["explain"] = asdict(r.explanation)
-    return data
-
-
-def _event_json(record: RecordedEvent) -> dict[str, object]:
-    return {
-        "position": record.position,
-        "type": type_name(record.event),
-        **event_to_record(record.event),
-    }
-
-
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:.3f}"
-
-
-def _status_text(s: StatusReport) -> str:
-    lines = [
-        f"Memory ({s.agent_id})",
-        f"Provider: {s.provider} (requested: {s.requested_provider})"
-        + (f" — {s.provider_reason}" if s.provider_reason else ""),
-        f"Model: {s.model or '-'}",
-        f"Search mode: {s.search_mode}",
-        f"Sources: {', '.join(s.sources)}",
-        f"Indexed: {s.files} files · {s.chunks} chunks",
-    ]
-    lines += [f"  {b.source} · {b.files} files · {b.chunks} chunks" for b in s.by_source]
-    lines += [
-        f"Dirty: {'yes' if s.dirty else 'no'}",
-        f"Store: {s.store_path}",
-        f"Workspace: {s.workspace}",
-        f"Vector: {'ready' if s.vector_available else 'unavailable'}"
-        + (f" ({s.vector_error})" if s.vector_error else ""),
-        f"Vector dims: {s.vector_dims or '-'}",
-        f"Embedding cache: {s.cache_entries} entries (cap {s.cache_max_entries or 'none'})",
-        f"Events: position {s.events_position}, {s.events_pending} pending",
-    ]
-    if s.fallback_from:
-        lines.append(f"Fallback: from {s.fallback_from} ({s.fallback_reason})")
-    if s.issues:
-        lines.append("Issues:")
-        lines += [f"  {i.path}: {i.reason}" for i in s.issues]
-    return "\n".join(lines)
 
 
 def main() -> None:

@@ -48,7 +48,7 @@ from memlane.application.writing import WriteNote
 from memlane.domain.config import MemorySettings
 from memlane.domain.redaction import Redactor
 from memlane.domain.sources import Source
-from memlane.entrypoints.config.env import api_key_for, base_url_for
+from memlane.entrypoints.config.env import api_key_for, base_url_for, headers_for, key_optional
 from memlane.entrypoints.config.runtime import RuntimeConfig
 
 ProviderFactory = Callable[[], EmbeddingProvider]
@@ -85,6 +85,11 @@ def provider_factories(
                 replace(
                     shared,
                     api_key=api_key_for(name, settings, env),
+                    # models.providers headers, then remote.headers; a key-less local server
+                    headers=headers_for(name, settings),
+                    key_optional=key_optional(name, settings),
+                    query_input_type=remote.query_input_type,
+                    document_input_type=remote.document_input_type,
                     model=settings.model if settings.provider == name else "",
                     base_url=base_url_for(name, settings, env) or "",
                     dimensions=(

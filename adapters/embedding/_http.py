@@ -93,6 +93,11 @@ class HttpOptions:
     max_retries: int = 3
     dimensions: int | None = None
     batch: BatchSettings | None = None
+    # An OpenAI-compatible server that may take no key (LM Studio, a local vLLM).
+    key_optional: bool = False
+    # `input_type` labels of asymmetric models on OpenAI-compatible servers; None: not sent.
+    query_input_type: str | None = None
+    document_input_type: str | None = None
     transport: httpx.BaseTransport | None = None
     sleep: Callable[[float], None] = time.sleep
     jitter: Callable[[], float] = random.random
@@ -143,7 +148,7 @@ class HttpEmbeddingProvider(ABC):
 
     def __init__(self, options: HttpOptions) -> None:
         api_key = options.api_key
-        if self.requires_api_key and not api_key:
+        if self.requires_api_key and not api_key and not options.key_optional:
             raise ProviderNotConfigured(
                 f"No API key found for provider {self.provider_id} "
                 f"(set remote.apiKey or {self.key_env[0]})"
@@ -174,7 +179,9 @@ class HttpEmbeddingProvider(ABC):
             base_url=self._base_url,
             output_dimensionality=options.dimensions,
             headers=options.headers,
+            input_types=(options.query_input_type, options.document_input_type),
         )
+        self._input_types = (options.query_input_type, options.document_input_type)
         # No default Content-Type: httpx sets it per body (JSON, or multipart for batch uploads).
         merged = {**self._auth_headers(api_key), **options.headers}
         self._client = httpx.Client(

@@ -26,8 +26,7 @@ from memlane.adapters.embedding.batch import BatchEmbedder
 from memlane.adapters.embedding.gemini_batch import GeminiBatchFlow
 from memlane.application.ports.embedding import EmbeddingRejected, ProviderNotConfigured
 from memlane.domain.config import BatchSettings
-
-_FIXED_OUTPUT_SIZES = {"gemini-embedding-2-preview": (768, 1536, 3072)}
+from memlane.domain.providers import GEMINI_MODEL_PREFIXES, fixed_output_sizes
 
 
 class GeminiEmbeddingProvider(HttpEmbeddingProvider):
@@ -36,7 +35,7 @@ class GeminiEmbeddingProvider(HttpEmbeddingProvider):
     provider_id = "gemini"
     supports_batch = True
     supports_output_dimensions = True
-    model_prefixes = ("models/", "gemini/", "google/")
+    model_prefixes = GEMINI_MODEL_PREFIXES
     known_dimensions = MappingProxyType({
         "gemini-embedding-001": 3072,
         "gemini-embedding-2-preview": 3072,
@@ -52,7 +51,7 @@ class GeminiEmbeddingProvider(HttpEmbeddingProvider):
 
     @override
     def _check_options(self, model: str, dimensions: int | None) -> None:
-        allowed = _FIXED_OUTPUT_SIZES.get(model)
+        allowed = fixed_output_sizes(self.provider_id, model)
         if dimensions is not None and allowed is not None and dimensions not in allowed:
             raise ProviderNotConfigured(
                 f"gemini: {model} accepts outputDimensionality {allowed}, not {dimensions}"

@@ -45,14 +45,21 @@ def provider_key(
     base_url: str | None = None,
     output_dimensionality: int | None = None,
     headers: Mapping[str, str] | None = None,
+    input_types: tuple[str | None, str | None] = (None, None),
 ) -> str:
-    """Fingerprint a provider configuration as a hex sha256, without any secret."""
-    payload = {
+    """Fingerprint a provider configuration as a hex sha256, without any secret.
+
+    `input_types` (query, document) label the vectors, so they enter the key, but only when
+    set: keys of configurations without them stay what they were.
+    """
+    payload: dict[str, object] = {
         "provider": provider,
         "model": model,
         "base_url": base_url.rstrip("/") if base_url else None,
         "output_dimensionality": output_dimensionality,
         "headers": canonical_headers(headers or {}),
     }
+    if any(input_types):
+        payload["input_types"] = list(input_types)
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()

@@ -63,12 +63,15 @@ class OpenAIEmbeddingProvider(HttpEmbeddingProvider):
         self, texts: Sequence[str], *, query: bool, deadline: float | None
     ) -> RawVectors:
         payload = self._post_json(
-            self._url("/embeddings"), self._body(list(texts)), deadline=deadline
+            self._url("/embeddings"), self._body(list(texts), query=query), deadline=deadline
         )
         return vectors_from_data(payload)
 
-    def _body(self, texts: str | list[str]) -> JSON:
+    def _body(self, texts: str | list[str], *, query: bool = False) -> JSON:
         body: dict[str, JSON] = {"model": self._model, "input": texts, "encoding_format": "float"}
         if self._requested_dimensions is not None:
             body["dimensions"] = self._requested_dimensions
+        input_type = self._input_types[0] if query else self._input_types[1]
+        if input_type:
+            body["input_type"] = input_type
         return body

@@ -7,7 +7,7 @@ normalisation, an overlap kept below its chunk size, `extraPaths` merged across 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeAlias, TypeVar, get_args
 
@@ -24,7 +24,6 @@ from memlane.domain.config import (
     LocalSettings,
     MemorySettings,
     MmrSettings,
-    ProviderName,
     QuerySettings,
     RedactionSettings,
     RemoteSettings,
@@ -34,12 +33,13 @@ from memlane.domain.config import (
     SyncSettings,
 )
 from memlane.domain.errors import ConfigError
-from memlane.domain.providers import default_model
+from memlane.domain.providers import default_model, fixed_output_sizes
 from memlane.domain.sources import Source
 from memlane.entrypoints.config.keys import KEYS_BY_PATH
+from memlane.entrypoints.config.providers import RawEndpoint, choose
 
 _Name = TypeVar("_Name", bound=str)
-_PROVIDERS: Final[tuple[ProviderName, ...]] = get_args(ProviderName)
+_REMOTE_MODEL_PREFIXES: Final = ("hf:", "http:", "https:")
 _FALLBACKS: Final[tuple[FallbackName, ...]] = get_args(FallbackName)
 _FUSIONS: Final[tuple[FusionName, ...]] = get_args(FusionName)
 
@@ -124,29 +124,46 @@ class _Reader:
         return _strings(self.value(path))
 
 
-def build_settings(merged: Flat, citations: CitationsMode) -> MemorySettings:
-    """Build one agent's settings from its merged leaves.
+def build_settings(
+    merged: Flat,
+    citations: CitationsMode,
+    providers: Mapping[str, RawEndpoint] | None = None,
+) -> MemorySettings:
+    """Build one agent's settings from its merged leaves and the host's `models.providers`.
 
     Raises:
-        ConfigError: `multimodal.enabled` is true (not supported yet).
+        ConfigError: a provider id memlane cannot drive, or an `outputDimensionality` the
+            chosen model does not produce (never a silent switch to keyword-only later).
     """
     read = _Reader(merged)
-    multimodal = read.raw("multimodal.enabled")
-    if multimodal is not None and multimodal.value is True:
-        raise ConfigError(multimodal.origin.removesuffix(".enabled"), "not supported yet")
-    provider = _named(read.text("provider"), _PROVIDERS)
+    written = read.raw("provider")
+    choice = choose(
+        read.text("provider"),
+        written.origin if written is not None else "memorySearch.provider",
+        providers or {},
+        read.text("remote.baseUrl"),
+    )
+    provider = choice.provider
+    # An explicit provider without a model gets that provider's default model.
+    model = (read.text("model") or "").strip() or default_model(provider)
+    dimensions = read.optional_integer("outputDimensionality")
+    _check_dimensions(read, provider, model, dimensions)
+    model_path = read.text("local.modelPath")
+    if model_path and model_path.startswith(_REMOTE_MODEL_PREFIXES):
+        model_path = None  # reported by ignored_settings(); the bundled model is used
     return MemorySettings(
         enabled=read.flag("enabled"),
         sources=_sources(read.strings("sources")),
         extra_paths=read.strings("extraPaths"),
         provider=provider,
-        # An explicit provider without a model gets that provider's default model.
-        model=(read.text("model") or "").strip() or default_model(provider),
-        output_dimensionality=read.optional_integer("outputDimensionality"),
+        model=model,
+        output_dimensionality=dimensions,
         fallback=_named(read.text("fallback"), _FALLBACKS),
         remote=_remote(read),
+        endpoints=choice.endpoints,
+        provider_alias=choice.alias,
         local=LocalSettings(
-            model_path=read.text("local.modelPath"),
+            model_path=model_path,
             model_cache_dir=read.text("local.modelCacheDir"),
             threads=read.optional_integer("local.threads"),
         ),
@@ -171,6 +188,16 @@ def build_settings(merged: Flat, citations: CitationsMode) -> MemorySettings:
         citations=citations,
         sessions_dir=read.text("sessions.dir"),
     )
+
+
+def _check_dimensions(read: _Reader, provider: str, model: str, dimensions: int | None) -> None:
+    allowed = fixed_output_sizes(provider, model)
+    if dimensions is None or allowed is None or dimensions in allowed:
+        return
+    found = read.raw("outputDimensionality")
+    origin = found.origin if found is not None else "memorySearch.outputDimensionality"
+    sizes = ", ".join(str(size) for size in allowed)
+    raise ConfigError(origin, f"{model} produces vectors of {sizes} dimensions, not {dimensions}")
 
 
 def _named(value: str | None, names: tuple[_Name, ...]) -> _Name:
@@ -210,10 +237,27 @@ def _remote(read: _Reader) -> RemoteSettings:
             poll_interval_ms=read.integer("remote.batch.pollIntervalMs"),
             timeout_minutes=read.integer("remote.batch.timeoutMinutes"),
         ),
-        timeout_seconds=read.number("remote.timeoutSeconds"),
+        # The reference's names are aliases; memlane's own key wins when both are set.
+        timeout_seconds=_aliased(
+            read, "remote.timeoutSeconds", "sync.embeddingBatchTimeoutSeconds"
+        ),
         query_timeout_seconds=read.number("remote.queryTimeoutSeconds"),
-        max_concurrency=read.integer("remote.maxConcurrency"),
+        max_concurrency=int(_aliased(read, "remote.maxConcurrency", "remote.nonBatchConcurrency")),
+        query_input_type=_input_type(read, "queryInputType"),
+        document_input_type=_input_type(read, "documentInputType"),
     )
+
+
+def _aliased(read: _Reader, own: str, alias: str) -> float:
+    chosen = alias if read.raw(own) is None and read.raw(alias) is not None else own
+    value = read.value(chosen)
+    assert isinstance(value, int | float), chosen
+    return value
+
+
+def _input_type(read: _Reader, specific: str) -> str | None:
+    value = (read.text(specific) or read.text("inputType") or "").strip()
+    return value or None
 
 
 def _chunking(read: _Reader, tokens_key: str, overlap_key: str) -> ChunkingPolicy:

@@ -8,6 +8,7 @@ Environment variables read here (all optional; empty values count as unset):
 | `MEMLANE_STATE_DIR` | state directory (default `~/.memlane`) |
 | `MEMLANE_WORKSPACE` | workspace directory (below `--workspace`, above the config) |
 | `MEMLANE_AGENT` | agent id (below `--agent`) |
+| `OPENCLAW_STATE_DIR` | the reference system's state directory: its `openclaw.json` is the config file when neither `--config` nor `MEMLANE_CONFIG` names one (and a `~/.memlane/config.json5` does not exist); its transcripts and workspace are the defaults |
 | `MEMLANE_PROVIDER`, `MEMLANE_MODEL`, `MEMLANE_FALLBACK` | `memorySearch.provider` / `.model` / `.fallback` |
 | each provider's `key_env` (domain/providers.py: `OPENAI_API_KEY`, `GEMINI_API_KEY` then `GOOGLE_API_KEY`, ...) | the provider's key when the config sets no `remote.apiKey` |
 | each provider's `base_url_env` (`OPENAI_BASE_URL`, `OLLAMA_HOST`) | the base URL when the config sets no `remote.baseUrl` (the variables those vendors' own tools read) |
@@ -28,6 +29,7 @@ ENV_CONFIG: Final = "MEMLANE_CONFIG"
 ENV_STATE_DIR: Final = "MEMLANE_STATE_DIR"
 ENV_WORKSPACE: Final = "MEMLANE_WORKSPACE"
 ENV_AGENT: Final = "MEMLANE_AGENT"
+ENV_REFERENCE_STATE_DIR: Final = "OPENCLAW_STATE_DIR"
 
 # memorySearch keys that plain environment variables override.
 ENV_OVERRIDES: Final[Mapping[str, str]] = {
@@ -43,13 +45,15 @@ def env_overrides(env: Mapping[str, str]) -> dict[str, object]:
 
 
 def api_key_for(provider: str, settings: MemorySettings, env: Mapping[str, str]) -> str | None:
-    """Return the API key for `provider`: config `remote.apiKey` (or its env ref) > the env vars.
+    """Return the API key for `provider`.
 
+    Order, as in the reference: `remote.apiKey` (or its env ref) > `models.providers.<id>.apiKey`
+    > the provider's environment variables (not for an isolated OpenAI-compatible endpoint).
     Returns None when no key is found (the caller then tries the next provider or goes
     keyword-only) and always for `local` / `none` / `auto`, which need no key themselves.
 
     Raises:
-        ConfigError: `remote.apiKey` refers to an environment variable that is not set.
+        ConfigError: a key refers to an environment variable that is not set.
     """
     try:
         key_env = provider_info(provider).key_env
@@ -57,16 +61,24 @@ def api_key_for(provider: str, settings: MemorySettings, env: Mapping[str, str])
         return None
     if not key_env:
         return None
-    if settings.remote.api_key:
-        return settings.remote.api_key
-    ref = settings.remote.api_key_ref
-    if ref is not None:
-        value = env_value(env, ref.id)
-        if value is None:
-            raise ConfigError(
-                "memorySearch.remote.apiKey", f"environment variable {ref.id} is not set"
-            )
-        return value
+    endpoint = settings.endpoint(provider)
+    levels = [
+        ("memorySearch.remote.apiKey", settings.remote.api_key, settings.remote.api_key_ref),
+    ]
+    if endpoint is not None:
+        levels.append(
+            (f"models.providers.{provider}.apiKey", endpoint.api_key, endpoint.api_key_ref)
+        )
+    for key, value, ref in levels:
+        if value:
+            return value
+        if ref is not None:
+            found = env_value(env, ref.id)
+            if found is None:
+                raise ConfigError(key, f"environment variable {ref.id} is not set")
+            return found
+    if endpoint is not None and endpoint.isolated:
+        return None
     for name in key_env:
         value = env_value(env, name)
         if value is not None:
@@ -75,13 +87,17 @@ def api_key_for(provider: str, settings: MemorySettings, env: Mapping[str, str])
 
 
 def base_url_for(provider: str, settings: MemorySettings, env: Mapping[str, str]) -> str | None:
-    """Return the base URL: config `remote.baseUrl` > the provider's `base_url_env` > None.
+    """Return the base URL: `remote.baseUrl` > `models.providers.<id>.baseUrl` > the provider's
+    `base_url_env` > None.
 
     None means the adapter's own default. `OLLAMA_HOST` may omit the scheme (`host:port`), as
     the Ollama CLI allows; `http://` is added then.
     """
     if settings.remote.base_url:
         return settings.remote.base_url
+    endpoint = settings.endpoint(provider)
+    if endpoint is not None and endpoint.base_url:
+        return endpoint.base_url
     try:
         info = provider_info(provider)
     except KeyError:
@@ -90,6 +106,20 @@ def base_url_for(provider: str, settings: MemorySettings, env: Mapping[str, str]
     if found is None or not info.base_url_env_is_host or "://" in found:
         return found
     return f"http://{found}"
+
+
+def headers_for(provider: str, settings: MemorySettings) -> dict[str, str]:
+    """Request headers: the host config's provider headers, then `remote.headers` (later wins)."""
+    endpoint = settings.endpoint(provider)
+    merged = dict(endpoint.headers) if endpoint is not None else {}
+    merged.update(settings.remote.headers)
+    return merged
+
+
+def key_optional(provider: str, settings: MemorySettings) -> bool:
+    """True for an isolated OpenAI-compatible endpoint: local servers often take no key."""
+    endpoint = settings.endpoint(provider)
+    return endpoint is not None and endpoint.isolated
 
 
 def expand_user(value: str, env: Mapping[str, str] | None = None) -> Path:

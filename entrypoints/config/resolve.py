@@ -39,8 +39,14 @@ Deliberate differences from the reference:
 - `remote.apiKey` may be a string or an env SecretRef `{"source": "env", "id": "OPENAI_API_KEY"}`;
   the ref is kept (`RemoteSettings.api_key_ref`) and read from the environment by the entry points.
   `file` / `exec` SecretRefs are not supported and are errors.
-- `multimodal` is accepted only with `enabled: false` (not supported yet); `memory.backend` must be
-  `"builtin"` (no QMD backend); `memory.qmd` is tolerated and ignored.
+- Keys of the reference that memlane does not implement (`multimodal.enabled: true`,
+  `memory.backend: "qmd"`, `local.contextSize`, `local.modelCacheDir`, `hf:` model paths,
+  `store.fts.tokenizer`, `store.vector.extensionPath`, `sync.sessions.postCompactionForce`,
+  `memorySearch.qmd`) are accepted and reported by `ignored_settings()`, one entry per key with
+  its reason, so an existing config starts; the entry points warn once per key. `memory.qmd` is
+  tolerated silently unless the backend asks for QMD.
+- `models.providers.<id>` (`baseUrl`, `apiKey`, `headers`, `api`) is read as the reference reads
+  it for embeddings: below `remote.*`, above the environment; see `providers.py`.
 - `store.path` defaults to `<state dir>/agents/<agent id>/memory.db` (the entry points compute it).
 - Batch tuning is clamped too: `pollIntervalMs` [100, 3 600 000], `timeoutMinutes` [1, 1440].
 - An `agent_id` that is not in a non-empty `agents.list` is an error rather than a silent new agent;
@@ -50,18 +56,19 @@ Deliberate differences from the reference:
 from __future__ import annotations
 
 import difflib
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Final, TypeAlias
 
-from memlane.domain.config import CitationsMode, MemorySettings, SecretRef
+from memlane.domain.config import CitationsMode, MemorySettings
 from memlane.domain.errors import ConfigError
 from memlane.entrypoints.config.build import Flat as _Flat
 from memlane.entrypoints.config.build import Value as _Value
 from memlane.entrypoints.config.build import build_settings, merge_blocks
 from memlane.entrypoints.config.keys import MEMORY_KEYS, MEMORY_SEARCH_KEYS, Key
+from memlane.entrypoints.config.providers import RawEndpoint, parse_providers
+from memlane.entrypoints.config.validate import check_leaf, object_at, optional_string
 
 DEFAULT_AGENT_ID: Final = "main"
 AGENT_ID_PATTERN: Final = r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
@@ -87,8 +94,9 @@ def key_tree(keys: Sequence[Key], prefix: str = "") -> _Tree:
 
 
 _MEMORY_SEARCH_TREE: Final = key_tree(MEMORY_SEARCH_KEYS)
+_KEYS: Final = {key.path: key for key in MEMORY_SEARCH_KEYS}
 _MEMORY_TREE: Final = key_tree(MEMORY_KEYS)
-_ROOT_KEYS: Final = frozenset({"agents", "memory"})
+_ROOT_KEYS: Final = frozenset({"agents", "memory", "models", "env"})
 _AGENTS_KEYS: Final = frozenset({"defaults", "list"})
 _DEFAULTS_KEYS: Final = frozenset({"memorySearch", "workspace"})
 _ENTRY_KEYS: Final = frozenset({"id", "default", "workspace", "memorySearch"})
@@ -109,7 +117,7 @@ def resolve_settings(root: Mapping[str, object], agent_id: str | None = None) ->
     agent = config.select(agent_id)
     defaults = config.defaults_block
     override = config.entry_blocks.get(agent, _Flat())
-    return build_settings(merge_blocks(defaults, override), config.citations)
+    return build_settings(merge_blocks(defaults, override), config.citations, config.providers)
 
 
 def resolve_workspace(root: Mapping[str, object], agent_id: str | None = None) -> str | None:
@@ -142,6 +150,19 @@ def ignored_keys(root: Mapping[str, object]) -> list[str]:
     return list(_Config.parse(root).ignored)
 
 
+@dataclass(frozen=True, slots=True)
+class IgnoredKey:
+    """A key of the reference's config that memlane accepts but does not implement."""
+
+    key: str  # the full dotted path where it was written
+    reason: str
+
+
+def ignored_settings(root: Mapping[str, object]) -> list[IgnoredKey]:
+    """Return the memory keys written in `root` that memlane accepts and ignores, in file order."""
+    return list(_Config.parse(root).ignored_settings)
+
+
 def validate_agent_id(agent_id: str, key: str = "agentId") -> str:
     """Return `agent_id` unchanged if it is safe as a directory name, else raise ConfigError."""
     if not _AGENT_ID.fullmatch(agent_id):
@@ -167,18 +188,20 @@ class _Config:
     entry_workspaces: dict[str, str]
     citations: CitationsMode
     ignored: tuple[str, ...]
+    ignored_settings: tuple[IgnoredKey, ...]
+    providers: Mapping[str, RawEndpoint]
 
     @classmethod
     def parse(cls, root: Mapping[str, object]) -> _Config:
         if not isinstance(root, Mapping):
             raise ConfigError("<root>", "the configuration must be an object")
         ignored: list[str] = [key for key in root if key not in _ROOT_KEYS]
-        agents_node = _object(root.get("agents"), "agents")
+        agents_node = object_at(root.get("agents"), "agents")
         ignored += [f"agents.{key}" for key in agents_node if key not in _AGENTS_KEYS]
-        defaults = _object(agents_node.get("defaults"), "agents.defaults")
+        defaults = object_at(agents_node.get("defaults"), "agents.defaults")
         ignored += [f"agents.defaults.{k}" for k in defaults if k not in _DEFAULTS_KEYS]
         defaults_block = _flatten_block(defaults.get("memorySearch"), "agents.defaults")
-        defaults_workspace = _optional_string(
+        defaults_workspace = optional_string(
             defaults.get("workspace"), "agents.defaults.workspace"
         )
 
@@ -193,7 +216,7 @@ class _Config:
         entry_workspaces: dict[str, str] = {}
         for index, raw in enumerate(entries):
             path = f"agents.list[{index}]"
-            entry = _object(raw, path)
+            entry = object_at(raw, path)
             ignored += [f"{path}.{k}" for k in entry if k not in _ENTRY_KEYS]
             agent = entry.get("id")
             if not isinstance(agent, str):
@@ -207,16 +230,25 @@ class _Config:
                 raise ConfigError(f"{path}.default", "must be true or false")
             if flag is True and flagged_default is None:
                 flagged_default = agent
-            workspace = _optional_string(entry.get("workspace"), f"{path}.workspace")
+            workspace = optional_string(entry.get("workspace"), f"{path}.workspace")
             if workspace is not None:
                 entry_workspaces[agent] = workspace
             entry_blocks[agent] = _flatten_block(entry.get("memorySearch"), path)
 
-        memory = _flatten(_object(root.get("memory"), "memory"), _MEMORY_TREE, "memory", "")
+        memory = _flatten(object_at(root.get("memory"), "memory"), _MEMORY_TREE, "memory", "")
+        unused = [
+            found
+            for block in (defaults_block, *entry_blocks.values())
+            for found in _ignored_in_block(block)
+        ]
         backend = memory.get("backend")
         if backend is not None and backend.value == "qmd":
-            raise ConfigError(
-                backend.origin, "the qmd backend is not supported; memlane is builtin only"
+            unused.append(
+                IgnoredKey(
+                    backend.origin,
+                    "memlane has no QMD backend: its builtin index is used and memory.qmd is "
+                    "not read",
+                )
             )
         if "qmd" in memory:
             ignored.append("memory.qmd")
@@ -233,6 +265,8 @@ class _Config:
             entry_workspaces=entry_workspaces,
             citations=citations,
             ignored=tuple(ignored),
+            ignored_settings=tuple(unused),
+            providers=parse_providers(root.get("models")),
         )
 
     def select(self, agent_id: str | None) -> str:
@@ -245,9 +279,37 @@ class _Config:
         return agent_id
 
 
+_REMOTE_MODEL_PREFIXES: Final = ("hf:", "http:", "https:")
+
+
+def _ignored_in_block(block: _Flat) -> list[IgnoredKey]:
+    """The ignored keys set in one memorySearch block, with the values that make them so."""
+    found: list[IgnoredKey] = []
+    for rel, leaf in block.items():
+        key = _KEYS[rel]
+        if key.ignored:
+            found.append(IgnoredKey(leaf.origin, key.ignored))
+        elif rel == "multimodal.enabled" and leaf.value is True:
+            found.append(
+                IgnoredKey(leaf.origin, "memlane indexes text only: images and audio are skipped")
+            )
+        elif (
+            rel == "local.modelPath"
+            and isinstance(leaf.value, str)
+            and leaf.value.startswith(_REMOTE_MODEL_PREFIXES)
+        ):
+            found.append(
+                IgnoredKey(
+                    leaf.origin,
+                    "memlane does not download models: the bundled local model is used instead",
+                )
+            )
+    return found
+
+
 def _flatten_block(node: object, owner: str) -> _Flat:
     path = f"{owner}.memorySearch"
-    return _flatten(_object(node, path), _MEMORY_SEARCH_TREE, path, "")
+    return _flatten(object_at(node, path), _MEMORY_SEARCH_TREE, path, "")
 
 
 def _flatten(node: Mapping[str, object], schema: _Tree, path: str, relative: str) -> _Flat:
@@ -261,9 +323,9 @@ def _flatten(node: Mapping[str, object], schema: _Tree, path: str, relative: str
         rel = f"{relative}.{key}" if relative else key
         if isinstance(spec, Key):
             if value is not None:
-                flat[rel] = _Value(_check(spec, value, full), full)
+                flat[rel] = _Value(check_leaf(spec, value, full), full)
         else:
-            flat.update(_flatten(_object(value, full), spec, full, rel))
+            flat.update(_flatten(object_at(value, full), spec, full, rel))
     return flat
 
 
@@ -271,116 +333,6 @@ def _unknown_key_message(key: str, schema: _Tree) -> str:
     close = difflib.get_close_matches(key, list(schema), n=1)
     hint = f" (did you mean {close[0]!r}?)" if close else ""
     return f"unknown key{hint}"
-
-
-def _object(node: object, path: str) -> Mapping[str, object]:
-    if node is None:
-        return {}
-    if not isinstance(node, Mapping):
-        raise ConfigError(path, f"must be an object, not {_type_name(node)}")
-    return node
-
-
-def _optional_string(node: object, path: str) -> str | None:
-    if node is None:
-        return None
-    if not isinstance(node, str):
-        raise ConfigError(path, f"must be a string, not {_type_name(node)}")
-    return node
-
-
-def _check(key: Key, value: object, path: str) -> object:
-    """Return the validated value of one leaf, or raise ConfigError naming `path`."""
-    kind = key.kind
-    if kind == "bool":
-        if not isinstance(value, bool):
-            raise ConfigError(path, f"must be true or false, not {_type_name(value)}")
-        return value
-    if kind in ("number", "integer"):
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ConfigError(path, f"must be a number, not {_type_name(value)}")
-        if not math.isfinite(value):
-            raise ConfigError(path, f"must be a finite number, not {value}")
-        return value
-    if kind == "string":
-        return _optional_string(value, path)
-    if kind == "choice":
-        if not isinstance(value, str) or value not in key.choices:
-            raise ConfigError(path, f"must be one of {_listing(key.choices)}, not {value!r}")
-        return value
-    if kind in ("strings", "choices", "patterns"):
-        items = _string_list(value, path)
-        for index, item in enumerate(items):
-            if kind == "choices" and item not in key.choices:
-                allowed = _listing(key.choices)
-                raise ConfigError(f"{path}[{index}]", f"must be one of {allowed}, not {item!r}")
-            if kind == "patterns":
-                _check_pattern(item, f"{path}[{index}]")
-        return items
-    if kind == "headers":
-        headers = _object(value, path)
-        for name, header in headers.items():
-            if not isinstance(header, str):
-                raise ConfigError(f"{path}.{name}", "header values must be strings")
-        return tuple((name, str(header)) for name, header in headers.items())
-    if kind == "secret":
-        return _secret(value, path)
-    return value  # opaque: tolerated as written
-
-
-def _string_list(value: object, path: str) -> tuple[str, ...]:
-    if not isinstance(value, list):
-        raise ConfigError(path, f"must be a list of strings, not {_type_name(value)}")
-    for index, item in enumerate(value):
-        if not isinstance(item, str):
-            raise ConfigError(f"{path}[{index}]", f"must be a string, not {_type_name(item)}")
-    return tuple(str(item) for item in value)
-
-
-def _check_pattern(pattern: str, path: str) -> None:
-    try:
-        re.compile(pattern)
-    except re.error as exc:
-        raise ConfigError(path, f"not a valid regular expression: {exc}") from exc
-
-
-def _secret(value: object, path: str) -> str | SecretRef:
-    if isinstance(value, str):
-        return value
-    ref = _object(value, path)
-    unknown = [key for key in ref if key not in ("source", "id", "provider")]
-    if unknown:
-        raise ConfigError(f"{path}.{unknown[0]}", "unknown key in a secret reference")
-    source, ident, provider = ref.get("source"), ref.get("id"), ref.get("provider")
-    if source != "env":
-        raise ConfigError(
-            f"{path}.source", f"only 'env' secret references are supported, not {source!r}"
-        )
-    if not isinstance(ident, str) or not ident:
-        raise ConfigError(f"{path}.id", "must name the environment variable")
-    if provider is not None and not isinstance(provider, str):
-        raise ConfigError(f"{path}.provider", "must be a string")
-    return SecretRef(source="env", id=ident, provider=provider)
-
-
-def _type_name(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return f"the number {value}"
-    if isinstance(value, str):
-        return f"the string {value!r}"
-    if isinstance(value, Mapping):
-        return "an object"
-    if isinstance(value, list):
-        return "a list"
-    return type(value).__name__
-
-
-def _listing(choices: Sequence[str]) -> str:
-    return ", ".join(repr(choice) for choice in choices)
 
 
 def _as_citations(value: object) -> CitationsMode:

@@ -4,13 +4,21 @@ Precedence, lowest to highest: built-in defaults < config file < environment < C
 Relative `store.path` / `sessions.dir` values are resolved against the state directory, so the
 result does not depend on where a daemon was started; CLI code should make its own path flags
 absolute before passing them as overrides.
+
+Reading an existing installation of the reference system (the config file is its
+`openclaw.json`, named by `--config` or found through `OPENCLAW_STATE_DIR`): its agents, memory
+settings and workspaces are used as they are; a workspace the config does not name is the
+reference's default (`<its state dir>/workspace`, `workspace-<agent id>` for other agents);
+transcripts are read from `<its state dir>/agents/<agent id>/sessions`. The index is memlane's
+own, in memlane's state directory: a `store.path` there points at the reference's SQLite file,
+which memlane must not open, so it is reported as ignored.
 """
 
 from __future__ import annotations
 
 import copy
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Final
 
@@ -24,9 +32,17 @@ from memlane.entrypoints.config.env import (
     env_value,
     expand_user,
 )
-from memlane.entrypoints.config.files import ConfigTree, config_path, load_config
+from memlane.entrypoints.config.expand import env_with_block
+from memlane.entrypoints.config.files import (
+    ConfigTree,
+    config_path,
+    load_config,
+    reference_state_dir,
+)
 from memlane.entrypoints.config.resolve import (
+    IgnoredKey,
     default_agent_id,
+    ignored_settings,
     resolve_settings,
     resolve_workspace,
     validate_agent_id,
@@ -47,6 +63,12 @@ class RuntimeConfig:
     sessions_dir: Path
     config_path: Path | None
     tree: ConfigTree
+    # The environment with the config's `env` block (the process wins); providers read it.
+    env: Mapping[str, str] = field(default_factory=dict)
+    # Keys accepted and not implemented, one entry per key written (warned once on stderr).
+    ignored: tuple[IgnoredKey, ...] = ()
+    # The reference system's state directory when its config is the one read.
+    reference_state: Path | None = None
 
 
 def apply_overrides(tree: Mapping[str, object], overrides: Mapping[str, object]) -> ConfigTree:
@@ -152,20 +174,44 @@ def resolve_runtime(
     """
     file, required = config_path(config, env)
     tree = load_config(config, env)
+    merged_env = env_with_block(tree, env)
+    ignored = ignored_settings(tree)  # as written, before flags and MEMLANE_* overrides
     tree = apply_overrides(tree, env_overrides(env))
     tree = apply_overrides(tree, flags or {})
     agent = agent_id or env_value(env, ENV_AGENT) or default_agent_id(tree)
     settings = resolve_settings(tree, agent)
     state_path = state_dir(state, env)
+    found = file if (required or file.is_file()) else None
+    reference = reference_state_dir(found)
+    sessions = sessions_dir(settings, state_path, agent, env)
+    chosen_workspace = workspace_dir(workspace, env, tree, agent, cwd)
+    if reference is not None:
+        if settings.store.path:
+            ignored.append(
+                IgnoredKey(
+                    "memorySearch.store.path",
+                    "the reference's index file is left alone: memlane keeps its own index in "
+                    f"{state_path}",
+                )
+            )
+            settings = replace(settings, store=replace(settings.store, path=None))
+        if not settings.sessions_dir:
+            sessions = reference / "agents" / agent / "sessions"
+        if not (workspace or env_value(env, ENV_WORKSPACE) or resolve_workspace(tree, agent)):
+            is_default = agent == default_agent_id(tree)
+            chosen_workspace = reference / ("workspace" if is_default else f"workspace-{agent}")
     return RuntimeConfig(
         agent_id=agent,
         settings=settings,
-        workspace=workspace_dir(workspace, env, tree, agent, cwd),
+        workspace=chosen_workspace,
         state_dir=state_path,
         store_path=store_path(settings, state_path, agent, env),
-        sessions_dir=sessions_dir(settings, state_path, agent, env),
-        config_path=file if (required or file.is_file()) else None,
+        sessions_dir=sessions,
+        config_path=found,
         tree=tree,
+        env=merged_env,
+        ignored=tuple(ignored),
+        reference_state=reference,
     )
 
 

@@ -24,6 +24,7 @@ _JSON_TYPES: Final[Mapping[str, str]] = {
     "number": "number",
     "integer": "number",  # floored, so 2.5 is accepted
     "string": "string",
+    "provider": "string",  # memlane's ids, OpenAI-compatible ones or any models.providers id
 }
 
 

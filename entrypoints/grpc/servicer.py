@@ -2,6 +2,7 @@
 
 Errors reach clients through one table, `ERROR_STATUS`, checked in order (subclasses first):
 
+    MemoryDisabled (memorySearch.enabled false)  FAILED_PRECONDITION
     InvalidQuery, ConfigError                   INVALID_ARGUMENT
     FileRefused                                 PERMISSION_DENIED
     FileMissing                                 NOT_FOUND
@@ -51,7 +52,7 @@ from memlane.application.reports import (
     SyncReport,
 )
 from memlane.application.sync import SyncTrigger
-from memlane.domain.errors import ConfigError, InvalidQuery
+from memlane.domain.errors import ConfigError, InvalidQuery, MemoryDisabled
 from memlane.domain.events import type_name
 from memlane.entrypoints.grpc._generated import memlane_pb2 as pb
 from memlane.entrypoints.grpc._generated import memlane_pb2_grpc as pb_grpc
@@ -76,6 +77,7 @@ class ServerLimitError(Exception):
 
 
 ERROR_STATUS: Final[tuple[tuple[type[BaseException], grpc.StatusCode], ...]] = (
+    (MemoryDisabled, grpc.StatusCode.FAILED_PRECONDITION),
     (InvalidQuery, grpc.StatusCode.INVALID_ARGUMENT),
     (ConfigError, grpc.StatusCode.INVALID_ARGUMENT),
     (FileRefused, grpc.StatusCode.PERMISSION_DENIED),

@@ -179,6 +179,9 @@ def start_background(tools: MemoryTools) -> threading.Thread:
 
     def run() -> None:
         manager = tools.manager
+        if not manager.settings.enabled:  # nothing to index: the tools answer "disabled"
+            tools.first_sync.set()
+            return
         try:
             manager.sync()
         except Exception as exc:  # searches still answer, from what is indexed

@@ -6,6 +6,7 @@ is returned as a tool error (`isError`), with the payload as its text, so the mo
 
 Errors reach the model through `ERROR_TEXT`, checked in order (subclasses first):
 
+    MemoryDisabled                   disabled: ... (memorySearch.enabled is false)
     InvalidQuery, ConfigError        invalid arguments: ...
     FileRefused                      refused: ...
     FileMissing                      not found: ...
@@ -38,13 +39,14 @@ from memlane.application.ports.file_source import (
 )
 from memlane.application.ports.index_store import StoreError
 from memlane.application.writing import WriteNote
-from memlane.domain.errors import ConfigError, InvalidQuery
+from memlane.domain.errors import ConfigError, InvalidQuery, MemoryDisabled
 from memlane.entrypoints.api import memory_get_tool, memory_search_tool
 
 Payload = dict[str, object]
 _log = structlog.get_logger("memlane.mcp")
 
 ERROR_TEXT: Final[tuple[tuple[type[BaseException], str], ...]] = (
+    (MemoryDisabled, "disabled"),
     (InvalidQuery, "invalid arguments"),
     (ConfigError, "invalid arguments"),
     (FileRefused, "refused"),

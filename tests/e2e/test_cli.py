@@ -123,7 +123,7 @@ class TestCli:
 
         assert status.returncode == 0, status.stderr
         report = json.loads(status.stdout)
-        counts = {s["source"]: s["files"] for s in report["by_source"]}
+        counts = {s["source"]: s["files"] for s in report["bySource"]}
         assert counts == {"memory": 2, "sessions": 1}
         assert events.returncode == 0, events.stderr
         types = {e["type"] for e in json.loads(events.stdout)}

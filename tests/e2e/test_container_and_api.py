@@ -199,3 +199,70 @@ class TestToolPayloads:
         assert chat_type("agent:main:whatsapp:group:42") == "group"
         assert chat_type("agent:main:discord:channel:7") == "channel"
         assert chat_type("agent:main:main") == "direct"
+
+    def test_get_payload_reads_a_missing_note_as_empty_and_the_reference_spellings(
+        self, manager: MemoryManager, tmp_path: Path
+    ) -> None:
+        ws = tmp_path / "ws"
+        missing = memory_get_tool(manager, {"path": "memory/2099-01-01.md"})
+        spellings = [
+            memory_get_tool(manager, {"path": p, "from": 0})
+            for p in (
+                "./memory/2026-11-03.md",
+                "memory\\2026-11-03.md",
+                str(ws / "memory" / "2026-11-03.md"),
+            )
+        ]
+        probes = [
+            memory_get_tool(manager, {"path": p})
+            for p in (
+                "..\\outside.md",
+                str(tmp_path / "outside.md"),
+                "./../outside.md",
+                str(ws / ".." / "outside.md"),
+            )
+        ]
+
+        assert missing == {
+            "path": "memory/2099-01-01.md",
+            "text": "",
+            "from": 1,
+            "source": "memory",
+        }
+        assert {s["text"] for s in spellings} == {"# Deploy\n\nDeploys happen on Tuesdays.\n"}
+        assert {s["path"] for s in spellings} == {"memory/2026-11-03.md"}
+        assert all(p["disabled"] is True and p["text"] == "" for p in probes), probes
+
+    def test_negative_from_is_clamped_to_the_first_line(self, manager: MemoryManager) -> None:
+        got = memory_get_tool(manager, {"path": "MEMORY.md", "from": -4, "lines": 1})
+
+        assert (got["from"], got["text"]) == (1, "# Team")
+
+
+class TestDisabled:
+    @pytest.fixture
+    def manager(self, tmp_path: Path) -> MemoryManager:
+        return open_manager(
+            workspace=_workspace(tmp_path),
+            state_dir=tmp_path / "s",
+            config={"enabled": False, "provider": "none"},
+            env={"HOME": str(tmp_path)},
+        )
+
+    def test_the_tools_return_the_disabled_payload_with_the_reason(
+        self, manager: MemoryManager
+    ) -> None:
+        found = memory_search_tool(manager, {"query": "billing"})
+        got = memory_get_tool(manager, {"path": "MEMORY.md"})
+
+        assert found["disabled"] is True and found["results"] == []
+        assert "memorySearch.enabled: false" in str(found["error"])
+        assert got["disabled"] is True and "memorySearch.enabled" in str(got["error"])
+
+    def test_nothing_is_indexed(self, manager: MemoryManager) -> None:
+        from memlane.domain.errors import MemoryDisabled
+
+        manager.start()
+        with pytest.raises(MemoryDisabled):
+            manager.sync()
+        assert manager.status().files == 0

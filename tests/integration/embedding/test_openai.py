@@ -93,6 +93,35 @@ class TestOpenAIRequests:
         assert body_of(script.requests[0])["dimensions"] == 256
         assert body_of(script.requests[0])["model"] == "text-embedding-3-large"
 
+    def test_input_types_label_queries_and_documents_and_the_cache_key(self) -> None:
+        script = Script([openai_ok(8), openai_ok(8)])
+        options = HttpOptions(
+            api_key=SECRET,
+            model="asymmetric",
+            dimensions=8,
+            query_input_type="query",
+            document_input_type="passage",
+            transport=script.transport,
+        )
+        provider = OpenAIEmbeddingProvider(options)
+        plain = OpenAIEmbeddingProvider(HttpOptions(api_key=SECRET, model="asymmetric"))
+
+        provider.embed_query("q")
+        provider.embed_documents(["d"])
+
+        assert [body_of(r)["input_type"] for r in script.requests] == ["query", "passage"]
+        assert provider.key != plain.key
+
+    def test_a_key_less_compatible_server_sends_no_authorization(self) -> None:
+        script = Script([openai_ok(8)])
+        provider = OpenAIEmbeddingProvider(HttpOptions(
+            model="local-model", dimensions=8, key_optional=True, transport=script.transport,
+        ))
+
+        provider.embed_query("q")
+
+        assert "authorization" not in script.requests[0].headers
+
     def test_missing_key_is_not_configured_without_any_request(self) -> None:
         script = Script([])
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from memlane.application.ports.file_source import FileMissing, FileRefused, FileSource
-from memlane.application.reading import MAX_LINES, read_lines, source_of
+from memlane.application.ports.file_source import FileRefused, FileSource
+from memlane.application.reading import MAX_LINES, normalise_path, read_lines, source_of
 from memlane.domain.errors import InvalidQuery
 from memlane.domain.sources import Source
 from tests.fakes.file_source import FakeFileSource
@@ -49,9 +49,50 @@ class TestMemoryFiles:
         with pytest.raises(FileRefused):
             read_lines(sources(), "blob.md")
 
-    def test_a_missing_file_raises_its_source_error(self) -> None:
-        with pytest.raises(FileMissing):
-            read_lines(sources(), "nope.md")
+    def test_a_missing_file_reads_as_empty_text(self) -> None:
+        got = read_lines(sources(), "memory/2026-01-02.md")
+
+        assert (got.path, got.text, got.source) == ("memory/2026-01-02.md", "", "memory")
+
+    @pytest.mark.parametrize(
+        "probe",
+        ["memory/../../secret.md", "/etc/passwd", "/home/u/ws/../secret.md", "memory\\..\\..\\s.md"],
+    )
+    def test_escapes_are_refused_not_read_as_missing(self, probe: str) -> None:
+        with pytest.raises(FileRefused):
+            read_lines(sources(), probe, workspace="/home/u/ws")
+
+    @pytest.mark.parametrize("start", [0, None])
+    def test_from_zero_or_unset_is_the_whole_file(self, start: int | None) -> None:
+        assert read_lines(sources(), "MEMORY.md", from_line=start).text == (
+            "one\ntwo\nthree\nfour\n"
+        )
+
+    def test_a_negative_from_is_clamped_to_the_first_line(self) -> None:
+        got = read_lines(sources(), "MEMORY.md", from_line=-5, lines=2)
+
+        assert (got.from_line, got.text) == (1, "one\ntwo")
+
+    @pytest.mark.parametrize(
+        "spelling",
+        ["./MEMORY.md", "././MEMORY.md", "/home/u/ws/MEMORY.md", "/home/u/ws/./MEMORY.md"],
+    )
+    def test_the_reference_spellings_of_a_path_read_the_same_file(self, spelling: str) -> None:
+        got = read_lines(sources(), spelling, workspace="/home/u/ws")
+
+        assert (got.path, got.text) == ("MEMORY.md", "one\ntwo\nthree\nfour\n")
+
+    def test_a_backslash_path_is_the_same_file(self) -> None:
+        memory = FakeFileSource(source_name="memory")
+        memory.write("memory/x.md", "note")
+
+        assert read_lines({"memory": memory}, "memory\\x.md").text == "note"
+
+    @pytest.mark.parametrize(
+        "path", ["/home/u/other/MEMORY.md", "/home/u/ws/../ws2/MEMORY.md", "/home/u/wsx/MEMORY.md"]
+    )
+    def test_absolute_paths_outside_the_workspace_stay_absolute(self, path: str) -> None:
+        assert normalise_path(path, "/home/u/ws").startswith("/")
 
 
 class TestTranscripts:
@@ -83,14 +124,14 @@ class TestArguments:
     @pytest.mark.parametrize(
         ("kwargs", "name"),
         [
-            ({"from_line": 0}, "from"),
+            ({"from_line": 1.5}, "from"),
             ({"from_line": True}, "from"),
             ({"lines": -1}, "lines"),
             ({"lines": 1.5}, "lines"),
         ],
     )
     def test_numbers_must_be_whole_and_positive(self, kwargs: dict[str, object], name: str) -> None:
-        with pytest.raises(InvalidQuery, match=f"{name} must be a whole number >= 1"):
+        with pytest.raises(InvalidQuery, match=f"{name} must be a whole number"):
             read_lines(sources(), "MEMORY.md", **kwargs)  # type: ignore[arg-type]
 
     def test_the_source_is_told_by_the_path(self) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from memlane.domain.snippets import citation_for, make_snippet
 
 
@@ -39,3 +41,27 @@ class TestCitationFor:
 
     def test_line_range(self) -> None:
         assert citation_for("MEMORY.md", 5, 9) == "MEMORY.md#L5-L9"
+
+
+class TestSnippetBoundaries:
+    def test_a_cut_inside_a_word_ends_at_the_space_before_it(self) -> None:
+        assert make_snippet("alpha beta gamma", limit=13) == "alpha beta"
+
+    def test_a_cut_at_a_space_keeps_the_whole_words(self) -> None:
+        assert make_snippet("alpha beta gamma", limit=11) == "alpha beta"
+
+    def test_a_long_word_without_a_nearby_space_keeps_the_character_cut(self) -> None:
+        assert make_snippet("a " + "x" * 100, limit=60) == "a " + "x" * 58
+
+    def test_cjk_text_is_cut_at_a_character(self) -> None:
+        assert make_snippet("停机 窗口调整到周六凌晨", limit=6) == "停机 窗口调"
+
+    def test_a_combining_mark_is_never_cut_from_its_letter(self) -> None:
+        assert make_snippet("ae\u0301b", limit=2) == "a"
+        assert make_snippet("cafe\u0301 x", limit=5) == "cafe\u0301"
+
+    def test_a_snippet_never_starts_a_mark_it_cannot_finish(self) -> None:
+        for limit in range(1, 12):
+            snippet = make_snippet("e\u0301\u0302te\u0301 \u00e9t\u00e9", limit=limit)
+            text = "e\u0301\u0302te\u0301 \u00e9t\u00e9"
+            assert len(snippet) == len(text) or not unicodedata.combining(text[len(snippet)])

@@ -15,6 +15,7 @@ from memlane.entrypoints.config.resolve import (
     agent_ids,
     default_agent_id,
     ignored_keys,
+    ignored_settings,
     resolve_settings,
     resolve_workspace,
     validate_agent_id,
@@ -472,18 +473,21 @@ class TestValidation:
 
         assert resolve_settings(root).enabled is True
 
-    def test_enabled_multimodal_is_not_supported_yet(self) -> None:
+    def test_enabled_multimodal_starts_and_is_reported_as_ignored(self) -> None:
         root = tree({}, {"id": "main", "memorySearch": {"multimodal": {"enabled": True}}})
 
-        error = config_error(root)
+        assert resolve_settings(root).enabled is True
+        assert [i.key for i in ignored_settings(root)] == [
+            "agents.list[0].memorySearch.multimodal.enabled"
+        ]
 
-        assert error.key == "agents.list[0].memorySearch.multimodal"
-        assert "not supported yet" in str(error)
+    def test_the_qmd_backend_starts_builtin_and_is_reported(self) -> None:
+        root = {"memory": {"backend": "qmd", "qmd": {"paths": []}}}
 
-    def test_the_qmd_backend_is_not_supported(self) -> None:
-        error = config_error({"memory": {"backend": "qmd"}})
-
-        assert error.key == "memory.backend"
+        assert resolve_settings(root) == MemorySettings()
+        (found,) = ignored_settings(root)
+        assert found.key == "memory.backend"
+        assert "QMD" in found.reason
 
     def test_an_unknown_key_in_the_memory_block_is_an_error(self) -> None:
         error = config_error({"memory": {"citation": "on"}})

@@ -115,6 +115,7 @@ def _json_value(value: object) -> object:
 WRONG: dict[str, object] = {
     "bool": "yes", "number": "3", "integer": True, "string": 7, "choice": "bogus",
     "choices": ["bogus"], "strings": [1], "patterns": "x", "headers": ["a"], "secret": 5,
+    "provider": 7,
 }  # fmt: skip
 
 

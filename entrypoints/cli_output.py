@@ -1,0 +1,166 @@
+"""Entry points: how the `memlane` command line prints what it got (text and JSON).
+
+JSON output uses one key casing everywhere, camelCase, the casing of the reference's tool
+payloads (`startLine`) and of the config keys, so scripts read `status`, `get`, `events` and
+`search` alike.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import asdict
+
+import click
+
+from memlane.application.ports.event_log import RecordedEvent
+from memlane.application.reports import StatusReport, SyncProgress, SyncReport
+from memlane.domain.events import event_to_record, type_name
+from memlane.entrypoints.config.runtime import RuntimeConfig
+from memlane.entrypoints.config.schema import effective_settings
+
+
+def summary(report: SyncReport) -> str:
+    kind = "full reindex" if report.full_reindex else "sync"
+    issues = (
+        f", {len(report.issues)} issue(s) (see `memlane status --deep`)" if report.issues else ""
+    )
+    return (
+        f"{kind}: {report.files_indexed} file(s) indexed, {report.files_removed} removed, "
+        f"{report.files_unchanged} unchanged, {report.chunks_embedded} chunk(s) embedded "
+        f"in {report.duration_ms / 1000:.1f}s{issues}"
+    )
+
+
+@contextmanager
+def progress_bar() -> Iterator[Callable[[SyncProgress], None] | None]:
+    """A one-line progress display on a terminal (stderr); nothing otherwise."""
+    if not sys.stderr.isatty():
+        yield None
+        return
+    started = time.monotonic()
+
+    def show(p: SyncProgress) -> None:
+        elapsed = time.monotonic() - started
+        eta = ""
+        if p.files_total and p.files_done:
+            left = elapsed / p.files_done * (p.files_total - p.files_done)
+            eta = f" eta {int(left // 60)}:{int(left % 60):02d}"
+        click.echo(
+            f"\r{p.phase}: {p.files_done}/{p.files_total} files, {p.chunks_embedded} embedded "
+            f"{int(elapsed // 60)}:{int(elapsed % 60):02d}{eta}   ",
+            err=True,
+            nl=False,
+        )
+
+    try:
+        yield show
+    finally:
+        click.echo("", err=True)
+
+
+def result_json(r: object, explain: bool) -> dict[str, object]:
+    from memlane.domain.search import SearchResult
+
+    assert isinstance(r, SearchResult)
+    data: dict[str, object] = {
+        "path": r.path,
+        "startLine": r.start_line,
+        "endLine": r.end_line,
+        "score": r.score,
+        "snippet": r.snippet,
+        "source": r.source,
+    }
+    if explain and r.explanation is not None:
+        data["explain"] = asdict(r.explanation)
+    return data
+
+
+def event_json(record: RecordedEvent) -> dict[str, object]:
+    return {
+        "position": record.position,
+        "type": type_name(record.event),
+        **event_to_record(record.event),
+    }
+
+
+def camel_keys(value: object) -> object:
+    """Every dict key in camelCase (`by_source` -> `bySource`): one casing in all JSON output,
+    the one of the reference's tool payloads (`startLine`)."""
+    if isinstance(value, dict):
+        return {_camel(str(k)): camel_keys(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [camel_keys(item) for item in value]
+    return value
+
+
+def camel_dict(value: dict[str, object]) -> dict[str, object]:
+    """`camel_keys` of one object."""
+    return {_camel(k): camel_keys(v) for k, v in value.items()}
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
+
+
+def config_details(runtime: RuntimeConfig) -> dict[str, object]:
+    """What `status --json` adds: where the config came from and what it resolved to."""
+    return {
+        "configPath": str(runtime.config_path) if runtime.config_path else None,
+        "referenceStateDir": str(runtime.reference_state) if runtime.reference_state else None,
+        "sessionsDir": str(runtime.sessions_dir),
+        "ignoredKeys": [{"key": i.key, "reason": i.reason} for i in runtime.ignored],
+        # The resolved value of every key, derived from the key table like the JSON Schema.
+        "settings": effective_settings(runtime.settings),
+    }
+
+
+def verbose_text(payload: dict[str, object]) -> str:
+    lines = [f"Config: {payload['configPath'] or '(none: built-in defaults)'}"]
+    ignored = payload["ignoredKeys"]
+    assert isinstance(ignored, list)
+    lines += [f"Ignored: {i['key']} ({i['reason']})" for i in ignored]
+    settings = payload["settings"]
+    assert isinstance(settings, dict)
+    lines.append("Settings:")
+    lines += [
+        f"  {key} = {json.dumps(value, ensure_ascii=False)}" for key, value in settings.items()
+    ]
+    return "\n".join(lines)
+
+
+def fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def status_text(s: StatusReport) -> str:
+    lines = [
+        f"Memory ({s.agent_id})",
+        f"Provider: {s.provider} (requested: {s.requested_provider})"
+        + (f" — {s.provider_reason}" if s.provider_reason else ""),
+        f"Model: {s.model or '-'}",
+        f"Search mode: {s.search_mode}",
+        f"Sources: {', '.join(s.sources)}",
+        f"Indexed: {s.files} files · {s.chunks} chunks",
+    ]
+    lines += [f"  {b.source} · {b.files} files · {b.chunks} chunks" for b in s.by_source]
+    lines += [
+        f"Dirty: {'yes' if s.dirty else 'no'}",
+        f"Store: {s.store_path}",
+        f"Workspace: {s.workspace}",
+        f"Vector: {'ready' if s.vector_available else 'unavailable'}"
+        + (f" ({s.vector_error})" if s.vector_error else ""),
+        f"Vector dims: {s.vector_dims or '-'}",
+        f"Embedding cache: {s.cache_entries} entries (cap {s.cache_max_entries or 'none'})",
+        f"Events: position {s.events_position}, {s.events_pending} pending",
+    ]
+    if s.fallback_from:
+        lines.append(f"Fallback: from {s.fallback_from} ({s.fallback_reason})")
+    if s.issues:
+        lines.append("Issues:")
+        lines += [f"  {i.path}: {i.reason}" for i in s.issues]
+    return "\n".join(lines)

@@ -1,0 +1,294 @@
+"""Unit tests: reading the reference system's config as it is written (issue 15, items 2-5)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memlane.domain.config import SecretRef
+from memlane.domain.errors import ConfigError
+from memlane.entrypoints.config.env import api_key_for, base_url_for, headers_for, key_optional
+from memlane.entrypoints.config.expand import env_with_block, substitute
+from memlane.entrypoints.config.files import ConfigFileError, config_path, load_config
+from memlane.entrypoints.config.resolve import ignored_settings, resolve_settings
+from memlane.entrypoints.config.runtime import resolve_runtime
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def block(**memory_search: object) -> dict[str, object]:
+    return {"agents": {"defaults": {"memorySearch": memory_search}}}
+
+
+class TestSubstitution:
+    def test_a_variable_in_a_memory_key_is_replaced(self) -> None:
+        tree = block(remote={"headers": {"Authorization": "Bearer ${PROXY_EMBED_KEY}"}})
+
+        done = substitute(tree, {"PROXY_EMBED_KEY": "k1"})
+
+        assert resolve_settings(done).remote.headers == (("Authorization", "Bearer k1"),)  # type: ignore[arg-type]
+
+    def test_an_unset_variable_in_a_memory_key_is_an_error_naming_the_key(self) -> None:
+        with pytest.raises(ConfigError) as caught:
+            substitute(block(model="${EMBED_MODEL}"), {})
+
+        assert caught.value.key == "agents.defaults.memorySearch.model"
+        assert "EMBED_MODEL" in str(caught.value)
+
+    def test_an_unset_variable_of_the_gateway_is_left_alone(self) -> None:
+        tree = {"channels": {"telegram": {"botToken": "${TELEGRAM_BOT_TOKEN}"}}}
+
+        assert substitute(tree, {}) == tree
+
+    def test_a_doubled_dollar_writes_the_text_itself(self) -> None:
+        assert substitute(block(model="$${NAME}"), {"NAME": "x"}) == block(model="${NAME}")
+
+    def test_lowercase_names_are_not_variables(self) -> None:
+        assert substitute(block(model="${name}"), {}) == block(model="${name}")
+
+
+class TestEnvBlock:
+    def test_the_block_gives_defaults_and_the_process_wins(self) -> None:
+        tree = {"env": {"vars": {"A": "from-vars"}, "B": "inline", "C": "block", "shellEnv": {}}}
+
+        env = env_with_block(tree, {"C": "process"})
+
+        assert (env["A"], env["B"], env["C"]) == ("from-vars", "inline", "process")
+
+    def test_the_block_feeds_substitution_in_the_file(self, tmp_path: Path) -> None:
+        file = write(
+            tmp_path / "c.json5",
+            '{env: {vars: {KEY: "s3cret"}}, agents: {defaults: {memorySearch: '
+            '{remote: {apiKey: "${KEY}"}}}}}',
+        )
+
+        tree = load_config(str(file), {})
+
+        assert resolve_settings(tree).remote.api_key == "s3cret"
+
+    def test_a_non_object_block_is_an_error(self) -> None:
+        with pytest.raises(ConfigError, match="env"):
+            env_with_block({"env": "A=1"}, {})
+
+
+class TestInclude:
+    def test_included_files_merge_and_siblings_win(self, tmp_path: Path) -> None:
+        write(
+            tmp_path / "a.json5",
+            '{agents: {defaults: {memorySearch: {model: "a", query: {maxResults: 3}}}}}',
+        )
+        write(tmp_path / "sub" / "b.json5", '{agents: {defaults: {memorySearch: {model: "b"}}}}')
+        main = write(
+            tmp_path / "main.json5",
+            '{$include: ["a.json5", "sub/b.json5"], agents: {defaults: {memorySearch: '
+            '{provider: "openai"}}}}',
+        )
+
+        settings = resolve_settings(load_config(str(main), {}))
+
+        assert (settings.model, settings.query.max_results, settings.provider) == ("b", 3, "openai")
+
+    def test_a_nested_include_is_relative_to_its_own_file(self, tmp_path: Path) -> None:
+        write(tmp_path / "d" / "inner.json5", "{memory: {citations: 'off'}}")
+        write(tmp_path / "d" / "outer.json5", "{$include: 'inner.json5'}")
+        main = write(tmp_path / "main.json5", "{$include: 'd/outer.json5'}")
+
+        assert resolve_settings(load_config(str(main), {})).citations == "off"
+
+    def test_a_cycle_is_an_error(self, tmp_path: Path) -> None:
+        write(tmp_path / "a.json5", "{$include: 'b.json5'}")
+        write(tmp_path / "b.json5", "{$include: 'a.json5'}")
+
+        with pytest.raises(ConfigError, match="cycle"):
+            load_config(str(tmp_path / "a.json5"), {})
+
+    def test_a_missing_include_names_the_file(self, tmp_path: Path) -> None:
+        main = write(tmp_path / "main.json5", "{$include: 'gone.json5'}")
+
+        with pytest.raises(ConfigFileError, match=r"gone\.json5"):
+            load_config(str(main), {})
+
+
+class TestModelsProviders:
+    def test_the_host_entry_gives_key_url_and_headers_below_remote(self) -> None:
+        tree = {
+            "models": {"providers": {"openai": {
+                "baseUrl": "https://proxy/v1", "apiKey": "k-host", "headers": {"X-Team": "a"},
+            }}},
+            **block(provider="openai", remote={"headers": {"X-Team": "b", "X-Run": "1"}}),
+        }  # fmt: skip
+
+        settings = resolve_settings(tree)
+
+        assert api_key_for("openai", settings, {"OPENAI_API_KEY": "env"}) == "k-host"
+        assert base_url_for("openai", settings, {}) == "https://proxy/v1"
+        assert headers_for("openai", settings) == {"X-Team": "b", "X-Run": "1"}
+
+    def test_gemini_reads_the_google_entry(self) -> None:
+        tree = {"models": {"providers": {"google": {"apiKey": "g"}}}}
+
+        assert api_key_for("gemini", resolve_settings(tree), {}) == "g"
+
+    def test_an_unresolved_host_key_is_read_when_the_provider_is_used(self) -> None:
+        tree = {"models": {"providers": {"openai": {"apiKey": "${LATER_KEY}"}}}}
+
+        settings = resolve_settings(substitute(tree, {}))  # type: ignore[arg-type]
+
+        assert settings.endpoint("openai") is not None
+        assert settings.endpoint("openai").api_key_ref == SecretRef("env", "LATER_KEY")  # type: ignore[union-attr]
+        assert api_key_for("openai", settings, {"LATER_KEY": "now"}) == "now"
+        with pytest.raises(ConfigError, match="LATER_KEY"):
+            api_key_for("openai", settings, {})
+
+
+class TestProviderIds:
+    def test_openai_compatible_needs_a_base_url_and_inherits_no_openai_key(self) -> None:
+        settings = resolve_settings(
+            block(provider="openai-compatible", remote={"baseUrl": "https://e.example/v1"})
+        )
+
+        assert (settings.provider, settings.provider_alias) == ("openai", "openai-compatible")
+        assert api_key_for("openai", settings, {"OPENAI_API_KEY": "sk-real-openai"}) is None
+        assert key_optional("openai", settings)
+
+    def test_openai_compatible_without_a_url_is_an_error_naming_the_key(self) -> None:
+        with pytest.raises(ConfigError) as caught:
+            resolve_settings(block(provider="openai-compatible"))
+
+        assert caught.value.key == "agents.defaults.memorySearch.provider"
+
+    def test_lmstudio_defaults_to_its_local_server(self) -> None:
+        settings = resolve_settings(block(provider="lmstudio"))
+
+        assert base_url_for("openai", settings, {}) == "http://127.0.0.1:1234/v1"
+
+    def test_a_custom_id_with_a_base_url_is_openai_compatible(self) -> None:
+        tree = {
+            "models": {"providers": {"vllm-box": {"baseUrl": "http://box:8000/v1", "apiKey": "x"}}},
+            **block(provider="vllm-box"),
+        }
+
+        settings = resolve_settings(tree)
+
+        assert settings.provider == "openai"
+        assert (base_url_for("openai", settings, {}), api_key_for("openai", settings, {})) == (
+            "http://box:8000/v1", "x",
+        )  # fmt: skip
+
+    def test_an_unknown_id_is_an_error_naming_the_key(self) -> None:
+        with pytest.raises(ConfigError) as caught:
+            resolve_settings(block(provider="bedrock"))
+
+        assert caught.value.key == "agents.defaults.memorySearch.provider"
+
+
+class TestMappedKeys:
+    def test_input_types_default_to_input_type(self) -> None:
+        remote = resolve_settings(block(inputType="passage", queryInputType="query")).remote
+
+        assert (remote.query_input_type, remote.document_input_type) == ("query", "passage")
+
+    def test_the_reference_names_are_aliases_and_memlane_names_win(self) -> None:
+        alias = block(remote={"nonBatchConcurrency": 3}, sync={"embeddingBatchTimeoutSeconds": 90})
+        both = block(
+            remote={"nonBatchConcurrency": 3, "maxConcurrency": 5, "timeoutSeconds": 30},
+            sync={"embeddingBatchTimeoutSeconds": 90},
+        )
+
+        assert (resolve_settings(alias).remote.max_concurrency,
+                resolve_settings(alias).remote.timeout_seconds) == (3, 90.0)  # fmt: skip
+        assert (resolve_settings(both).remote.max_concurrency,
+                resolve_settings(both).remote.timeout_seconds) == (5, 30.0)  # fmt: skip
+
+    @pytest.mark.parametrize(
+        ("memory_search", "key"),
+        [
+            ({"local": {"contextSize": "auto"}}, "local.contextSize"),
+            ({"local": {"modelCacheDir": "~/c"}}, "local.modelCacheDir"),
+            ({"local": {"modelPath": "hf:org/m.gguf"}}, "local.modelPath"),
+            ({"store": {"fts": {"tokenizer": "trigram"}}}, "store.fts.tokenizer"),
+            ({"store": {"vector": {"extensionPath": "/x.so"}}}, "store.vector.extensionPath"),
+            (
+                {"sync": {"sessions": {"postCompactionForce": True}}},
+                "sync.sessions.postCompactionForce",
+            ),
+            ({"multimodal": {"enabled": True}}, "multimodal.enabled"),
+        ],
+    )
+    def test_unimplemented_keys_start_and_are_listed(
+        self, memory_search: dict[str, object], key: str
+    ) -> None:
+        tree = block(**memory_search)
+
+        resolve_settings(tree)
+        assert [i.key for i in ignored_settings(tree)] == [f"agents.defaults.memorySearch.{key}"]
+
+    def test_implemented_keys_are_not_listed(self) -> None:
+        assert (
+            ignored_settings(block(local={"modelPath": "/m.gguf"}, multimodal={"enabled": False}))
+            == []
+        )
+
+    def test_an_invalid_value_of_an_ignored_key_is_still_an_error(self) -> None:
+        with pytest.raises(ConfigError) as caught:
+            resolve_settings(block(store={"fts": {"tokenizer": "porter"}}))
+
+        assert caught.value.key == "agents.defaults.memorySearch.store.fts.tokenizer"
+
+
+class TestGeminiDimensions:
+    def test_an_unsupported_size_is_an_error_naming_the_key(self) -> None:
+        tree = block(
+            provider="gemini", model="gemini-embedding-2-preview", outputDimensionality=1024
+        )
+
+        with pytest.raises(ConfigError) as caught:
+            resolve_settings(tree)
+
+        assert caught.value.key == "agents.defaults.memorySearch.outputDimensionality"
+        assert "768, 1536, 3072" in str(caught.value)
+
+    def test_a_supported_size_and_a_prefixed_model_are_fine(self) -> None:
+        tree = block(
+            provider="gemini", model="models/gemini-embedding-2-preview", outputDimensionality=768
+        )
+
+        assert resolve_settings(tree).output_dimensionality == 768
+
+
+class TestInstallation:
+    def test_openclaw_state_dir_names_the_config_and_the_defaults(self, tmp_path: Path) -> None:
+        state = tmp_path / "oc"
+        write(state / "openclaw.json", '{agents: {list: [{id: "main"}, {id: "ops"}]}}')
+        env = {"HOME": str(tmp_path), "OPENCLAW_STATE_DIR": str(state)}
+
+        assert config_path(None, env) == (state / "openclaw.json", False)
+        ops = resolve_runtime(env=env, cwd=tmp_path, agent_id="ops")
+
+        assert ops.config_path == state / "openclaw.json"
+        assert ops.workspace == state / "workspace-ops"
+        assert ops.sessions_dir == state / "agents" / "ops" / "sessions"
+        assert ops.store_path == tmp_path / ".memlane" / "agents" / "ops" / "memory.db"
+
+    def test_a_memlane_config_wins_over_the_installation(self, tmp_path: Path) -> None:
+        write(tmp_path / ".memlane" / "config.json5", "{}")
+        write(tmp_path / "oc" / "openclaw.json", "{}")
+        env = {"HOME": str(tmp_path), "OPENCLAW_STATE_DIR": str(tmp_path / "oc")}
+
+        assert config_path(None, env) == (tmp_path / ".memlane" / "config.json5", False)
+
+    def test_the_references_index_file_is_never_used(self, tmp_path: Path) -> None:
+        config = write(
+            tmp_path / "oc" / "openclaw.json",
+            '{agents: {defaults: {memorySearch: {store: {path: "~/oc/memory/{agentId}.sqlite"}}}}}',
+        )
+
+        runtime = resolve_runtime(env={"HOME": str(tmp_path)}, cwd=tmp_path, config=str(config))
+
+        assert runtime.store_path == tmp_path / ".memlane" / "agents" / "main" / "memory.db"
+        assert [i.key for i in runtime.ignored] == ["memorySearch.store.path"]
