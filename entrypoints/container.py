@@ -223,7 +223,7 @@ class Application(containers.DeclarativeContainer):
     recovery_stats: providers.Provider[Callable[[], RecoveryStats] | None] = providers.Object(None)
 
     sources = providers.Singleton(_active_sources, available_sources, settings)
-    issues = providers.Singleton(IssueBoard)
+    issues = providers.Singleton(IssueBoard, store)
     progress = providers.Singleton(ProgressTracker)
     preparer = providers.Singleton(_preparer, sources, settings, redact)
     detector = providers.Singleton(
