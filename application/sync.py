@@ -98,12 +98,14 @@ class WantedMeta:
         sources: Mapping[Source, FileSource],
         settings: MemorySettings,
         scope_hash: str,
+        workspace: str = "",
     ) -> None:
         self._store = store
         self._runtime = runtime
         self._sources = tuple(sorted(sources))
         self._settings = settings
         self._scope_hash = scope_hash
+        self._workspace = workspace
 
     def __call__(self) -> IndexMeta:
         """Return the wanted meta; embedding fields stay as stored when keyword-only."""
@@ -122,6 +124,7 @@ class WantedMeta:
             model=KEYWORD_ONLY_MODEL,
             provider_key="",
             dimensions=None,
+            workspace=self._workspace,
         )
         if provider is not None:
             return replace(
@@ -233,8 +236,8 @@ class SyncService:
             with self._state_lock:
                 first = self._read_only is None
                 self._read_only = str(exc)
-            if first:
-                log.warning("store_read_only", error=str(exc))
+            if first:  # info: the caller shows the notice (take_read_only_notice) to the user
+                log.info("store_read_only", error=str(exc))
             return None
 
     def take_read_only_notice(self) -> str | None:
@@ -243,10 +246,7 @@ class SyncService:
             if self._read_only is None or self._read_only_told:
                 return None
             self._read_only_told = True
-            return (
-                f"the index cannot be written ({self._read_only}); searching it as it is, "
-                "without syncing"
-            )
+            return f"could not sync, searching the index as it is: {self._read_only}"
 
     def close_store(self) -> None:
         """Wait for a running sync, then release the store."""

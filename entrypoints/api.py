@@ -7,6 +7,7 @@ import math
 import os
 import threading
 from collections.abc import Mapping
+from dataclasses import replace
 from pathlib import Path
 
 import structlog
@@ -15,11 +16,14 @@ from memlane.application.memory import MemoryManager
 from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.file_source import SourceError
 from memlane.application.ports.index_store import StoreError
+from memlane.application.workspace import Origin, WorkspaceRequest, bind_workspace
 from memlane.domain.errors import DomainError
 from memlane.domain.search import SearchResult
 from memlane.entrypoints.config_file import RuntimeConfig, resolve_runtime
 from memlane.entrypoints.logging import configure_logging
 
+log = structlog.get_logger()
+_ORIGINS: dict[str, Origin] = {"flag": "flag", "env": "env", "config": "config"}
 _managers: dict[str, MemoryManager] = {}
 # One live manager per key, even under concurrent `open`: two would write the same index.
 _creating = threading.Lock()
@@ -34,15 +38,58 @@ def open_manager(
     config_path: str | None = None,
     env: Mapping[str, str] | None = None,
     start_background: bool = False,
+    move_workspace: bool = False,
 ) -> MemoryManager:
     """Return the live MemoryManager of (agent, workspace, settings), creating it once.
 
     `config` is a memorySearch block (camelCase keys, as in the JSON5 file); when given, it is
     used instead of the config file. `start_background` starts the watcher and timers.
+    The index serves the workspace it recorded (application/workspace.py): another named one
+    raises WorkspaceMismatch unless `move_workspace`; a missing folder raises WorkspaceMissing.
     """
     if not structlog.is_configured():
         # A library must not print to the host's stdout: warnings and errors go to stderr.
         configure_logging(level="warning")
+    environ, runtime = _resolve(workspace, agent_id, state_dir, config, config_path, env)
+    runtime = _bound(runtime, move=move_workspace)
+    key = _key(runtime)
+    with _creating:
+        manager = _managers.get(key)
+        if manager is None:
+            manager = _build(runtime, environ)
+            _managers[key] = manager
+    if start_background:
+        manager.start()
+    return manager
+
+
+def move_damaged_index(
+    *,
+    agent_id: str | None = None,
+    state_dir: str | os.PathLike[str] | None = None,
+    config: Mapping[str, object] | None = None,
+    config_path: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> tuple[Path, Path]:
+    """Move this agent's index file aside (`memory.db.corrupt-<UTC time>`, with -wal/-shm).
+
+    For a damaged index: the sources are intact, so a forced sync rebuilds it. Close the
+    manager first. Returns (index path, where the damaged file went).
+    """
+    from memlane.entrypoints.container import move_damaged_index as move
+
+    _, runtime = _resolve(None, agent_id, state_dir, config, config_path, env)
+    return runtime.store_path, move(runtime.store_path)
+
+
+def _resolve(
+    workspace: str | os.PathLike[str] | None,
+    agent_id: str | None,
+    state_dir: str | os.PathLike[str] | None,
+    config: Mapping[str, object] | None,
+    config_path: str | None,
+    env: Mapping[str, str] | None,
+) -> tuple[dict[str, str], RuntimeConfig]:
     environ = dict(os.environ if env is None else env)
     if config is not None:
         # An explicit block wins over whatever config file the environment points at.
@@ -56,15 +103,7 @@ def open_manager(
         state=None if state_dir is None else str(Path(state_dir).resolve()),
         flags=_flatten(config) if config is not None else None,
     )
-    key = _key(runtime)
-    with _creating:
-        manager = _managers.get(key)
-        if manager is None:
-            manager = _build(runtime, environ)
-            _managers[key] = manager
-    if start_background:
-        manager.start()
-    return manager
+    return environ, runtime
 
 
 def close_all() -> None:
@@ -74,6 +113,25 @@ def close_all() -> None:
         _managers.clear()
     for manager in managers:
         manager.close()
+
+
+def _bound(runtime: RuntimeConfig, *, move: bool) -> RuntimeConfig:
+    """`runtime` with the workspace the index is bound to (see application/workspace.py)."""
+    from memlane.entrypoints.container import recorded_workspace
+
+    binding = bind_workspace(
+        WorkspaceRequest(
+            path=str(runtime.workspace.resolve()),
+            origin=_ORIGINS.get(runtime.workspace_origin, "cwd"),
+        ),
+        recorded_workspace(runtime.store_path),
+        store=str(runtime.store_path),
+        is_folder=os.path.isdir,
+        move=move,
+    )
+    if binding.notice is not None:
+        log.warning("workspace_bound", detail=binding.notice)
+    return replace(runtime, workspace=Path(binding.path))
 
 
 def _build(runtime: RuntimeConfig, env: Mapping[str, str]) -> MemoryManager:

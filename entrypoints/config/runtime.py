@@ -47,6 +47,9 @@ class RuntimeConfig:
     sessions_dir: Path
     config_path: Path | None
     tree: ConfigTree
+    # Where `workspace` came from: "flag", "env", "config", or "cwd" when nothing named one (the
+    # index's recorded workspace then wins, application/workspace.py).
+    workspace_origin: str = "cwd"
 
 
 def apply_overrides(tree: Mapping[str, object], overrides: Mapping[str, object]) -> ConfigTree:
@@ -166,6 +169,15 @@ def resolve_runtime(
         sessions_dir=sessions_dir(settings, state_path, agent, env),
         config_path=file if (required or file.is_file()) else None,
         tree=tree,
+        workspace_origin=(
+            "flag"
+            if workspace
+            else "env"
+            if env_value(env, ENV_WORKSPACE)
+            else "config"
+            if resolve_workspace(tree, agent)
+            else "cwd"
+        ),
     )
 
 
