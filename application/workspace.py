@@ -20,6 +20,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal, TypeAlias
 
+from memlane.domain.errors import DomainError
+
 Origin: TypeAlias = Literal["flag", "env", "config", "cwd"]
 
 _NAMED_BY: dict[Origin, str] = {
@@ -31,8 +33,9 @@ _NAMED_BY: dict[Origin, str] = {
 MOVE_HINT = "memlane --workspace NEW index --move-workspace"
 
 
-class WorkspaceError(Exception):
-    """The workspace cannot be used with this index; the message says what to do."""
+class WorkspaceError(DomainError):
+    """The workspace cannot be used with this index (the caller's choice); the message says
+    what to do."""
 
 
 class WorkspaceMismatch(WorkspaceError):
