@@ -88,11 +88,7 @@ class IssueBoard:
         with self._lock:
             self._load()
             issue = self._issues.get((source, path))
-        return (
-            issue is not None
-            and issue.mtime == version.mtime
-            and issue.size == version.size
-        )
+        return issue is not None and issue.mtime == version.mtime and issue.size == version.size
 
     def all(self) -> list[SourceIssue]:
         """Return every current problem, sorted by path."""

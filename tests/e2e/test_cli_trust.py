@@ -227,9 +227,7 @@ def _can_mount_read_only(tmp_path: Path) -> bool:
 
 
 class TestAReadOnlyIndex:
-    def test_it_answers_searches_and_says_once_that_it_could_not_sync(
-        self, tmp_path: Path
-    ) -> None:
+    def test_it_answers_searches_and_says_once_that_it_could_not_sync(self, tmp_path: Path) -> None:
         if not _can_mount_read_only(tmp_path):
             pytest.skip("needs unshare and mount (a private read-only bind mount)")
         home = make_home(tmp_path)
@@ -260,9 +258,7 @@ class TestAReadOnlyIndex:
 
 
 class TestADamagedIndex:
-    def test_index_force_moves_it_aside_and_rebuilds_from_the_sources(
-        self, tmp_path: Path
-    ) -> None:
+    def test_index_force_moves_it_aside_and_rebuilds_from_the_sources(self, tmp_path: Path) -> None:
         home = make_home(tmp_path)
         assert run(home, "index").returncode == 0
         data = bytearray(store(home).read_bytes())
@@ -362,7 +358,11 @@ class TestStatusTellsTheTruthInANewProcess:
         # What a SIGKILL during `index --force` leaves: the request logged, never handled.
         db = SqliteDatabase.open(store(home))
         SqliteEventLog(db).append(
-            [events.ReindexRequired(occurred_at=datetime(2026, 12, 1, tzinfo=UTC), reason="user_requested")]
+            [
+                events.ReindexRequired(
+                    occurred_at=datetime(2026, 12, 1, tzinfo=UTC), reason="user_requested"
+                )
+            ]
         )
         db.close()
         assert status(home)["dirty"] is True
