@@ -27,17 +27,27 @@ NOTES = {
     "MEMORY.md": "# Preferences\n\nThe user prefers tabs over spaces and dark mode.\n",
     "memory/2026-11-17.md": "# Deploy\n\npgbouncer runs in transaction mode for asyncpg.\n",
 }
-KEYWORD_ONLY = {"agents": {"defaults": {"memorySearch": {"provider": "none"}}}}
 
 
-def make_home(root: Path, *, config: dict[str, object] | None = None) -> Path:
+def keyword_only(*, sources: list[str] | None = None, workspace: Path | None = None) -> object:
+    """A config file's content: keyword-only search, optionally sources and a workspace."""
+    block: dict[str, object] = {"provider": "none"}
+    if sources is not None:
+        block["sources"] = sources
+    defaults: dict[str, object] = {"memorySearch": block}
+    if workspace is not None:
+        defaults["workspace"] = str(workspace)
+    return {"agents": {"defaults": defaults}}
+
+
+def make_home(root: Path, *, config: object = None) -> Path:
     """A workspace `ws`, an empty folder `elsewhere`, a state dir and a config file."""
     for name, text in NOTES.items():
         path = root / "ws" / name
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     (root / "elsewhere").mkdir()
-    (root / "memlane.json").write_text(json.dumps(config or KEYWORD_ONLY), encoding="utf-8")
+    (root / "memlane.json").write_text(json.dumps(config or keyword_only()), encoding="utf-8")
     return root
 
 
@@ -130,9 +140,7 @@ class TestTheIndexIsBoundToItsWorkspace:
         assert status(home, cwd=home / "ws")["workspace"] == str(home / "elsewhere")
 
     def test_the_config_names_the_workspace(self, tmp_path: Path) -> None:
-        config = {"agents": {"defaults": {"workspace": str(tmp_path / "ws")}}}
-        config["agents"]["defaults"]["memorySearch"] = {"provider": "none"}  # type: ignore[index]
-        home = make_home(tmp_path, config=config)
+        home = make_home(tmp_path, config=keyword_only(workspace=tmp_path / "ws"))
 
         done = run(home, "index", cwd=home / "elsewhere")
 
@@ -296,8 +304,7 @@ class TestProblemsSurviveTheProcess:
         sessions.mkdir(parents=True)
         message = {"type": "message", "message": {"role": "user", "content": "hello there"}}
         (sessions / "chat.jsonl").write_text(json.dumps(message) + "\n{broken json\n")
-        config = {"agents": {"defaults": {"memorySearch": {"provider": "none"}}}}
-        config["agents"]["defaults"]["memorySearch"]["sources"] = ["memory", "sessions"]  # type: ignore[index]
+        config = keyword_only(sources=["memory", "sessions"])
         (home / "memlane.json").write_text(json.dumps(config))
 
         done = run(home, "index")
@@ -316,8 +323,7 @@ class TestProblemsSurviveTheProcess:
 
     def test_a_fresh_workspace_without_sessions_has_no_problem(self, tmp_path: Path) -> None:
         home = make_home(tmp_path)
-        config = {"agents": {"defaults": {"memorySearch": {"provider": "none"}}}}
-        config["agents"]["defaults"]["memorySearch"]["sources"] = ["memory", "sessions"]  # type: ignore[index]
+        config = keyword_only(sources=["memory", "sessions"])
         (home / "memlane.json").write_text(json.dumps(config))
 
         done = run(home, "index")

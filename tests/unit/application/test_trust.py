@@ -13,6 +13,7 @@ from memlane.application.issues import FileVersion, IssueBoard
 from memlane.application.ports.index_store import RecordedIssue, StoreReadOnly, SyncRecord
 from memlane.domain import events
 from memlane.domain.config import MemorySettings, QuerySettings
+from memlane.domain.sources import ScanResult
 from tests.fakes.event_log import FakeEventLog
 from tests.fakes.index_store import FakeIndexStore
 from tests.unit.application.conftest import World, message
@@ -155,10 +156,10 @@ class TestAReadOnlyIndex:
         manager = recording.manager()
         manager.sync()
 
-        def broken() -> object:
+        def broken() -> ScanResult:
             raise RuntimeError("disk on fire")
 
-        recording.memory.scan = broken  # type: ignore[method-assign,assignment]
+        recording.memory.scan = broken  # type: ignore[method-assign]
         with pytest.raises(RuntimeError, match="disk on fire"):
             manager.refresh()
 
