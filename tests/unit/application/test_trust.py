@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from memlane.application.issues import FileVersion, IssueBoard
+from memlane.application.ports.file_source import ScanResult
 from memlane.application.ports.index_store import RecordedIssue, StoreReadOnly, SyncRecord
 from memlane.domain import events
 from memlane.domain.config import MemorySettings, QuerySettings
-from memlane.domain.sources import ScanResult
 from tests.fakes.event_log import FakeEventLog
 from tests.fakes.index_store import FakeIndexStore
 from tests.unit.application.conftest import World, message
