@@ -36,7 +36,12 @@ from memlane.application.ports.clock import Clock
 from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.event_log import EventLog, RecordedEvent
 from memlane.application.ports.file_source import FileSource
-from memlane.application.ports.index_store import IndexStore, StoreReadOnly, SyncRecord
+from memlane.application.ports.index_store import (
+    IndexStore,
+    StoreReadOnly,
+    SyncRecord,
+    caused_by,
+)
 from memlane.application.progress import ProgressTracker
 from memlane.application.reports import SyncProgress, SyncReport
 from memlane.domain import events
@@ -231,7 +236,7 @@ class SyncService:
         try:
             return self.run(trigger)
         except Exception as exc:
-            if not _is_read_only(exc):
+            if not caused_by(exc, StoreReadOnly):
                 raise
             with self._state_lock:
                 first = self._read_only is None
@@ -361,16 +366,6 @@ class SyncService:
         if handled:  # the log only grows when events are handled; otherwise nothing to compact
             self._log.compact(keep_last=EVENT_LOG_KEEP)
         self._progress.set_phase("idle")
-
-
-def _is_read_only(exc: BaseException) -> bool:
-    """Whether `exc` (or what it wraps: the event log wraps store errors) is a read-only store."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, StoreReadOnly):
-            return True
-        seen = seen.__cause__
-    return False
 
 
 class _Counter:

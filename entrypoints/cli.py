@@ -22,7 +22,7 @@ from memlane import __version__
 from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.event_log import EventLogError, RecordedEvent
 from memlane.application.ports.file_source import FileMissing, SourceError
-from memlane.application.ports.index_store import StoreCorrupt, StoreError
+from memlane.application.ports.index_store import StoreCorrupt, StoreError, caused_by
 from memlane.application.reports import StatusReport, SyncProgress, SyncReport
 from memlane.application.workspace import WorkspaceError
 from memlane.domain.errors import ConfigError, InvalidQuery
@@ -97,7 +97,7 @@ def _errors() -> Iterator[None]:
     except EmbeddingError as exc:
         raise click.ClickException(f"embedding provider failed: {exc}") from exc
     except (StoreError, EventLogError) as exc:
-        hint = _REPAIR_HINT if _is_corrupt(exc) else ""
+        hint = _REPAIR_HINT if caused_by(exc, StoreCorrupt) else ""
         raise click.ClickException(f"index error: {exc}{hint}") from exc
 
 
@@ -106,15 +106,6 @@ _REPAIR_HINT = (
     "aside and rebuilds it from them."
 )
 
-
-def _is_corrupt(exc: BaseException) -> bool:
-    """Whether `exc`, or what it wraps (the event log wraps store errors), is a damaged index."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, StoreCorrupt):
-            return True
-        seen = seen.__cause__
-    return False
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -177,7 +168,7 @@ def index(options: _Options, force: bool, move_workspace: bool, verbose: bool) -
                 click.echo(f"workspace: {status.workspace}\nstore: {status.store_path}", err=True)
             report = manager.sync(force=force, progress=on_progress)
         except Exception as exc:
-            if not (force and _is_corrupt(exc)):
+            if not (force and caused_by(exc, StoreCorrupt)):
                 raise
             # The sources are intact: keep the damaged file for inspection, rebuild from them.
             path, moved = options.move_damaged_index()

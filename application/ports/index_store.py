@@ -37,6 +37,17 @@ class StoreCorrupt(StoreError):
     """The database is damaged or not a memlane index."""
 
 
+def caused_by(exc: BaseException, kind: type[StoreError]) -> bool:
+    """Whether `exc`, or an error it was raised from, is a `kind` (the event log, which lives in
+    the same file, wraps store errors in its own)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, kind):
+            return True
+        seen = seen.__cause__
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class IndexedFile:
     """The `files` row of one indexed file (primary key: source + path)."""
