@@ -82,7 +82,7 @@ class StatusReporter:
         recorded = meta if meta is not None and meta.provider != "none" else None
         mode: SearchMode = "keyword"
         if self._runtime.requested == "none":
-            mode = "keyword"
+            pass  # keyword-only by request, whatever vectors the index still holds
         elif selection is not None:
             mode = fused if provider is not None else "keyword"
         elif meta is None or (recorded is not None and recorded.dimensions is not None):

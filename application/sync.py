@@ -230,8 +230,8 @@ class SyncService:
     def run_unless_read_only(self, trigger: SyncTrigger) -> SyncReport | None:
         """Like `run`, but a read-only index is not an error: the sync is skipped (None).
 
-        Searching needs no write: it answers from the index as it is. The first time, a
-        warning is logged and `take_read_only_notice` has it for the caller to show once.
+        Searching needs no write: it answers from the index as it is. After the first such
+        skip, `take_read_only_notice` has a warning for the caller to show, once.
         """
         try:
             return self.run(trigger)
