@@ -50,6 +50,7 @@ from memlane.application.reports import (
     SyncProgress,
     SyncReport,
 )
+from memlane.application.workspace import WorkspaceError, WorkspaceMismatch, WorkspaceMissing
 from memlane.domain.errors import ConfigError, DomainError, InvalidQuery
 from memlane.domain.events import Event
 from memlane.domain.search import ScoreExplanation, SearchResult
@@ -95,6 +96,9 @@ __all__ = [
     "StoreReadOnly",
     "SyncProgress",
     "SyncReport",
+    "WorkspaceError",
+    "WorkspaceMismatch",
+    "WorkspaceMissing",
     "__version__",
     "open",
 ]
@@ -109,6 +113,7 @@ def open(
     config_path: str | None = None,
     env: Mapping[str, str] | None = None,
     start_background: bool = False,
+    move_workspace: bool = False,
 ) -> MemoryManager:
     """Open (or reuse) the memory manager of one agent and workspace; close it when done.
 
@@ -121,10 +126,13 @@ def open(
         config_path: a JSON5 config file to read instead of the default one.
         env: environment variables to read instead of `os.environ`.
         start_background: start the file watcher and timers now.
+        move_workspace: bind the index to `workspace` although it recorded another one.
 
     What is not given is resolved as the CLI resolves it (environment, config file, defaults).
     The same (agent, workspace, settings) returns the same live manager until it is closed.
-    Raises ConfigError for an unknown or out-of-range setting.
+    Raises ConfigError for an unknown or out-of-range setting, WorkspaceMismatch when the
+    index recorded another workspace (and `move_workspace` is off), WorkspaceMissing when the
+    workspace folder does not exist.
     """
     from memlane.entrypoints.api import open_manager
 
@@ -136,6 +144,7 @@ def open(
         config_path=config_path,
         env=env,
         start_background=start_background,
+        move_workspace=move_workspace,
     )
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from memlane.application.issues import IssueBoard
+from memlane.application.issues import FileVersion, IssueBoard
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.file_source import FileSource, SourceError
 from memlane.application.ports.index_store import IndexedFile, IndexStore
@@ -59,11 +59,20 @@ class ChangeDetector:
         for source, reader in self._sources.items():
             scan = reader.scan()
             self._issues.replace_scan_issues(source, scan.issues)
+            # A problem of a file that is gone is gone too (an unindexed file has no row that
+            # a FileDeleted could clear).
+            self._issues.retain(source, {stat.path for stat in scan.files})
             on_disk[source] = len(scan.files)
             indexed = {f.path: f for f in self._store.files(source)}
             for stat in scan.files:
                 stored = indexed.pop(stat.path, None)
                 if stored is not None and (stored.mtime, stored.size) == (stat.mtime, stat.size):
+                    unchanged += 1
+                    continue
+                version = FileVersion(mtime=stat.mtime, size=stat.size)
+                if stored is None and self._issues.known_unreadable(source, stat.path, version):
+                    # Binary, too large, unreadable: reading this version again would only
+                    # log the same event and the same problem on every sync.
                     unchanged += 1
                     continue
                 event = self._change(reader, stat, stored, respect_thresholds)

@@ -13,7 +13,7 @@ import structlog
 
 from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
 from memlane.application.indexing import FilePreparer, PreparedFile, write_prepared
-from memlane.application.issues import IssueBoard
+from memlane.application.issues import FileVersion, IssueBoard
 from memlane.application.messagebus import Handler, Routes
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.embedding import EmbeddingError
@@ -62,7 +62,8 @@ class IndexFile:
             self._issues.clear(source, path)
             return [events.FileRemoved(occurred_at=self._clock.now(), source=source, path=path)]
         except (SourceError, NotText) as exc:
-            self._issues.report(source, path, _reason(exc))
+            # With the version it was found in: change detection will not read it again.
+            self._issues.report(source, path, _reason(exc), version=_version(event))
             return []
         finally:
             self._progress.file_done()
@@ -202,7 +203,8 @@ class RebuildIndex:
             try:
                 prepared = self._preparer.prepare(source, stat.path, stat)
             except (SourceError, NotText) as exc:
-                self._issues.report(source, stat.path, _reason(exc))
+                version = FileVersion(mtime=stat.mtime, size=stat.size)
+                self._issues.report(source, stat.path, _reason(exc), version=version)
                 self._progress.file_done()
                 continue
             outcome = write_prepared(
@@ -246,6 +248,13 @@ def _target(event: events.Event) -> tuple[Source, str]:
         return "sessions", event.path
     msg = f"index_file cannot handle {type(event).__name__}"
     raise TypeError(msg)
+
+
+def _version(event: events.Event) -> FileVersion | None:
+    """The stat a change event saw (a grown transcript carries no mtime: always read again)."""
+    if isinstance(event, events.FileChanged):
+        return FileVersion(mtime=event.mtime, size=event.size)
+    return None
 
 
 def _reason(exc: Exception) -> str:

@@ -1,39 +1,114 @@
-"""Application: problems found while syncing, kept per file for `status` (never fatal)."""
+"""Application: problems found while syncing, kept per file for `status` (never fatal).
+
+The board lives in memory and is kept with the index (`IndexStore.issues`): a new process
+starts from what the last sync recorded, because most problem files are not read again (their
+stat did not move), so they would otherwise vanish from `status` (issue #14).
+"""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Collection
+from dataclasses import dataclass
 
+from memlane.application.ports.index_store import IndexStore, RecordedIssue
 from memlane.domain.sources import Source, SourceIssue
+
+
+@dataclass(frozen=True, slots=True)
+class FileVersion:
+    """The stat of the version of a file a problem was found in."""
+
+    mtime: float
+    size: int
 
 
 class IssueBoard:
     """The latest problem per (source, path); cleared when the file indexes cleanly."""
 
-    def __init__(self) -> None:
-        self._issues: dict[tuple[str, str], SourceIssue] = {}
+    def __init__(self, store: IndexStore | None = None) -> None:
+        self._store = store
+        self._issues: dict[tuple[str, str], RecordedIssue] = {}
+        self._loaded = store is None
         self._lock = threading.Lock()
 
-    def report(self, source: Source | str, path: str, reason: str) -> None:
-        """Record (or replace) the problem of one file."""
+    def _load(self) -> None:
+        # Lazily, on first use: building the board must not touch the database.
+        if not self._loaded:
+            assert self._store is not None
+            recorded = self._store.issues()
+            for issue in recorded:
+                self._issues.setdefault((issue.key, issue.path), issue)
+            self._loaded = True
+
+    def report(
+        self,
+        source: Source | str,
+        path: str,
+        reason: str,
+        *,
+        version: FileVersion | None = None,
+    ) -> None:
+        """Record (or replace) the problem of one file; `version` is the stat it was found in."""
         with self._lock:
-            self._issues[(source, path)] = SourceIssue(path=path, reason=reason)
+            self._load()
+            self._issues[(source, path)] = RecordedIssue(
+                key=source,
+                path=path,
+                reason=reason,
+                mtime=None if version is None else version.mtime,
+                size=None if version is None else version.size,
+            )
 
     def clear(self, source: Source | str, path: str) -> None:
         """Forget the problem of one file."""
         with self._lock:
+            self._load()
             self._issues.pop((source, path), None)
 
     def replace_scan_issues(self, source: Source, issues: list[SourceIssue]) -> None:
         """Replace the listing problems of one source (kept under the key `scan:<source>`)."""
         key = f"scan:{source}"
         with self._lock:
+            self._load()
             for stale in [k for k in self._issues if k[0] == key]:
                 del self._issues[stale]
             for issue in issues:
-                self._issues[(key, issue.path)] = issue
+                self._issues[(key, issue.path)] = RecordedIssue(key, issue.path, issue.reason)
+
+    def retain(self, source: Source, paths: Collection[str]) -> None:
+        """Forget the file problems of `source` whose file is no longer listed (deleted)."""
+        with self._lock:
+            self._load()
+            for stale in [k for k in self._issues if k[0] == source and k[1] not in paths]:
+                del self._issues[stale]
+
+    def known_unreadable(self, source: Source, path: str, version: FileVersion) -> bool:
+        """Whether this very version of a file could not be indexed (no need to read it again)."""
+        with self._lock:
+            self._load()
+            issue = self._issues.get((source, path))
+        return issue is not None and issue.mtime == version.mtime and issue.size == version.size
 
     def all(self) -> list[SourceIssue]:
         """Return every current problem, sorted by path."""
         with self._lock:
-            return sorted(self._issues.values(), key=lambda i: (i.path, i.reason))
+            self._load()
+            found = [SourceIssue(path=i.path, reason=i.reason) for i in self._issues.values()]
+        return sorted(found, key=lambda i: (i.path, i.reason))
+
+    def persist(self) -> bool:
+        """Write the board to the store when it differs from what is recorded; return whether.
+
+        Compared with the store, not with what was loaded: a rebuild's swap replaces the
+        recorded problems with none, and the board must then be written again.
+        """
+        if self._store is None:
+            return False
+        with self._lock:
+            self._load()
+            current = sorted(self._issues.values(), key=lambda i: (i.key, i.path))
+        if self._store.issues() == current:
+            return False
+        self._store.replace_issues(current)
+        return True

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from memlane.application.messagebus import MessageBus
 from memlane.application.ports.clock import Clock
@@ -86,6 +87,10 @@ class MemoryManager:
         if not self.settings.enabled:
             raise MemoryDisabled(DISABLED_REASON)
 
+    def refresh(self, trigger: SyncTrigger = SyncTrigger.EXPLICIT) -> SyncReport | None:
+        """Sync before reading; a read-only index is searched as it is (None, said once)."""
+        return self._syncing.run_unless_read_only(trigger)
+
     def search(
         self,
         query: str,
@@ -99,11 +104,15 @@ class MemoryManager:
         """Search the memory, after the syncs the settings ask for (first search, new session)."""
         self._require_enabled()
         self._search_policy.before_search(session_key)
-        return self._searcher.search(
+        response = self._searcher.search(
             SearchQuery(text=query, max_results=max_results, min_score=min_score, explain=explain),
             now=self._clock.now().timestamp(),
             citations=citations,
         )
+        notice = self._syncing.take_read_only_notice()
+        if notice is None:
+            return response
+        return replace(response, warnings=(*response.warnings, notice))
 
     def get(
         self, path: str, *, from_line: int | None = None, lines: int | None = None

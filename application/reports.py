@@ -112,3 +112,9 @@ class StatusReport:
     readonly_recovery: RecoveryStats
     issues: list[SourceIssue] = field(default_factory=list)
     last_sync: SyncReport | None = None
+    # When the index was last brought up to date (ISO 8601): this process's last sync, else
+    # the last sync that changed the index as recorded with it (one with nothing to do writes
+    # nothing), None when nothing says.
+    last_synced_at: str | None = None
+    last_sync_reason: str | None = None
+    read_only: str | None = None  # why the index could not be written, when a sync found so

@@ -177,7 +177,7 @@ class BackgroundSyncer:
         if self._stopping.is_set():
             return
         try:
-            self._syncing.run(trigger)
+            self._syncing.run_unless_read_only(trigger)
         except Exception:
             log.exception("background_sync_failed", reason=trigger.value)
 
@@ -220,7 +220,7 @@ class SearchSyncPolicy:
 
         def run() -> None:
             try:
-                self._syncing.run(SyncTrigger.FIRST_SEARCH)
+                self._syncing.run_unless_read_only(SyncTrigger.FIRST_SEARCH)
             except Exception:
                 log.exception("first_sync_failed")
             finally:

@@ -56,6 +56,8 @@ class StatusReporter:
                 provider.embed_query("ping")
             except EmbeddingError as exc:
                 self._issues.report("provider", provider.id, f"probe failed: {exc}")
+            else:
+                self._issues.clear("provider", provider.id)
         counts = {c.source: c for c in self._store.counts()}
         on_disk: dict[Source, int] = {}
         if deep:  # a fresh process has seen no sync yet: rescan so listing problems show up
@@ -74,20 +76,38 @@ class StatusReporter:
         ]
         vector_ok, vector_error = self._store.vector_status()
         meta = self._store.meta()
+        fused: SearchMode = "hybrid" if self._settings.query.hybrid.enabled else "vector"
+        # Before this process selected a provider, what the index recorded is the truth: it
+        # names the provider and model that built the vectors (issue #14).
+        recorded = meta if meta is not None and meta.provider != "none" else None
         mode: SearchMode = "keyword"
-        if selection is None or provider is not None:
-            mode = "hybrid" if self._settings.query.hybrid.enabled else "vector"
+        if self._runtime.requested == "none":
+            pass  # keyword-only by request, whatever vectors the index still holds
+        elif selection is not None:
+            mode = fused if provider is not None else "keyword"
+        elif meta is None or (recorded is not None and recorded.dimensions is not None):
+            mode = fused  # nothing recorded yet: what the settings will give
+        reason = selection.reason if selection else None
+        if selection is not None:
+            provider_name = provider.id if provider else "none"
+            model = provider.model if provider else None
+        elif self._runtime.requested == "none":
+            provider_name, model = "none", None
+        elif recorded is not None:
+            provider_name, model = recorded.provider, recorded.model
+            reason = "as recorded by the index (`status --deep` checks it now)"
+        else:
+            provider_name, model = self._runtime.requested, self._settings.model or None
         issues = self._issues.all()
+        synced_at, sync_reason = self._last_sync()
         return StatusReport(
             agent_id=self._agent_id,
             workspace=self._workspace,
             store_path=self._store.location(),
-            provider=(provider.id if provider else "none")
-            if selection
-            else self._runtime.requested,
+            provider=provider_name,
             requested_provider=self._runtime.requested,
-            model=provider.model if provider else (self._settings.model or None),
-            provider_reason=selection.reason if selection else None,
+            model=model,
+            provider_reason=reason,
             fallback_from=selection.fallback_from if selection else None,
             fallback_reason=selection.fallback_reason if selection else None,
             search_mode=mode,
@@ -96,7 +116,7 @@ class StatusReporter:
             files=sum(s.files for s in by_source),
             chunks=sum(s.chunks for s in by_source),
             by_source=by_source,
-            dirty=self._syncing.dirty,
+            dirty=self._dirty(meta is None),
             vector_available=vector_ok,
             vector_error=vector_error,
             vector_dims=meta.dimensions if meta else None,
@@ -109,4 +129,22 @@ class StatusReporter:
             readonly_recovery=self._recovery_stats() if self._recovery_stats else RecoveryStats(),
             issues=issues,
             last_sync=self._syncing.last_report,
+            last_synced_at=synced_at,
+            last_sync_reason=sync_reason,
+            read_only=self._syncing.read_only,
         )
+
+    def _dirty(self, no_index: bool) -> bool:
+        """This process's flag once it synced or saw a change; before, what the index says:
+        dirty when there is no index or the log holds work not done (an interrupted sync)."""
+        known = self._syncing.dirty_known
+        if known is not None:
+            return known
+        return no_index or self._bus.pending() > 0
+
+    def _last_sync(self) -> tuple[str | None, str | None]:
+        report = self._syncing.last_report
+        if report is not None:
+            return self._syncing.last_synced_at, report.reason
+        record = self._store.last_sync()
+        return (None, None) if record is None else (record.finished_at, record.reason)

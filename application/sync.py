@@ -9,7 +9,12 @@ In order, under one lock:
    as events (automatic triggers hold back transcripts that grew less than the thresholds);
 4. backfill: give vectors to chunks indexed without them (a provider that came back, a new
    model, earlier embedding failures);
-5. tidy: prune the embedding cache and compact the event log.
+5. tidy: prune the embedding cache and compact the event log;
+6. record: the per-file problems and, when the index changed, when and why (for `status` in a
+   new process).
+
+A sync that finds nothing to do writes nothing (issue #14): every write above happens only
+when there is something to write, so a read-only index can still be synced against and searched.
 """
 
 from __future__ import annotations
@@ -31,7 +36,12 @@ from memlane.application.ports.clock import Clock
 from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.event_log import EventLog, RecordedEvent
 from memlane.application.ports.file_source import FileSource
-from memlane.application.ports.index_store import IndexStore
+from memlane.application.ports.index_store import (
+    IndexStore,
+    StoreReadOnly,
+    SyncRecord,
+    caused_by,
+)
 from memlane.application.progress import ProgressTracker
 from memlane.application.reports import SyncProgress, SyncReport
 from memlane.domain import events
@@ -93,12 +103,14 @@ class WantedMeta:
         sources: Mapping[Source, FileSource],
         settings: MemorySettings,
         scope_hash: str,
+        workspace: str = "",
     ) -> None:
         self._store = store
         self._runtime = runtime
         self._sources = tuple(sorted(sources))
         self._settings = settings
         self._scope_hash = scope_hash
+        self._workspace = workspace
 
     def __call__(self) -> IndexMeta:
         """Return the wanted meta; embedding fields stay as stored when keyword-only."""
@@ -117,6 +129,7 @@ class WantedMeta:
             model=KEYWORD_ONLY_MODEL,
             provider_key="",
             dimensions=None,
+            workspace=self._workspace,
         )
         if provider is not None:
             return replace(
@@ -166,13 +179,32 @@ class SyncService:
         self._settings = settings
         self._lock = threading.Lock()  # one sync at a time; close waits for the running one
         self._state_lock = threading.Lock()
-        self._dirty = True  # nothing is known about the files until the first sync
+        # None: this process has not synced yet and knows nothing about the files.
+        self._dirty: bool | None = None
         self._last: SyncReport | None = None
+        self._last_at: str | None = None
+        self._read_only: str | None = None  # why the store could not be written, once seen
+        self._read_only_told = False
 
     @property
     def dirty(self) -> bool:
-        """Whether files may have changed since the last sync."""
+        """Whether files may have changed since the last sync (unknown counts as changed)."""
+        return self._dirty is not False
+
+    @property
+    def dirty_known(self) -> bool | None:
+        """`dirty` as this process knows it; None before its first sync or change notice."""
         return self._dirty
+
+    @property
+    def last_synced_at(self) -> str | None:
+        """When this process's last sync finished (ISO 8601, UTC), None before the first."""
+        return self._last_at
+
+    @property
+    def read_only(self) -> str | None:
+        """Why the index could not be written, if a sync found it read-only."""
+        return self._read_only
 
     @property
     def last_report(self) -> SyncReport | None:
@@ -194,6 +226,32 @@ class SyncService:
         """Bring the index in line with the files; `force` rebuilds it completely (safely)."""
         with self._lock:
             return self._run(trigger, force=force, progress=progress)
+
+    def run_unless_read_only(self, trigger: SyncTrigger) -> SyncReport | None:
+        """Like `run`, but a read-only index is not an error: the sync is skipped (None).
+
+        Searching needs no write: it answers from the index as it is. After the first such
+        skip, `take_read_only_notice` has a warning for the caller to show, once.
+        """
+        try:
+            return self.run(trigger)
+        except Exception as exc:
+            if not caused_by(exc, StoreReadOnly):
+                raise
+            with self._state_lock:
+                first = self._read_only is None
+                self._read_only = str(exc)
+            if first:  # info: the caller shows the notice (take_read_only_notice) to the user
+                log.info("store_read_only", error=str(exc))
+            return None
+
+    def take_read_only_notice(self) -> str | None:
+        """The read-only warning, the first time it is asked for after the index was found so."""
+        with self._state_lock:
+            if self._read_only is None or self._read_only_told:
+                return None
+            self._read_only_told = True
+            return f"could not sync, searching the index as it is: {self._read_only}"
 
     def close_store(self) -> None:
         """Wait for a running sync, then release the store."""
@@ -230,12 +288,13 @@ class SyncService:
                 self._progress.set_phase("index", total=len(detection.events))
                 handled += self._bus.publish(detection.events)
             backfilled = self._backfill()
-            self._tidy()
+            self._tidy(handled)
         finally:
             unsubscribe()
         report = SyncReport(
             reason=trigger.value,
-            full_reindex=full is not None,
+            # A rebuild the log still held (an interrupted --force) is one too.
+            full_reindex=full is not None or counts.rebuilt,
             files_indexed=counts.indexed,
             files_removed=counts.removed,
             files_unchanged=unchanged,
@@ -245,9 +304,22 @@ class SyncService:
             duration_ms=round((self._clock.monotonic() - started) * 1000, 2),
             issues=self._issues.all(),
         )
+        finished_at = self._clock.now().isoformat()
+        self._issues.persist()
+        if handled or backfilled:
+            self._store.record_sync(
+                SyncRecord(
+                    finished_at=finished_at,
+                    reason=report.reason,
+                    full_reindex=report.full_reindex,
+                    files_indexed=report.files_indexed,
+                    files_removed=report.files_removed,
+                )
+            )
         with self._state_lock:
             self._dirty = False
             self._last = report
+            self._last_at = finished_at
         log.info(
             "sync_finished",
             reason=report.reason,
@@ -266,12 +338,14 @@ class SyncService:
             return 0
         self._progress.set_phase("vectors")
         try:
-            return backfill_vectors(
+            done = backfill_vectors(
                 self._store,
                 provider,
                 use_cache=self._settings.cache.enabled,
                 on_embedded=self._progress.embedded,
             )
+            self._issues.clear("index", "(vectors)")
+            return done
         except EmbeddingError as exc:
             log.warning("vector_backfill_failed", provider=provider.id, error=str(exc))
             self._issues.report("index", "(vectors)", f"embedding failed, will retry: {exc}")
@@ -280,11 +354,17 @@ class SyncService:
                 return self._backfill()
             return 0
 
-    def _tidy(self) -> None:
+    def _tidy(self, handled: int) -> None:
+        # Each write only when there is something to do (a read-only index must still sync).
         cache = self._settings.cache
-        if cache.enabled and cache.max_entries is not None:
+        if (
+            cache.enabled
+            and cache.max_entries is not None
+            and self._store.cache_size() > cache.max_entries
+        ):
             self._store.cache_prune(cache.max_entries)
-        self._log.compact(keep_last=EVENT_LOG_KEEP)
+        if handled:  # the log only grows when events are handled; otherwise nothing to compact
+            self._log.compact(keep_last=EVENT_LOG_KEEP)
         self._progress.set_phase("idle")
 
 
@@ -294,6 +374,7 @@ class _Counter:
     def __init__(self) -> None:
         self.indexed = 0
         self.removed = 0
+        self.rebuilt = False
 
     def __call__(self, record: RecordedEvent) -> None:
         if isinstance(record.event, events.FileIndexed):
@@ -301,4 +382,6 @@ class _Counter:
         elif isinstance(record.event, events.FileRemoved):
             self.removed += 1
         elif isinstance(record.event, events.IndexRebuilt):
-            self.indexed += record.event.files
+            # A rebuild's count replaces what incremental handlers counted before it.
+            self.indexed = record.event.files
+            self.rebuilt = True

@@ -40,6 +40,9 @@ class IndexMeta:
     dimensions: int | None
     session_chunk_tokens: int = SESSION_CHUNKING.tokens
     session_chunk_overlap: int = SESSION_CHUNKING.overlap
+    # The workspace the index serves ("" in indexes from before it was recorded). Not a shape:
+    # a different one is refused before any sync, or moved to on purpose (application/workspace).
+    workspace: str = ""
 
 
 def reindex_reason(stored: IndexMeta | None, wanted: IndexMeta) -> ReindexReason | None:

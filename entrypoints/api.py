@@ -8,6 +8,7 @@ import os
 import threading
 import weakref
 from collections.abc import Iterable, Mapping
+from dataclasses import replace
 from pathlib import Path
 
 import structlog
@@ -16,22 +17,24 @@ from memlane.application.memory import MemoryManager
 from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.file_source import SourceError
 from memlane.application.ports.index_store import StoreError
+from memlane.application.workspace import Origin, WorkspaceRequest, bind_workspace
 from memlane.domain.errors import DISABLED_REASON, DomainError
 from memlane.domain.search import SearchResult
 from memlane.entrypoints.config.resolve import IgnoredKey
 from memlane.entrypoints.config.runtime import RuntimeConfig, resolve_runtime
 from memlane.entrypoints.logging import configure_logging
 
+log = structlog.get_logger()
+_ORIGINS: dict[str, Origin] = {"flag": "flag", "env": "env", "config": "config"}
 _managers: dict[str, MemoryManager] = {}
 # One live manager per key, even under concurrent `open`: two would write the same index.
 _creating = threading.Lock()
 _runtimes: weakref.WeakKeyDictionary[MemoryManager, RuntimeConfig] = weakref.WeakKeyDictionary()
 _warned: set[IgnoredKey] = set()
-_log = structlog.get_logger()
 
 
 def _log_ignored(found: IgnoredKey) -> None:
-    _log.warning("config_key_ignored", key=found.key, reason=found.reason)
+    log.warning("config_key_ignored", key=found.key, reason=found.reason)
 
 
 def resolve_config(
@@ -78,6 +81,7 @@ def open_manager(
     config_path: str | None = None,
     env: Mapping[str, str] | None = None,
     start_background: bool = False,
+    move_workspace: bool = False,
 ) -> MemoryManager:
     """Return the live MemoryManager of (agent, workspace, settings), creating it once.
 
@@ -85,19 +89,14 @@ def open_manager(
     used instead of the config file. `start_background` starts the watcher and timers (not
     when `memorySearch.enabled` is false). Each key the config sets that memlane ignores is
     logged once per process, as a warning on stderr (see `note_warned`).
+    The index serves the workspace it recorded (application/workspace.py): another named one
+    raises WorkspaceMismatch unless `move_workspace`; a missing folder raises WorkspaceMissing.
     """
     if not structlog.is_configured():
         # A library must not print to the host's stdout: warnings and errors go to stderr.
         configure_logging(level="warning")
-    environ = dict(os.environ if env is None else env)
-    runtime = resolve_config(
-        workspace=workspace,
-        agent_id=agent_id,
-        state_dir=state_dir,
-        config=config,
-        config_path=config_path,
-        env=environ,
-    )
+    environ, runtime = _resolve(workspace, agent_id, state_dir, config, config_path, env)
+    runtime = _bound(runtime, move=move_workspace)
     for found in runtime.ignored:
         if found not in _warned:
             _warned.add(found)
@@ -115,6 +114,45 @@ def open_manager(
     return manager
 
 
+def move_damaged_index(
+    *,
+    agent_id: str | None = None,
+    state_dir: str | os.PathLike[str] | None = None,
+    config: Mapping[str, object] | None = None,
+    config_path: str | None = None,
+    env: Mapping[str, str] | None = None,
+) -> tuple[Path, Path]:
+    """Move this agent's index file aside (`memory.db.corrupt-<UTC time>`, with -wal/-shm).
+
+    For a damaged index: the sources are intact, so a forced sync rebuilds it. Close the
+    manager first. Returns (index path, where the damaged file went).
+    """
+    from memlane.entrypoints.container import move_damaged_index as move
+
+    _, runtime = _resolve(None, agent_id, state_dir, config, config_path, env)
+    return runtime.store_path, move(runtime.store_path)
+
+
+def _resolve(
+    workspace: str | os.PathLike[str] | None,
+    agent_id: str | None,
+    state_dir: str | os.PathLike[str] | None,
+    config: Mapping[str, object] | None,
+    config_path: str | None,
+    env: Mapping[str, str] | None,
+) -> tuple[dict[str, str], RuntimeConfig]:
+    environ = dict(os.environ if env is None else env)
+    runtime = resolve_config(
+        workspace=workspace,
+        agent_id=agent_id,
+        state_dir=state_dir,
+        config=config,
+        config_path=config_path,
+        env=environ,
+    )
+    return environ, runtime
+
+
 def close_all() -> None:
     """Close every live manager (host-app shutdown)."""
     with _creating:
@@ -122,6 +160,25 @@ def close_all() -> None:
         _managers.clear()
     for manager in managers:
         manager.close()
+
+
+def _bound(runtime: RuntimeConfig, *, move: bool) -> RuntimeConfig:
+    """`runtime` with the workspace the index is bound to (see application/workspace.py)."""
+    from memlane.entrypoints.container import recorded_workspace
+
+    binding = bind_workspace(
+        WorkspaceRequest(
+            path=str(runtime.workspace.resolve()),
+            origin=_ORIGINS.get(runtime.workspace_origin, "cwd"),
+        ),
+        recorded_workspace(runtime.store_path),
+        store=str(runtime.store_path),
+        is_folder=os.path.isdir,
+        move=move,
+    )
+    if binding.notice is not None:
+        log.warning("workspace_bound", detail=binding.notice)
+    return replace(runtime, workspace=Path(binding.path))
 
 
 def _build(runtime: RuntimeConfig, env: Mapping[str, str]) -> MemoryManager:

@@ -20,7 +20,8 @@ from memlane import __version__
 from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.event_log import EventLogError
 from memlane.application.ports.file_source import FileMissing, SourceError
-from memlane.application.ports.index_store import StoreError
+from memlane.application.ports.index_store import StoreCorrupt, StoreError, caused_by
+from memlane.application.workspace import WorkspaceError
 from memlane.domain.errors import DISABLED_REASON, ConfigError, InvalidQuery
 from memlane.domain.events import event_to_record, type_name
 from memlane.entrypoints.cli_output import (
@@ -78,24 +79,43 @@ class _Options:
             )
         return runtime.settings.enabled
 
-    def manager(self) -> MemoryManager:
+    def manager(self, *, move_workspace: bool = False, **overrides: object) -> MemoryManager:
+        with _errors():
+            return self.open(move_workspace=move_workspace, **overrides)
+
+    def open(self, *, move_workspace: bool = False, **overrides: object) -> MemoryManager:
+        """The manager, opened on first use; errors are raised as they are (see `manager`)."""
         if self._manager is None:
             from memlane.entrypoints.api import open_manager
 
             self.runtime()  # warns, once
-            with _errors():
-                self._manager = open_manager(
-                    workspace=self.values["workspace"],
-                    agent_id=self.values["agent"],
-                    state_dir=self.values["state_dir"],
-                    config_path=self.values["config"],
-                )
+            self._manager = open_manager(
+                workspace=self.values["workspace"],
+                agent_id=self.values["agent"],
+                state_dir=self.values["state_dir"],
+                config_path=self.values["config"],
+                config=overrides or None,
+                move_workspace=move_workspace,
+            )
         return self._manager
+
+    def move_damaged_index(self) -> tuple[str, str]:
+        """Close the manager and move the index file aside; return (index, where it went)."""
+        from memlane.entrypoints.api import move_damaged_index
+
+        self.close()
+        path, moved = move_damaged_index(
+            agent_id=self.values["agent"],
+            state_dir=self.values["state_dir"],
+            config_path=self.values["config"],
+        )
+        return str(path), str(moved)
 
     def close(self) -> None:
         if self._manager is not None:
+            manager, self._manager = self._manager, None
             try:
-                self._manager.close()
+                manager.close()
             except Exception as exc:  # closing must not change the exit code
                 click.echo(f"memlane: close failed: {exc}", err=True)
 
@@ -107,6 +127,8 @@ def _errors() -> Iterator[None]:
         yield
     except (ConfigError, InvalidQuery) as exc:
         raise click.UsageError(str(exc)) from exc
+    except WorkspaceError as exc:
+        raise click.ClickException(str(exc)) from exc
     except FileMissing as exc:
         raise click.ClickException(f"not found: {exc.path}") from exc
     except SourceError as exc:
@@ -114,7 +136,14 @@ def _errors() -> Iterator[None]:
     except EmbeddingError as exc:
         raise click.ClickException(f"embedding provider failed: {exc}") from exc
     except (StoreError, EventLogError) as exc:
-        raise click.ClickException(f"index error: {exc}") from exc
+        hint = _REPAIR_HINT if caused_by(exc, StoreCorrupt) else ""
+        raise click.ClickException(f"index error: {exc}{hint}") from exc
+
+
+_REPAIR_HINT = (
+    "\nThe notes and transcripts are intact: `memlane index --force` moves the damaged index "
+    "aside and rebuilds it from them."
+)
 
 
 def _set_global(ctx: click.Context, param: click.Parameter, value: str | None) -> None:
@@ -146,7 +175,11 @@ _GLOBAL_FLAGS: tuple[tuple[tuple[str, ...], str], ...] = (
     "--state-dir", envvar="MEMLANE_STATE_DIR", help="State directory (default ~/.memlane)."
 )
 @click.option("--agent", help="Agent id (default: the config's default agent, else 'main').")
-@click.option("--workspace", help="Workspace holding MEMORY.md and memory/ (default: cwd).")
+@click.option(
+    "--workspace",
+    help="Workspace holding MEMORY.md and memory/ (default: the config's, else the one the "
+    "index recorded, else the current directory for a new index).",
+)
 @click.option(
     "--log-level",
     default="warning",
@@ -173,20 +206,43 @@ def cli(
 
 
 @cli.command()
-@click.option("--force", is_flag=True, help="Rebuild the whole index safely.")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Rebuild the whole index safely; a damaged index file is moved aside first.",
+)
+@click.option(
+    "--move-workspace",
+    is_flag=True,
+    help="Bind the index to --workspace (or the current directory) although it recorded "
+    "another workspace.",
+)
 @click.option("--verbose", is_flag=True, help="Print provider and sources first.")
 @_global_options
 @click.pass_obj
-def index(options: _Options, force: bool, verbose: bool) -> None:
+def index(options: _Options, force: bool, move_workspace: bool, verbose: bool) -> None:
     """Sync the index with the files now."""
     if not options.enabled():
         return
-    manager = options.manager()
-    if verbose:
-        status = manager.status(deep=False)
-        click.echo(f"workspace: {status.workspace}\nstore: {status.store_path}", err=True)
     with _errors(), progress_bar() as on_progress:
-        report = manager.sync(force=force, progress=on_progress)
+        try:
+            manager = options.open(move_workspace=move_workspace)
+            if verbose:
+                status = manager.status(deep=False)
+                click.echo(f"workspace: {status.workspace}\nstore: {status.store_path}", err=True)
+            report = manager.sync(force=force, progress=on_progress)
+        except Exception as exc:
+            if not (force and caused_by(exc, StoreCorrupt)):
+                raise
+            # The sources are intact: keep the damaged file for inspection, rebuild from them.
+            path, moved = options.move_damaged_index()
+            click.echo(
+                f"memlane: the index {path} is damaged ({exc}); moved it aside to {moved} and "
+                "rebuilding it from the notes and transcripts",
+                err=True,
+            )
+            manager = options.open(move_workspace=move_workspace)
+            report = manager.sync(force=True, progress=on_progress)
     click.echo(summary(report))
 
 
@@ -218,7 +274,7 @@ def search(
         return
     manager = options.manager()
     with _errors():
-        manager.sync()
+        manager.refresh()  # a read-only index is searched as it is; the response says so once
         response = manager.search(
             text, max_results=max_results, min_score=min_score, explain=explain
         )

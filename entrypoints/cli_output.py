@@ -150,6 +150,8 @@ def status_text(s: StatusReport) -> str:
     lines += [f"  {b.source} · {b.files} files · {b.chunks} chunks" for b in s.by_source]
     lines += [
         f"Dirty: {'yes' if s.dirty else 'no'}",
+        f"Last sync: {s.last_synced_at or 'never'}"
+        + (f" ({s.last_sync_reason})" if s.last_sync_reason else ""),
         f"Store: {s.store_path}",
         f"Workspace: {s.workspace}",
         f"Vector: {'ready' if s.vector_available else 'unavailable'}"
@@ -160,6 +162,8 @@ def status_text(s: StatusReport) -> str:
     ]
     if s.fallback_from:
         lines.append(f"Fallback: from {s.fallback_from} ({s.fallback_reason})")
+    if s.read_only:
+        lines.append(f"Read-only: {s.read_only}")
     if s.issues:
         lines.append("Issues:")
         lines += [f"  {i.path}: {i.reason}" for i in s.issues]

@@ -24,6 +24,9 @@ from memlane.adapters.sources.jsonl_sessions import JsonlSessionSource
 from memlane.adapters.sources.note_writer import FilesystemNoteWriter
 from memlane.adapters.sources.watcher import WatchdogChangeWatcher
 from memlane.adapters.store.database import SqliteDatabase
+from memlane.adapters.store.meta_table import INDEX_META_KEY
+from memlane.adapters.store.meta_table import recorded_workspace as recorded_workspace_of
+from memlane.adapters.store.quarantine import move_aside
 from memlane.adapters.store.sqlite_event_log import SqliteEventLog
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.application.change_detection import ChangeDetector
@@ -35,7 +38,7 @@ from memlane.application.memory import MemoryManager
 from memlane.application.messagebus import MessageBus
 from memlane.application.ports.embedding import EmbeddingProvider
 from memlane.application.ports.file_source import ChangeWatcher, FileSource
-from memlane.application.ports.index_store import IndexStore
+from memlane.application.ports.index_store import IndexStore, StoreCorrupt
 from memlane.application.ports.note_writer import NoteWriter
 from memlane.application.progress import ProgressTracker
 from memlane.application.provider_selection import ProviderChoice, choose_provider
@@ -147,6 +150,28 @@ def scope_hash(settings: MemorySettings, workspace: Path, sessions_dir: Path) ->
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
+def recorded_workspace(store_path: Path) -> str | None:
+    """The workspace the index at `store_path` recorded, None for no index or none recorded.
+
+    Read without migrating or creating anything, before the application is built: which
+    workspace it serves depends on it (application/workspace.py).
+
+    Raises:
+        StoreError: the file exists and cannot be read (StoreCorrupt when damaged).
+    """
+    value = SqliteDatabase.peek_meta(store_path, INDEX_META_KEY)
+    try:
+        return None if value is None else recorded_workspace_of(value)
+    except ValueError as exc:  # the meta record itself is damaged
+        raise StoreCorrupt(f"{store_path}: unreadable index meta: {exc}") from exc
+
+
+def move_damaged_index(store_path: Path) -> Path:
+    """Move a damaged index file (with its -wal/-shm) aside, named by the UTC time; return
+    where it went."""
+    return move_aside(store_path, SystemClock().now().strftime("%Y%m%dT%H%M%SZ"))
+
+
 def _available_sources(memory: FileSource, sessions: FileSource) -> dict[Source, FileSource]:
     return {"memory": memory, "sessions": sessions}
 
@@ -228,7 +253,7 @@ class Application(containers.DeclarativeContainer):
     recovery_stats: providers.Provider[Callable[[], RecoveryStats] | None] = providers.Object(None)
 
     sources = providers.Singleton(_active_sources, available_sources, settings)
-    issues = providers.Singleton(IssueBoard)
+    issues = providers.Singleton(IssueBoard, store)
     progress = providers.Singleton(ProgressTracker)
     preparer = providers.Singleton(_preparer, sources, settings, redact)
     detector = providers.Singleton(
@@ -246,6 +271,7 @@ class Application(containers.DeclarativeContainer):
         sources=sources,
         settings=settings,
         scope_hash=scope_hash,
+        workspace=workspace,
     )
     index_file = providers.Singleton(
         IndexFile,

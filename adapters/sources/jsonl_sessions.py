@@ -52,7 +52,8 @@ class JsonlSessionSource:
             with os.scandir(self._dir) as it:
                 entries = list(it)
         except FileNotFoundError:
-            return ScanResult(files=[], issues=[SourceIssue(_PREFIX, "sessions folder missing")])
+            # A fresh agent has had no session yet: nothing to index, nothing wrong (issue #14).
+            return ScanResult(files=[], issues=[])
         except OSError as exc:
             reason = f"unreadable sessions folder: {exc.strerror}"
             return ScanResult(files=[], issues=[SourceIssue(_PREFIX, reason)])

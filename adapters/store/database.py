@@ -13,6 +13,7 @@ rebuild can carry the event log over). It owns three behaviours the adapters rel
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sqlite3
 import threading
@@ -41,6 +42,9 @@ _CORRUPT = re.compile(
     r"file is not a database|database disk image is malformed|file is encrypted|malformed",
     re.IGNORECASE,
 )
+# What SQLite says when the file exists but cannot be opened for writing (read-only file system
+# or folder: the -shm / -wal files cannot be created; a read-only file).
+_CANNOT_WRITE = re.compile(r"unable to open database file|readonly|read-only", re.IGNORECASE)
 _MAX_STALE_RETRIES = 3
 # Raw driver errors can escape when an adapter uses the DB-API cursor directly for bulk work.
 DRIVER_ERRORS: tuple[type[Exception], ...] = (SQLAlchemyError, sqlite3.Error, sqlean.Error)
@@ -71,6 +75,7 @@ class SqliteDatabase:
         self._failures = 0
         self._last_error: str | None = None
         self._closed = False
+        self._read_only = False
 
     @classmethod
     def open(cls, path: str | Path, *, load_vector: bool = True) -> SqliteDatabase:
@@ -87,8 +92,11 @@ class SqliteDatabase:
     def initialise(self) -> None:
         """Migrate the schema and reconcile derived tables; only writes when there is work.
         Also removes the temporary databases of rebuilds killed earlier (`temp_files`)."""
-        remove_abandoned_temps(self.path)
+        # A read-only folder: nothing a dead rebuild left can be removed there anyway.
+        with contextlib.suppress(OSError):
+            remove_abandoned_temps(self.path)
         try:
+            self._open_readable()
             with self.read() as conn:
                 version = migrations.schema_version(conn)
             if version != len(migrations.MIGRATIONS):
@@ -105,13 +113,59 @@ class SqliteDatabase:
             self.close()
             raise
 
+    def _open_readable(self) -> None:
+        """Connect once; a file that exists but cannot be written is opened read-only.
+
+        Searching needs no write (issue #14): on a read-only file system the index still
+        answers, and every write fails with StoreReadOnly, which a sync reports once.
+        """
+        try:
+            with self.read():
+                return
+        except StoreError as exc:
+            if self._read_only or not self.path.is_file() or not _CANNOT_WRITE.search(str(exc)):
+                raise
+        self.reset()
+        self._read_only = True
+        with self.read():
+            return
+
+    @property
+    def read_only(self) -> bool:
+        """Whether the file was opened read-only (it could not be opened for writing)."""
+        return self._read_only
+
+    @classmethod
+    def peek_meta(cls, path: str | Path, key: str) -> str | None:
+        """Read one `meta` value of an existing index without migrating or creating anything.
+
+        None when there is no file, no meta table or no such key.
+        """
+        file = Path(path)
+        if not file.is_file():
+            return None
+        db = cls(file, load_vector=False)
+        try:
+            db._open_readable()
+            with db.read() as conn:
+                if not conn.exec_driver_sql(
+                    "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+                ).first():
+                    return None
+                row = conn.exec_driver_sql("SELECT value FROM meta WHERE key = ?", (key,)).first()
+            return None if row is None else str(row[0])
+        finally:
+            db.close()
+
     @property
     def engine(self) -> Engine:
         """The current engine (created lazily, replaced after a reopen)."""
         if self._closed:
             raise StoreError(f"{self.path}: the database is closed")
         if self._engine is None:
-            self._engine, self._vector = open_engine(self.path, load_vector=self._load_vector)
+            self._engine, self._vector = open_engine(
+                self.path, load_vector=self._load_vector, read_only=self._read_only
+            )
         return self._engine
 
     @property
@@ -213,6 +267,10 @@ class SqliteDatabase:
 
         A read-only failure reopens the engine and retries once (counted in `recovery_stats`).
         """
+        if self._read_only:
+            raise StoreReadOnly(
+                f"{self.path}: read-only (the file or its folder cannot be written)"
+            )
         try:
             return self._write_once(work)
         except DRIVER_ERRORS as exc:

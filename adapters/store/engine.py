@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+from urllib.parse import quote
 
 from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.pool import ConnectionPoolEntry
@@ -69,9 +70,13 @@ def _load_vector_extension(dbapi_connection: Any, status: VectorExtension) -> No
 
 
 def open_engine(
-    path: str | os.PathLike[str], *, load_vector: bool = True
+    path: str | os.PathLike[str], *, load_vector: bool = True, read_only: bool = False
 ) -> tuple[Engine, VectorExtension]:
     """Create the engine for the SQLite file at `path` (created if missing).
+
+    `read_only` opens the file as `immutable`: SQLite then neither locks nor needs the `-shm`
+    and `-wal` files it could not create on a read-only file system or folder; nothing can
+    write the file there anyway, so nothing can change under the reader.
 
     Returns the engine and the live status of the vector extension (updated on each connect).
     Each checked-out connection records the inode it opened in `connection.info["inode"]`, so a
@@ -79,8 +84,13 @@ def open_engine(
     """
     file = Path(path)
     status = VectorExtension(error=None if load_vector else "vector extension disabled")
+    url = (
+        f"sqlite:///file:{quote(str(file))}?immutable=1&uri=true"
+        if read_only
+        else f"sqlite:///{file}"
+    )
     engine = create_engine(
-        f"sqlite:///{file}",
+        url,
         module=_driver(),
         connect_args={"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000},
         pool_size=4,
@@ -95,8 +105,9 @@ def open_engine(
         cursor = dbapi_connection.cursor()
         try:
             cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            cursor.execute("PRAGMA journal_mode = WAL")
-            cursor.execute("PRAGMA synchronous = NORMAL")
+            if not read_only:  # setting the journal mode may write the header
+                cursor.execute("PRAGMA journal_mode = WAL")
+                cursor.execute("PRAGMA synchronous = NORMAL")
             cursor.execute("PRAGMA foreign_keys = OFF")
             cursor.execute(f"PRAGMA cache_size = -{CACHE_SIZE_KIB}")
             cursor.execute(f"PRAGMA mmap_size = {MMAP_SIZE}")

@@ -78,8 +78,15 @@ def index_meta_to_json(meta: IndexMeta) -> str:
             "dimensions": meta.dimensions,
             "session_chunk_tokens": meta.session_chunk_tokens,
             "session_chunk_overlap": meta.session_chunk_overlap,
+            "workspace": meta.workspace,
         }
     )
+
+
+def recorded_workspace(text: str) -> str | None:
+    """The workspace recorded in a stored INDEX_META_KEY value, None when none."""
+    value = json.loads(text).get("workspace")
+    return str(value) if value else None
 
 
 def index_meta_from_json(text: str) -> IndexMeta:
@@ -99,4 +106,5 @@ def index_meta_from_json(text: str) -> IndexMeta:
         # Absent from metas written before these fields existed: -1 forces a rebuild.
         session_chunk_tokens=int(data.get("session_chunk_tokens", -1)),
         session_chunk_overlap=int(data.get("session_chunk_overlap", -1)),
+        workspace=str(data.get("workspace", "")),  # absent before issue #14: none recorded
     )

@@ -100,6 +100,15 @@ _M004: Final = (
 )
 
 
+# Per-file problems kept with the index (issue #14): a new process must still report them, and
+# the version (mtime, size) they were found in, so that an unreadable file is not read again.
+_M005: Final = (
+    "CREATE TABLE IF NOT EXISTS issues("
+    "key TEXT NOT NULL, path TEXT NOT NULL, reason TEXT NOT NULL, mtime FLOAT, size INTEGER, "
+    "PRIMARY KEY (key, path))"
+)
+
+
 def m001_core_tables(conn: Connection) -> None:
     """Create files, chunks, embedding_cache, events and tracking, and name the file."""
     for statement in _M001:
@@ -139,11 +148,17 @@ def m004_vector_deletions(conn: Connection) -> None:
     conn.exec_driver_sql(_M004)
 
 
+def m005_issues(conn: Connection) -> None:
+    """Keep the per-file problems of the last syncs with the index."""
+    conn.exec_driver_sql(_M005)
+
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     m001_core_tables,
     m002_keyword_table,
     m003_vector_rowid_index,
     m004_vector_deletions,
+    m005_issues,
 )
 
 

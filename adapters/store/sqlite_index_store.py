@@ -22,7 +22,7 @@ from pathlib import Path
 
 from sqlalchemy import Connection
 
-from memlane.adapters.store import embedding_cache, meta_table, rows
+from memlane.adapters.store import embedding_cache, meta_table, rows, sync_state
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.rebuild import SqliteIndexRebuild
 from memlane.adapters.store.temp_files import temp_path_for
@@ -35,8 +35,10 @@ from memlane.application.ports.index_store import (
     DimensionMismatch,
     IndexedFile,
     IndexRebuild,
+    RecordedIssue,
     SourceCount,
     StoreError,
+    SyncRecord,
 )
 from memlane.application.reports import RecoveryStats
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
@@ -235,6 +237,26 @@ class SqliteIndexStore:
         """Return the number of cached vectors."""
         with self._db.read() as conn:
             return embedding_cache.size(conn)
+
+    # --- what syncs leave for later processes (sync_state.py) -----------------------------------
+
+    def issues(self) -> list[RecordedIssue]:
+        """Return the recorded per-file problems, sorted by key then path."""
+        with self._db.read() as conn:
+            return sync_state.issues(conn)
+
+    def replace_issues(self, issues: Sequence[RecordedIssue]) -> None:
+        """Replace every recorded problem with `issues`, in one transaction."""
+        self._db.write(lambda conn: sync_state.replace_issues(conn, issues))
+
+    def last_sync(self) -> SyncRecord | None:
+        """Return the last recorded sync, None when none was recorded."""
+        with self._db.read() as conn:
+            return sync_state.last_sync(conn)
+
+    def record_sync(self, record: SyncRecord) -> None:
+        """Record the last sync that changed the index."""
+        self._db.write(lambda conn: sync_state.record_sync(conn, record))
 
     # --- lifecycle -----------------------------------------------------------------------------
 

@@ -37,6 +37,17 @@ class StoreCorrupt(StoreError):
     """The database is damaged or not a memlane index."""
 
 
+def caused_by(exc: BaseException, kind: type[StoreError]) -> bool:
+    """Whether `exc`, or an error it was raised from, is a `kind` (the event log, which lives in
+    the same file, wraps store errors in its own)."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, kind):
+            return True
+        seen = seen.__cause__
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class IndexedFile:
     """The `files` row of one indexed file (primary key: source + path)."""
@@ -55,6 +66,33 @@ class SourceCount:
     source: Source
     files: int
     chunks: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedIssue:
+    """A per-file problem as kept with the index, so that a new process still reports it.
+
+    `key` is a source, or another area (`scan:<source>` for listing problems, `index`,
+    `provider`). `mtime` / `size` name the version of the file the problem was found in: that
+    version is not read again until it changes (None when the problem is not about one file).
+    """
+
+    key: str
+    path: str
+    reason: str
+    mtime: float | None = None
+    size: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SyncRecord:
+    """The last sync that changed the index, as recorded with it (`status` in a new process)."""
+
+    finished_at: str  # ISO 8601, UTC
+    reason: str
+    full_reindex: bool
+    files_indexed: int
+    files_removed: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -185,6 +223,22 @@ class IndexStore(IndexWriter, Protocol):
 
     def begin_rebuild(self) -> IndexRebuild:
         """Start a full reindex into a temporary database (cache carried over)."""
+        ...
+
+    def issues(self) -> list[RecordedIssue]:
+        """Return the recorded per-file problems, sorted by key then path."""
+        ...
+
+    def replace_issues(self, issues: Sequence[RecordedIssue]) -> None:
+        """Replace every recorded problem with `issues`, in one transaction."""
+        ...
+
+    def last_sync(self) -> SyncRecord | None:
+        """Return the last recorded sync, None when none was recorded."""
+        ...
+
+    def record_sync(self, record: SyncRecord) -> None:
+        """Record the last sync that changed the index."""
         ...
 
     def vector_status(self) -> tuple[bool, str | None]:

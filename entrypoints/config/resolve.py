@@ -201,9 +201,7 @@ class _Config:
         defaults = object_at(agents_node.get("defaults"), "agents.defaults")
         ignored += [f"agents.defaults.{k}" for k in defaults if k not in _DEFAULTS_KEYS]
         defaults_block = _flatten_block(defaults.get("memorySearch"), "agents.defaults")
-        defaults_workspace = optional_string(
-            defaults.get("workspace"), "agents.defaults.workspace"
-        )
+        defaults_workspace = optional_string(defaults.get("workspace"), "agents.defaults.workspace")
 
         entries = agents_node.get("list")
         if entries is None:

@@ -69,6 +69,9 @@ class RuntimeConfig:
     ignored: tuple[IgnoredKey, ...] = ()
     # The reference system's state directory when its config is the one read.
     reference_state: Path | None = None
+    # Where `workspace` came from: "flag", "env", "config", or "cwd" when nothing named one (the
+    # index's recorded workspace then wins, application/workspace.py).
+    workspace_origin: str = "cwd"
 
 
 def apply_overrides(tree: Mapping[str, object], overrides: Mapping[str, object]) -> ConfigTree:
@@ -212,6 +215,15 @@ def resolve_runtime(
         env=merged_env,
         ignored=tuple(ignored),
         reference_state=reference,
+        workspace_origin=(
+            "flag"
+            if workspace
+            else "env"
+            if env_value(env, ENV_WORKSPACE)
+            else "config"
+            if resolve_workspace(tree, agent)
+            else "cwd"
+        ),
     )
 
 

@@ -15,7 +15,9 @@ from memlane.application.ports.index_store import (
     DimensionMismatch,
     IndexedFile,
     IndexStore,
+    RecordedIssue,
     StoreError,
+    SyncRecord,
 )
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.index_meta import IndexMeta
@@ -487,6 +489,33 @@ class TestRebuild:
             "new",
             "old",
         ]
+
+
+class TestSyncState:
+    """What a sync leaves for a later process: its problems and when it last changed things."""
+
+    def test_issues_are_replaced_as_a_whole(self, store: IndexStore) -> None:
+        binary = RecordedIssue("memory", "memory/b.md", "binary file", mtime=2.5, size=8)
+        listing = RecordedIssue("scan:memory", "memory", "no memory/ folder")
+        store.replace_issues([listing, binary])
+
+        assert store.issues() == [binary, listing]
+
+        store.replace_issues([listing])
+
+        assert store.issues() == [listing]
+
+    def test_no_issues_and_no_sync_at_first(self, store: IndexStore) -> None:
+        assert store.issues() == []
+        assert store.last_sync() is None
+
+    def test_the_last_recorded_sync_is_returned(self, store: IndexStore) -> None:
+        first = SyncRecord("2026-01-01T00:00:00+00:00", "explicit", True, 3, 0)
+        second = SyncRecord("2026-01-02T00:00:00+00:00", "watch", False, 1, 1)
+        store.record_sync(first)
+        store.record_sync(second)
+
+        assert store.last_sync() == second
 
 
 class TestClose:

@@ -22,8 +22,10 @@ from memlane.application.ports.index_store import (
     DimensionMismatch,
     IndexedFile,
     IndexRebuild,
+    RecordedIssue,
     SourceCount,
     StoreError,
+    SyncRecord,
 )
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.index_meta import KEYWORD_ONLY_MODEL, IndexMeta
@@ -89,6 +91,9 @@ class _State:
     dims: int | None = None
     cache: OrderedDict[tuple[CacheKey, ContentHash], Vector] = field(default_factory=OrderedDict)
     seq: int = 0
+    # Like the SQLite file, a rebuild's swap replaces these too (the sync records them again).
+    issues: list[RecordedIssue] = field(default_factory=list)
+    last_sync: SyncRecord | None = None
 
 
 class _FakeWriter:
@@ -328,6 +333,18 @@ class FakeIndexStore(_FakeWriter):
 
     def begin_rebuild(self) -> IndexRebuild:
         return FakeIndexRebuild(self)
+
+    def issues(self) -> list[RecordedIssue]:
+        return sorted(self._state.issues, key=lambda i: (i.key, i.path))
+
+    def replace_issues(self, issues: Sequence[RecordedIssue]) -> None:
+        self._state.issues = list({(i.key, i.path): i for i in issues}.values())
+
+    def last_sync(self) -> SyncRecord | None:
+        return self._state.last_sync
+
+    def record_sync(self, record: SyncRecord) -> None:
+        self._state.last_sync = record
 
     def vector_status(self) -> tuple[bool, str | None]:
         return True, None

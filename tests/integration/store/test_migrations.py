@@ -1,8 +1,9 @@
 """Migrations are history: a file at every past version upgrades to exactly today's schema.
 
 `_CREATED_BY` records what each store schema version created, as read back from
-`sqlite_master` of files built by the code that shipped it (all four versions shipped together
-in 1bd3098 and were unchanged until the DDL was frozen). If a test here fails because a
+`sqlite_master` of files built by the code that shipped it (versions 1-4 shipped together
+in 1bd3098 and were unchanged until the DDL was frozen; version 5, the issues table, came with
+issue #14). If a test here fails because a
 migration now creates something else, the migration was edited: add a new one instead.
 """
 
@@ -136,6 +137,15 @@ _CREATED_BY: dict[int, list[tuple[str, str, str | None]]] = {
             "CREATE TABLE vector_deletions(seq INTEGER PRIMARY KEY AUTOINCREMENT, "
             "rid INTEGER NOT NULL)",
         )
+    ],
+    5: [
+        (
+            "table",
+            "issues",
+            "CREATE TABLE issues(key TEXT NOT NULL, path TEXT NOT NULL, reason TEXT NOT NULL, "
+            "mtime FLOAT, size INTEGER, PRIMARY KEY (key, path))",
+        ),
+        ("index", "sqlite_autoindex_issues_1", None),
     ],
 }
 

@@ -1,0 +1,259 @@
+"""Issue #14 in the application, on fakes: quiet syncs write nothing, problems are kept with the
+index, a read-only index is searched as it is, and status tells what the index recorded."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+
+from memlane.application.issues import FileVersion, IssueBoard
+from memlane.application.ports.file_source import ScanResult
+from memlane.application.ports.index_store import RecordedIssue, StoreReadOnly, SyncRecord
+from memlane.domain import events
+from memlane.domain.config import MemorySettings, QuerySettings
+from tests.fakes.event_log import FakeEventLog
+from tests.fakes.index_store import FakeIndexStore
+from tests.unit.application.conftest import World, message
+
+NOTE = "# Deploys\n\nWe deploy the ingest service to the eu-west cluster every Tuesday.\n"
+
+
+class RecordingStore(FakeIndexStore):
+    """The fake store, noting every write it is asked for; `read_only` refuses them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.writes: list[str] = []
+        self.read_only = False
+
+    def _write(self, name: str) -> None:
+        if self.read_only:
+            raise StoreReadOnly(f"{name}: the file system is read-only")
+        self.writes.append(name)
+
+    def replace_file(self, *args: Any, **kwargs: Any) -> None:
+        self._write("replace_file")
+        super().replace_file(*args, **kwargs)
+
+    def set_meta(self, *args: Any, **kwargs: Any) -> None:
+        self._write("set_meta")
+        super().set_meta(*args, **kwargs)
+
+    def touch_file(self, *args: Any, **kwargs: Any) -> None:
+        self._write("touch_file")
+        super().touch_file(*args, **kwargs)
+
+    def delete_file(self, *args: Any, **kwargs: Any) -> None:
+        self._write("delete_file")
+        super().delete_file(*args, **kwargs)
+
+    def set_vectors(self, model: str, vectors: Mapping[Any, Any]) -> None:
+        self._write("set_vectors")
+        super().set_vectors(model, vectors)
+
+    def cache_put(self, *args: Any, **kwargs: Any) -> None:
+        self._write("cache_put")
+        super().cache_put(*args, **kwargs)
+
+    def cache_prune(self, max_entries: int) -> int:
+        self._write("cache_prune")
+        return super().cache_prune(max_entries)
+
+    def replace_issues(self, issues: Sequence[RecordedIssue]) -> None:
+        self._write("replace_issues")
+        super().replace_issues(issues)
+
+    def record_sync(self, record: SyncRecord) -> None:
+        self._write("record_sync")
+        super().record_sync(record)
+
+
+class RecordingLog(FakeEventLog):
+    """The fake event log, noting every write (the store's read-only flag refuses them)."""
+
+    def __init__(self, store: RecordingStore) -> None:
+        super().__init__()
+        self.store = store
+
+    def append(self, batch: Sequence[events.Event]) -> list[int]:
+        self.store._write("append")
+        return super().append(batch)
+
+    def track(self, handler: str, position: int) -> None:
+        self.store._write("track")
+        super().track(handler, position)
+
+    def compact(self, keep_last: int = 1000) -> int:
+        self.store._write("compact")
+        return super().compact(keep_last)
+
+
+@pytest.fixture
+def recording() -> World:
+    store = RecordingStore()
+    world = World(store=store, log=RecordingLog(store))
+    world.settings = MemorySettings(
+        query=QuerySettings(min_score=0.0), sources=("memory", "sessions")
+    )
+    return world
+
+
+def _store(world: World) -> RecordingStore:
+    assert isinstance(world.store, RecordingStore)
+    return world.store
+
+
+class TestAQuietSyncWritesNothing:
+    def test_nothing_changed_means_no_write_at_all(self, recording: World) -> None:
+        recording.memory.write("MEMORY.md", NOTE)
+        recording.memory.write("memory/blob.md", b"\x00\x01 binary")  # a problem, every time
+        recording.sessions.write("sessions/a.jsonl", message("user", "hi") + "{broken\n")
+        recording.manager().sync()
+        _store(recording).writes.clear()
+
+        report = recording.manager().sync()  # a new process: a fresh application, same index
+
+        assert _store(recording).writes == []
+        assert report.files_indexed == 0
+        assert len(report.issues) == 2
+
+    def test_a_change_is_written_and_recorded(self, recording: World) -> None:
+        manager = recording.manager()
+        recording.memory.write("MEMORY.md", NOTE)
+        manager.sync()
+        recording.memory.write("memory/new.md", "# New\n\nA new note.\n")
+        _store(recording).writes.clear()
+
+        manager.sync()
+
+        assert "replace_file" in _store(recording).writes
+        assert "record_sync" in _store(recording).writes
+
+
+class TestAReadOnlyIndex:
+    def test_search_answers_and_says_once_that_it_could_not_sync(self, recording: World) -> None:
+        recording.memory.write("MEMORY.md", NOTE)
+        recording.manager().sync()
+        recording.memory.write("memory/new.md", "# New\n\nThe ingest service moved.\n")
+        _store(recording).read_only = True
+        manager = recording.manager()
+
+        assert manager.refresh() is None
+        first = manager.search("ingest service")
+        assert manager.refresh() is None
+        second = manager.search("ingest service")
+
+        assert [r.path for r in first.results] == ["MEMORY.md"]
+        assert [w for w in first.warnings if "could not sync" in w] != []
+        assert not [w for w in second.warnings if "could not sync" in w]
+        assert manager.status().read_only is not None
+
+    def test_other_store_errors_are_not_hidden(self, recording: World) -> None:
+        recording.memory.write("MEMORY.md", NOTE)
+        manager = recording.manager()
+        manager.sync()
+
+        def broken() -> ScanResult:
+            raise RuntimeError("disk on fire")
+
+        recording.memory.scan = broken  # type: ignore[method-assign]
+        with pytest.raises(RuntimeError, match="disk on fire"):
+            manager.refresh()
+
+
+class TestProblemsAreKeptWithTheIndex:
+    def test_a_new_process_sees_the_problems_of_files_it_did_not_read(
+        self, recording: World
+    ) -> None:
+        recording.memory.write("MEMORY.md", NOTE)
+        recording.memory.write("memory/blob.md", b"\x00\x01 binary")
+        recording.manager().sync()
+
+        fresh = recording.manager().status()
+
+        assert [i.path for i in fresh.issues] == ["memory/blob.md"]
+
+    def test_a_deleted_problem_file_takes_its_problem_along(self, recording: World) -> None:
+        recording.memory.write("MEMORY.md", NOTE)
+        recording.memory.write("memory/blob.md", b"\x00\x01 binary")
+        recording.manager().sync()
+        recording.memory.delete("memory/blob.md")
+
+        recording.manager().sync()
+
+        assert recording.manager().status().issues == []
+        assert recording.store.issues() == []
+
+    def test_a_fixed_file_is_read_again_and_its_problem_cleared(self, recording: World) -> None:
+        recording.memory.write("memory/blob.md", b"\x00\x01 binary", mtime=1.0)
+        manager = recording.manager()
+        manager.sync()
+
+        recording.memory.write("memory/blob.md", "# Fixed\n\nNow text.\n", mtime=2.0)
+        manager.sync()
+
+        assert manager.status().issues == []
+        assert [f.path for f in recording.store.files("memory")] == ["memory/blob.md"]
+
+
+class TestIssueBoard:
+    def test_it_starts_from_what_the_store_recorded(self) -> None:
+        store = FakeIndexStore()
+        store.replace_issues([RecordedIssue("memory", "a.md", "binary", 1.0, 3)])
+
+        board = IssueBoard(store)
+
+        assert [i.path for i in board.all()] == ["a.md"]
+        assert board.known_unreadable("memory", "a.md", FileVersion(1.0, 3))
+        assert not board.known_unreadable("memory", "a.md", FileVersion(2.0, 3))
+
+    def test_persist_writes_only_a_change(self) -> None:
+        store = FakeIndexStore()
+        board = IssueBoard(store)
+
+        assert board.persist() is False
+        board.report("memory", "a.md", "binary")
+        assert board.persist() is True
+        assert board.persist() is False
+        store.replace_issues([])  # a rebuild's swap: the board is written again
+        assert board.persist() is True
+
+
+class TestStatusInANewProcess:
+    def test_provider_model_and_clean_state_come_from_the_index(self, world: World) -> None:
+        world.memory.write("MEMORY.md", NOTE)
+        world.manager().sync()
+
+        report = world.application().manager().status()
+
+        assert (report.provider, report.model) == ("fake", "fake-bag-of-words")
+        assert report.search_mode == "hybrid"
+        assert report.dirty is False
+        assert report.last_synced_at is not None and report.last_sync_reason == "explicit"
+
+    def test_keyword_only_by_request_is_keyword_mode(self, world: World) -> None:
+        world.memory.write("MEMORY.md", NOTE)
+        world.embedder = None
+        world.manager().sync()
+
+        report = world.manager().status()
+
+        assert report.search_mode == "keyword"
+
+    def test_a_logged_rebuild_nobody_ran_is_dirty_then_one_full_reindex(self, world: World) -> None:
+        world.memory.write("MEMORY.md", NOTE)
+        world.memory.write("memory/b.md", "# B\n\nAnother note.\n")
+        world.manager().sync()
+        interrupted = events.ReindexRequired(
+            occurred_at=datetime(2026, 12, 1, tzinfo=UTC), reason="user_requested"
+        )
+        world.log.append([interrupted])  # what a SIGKILL during `index --force` leaves
+
+        assert world.manager().status().dirty is True
+        report = world.application().manager().sync()
+
+        assert report.full_reindex is True
+        assert report.files_indexed == 2
