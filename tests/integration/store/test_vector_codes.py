@@ -17,7 +17,7 @@ from memlane.adapters.store import vector_code_index
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.adapters.store.vector_codes import CodeFile, code_path
 from memlane.domain.chunks import ChunkId
-from memlane.domain.sources import ALL_SOURCES
+from memlane.domain.sources import ALL_SOURCES, Source
 from tests.integration.store.helpers import DIMS, make_chunks, make_file
 
 pytestmark = pytest.mark.integration
@@ -47,15 +47,15 @@ def _exact(path: Path, query: list[float], limit: int = 15) -> list[tuple[str, f
 
 
 def _fill(
-    store: SqliteIndexStore, files: int, per_file: int, seed: int, source: str = "memory"
+    store: SqliteIndexStore, files: int, per_file: int, seed: int, source: Source = "memory"
 ) -> None:
     rng = random.Random(seed)
     for f in range(files):
         name = f"{source}/s{seed}-f{f}.md"
-        chunks = make_chunks(name, per_file, source=source)  # type: ignore[arg-type]
+        chunks = make_chunks(name, per_file, source=source)
         store.replace_file(
             make_file(name, source=source), chunks, [_vector(rng) for _ in chunks], "m"
-        )  # type: ignore[arg-type]
+        )
 
 
 class TestSameRankingAsTheExactEngine:
@@ -214,6 +214,7 @@ class TestKilledBuilder:
         path = tmp_path / "index.db"
         store = SqliteIndexStore.open(path)
         _fill(store, 20, 10, seed=1)
+        before = b""
         if had_file:
             store.search_vector([1.0] * DIMS, model="m", sources=ALL_SOURCES, limit=3)
             before = code_path(path).read_bytes()
