@@ -8,7 +8,7 @@ sequential pass.
 A query, for `limit` results:
 
 1. Hamming scan of the 1-bit codes of every live, matching row; keep the best
-   max(20 * pool, 4000) (`pool` = max(4 * limit, 200));
+   max(20 * pool, 4000) (`pool` = max(2 * limit, 200));
 2. int8 estimate for those; keep the best `pool`;
 3. exact float32 cosine of those `pool` rows, read from SQLite in the caller's transaction with the
    model and source filter re-checked there: every score returned is the exact one, and a row
@@ -60,7 +60,7 @@ _REBUILD_FRACTION = 0.2
 
 def pool_sizes(limit: int) -> tuple[int, int]:
     """(rows re-scored exactly, rows kept by the Hamming scan) for a query of `limit`."""
-    pool = max(4 * limit, POOL_FLOOR)
+    pool = max(2 * limit, POOL_FLOOR)
     return pool, max(20 * pool, BITS_FLOOR)
 
 
