@@ -8,9 +8,9 @@ pays: open + first query; RSS is that process's peak, mmap pages it touched incl
                 block, top candidates re-scored with float32;
 * `bits`      - 1-bit codes (sign of the vector minus the corpus mean, 48 bytes at 384 dims)
                 memory-mapped, Hamming scan, then int8 re-scoring of the best `C1`, then float32
-                re-scoring of the best pool = max(4k, 200);
+                re-scoring of the best pool = max(2k, 200);
 * `hnsw-i8`   - usearch HNSW with i8 storage, saved and opened as a memory-mapped view, the best
-                pool = max(4k, 200) re-scored with float32.
+                pool = max(2k, 200) re-scored with float32.
 
 Float32 re-scoring here reads a memory-mapped float32 copy (the store reads the same bytes from
 SQLite). Recall@10 is against the exact float32 top-10 of the same query.
@@ -37,7 +37,7 @@ import numpy as np
 
 DIMS = 384
 OPTIONS = ("exact", "int8", "bits", "hnsw-i8")
-# As the store (vector_code_index.pool_sizes): float32 re-scoring of max(4k, 200) rows; the bit
+# As the store (vector_code_index.pool_sizes): float32 re-scoring of max(2k, 200) rows; the bit
 # scan keeps max(20 x that, 4000).
 RESCORE_FLOOR = 200
 BITS_CANDIDATES = 4000
@@ -149,7 +149,7 @@ class Searcher:
             self.index = index
 
     def top(self, q: np.ndarray, k: int) -> np.ndarray:
-        pool = max(k * 4, RESCORE_FLOOR)
+        pool = max(k * 2, RESCORE_FLOOR)
         if self.option == "exact":
             return _exact_top(self.f32, q, k)
         if self.option == "int8":
