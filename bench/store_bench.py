@@ -10,7 +10,7 @@ Vectors are clustered and anisotropic like sentence embeddings (a shared directi
 n/100 cluster directions, noise); recall@10 of the code-file engine is against the exact engine.
 
     .venv/bin/python bench/store_bench.py [--sizes 1000 10000 100000] [--queries 60]
-    .venv/bin/python bench/store_bench.py --sizes 1000000 --queries 40 --out store_bench_1m
+    .venv/bin/python bench/store_bench.py --sizes 1000000 --queries 20 --bulk --out store_bench_1m
 
 Prints a table and writes bench/results/<out>.json (default store_bench.json).
 """
@@ -61,8 +61,11 @@ def clustered_vectors(n: int, rng: Any) -> Any:
     return out
 
 
-def _build(size: int, queries: int, where: Path) -> dict[str, object]:
-    """Fill a store of `size` chunks in `where`; save the queries; time the inserts."""
+def _build(size: int, queries: int, where: Path, bulk: bool) -> dict[str, object]:
+    """Fill a store of `size` chunks in `where`; save the queries; time the inserts.
+
+    `bulk` writes 10k chunks per transaction through the store's row functions, without
+    sqlite-vec, instead of one `replace_file` per 20-chunk file."""
     import numpy as np
 
     from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
@@ -83,8 +86,31 @@ def _build(size: int, queries: int, where: Path) -> dict[str, object]:
     keyword_queries += [build_fts_query(w) or "" for w in rare[: queries // 2]]
     (where / "keyword_queries.json").write_text(json.dumps(keyword_queries))
 
-    store = SqliteIndexStore.open(where / "index.db")
+    from memlane.adapters.store import meta_table, rows
+    from memlane.adapters.store.database import SqliteDatabase
+    from memlane.adapters.store.vec0 import Vec0Table
+
+    # Bulk mode skips sqlite-vec (its mirror is flagged stale) so that a million fits a session.
+    store = SqliteIndexStore(SqliteDatabase.open(where / "index.db", load_vector=not bulk))
     start = time.perf_counter()
+    pending: list[tuple[Any, Any, str]] = []
+    files: list[Any] = []
+
+    def flush() -> None:
+        """Bulk mode: the store's own row writes, 10k chunks per transaction."""
+        table = Vec0Table(store.database)
+
+        def work(conn: Any) -> None:
+            table.ensure_dims(conn, DIMS)
+            rows.insert_chunks(conn, pending, rows.now(conn), table)
+            for file in files:
+                rows.put_file(conn, file)
+            meta_table.bump_generation(conn)
+
+        store.database.write(work)
+        pending.clear()
+        files.clear()
+
     for f in range(size // CHUNKS_PER_FILE):
         first = f * CHUNKS_PER_FILE
         drawn = rng.choice(VOCABULARY, size=(CHUNKS_PER_FILE, WORDS_PER_CHUNK), p=weights)
@@ -94,10 +120,17 @@ def _build(size: int, queries: int, where: Path) -> dict[str, object]:
                   " ".join(words[drawn[i]]), ContentHash(f"h{first + i}"))
             for i in range(CHUNKS_PER_FILE)
         ]  # fmt: skip
-        rows = vectors[first : first + CHUNKS_PER_FILE].tolist()
-        store.replace_file(
-            IndexedFile("memory", name, ContentHash(f"f{f}"), 1.0, 100), chunks, rows, "m"
-        )
+        block = vectors[first : first + CHUNKS_PER_FILE].tolist()
+        file = IndexedFile("memory", name, ContentHash(f"f{f}"), 1.0, 100)
+        if not bulk:
+            store.replace_file(file, chunks, block, "m")
+            continue
+        pending.extend((c, v, "m") for c, v in zip(chunks, block, strict=True))
+        files.append(file)
+        if len(pending) >= 10_000:
+            flush()
+    if pending:
+        flush()
     insert_seconds = time.perf_counter() - start
     # The first search of the default engine builds the code file (above MIN_ROWS vectors).
     t = time.perf_counter()
@@ -111,6 +144,7 @@ def _build(size: int, queries: int, where: Path) -> dict[str, object]:
         "dims": DIMS,
         "insert_chunks_per_s": round(size / insert_seconds),
         "insert_seconds": round(insert_seconds, 1),
+        "insert_mode": "bulk, 10k chunks per transaction, no vec0" if bulk else "replace_file",
         "code_file_build_s": round(index_seconds, 2),
         "file_mb": round(db_bytes / 1e6, 1),
         "code_file_mb": round(codes.stat().st_size / 1e6, 1) if codes.exists() else 0.0,
@@ -128,7 +162,7 @@ def _peak_rss_mb() -> float:
     return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
-def _search(where: Path, engine: str, vec0_queries: int) -> dict[str, object]:
+def _search(where: Path, engine: str, vec0_queries: int, bulk: bool) -> dict[str, object]:
     """Time one engine in this (fresh) process; return timings, RSS and the top-10 chunk ids."""
     import numpy as np
 
@@ -148,7 +182,10 @@ def _search(where: Path, engine: str, vec0_queries: int) -> dict[str, object]:
         return zscore_merge(vector, keyword, vector_weight=0.5, text_weight=0.5)
 
     t = time.perf_counter()
-    store = SqliteIndexStore.open(where / "index.db", vector_search=engine)  # type: ignore[arg-type]
+    from memlane.adapters.store.database import SqliteDatabase
+
+    database = SqliteDatabase.open(where / "index.db", load_vector=not bulk)
+    store = SqliteIndexStore(database, vector_search=engine)  # type: ignore[arg-type]
     fused(store, pairs[0], 200)
     cold = time.perf_counter() - t
 
@@ -191,21 +228,22 @@ def _search(where: Path, engine: str, vec0_queries: int) -> dict[str, object]:
     return result
 
 
-def _run_size(size: int, queries: int, keep: Path | None) -> dict[str, object]:
+def _run_size(size: int, queries: int, keep: Path | None, bulk: bool) -> dict[str, object]:
     """Build in a child process, then time each engine in a fresh child process of its own."""
     where = Path(tempfile.mkdtemp(prefix="store-bench-")) if keep is None else keep
     where.mkdir(parents=True, exist_ok=True)
 
     def child(*args: str) -> dict[str, Any]:
         out = subprocess.run(
-            [sys.executable, __file__, *args, "--where", str(where), "--queries", str(queries)],
+            [sys.executable, __file__, *args, "--where", str(where), "--queries", str(queries),
+             *(["--bulk"] if bulk else [])],
             capture_output=True, text=True, check=True,
         )  # fmt: skip
         parsed: dict[str, Any] = json.loads(out.stdout.strip().splitlines()[-1])
         return parsed
 
     result: dict[str, Any] = child("--build", str(size))
-    engines = {e: child("--search", e) for e in ("codes", "numpy", "vec0")}
+    engines = {e: child("--search", e) for e in ("codes", "numpy", *(() if bulk else ("vec0",)))}
     exact = engines["numpy"].pop("top10_ids")
     got = engines["codes"].pop("top10_ids")
     hits = sum(len(set(a) & set(b)) for a, b in zip(got, exact, strict=True))
@@ -250,7 +288,7 @@ def _table(results: list[dict[str, Any]]) -> str:
         lines.append(f"{label:40}" + "".join(f"{_cell(r.get(key, '-')):>18}" for r in results))
     for engine in ("codes", "numpy", "vec0"):
         for label, key in per_engine:
-            cells = [_cell(r["engines"][engine].get(key, "-")) for r in results]
+            cells = [_cell(r["engines"].get(engine, {}).get(key, "-")) for r in results]
             lines.append(f"{engine + ': ' + label:40}" + "".join(f"{c:>18}" for c in cells))
     return "\n".join(lines)
 
@@ -262,21 +300,22 @@ def main() -> None:
     parser.add_argument("--vec0-queries", type=int, default=10)
     parser.add_argument("--out", default="store_bench", help="result name under bench/results")
     parser.add_argument("--keep", type=Path, help="keep each size's store under this folder")
+    parser.add_argument("--bulk", action="store_true", help="bulk inserts, no sqlite-vec")
     parser.add_argument("--build", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--search", help=argparse.SUPPRESS)
     parser.add_argument("--where", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.build:
-        print(json.dumps(_build(args.build, args.queries, args.where)))
+        print(json.dumps(_build(args.build, args.queries, args.where, args.bulk)))
         return
     if args.search:
-        print(json.dumps(_search(args.where, args.search, args.vec0_queries)))
+        print(json.dumps(_search(args.where, args.search, args.vec0_queries, args.bulk)))
         return
     target = Path(__file__).parent / "results" / f"{args.out}.json"
     results = []
     for size in args.sizes:
         keep = None if args.keep is None else args.keep / str(size)
-        results.append(_run_size(size, args.queries, keep))
+        results.append(_run_size(size, args.queries, keep, args.bulk))
         # A checkpoint after each size: a long run killed later keeps what it measured.
         target.write_text(json.dumps({"machine_cores": 2, "results": results}, indent=2) + "\n")
         print(json.dumps(results[-1]), flush=True)
