@@ -86,6 +86,10 @@ class CodeVectorIndex:
         self._file: CodeFile | None = None
         self._delta = VectorMatrix()
         self._version: tuple[str, str, int] | None = None
+        # (db_id, dims) whose file was last looked for: an exact-mode index looks once, not on
+        # every write, and its delta matrix then refreshes incrementally like the numpy engine.
+        self._checked: tuple[str, int] | None = None
+        self._floor = 0
         self._deletion_seq = 0
         self._alive: Any = np.zeros(0, dtype=bool)
         self._dead = 0
@@ -100,8 +104,10 @@ class CodeVectorIndex:
     def _drop(self) -> None:
         self._file = None
         self._version = None
+        self._checked = None
         self._excluded = {}
         self._delta.invalidate(floor=0)
+        self._floor = 0
 
     # --- freshness -----------------------------------------------------------------------------
 
@@ -111,6 +117,7 @@ class CodeVectorIndex:
         self._dead = 0
         self._deletion_seq = opened.header.deletion_seq
         self._delta.invalidate(floor=opened.header.high_rid)
+        self._floor = opened.header.high_rid
 
     def _rebuild(self, conn: Connection, db_id: str, dims: int, why: str) -> None:
         log.info(
@@ -119,21 +126,29 @@ class CodeVectorIndex:
         self.last_event = f"rebuilt: {why}"
         self._adopt(build(conn, self._db_path, db_id, dims))
 
-    def _open_or_build(self, conn: Connection, db_id: str, dims: int) -> None:
+    def _open_or_build(
+        self, conn: Connection, db_id: str, dims: int, *, vectors: int | None = None
+    ) -> None:
+        """Adopt a valid file on disk (another process may have built it), else build one, or
+        stay exact below `min_rows` vectors."""
+        self._checked = (db_id, dims)
         opened = CodeFile.open(code_path(self._db_path))
         why = "no code file" if opened is None else stale_reason(conn, opened.header, db_id, dims)
         if opened is not None and why is None:
             self._adopt(opened)
             self.last_event = "opened"
             return
-        vectors = int(
-            conn.exec_driver_sql(
-                "SELECT count(*) FROM chunks WHERE embedding IS NOT NULL"
-            ).scalar_one()
-        )
+        if vectors is None:
+            vectors = int(
+                conn.exec_driver_sql(
+                    "SELECT count(*) FROM chunks WHERE embedding IS NOT NULL"
+                ).scalar_one()
+            )
         if vectors < self._min_rows:
-            self._file = None
-            self._delta.invalidate(floor=0)
+            if self._file is not None or self._floor != 0:
+                self._file = None
+                self._delta.invalidate(floor=0)
+                self._floor = 0
             self.last_event = f"exact: {vectors} vectors, below {self._min_rows}"
             return
         self._rebuild(conn, db_id, dims, why or "stale")
@@ -166,26 +181,31 @@ class CodeVectorIndex:
             return
         self._excluded = {}
         header = None if self._file is None else self._file.header
-        if header is None or header.db_id != db_id or header.dims != dims:
+        if self._checked != (db_id, dims) or (
+            header is not None and (header.db_id != db_id or header.dims != dims)
+        ):
             self._open_or_build(conn, db_id, dims)
-        else:
+        elif header is not None:
             oldest = conn.exec_driver_sql("SELECT min(seq) FROM vector_deletions").scalar()
             if oldest is not None and int(oldest) > self._deletion_seq + 1:
                 self._rebuild(conn, db_id, dims, "the deletion log was pruned past this process")
         self._apply_deletions(conn)
         self._delta.refresh(conn, db_id, version[1], dims)
-        why = None
         if self._file is None and self._delta.count >= self._min_rows:
-            why = f"{self._delta.count} vectors"
+            self._open_or_build(conn, db_id, dims, vectors=self._delta.count)
+            self._catch_up(conn, db_id, version[1], dims)
         elif self._file is not None:
             limit = max(self._min_rows, int(_REBUILD_FRACTION * self._file.header.count))
             if self._delta.count > limit or self._dead > limit:
                 why = f"{self._delta.count} new and {self._dead} deleted vectors since the build"
-        if why is not None:
-            self._rebuild(conn, db_id, dims, why)
-            self._apply_deletions(conn)
-            self._delta.refresh(conn, db_id, version[1], dims)
+                self._rebuild(conn, db_id, dims, why)
+                self._catch_up(conn, db_id, version[1], dims)
         self._version = version
+
+    def _catch_up(self, conn: Connection, db_id: str, generation: str, dims: int) -> None:
+        """After adopting a file: mask its deleted rows and load the rows it does not cover."""
+        self._apply_deletions(conn)
+        self._delta.refresh(conn, db_id, generation, dims)
 
     # --- query ---------------------------------------------------------------------------------
 

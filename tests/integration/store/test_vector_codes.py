@@ -250,3 +250,21 @@ class TestKilledBuilder:
         reader.close()
         assert not any(p.exists() for p in leftovers)  # the next build removed them
         assert CodeFile.open(code_path(path)) is not None
+
+
+class TestSmallIndexesStayExact:
+    def test_no_file_below_min_rows_then_one_once_the_index_grows(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setattr(vector_code_index, "MIN_ROWS", 30)
+        path = tmp_path / "index.db"
+        store = SqliteIndexStore.open(path)
+        _fill(store, 4, 5, seed=1)
+        query = _vector(random.Random(2))
+        assert _top(store, query) == _exact(path, query)
+        assert not code_path(path).exists()
+        _fill(store, 4, 5, seed=2)  # 40 vectors now
+        assert _top(store, query) == _exact(path, query)
+        opened = CodeFile.open(code_path(path))
+        assert opened is not None and opened.header.count == 40
+        store.close()
