@@ -13,8 +13,8 @@ pays: open + first query; RSS is that process's peak, mmap pages it touched incl
                 pool = max(2k, 200) re-scored with float32.
 
 `hnsw-i8` needs `pip install usearch` (bench only, not a memlane dependency: the option was
-measured and not taken). Float32 re-scoring here reads a memory-mapped float32 copy (the store reads the same bytes from
-SQLite). Recall@10 is against the exact float32 top-10 of the same query.
+measured and not taken). Float32 re-scoring here reads a memory-mapped float32 copy (the store
+reads the same bytes from SQLite). Recall@k is against the exact float32 top-k of the query.
 
     .venv/bin/python bench/vector_options.py --data clustered --size 100000
     .venv/bin/python bench/vector_options.py --data real --real-npy /tmp/vindex/real.npy
