@@ -274,8 +274,28 @@ def candidates(conn: Connection, scored: Sequence[tuple[int, float]]) -> list[Ca
     return result
 
 
-def _run_keyword(conn: Connection, sql: str, args: tuple[object, ...]) -> list[tuple[int, float]]:
-    """Run a MATCH query; [] for a malformed expression (FTS5 raises an OperationalError)."""
+def keyword_top(
+    conn: Connection, match: str, sources: Sequence[Source], *, every_source: bool, limit: int
+) -> list[tuple[int, float]]:
+    """Return (rid, bm25 rank) of the best `limit` FTS5 matches, best first.
+
+    A malformed MATCH expression gives [] (FTS5 reports it as an OperationalError).
+    """
+    if every_source:
+        # Fast path: FTS5 can stop after the best `limit` rows when nothing else filters.
+        sql = (
+            f"SELECT rowid, rank FROM {schema.FTS_TABLE} WHERE {schema.FTS_TABLE} MATCH ? "
+            "ORDER BY rank LIMIT ?"
+        )
+        args: tuple[object, ...] = (match, limit)
+    else:
+        sql = (
+            f"SELECT t.rowid, t.rank FROM {schema.FTS_TABLE} t "
+            "JOIN chunks c ON c.rid = t.rowid "
+            f"WHERE {schema.FTS_TABLE} MATCH ? AND c.source IN ({placeholders(len(sources))}) "
+            "ORDER BY t.rank LIMIT ?"
+        )
+        args = (match, *sources, limit)
     try:
         with conn.begin_nested():
             rows = conn.exec_driver_sql(sql, args).all()
@@ -285,60 +305,3 @@ def _run_keyword(conn: Connection, sql: str, args: tuple[object, ...]) -> list[t
             return []
         raise
     return [(int(r[0]), float(r[1])) for r in rows]
-
-
-# A source-filtered query first takes this many times `limit` best matches of all sources.
-_FILTER_OVERFETCH = 4
-
-
-def keyword_top(
-    conn: Connection, match: str, sources: Sequence[Source], *, every_source: bool, limit: int
-) -> list[tuple[int, float]]:
-    """Return (rid, bm25 rank) of the best `limit` FTS5 matches, best first.
-
-    A malformed MATCH expression gives [].
-
-    Where the time goes (bench/RESULTS.md, "A million chunks"): FTS5 computes bm25 for every
-    row that matches any OR-ed term before it sorts, so a query with a common term costs in
-    proportion to that term's rows; the source filter added a `chunks` row lookup per match on
-    top. So a filtered query first asks the unfiltered (join-free) query for the best
-    `_FILTER_OVERFETCH * limit` rows and keeps those of the wanted sources: filtering a ranked
-    list keeps its order, so when `limit` of them pass they are exactly the filtered query's best
-    `limit` (the full filtered query runs only when too few pass).
-    """
-    fast = (
-        f"SELECT rowid, rank FROM {schema.FTS_TABLE} WHERE {schema.FTS_TABLE} MATCH ? "
-        "ORDER BY rank LIMIT ?"
-    )
-    if every_source:
-        return _run_keyword(conn, fast, (match, limit))
-    wider = _run_keyword(conn, fast, (match, _FILTER_OVERFETCH * limit))
-    if len(wider) < _FILTER_OVERFETCH * limit:  # every match is in `wider`: filter it all
-        return _filter_sources(conn, wider, sources)[:limit]
-    kept = _filter_sources(conn, wider, sources)
-    if len(kept) >= limit:
-        return kept[:limit]
-    sql = (
-        f"SELECT t.rowid, t.rank FROM {schema.FTS_TABLE} t "
-        "JOIN chunks c ON c.rid = t.rowid "
-        f"WHERE {schema.FTS_TABLE} MATCH ? AND c.source IN ({placeholders(len(sources))}) "
-        "ORDER BY t.rank LIMIT ?"
-    )
-    return _run_keyword(conn, sql, (match, *sources, limit))
-
-
-def _filter_sources(
-    conn: Connection, ranked: Sequence[tuple[int, float]], sources: Sequence[Source]
-) -> list[tuple[int, float]]:
-    """The rows of `ranked` whose chunk is in `sources`, in the same order."""
-    wanted: set[int] = set()
-    for batch in batches([rid for rid, _ in ranked]):
-        wanted.update(
-            int(r[0])
-            for r in conn.exec_driver_sql(
-                f"SELECT rid FROM chunks WHERE rid IN ({placeholders(len(batch))}) "
-                f"AND source IN ({placeholders(len(sources))})",
-                (*batch, *sources),
-            )
-        )
-    return [pair for pair in ranked if pair[0] in wanted]
