@@ -1,9 +1,9 @@
 """Adapter plumbing: an in-process float32 matrix of the stored vectors, for brute-force cosine.
 
 Measured on this machine (bench/store_bench.py), a numpy matrix-vector product over 100k x 384
-unit vectors answers a top-10 query several times faster than sqlite-vec's vec0 KNN scan, so the
-vector leg reads this matrix; it is also the fallback when sqlite-vec cannot load (vector search
-needs no extension at all).
+unit vectors answers a top-10 query several times faster than sqlite-vec's vec0 KNN scan. It is
+the exact engine ("numpy"), the default engine's answer for small indexes and for the vectors
+newer than its code file (vector_code_index.py), and needs no extension at all.
 
 Freshness without re-reading everything: `chunks.rid` is never reused and a changed vector always
 gets a new rid, so a refresh loads only rows with a rid above the highest one held, and marks dead
