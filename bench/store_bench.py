@@ -301,6 +301,7 @@ def main() -> None:
     parser.add_argument("--out", default="store_bench", help="result name under bench/results")
     parser.add_argument("--keep", type=Path, help="keep each size's store under this folder")
     parser.add_argument("--bulk", action="store_true", help="bulk inserts, no sqlite-vec")
+    parser.add_argument("--plot", nargs="+", help="only plot these result files together")
     parser.add_argument("--build", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--search", help=argparse.SUPPRESS)
     parser.add_argument("--where", type=Path, help=argparse.SUPPRESS)
@@ -312,6 +313,11 @@ def main() -> None:
         print(json.dumps(_search(args.where, args.search, args.vec0_queries, args.bulk)))
         return
     target = Path(__file__).parent / "results" / f"{args.out}.json"
+    if args.plot:
+        merged = [r for name in args.plot for r in json.loads(Path(name).read_text())["results"]]
+        merged.sort(key=lambda r: int(r["chunks"]))
+        _plot(merged, target.with_suffix(".png"))
+        return
     results = []
     for size in args.sizes:
         keep = None if args.keep is None else args.keep / str(size)
@@ -336,16 +342,16 @@ def _plot(results: list[dict[str, Any]], path: Path) -> bool:
         return False
     sizes = [r["chunks"] for r in results]
     fig, ax = plt.subplots(figsize=(7.2, 4.6))
-    for engine, key, label in (
-        ("codes", "fused_search_pool200", "fused search, 200/leg"),
-        ("codes", "vector_top10", "vector top-10 (code file)"),
-        ("numpy", "vector_top10", "vector top-10 (exact matrix)"),
-        ("codes", "keyword_top10", "keyword top-10 (FTS5)"),
+    for engine, key, label, color in (
+        ("codes", "fused_search_pool200", "fused search, 200/leg", "C0"),
+        ("codes", "vector_top10", "vector top-10 (code file)", "C1"),
+        ("numpy", "vector_top10", "vector top-10 (exact matrix)", "C2"),
+        ("codes", "keyword_top10", "keyword top-10 (FTS5)", "C3"),
     ):
         for pct, style in (("p50_ms", "-"), ("p95_ms", ":")):
             values = [r["engines"][engine][key][pct] for r in results]
             name = f"{label} {pct[:3]}"
-            ax.plot(sizes, values, style, marker="o", label=name)
+            ax.plot(sizes, values, style, color=color, marker="o", label=name)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("chunks (384 dims)")
