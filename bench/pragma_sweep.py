@@ -16,21 +16,26 @@ import sys
 from pathlib import Path
 
 CONFIGS = [(2_000, 0), (65_536, 0), (2_000, 268_435_456), (65_536, 268_435_456)]
-KEYS = (
-    "insert_chunks_per_s",
-    "vector_top10_numpy",
-    "vector_top10_vec0",
-    "vector_first_query_ms",
-    "keyword_top10",
-    "keyword_top10_source_filtered",
-    "hybrid_pair_top40",
-)
+# Build, then time the exact (numpy) and vec0 engines, all in the patched process.
 CHILD = """
-import json, sys
+import json, sys, tempfile
+from pathlib import Path
 import memlane.adapters.store.engine as engine
 engine.CACHE_SIZE_KIB, engine.MMAP_SIZE = int(sys.argv[1]), int(sys.argv[2])
-from memlane.bench.store_bench import _run_size
-print(json.dumps(_run_size(int(sys.argv[3]), 60)))
+from memlane.bench.store_bench import _build, _search
+where = Path(tempfile.mkdtemp(prefix="pragma-sweep-"))
+built = _build(int(sys.argv[3]), 60, where, False)
+exact = _search(where, "numpy", 20, False)
+vec0 = _search(where, "vec0", 20, False)
+print(json.dumps({
+    "insert_chunks_per_s": built["insert_chunks_per_s"],
+    "vector_top10_numpy": exact["vector_top10"],
+    "vector_top10_vec0": vec0["vector_top10"],
+    "first_fused_search_ms": exact["cold_first_fused_ms"],
+    "keyword_top10": exact["keyword_top10"],
+    "keyword_top10_source_filtered": exact["keyword_top10_source_filtered"],
+    "hybrid_pair_top40": exact["hybrid_pair_top40"],
+}))
 """
 
 
@@ -52,7 +57,7 @@ def main() -> None:
             .splitlines()[-1]
         )
         result = json.loads(out)
-        row = {"cache_kib": cache_kib, "mmap_bytes": mmap, **{k: result[k] for k in KEYS}}
+        row = {"cache_kib": cache_kib, "mmap_bytes": mmap, **result}
         rows.append(row)
         print(
             f"cache {cache_kib:>6} KiB  mmap {mmap >> 20:>4} MiB  "

@@ -5,8 +5,9 @@ The class is a composition; the SQL lives in the modules it calls:
 * `rows` — files, chunks and their FTS5 keyword rows, and the keyword search;
 * `embedding_cache` — the vectors reused across reindexes;
 * `vec0` — the sqlite-vec mirror of the chunk vectors and the vector dimension;
-* `vector_search` — the vector leg's engine (an in-process numpy matrix by default, measured
-  faster than a vec0 KNN scan; `vector_search="vec0"` selects the KNN path instead);
+* `vector_search` — the vector leg's engine (by default a memory-mapped code file beside the
+  database with exact float32 re-scoring; "numpy" is the exact in-process matrix, "vec0"
+  sqlite-vec's KNN);
 * `meta_table` — the stored IndexMeta and the store's bookkeeping keys.
 
 Quirks of the external pieces absorbed here: FTS5 rejects malformed MATCH expressions with an
@@ -50,15 +51,15 @@ from memlane.domain.sources import ALL_SOURCES, Source
 class SqliteIndexStore:
     """The live index in a `SqliteDatabase` (see the module docstring for the quirks)."""
 
-    def __init__(self, db: SqliteDatabase, *, vector_search: VectorSearch = "numpy") -> None:
+    def __init__(self, db: SqliteDatabase, *, vector_search: VectorSearch = "codes") -> None:
         """Serve the index in `db`; `vector_search` picks the vector leg's engine."""
         self._db = db
         self._vector_search = vector_search
         self._vec0 = Vec0Table(db)
-        self._vectors = vector_index(vector_search, self._vec0)
+        self._vectors = vector_index(vector_search, self._vec0, db.path)
 
     @classmethod
-    def open(cls, path: str | Path, *, vector_search: VectorSearch = "numpy") -> SqliteIndexStore:
+    def open(cls, path: str | Path, *, vector_search: VectorSearch = "codes") -> SqliteIndexStore:
         """Open the database at `path` and serve it (convenience for scripts and tests)."""
         return cls(SqliteDatabase.open(path), vector_search=vector_search)
 

@@ -1,9 +1,9 @@
 """Adapter plumbing: an in-process float32 matrix of the stored vectors, for brute-force cosine.
 
 Measured on this machine (bench/store_bench.py), a numpy matrix-vector product over 100k x 384
-unit vectors answers a top-10 query several times faster than sqlite-vec's vec0 KNN scan, so the
-vector leg reads this matrix; it is also the fallback when sqlite-vec cannot load (vector search
-needs no extension at all).
+unit vectors answers a top-10 query several times faster than sqlite-vec's vec0 KNN scan. It is
+the exact engine ("numpy"), the default engine's answer for small indexes and for the vectors
+newer than its code file (vector_code_index.py), and needs no extension at all.
 
 Freshness without re-reading everything: `chunks.rid` is never reused and a changed vector always
 gets a new rid, so a refresh loads only rows with a rid above the highest one held, and marks dead
@@ -12,6 +12,9 @@ since the last refresh. The refresh runs only when the `vector_generation` count
 (bumped by every write that touches vectors, in any process) or the file's `db_id` changed. A
 full reload happens on first use, after a rebuild swap (new `db_id`), a dimension change, or when
 the deletion log was pruned past what this matrix has seen.
+
+With a `floor`, the matrix holds only rids above it: the exact "delta" next to a code file that
+covers the rids up to the floor (vector_code_index.py).
 """
 
 from __future__ import annotations
@@ -43,8 +46,9 @@ class VectorMatrix:
     (masked) and are compacted away once they are a quarter of the rows.
     """
 
-    def __init__(self) -> None:
-        """Start empty; the first `refresh` loads everything."""
+    def __init__(self, floor: int = 0) -> None:
+        """Start empty; the first `refresh` loads every vector with a rid above `floor`."""
+        self._floor = floor
         self._lock = threading.Lock()
         self._version: tuple[str, str] | None = None
         self._labels: dict[str, int] = {}
@@ -62,9 +66,16 @@ class VectorMatrix:
         self._alive: npt.NDArray[np.bool_] = np.zeros(0, dtype=bool)
         self._present_sources: frozenset[int] = frozenset()
 
-    def invalidate(self) -> None:
-        """Forget everything (the file was replaced)."""
+    @property
+    def count(self) -> int:
+        """Live rows held."""
+        return self._count - self._dead
+
+    def invalidate(self, floor: int | None = None) -> None:
+        """Forget everything (the file was replaced); hold only rids above `floor` from now."""
         with self._lock:
+            if floor is not None:
+                self._floor = floor
             self._version = None
             self._reset(self._dims)
 
@@ -135,7 +146,8 @@ class VectorMatrix:
         self._alive = alive
 
     def _load_new_rows(self, conn: Connection, dims: int) -> None:
-        highest = int(self._rids[self._count - 1]) if self._count else 0
+        highest = int(self._rids[self._count - 1]) if self._count else self._floor
+        highest = max(highest, self._floor)
         rows = conn.exec_driver_sql(
             "SELECT rid, model, source, embedding FROM chunks "
             "WHERE rid > ? AND embedding IS NOT NULL ORDER BY rid",

@@ -8,8 +8,10 @@ from pathlib import Path
 
 import pytest
 
+from memlane.adapters.store import vector_code_index
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
+from memlane.adapters.store.vector_search import VectorSearch
 from memlane.application.ports.index_store import (
     CacheKey,
     DimensionMismatch,
@@ -69,12 +71,25 @@ def make_meta(dimensions: int | None = 4, model: str = MODEL) -> IndexMeta:
     )
 
 
-@pytest.fixture(params=["fake", pytest.param("sqlite", marks=pytest.mark.integration)])
-def store(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[IndexStore]:
+@pytest.fixture(
+    params=[
+        "fake",
+        pytest.param("sqlite", marks=pytest.mark.integration),
+        # The default engine builds its code file only above MIN_ROWS vectors: force it here.
+        pytest.param("sqlite-codefile", marks=pytest.mark.integration),
+        pytest.param("sqlite-numpy", marks=pytest.mark.integration),
+    ]
+)
+def store(
+    request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[IndexStore]:
     if request.param == "fake":
         yield FakeIndexStore()
         return
-    real = SqliteIndexStore(SqliteDatabase.open(tmp_path / "index.db"))
+    if request.param == "sqlite-codefile":
+        monkeypatch.setattr(vector_code_index, "MIN_ROWS", 0)
+    engine: VectorSearch = "numpy" if request.param == "sqlite-numpy" else "codes"
+    real = SqliteIndexStore(SqliteDatabase.open(tmp_path / "index.db"), vector_search=engine)
     assert real.vector_status() == (True, None)
     yield real
     real.close()
