@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from dataclasses import replace
 
 import structlog
@@ -25,6 +26,7 @@ from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.event_log import EventLog, RecordedEvent
 from memlane.application.ports.file_source import ChangeWatcher, FileSource
 from memlane.application.ports.index_store import IndexStore
+from memlane.application.ports.sync_lock import SyncLock
 from memlane.application.progress import ProgressTracker
 from memlane.application.queries import Searcher
 from memlane.application.reading import read_lines
@@ -75,8 +77,11 @@ class MemoryManager:
         watcher: ChangeWatcher | None = None,
         redact: Callable[[str], str] | None = None,
         recovery_stats: Callable[[], RecoveryStats] | None = None,
+        sync_lock: SyncLock | None = None,
     ) -> None:
         self.agent_id = agent_id
+        # Shared stores: one sync of this agent at a time across processes and hosts.
+        self._host_lock = sync_lock
         self.workspace = workspace
         self.settings = settings
         self._store = store
@@ -149,7 +154,7 @@ class MemoryManager:
         progress: Callable[[SyncProgress], None] | None = None,
     ) -> SyncReport:
         """Bring the index in line with the files; `force` rebuilds it completely (safely)."""
-        with self._sync_lock:
+        with self._sync_lock, self._host_lock.hold() if self._host_lock else nullcontext():
             return self._sync(force=force, reason=reason, progress=progress)
 
     def _sync(

@@ -19,6 +19,10 @@ from memlane.adapters.embedding.mistral import MistralEmbeddingProvider
 from memlane.adapters.embedding.ollama import OllamaEmbeddingProvider
 from memlane.adapters.embedding.openai import OpenAIEmbeddingProvider
 from memlane.adapters.embedding.voyage import VoyageEmbeddingProvider
+from memlane.adapters.postgres.database import PostgresDatabase
+from memlane.adapters.postgres.postgres_event_log import PostgresEventLog
+from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
+from memlane.adapters.postgres.sync_lock import PostgresSyncLock
 from memlane.adapters.sources.filesystem import FilesystemMemorySource
 from memlane.adapters.sources.jsonl_sessions import JsonlSessionSource
 from memlane.adapters.sources.note_writer import FilesystemNoteWriter
@@ -29,16 +33,18 @@ from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
 from memlane.application.memory import MemoryManager
 from memlane.application.ports.embedding import EmbeddingProvider
+from memlane.application.ports.event_log import EventLog
 from memlane.application.ports.file_source import FileSource
 from memlane.application.ports.index_store import IndexStore
 from memlane.application.ports.note_writer import NoteWriter
+from memlane.application.ports.sync_lock import SyncLock
 from memlane.application.provider_selection import ProviderChoice, choose_provider
 from memlane.application.reports import RecoveryStats
 from memlane.application.writing import WriteNote
 from memlane.domain.config import MemorySettings
 from memlane.domain.redaction import Redactor
 from memlane.domain.sources import Source
-from memlane.entrypoints.config.env import api_key_for, base_url_for
+from memlane.entrypoints.config.env import api_key_for, base_url_for, store_url_for
 from memlane.entrypoints.config.runtime import RuntimeConfig
 
 ProviderFactory = Callable[[], EmbeddingProvider]
@@ -151,6 +157,37 @@ def _recovery(store: IndexStore) -> Callable[[], RecoveryStats] | None:
     return stats
 
 
+StoreDatabase = SqliteDatabase | PostgresDatabase
+
+
+def open_database(rc: RuntimeConfig, env: Mapping[str, str]) -> StoreDatabase:
+    """The database `store.driver` names: the agent's SQLite file, or the shared PostgreSQL."""
+    if rc.settings.store.driver == "postgres":
+        return PostgresDatabase.open(store_url_for(rc.settings, env))
+    return SqliteDatabase.open(rc.store_path, load_vector=rc.settings.store.vector_enabled)
+
+
+def index_store_for(rc: RuntimeConfig, db: StoreDatabase) -> IndexStore:
+    """The IndexStore of the agent in `db`."""
+    if isinstance(db, PostgresDatabase):
+        return PostgresIndexStore(db, rc.agent_id)
+    return SqliteIndexStore(db)
+
+
+def event_log_for(rc: RuntimeConfig, db: StoreDatabase) -> EventLog:
+    """The EventLog of the agent in `db`."""
+    if isinstance(db, PostgresDatabase):
+        return PostgresEventLog(db, rc.agent_id)
+    return SqliteEventLog(db)
+
+
+def sync_lock_for(rc: RuntimeConfig, db: StoreDatabase) -> SyncLock | None:
+    """The cross-host sync lock of a shared store (a SQLite file needs none)."""
+    if isinstance(db, PostgresDatabase):
+        return PostgresSyncLock(db, rc.agent_id)
+    return None
+
+
 def note_writer(workspace: str, extra_paths: Sequence[str] = ()) -> NoteWriter:
     """The NoteWriter for one workspace (reads and writes share the extra-path roots)."""
     return FilesystemNoteWriter(
@@ -182,12 +219,9 @@ class Container(containers.DeclarativeContainer):
 
     settings = providers.Callable(lambda rc: rc.settings, runtime_config)
     clock = providers.Singleton(SystemClock)
-    database = providers.Singleton(
-        lambda rc: SqliteDatabase.open(rc.store_path, load_vector=rc.settings.store.vector_enabled),
-        runtime_config,
-    )
-    index_store = providers.Singleton(SqliteIndexStore, database)
-    event_log = providers.Singleton(SqliteEventLog, database)
+    database = providers.Singleton(open_database, runtime_config, env)
+    index_store = providers.Singleton(index_store_for, runtime_config, database)
+    event_log = providers.Singleton(event_log_for, runtime_config, database)
     memory_source = providers.Singleton(
         lambda rc: FilesystemMemorySource(
             workspace=str(rc.workspace), extra_paths=rc.settings.extra_paths
@@ -207,7 +241,7 @@ class Container(containers.DeclarativeContainer):
     embedding_runtime = providers.Singleton(make_runtime, settings, embedder_factories)
     sources = providers.Callable(_sources, memory_source, session_source, settings)
     manager = providers.Singleton(
-        lambda rc, store, log, sources, runtime, clock, watcher, recovery: MemoryManager(
+        lambda rc, store, log, sources, runtime, clock, watcher, recovery, lock: MemoryManager(
             agent_id=rc.agent_id,
             workspace=str(rc.workspace),
             settings=rc.settings,
@@ -220,6 +254,7 @@ class Container(containers.DeclarativeContainer):
             watcher=watcher,
             redact=_redactor(rc.settings),
             recovery_stats=recovery,
+            sync_lock=lock,
         ),
         runtime_config,
         index_store,
@@ -229,4 +264,5 @@ class Container(containers.DeclarativeContainer):
         clock,
         watcher,
         providers.Callable(_recovery, index_store),
+        providers.Callable(sync_lock_for, runtime_config, database),
     )

