@@ -12,7 +12,6 @@ from memlane.entrypoints.config.schema import effective_settings
 URL = "postgresql://memlane:s3cret@db.internal:5432/memory"
 
 
-
 class TestStoreSelection:
     def test_sqlite_stays_the_default(self) -> None:
         chosen = resolve_settings({}).store
@@ -22,7 +21,11 @@ class TestStoreSelection:
 
     def test_postgres_with_a_url(self) -> None:
         chosen = resolve_settings(
-            {"agents": {"defaults": {"memorySearch": {"store": {"driver": "postgres", "url": URL}}}}}
+            {
+                "agents": {
+                    "defaults": {"memorySearch": {"store": {"driver": "postgres", "url": URL}}}
+                }
+            }
         )
 
         assert chosen.store.driver == "postgres"
@@ -65,7 +68,11 @@ class TestStoreSelection:
     def test_the_url_is_never_shown(self) -> None:
         """Neither the settings' repr nor status --json's effective settings carry the URL."""
         chosen = resolve_settings(
-            {"agents": {"defaults": {"memorySearch": {"store": {"driver": "postgres", "url": URL}}}}}
+            {
+                "agents": {
+                    "defaults": {"memorySearch": {"store": {"driver": "postgres", "url": URL}}}
+                }
+            }
         )
 
         assert "s3cret" not in repr(chosen)
