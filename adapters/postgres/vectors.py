@@ -94,7 +94,9 @@ def change_dims(conn: Connection, agent: str, dims: int) -> None:
 
 
 def _cosine(query: np.ndarray, stored: Sequence[float]) -> float:
-    v = np.asarray(stored, dtype=np.float64)
+    # pgvector prints the shortest decimal that reads back as the same float32: read it as
+    # float32 first, or the decimal's float64 value (a different number) would be used.
+    v = np.asarray(stored, dtype=np.float32).astype(np.float64)
     norm = float(np.linalg.norm(v))
     if norm == 0.0:
         return 0.0
