@@ -8,7 +8,8 @@ every agent a process serves. It owns the behaviours the adapters rely on:
   (`PGPASSWORD`, `~/.pgpass`, `PGSERVICE`), so it need not appear in the configuration at all;
 * every failure leaves as a port error (`StoreReadOnly` for SQLSTATE class 25006 / a hot
   standby, `StoreError` otherwise), chained to the driver's;
-* `read()` and `write()` each run one transaction; writes are READ COMMITTED, and the adapters
+* `read()` and `write()` each run one transaction; reads see one snapshot (REPEATABLE READ),
+  as a SQLite read transaction does; writes are READ COMMITTED, and the adapters
   make them safe for concurrent writers with row-level upserts and per-agent advisory locks
   rather than one global write lock (the SQLite family's model does not carry over);
 * the schema is migrated at open, under a transaction-level advisory lock, so two hosts opening
@@ -104,10 +105,16 @@ class PostgresDatabase:
 
     @contextmanager
     def read(self) -> Iterator[Connection]:
-        """Yield a connection inside one (read) transaction."""
+        """Yield a connection inside one REPEATABLE READ transaction: one snapshot throughout.
+
+        READ COMMITTED would give each statement its own snapshot, so a search could count
+        rows (bm25's N) before a concurrent commit and phrase hits after it.
+        """
         try:
-            with self.engine.connect() as conn, conn.begin():
-                yield conn
+            with self.engine.connect() as conn:
+                snapshot = conn.execution_options(isolation_level="REPEATABLE READ")
+                with snapshot.begin():
+                    yield snapshot
         except (SQLAlchemyError, OSError) as exc:
             raise translate(exc, self._location) from exc
 
