@@ -23,6 +23,8 @@ from memlane.adapters.postgres.database import PostgresDatabase
 from memlane.adapters.postgres.postgres_event_log import PostgresEventLog
 from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
 from memlane.adapters.postgres.sync_lock import PostgresSyncLock
+from memlane.adapters.postgres.transfer import PostgresIndexTransfer
+from memlane.adapters.postgres.transfer import agents as postgres_agents
 from memlane.adapters.sources.filesystem import FilesystemMemorySource
 from memlane.adapters.sources.jsonl_sessions import JsonlSessionSource
 from memlane.adapters.sources.note_writer import FilesystemNoteWriter
@@ -30,12 +32,15 @@ from memlane.adapters.sources.watcher import WatchdogChangeWatcher
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_event_log import SqliteEventLog
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
+from memlane.adapters.store.transfer import SqliteIndexTransfer
+from memlane.adapters.store.transfer import agents as sqlite_agents
 from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
 from memlane.application.memory import MemoryManager
 from memlane.application.ports.embedding import EmbeddingProvider
 from memlane.application.ports.event_log import EventLog
 from memlane.application.ports.file_source import FileSource
 from memlane.application.ports.index_store import IndexStore
+from memlane.application.ports.index_transfer import IndexTransfer
 from memlane.application.ports.note_writer import NoteWriter
 from memlane.application.ports.sync_lock import SyncLock
 from memlane.application.provider_selection import ProviderChoice, choose_provider
@@ -45,7 +50,7 @@ from memlane.domain.config import MemorySettings
 from memlane.domain.redaction import Redactor
 from memlane.domain.sources import Source
 from memlane.entrypoints.config.env import api_key_for, base_url_for, store_url_for
-from memlane.entrypoints.config.runtime import RuntimeConfig
+from memlane.entrypoints.config.runtime import RuntimeConfig, store_path
 
 ProviderFactory = Callable[[], EmbeddingProvider]
 
@@ -186,6 +191,37 @@ def sync_lock_for(rc: RuntimeConfig, db: StoreDatabase) -> SyncLock | None:
     if isinstance(db, PostgresDatabase):
         return PostgresSyncLock(db, rc.agent_id)
     return None
+
+
+def _is_postgres_url(target: str) -> bool:
+    return target.startswith(("postgresql://", "postgresql+psycopg://", "postgres://"))
+
+
+def stored_agents(rc: RuntimeConfig, env: Mapping[str, str]) -> list[str]:
+    """The agents the configured store holds (`store copy --all-agents`)."""
+    if rc.settings.store.driver == "postgres":
+        db = PostgresDatabase.open(store_url_for(rc.settings, env))
+        try:
+            return postgres_agents(db)
+        finally:
+            db.close()
+    return sqlite_agents(rc.state_dir)
+
+
+def configured_transfer(rc: RuntimeConfig, env: Mapping[str, str], agent: str) -> IndexTransfer:
+    """Bulk access to `agent`'s index in the configured store (the copy's source)."""
+    if rc.settings.store.driver == "postgres":
+        return PostgresIndexTransfer(PostgresDatabase.open(store_url_for(rc.settings, env)), agent)
+    return SqliteIndexTransfer.open(store_path(rc.settings, rc.state_dir, agent, env))
+
+
+def target_transfer(target: str, agent: str) -> IndexTransfer:
+    """Bulk access to `agent`'s index at `target`: a PostgreSQL URL, or a SQLite state dir
+    (`sqlite:DIR` or DIR; the index goes to DIR/agents/<agent>/memory.db)."""
+    if _is_postgres_url(target):
+        return PostgresIndexTransfer(PostgresDatabase.open(target), agent)
+    state = Path(target.removeprefix("sqlite:")).expanduser()
+    return SqliteIndexTransfer.open(state / "agents" / agent / "memory.db")
 
 
 def note_writer(workspace: str, extra_paths: Sequence[str] = ()) -> NoteWriter:
