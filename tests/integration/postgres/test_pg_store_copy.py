@@ -19,6 +19,7 @@ from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_event_log import SqliteEventLog
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.adapters.store.transfer import SqliteIndexTransfer
+from memlane.application.ports.event_log import EventLog
 from memlane.application.ports.index_store import CacheKey, IndexedFile, IndexStore
 from memlane.application.ports.index_transfer import TransferTargetNotEmpty
 from memlane.application.store_copy import copy_index
@@ -110,7 +111,11 @@ def test_sqlite_to_postgres_and_back_keeps_everything(tmp_path: Path, pg_databas
         assert hits[0].chunk_id == "memory:memory/a.md:1"
         assert store.cache_get(KEY, [ContentHash("h1")]) == {ContentHash("h1"): [0.0, 1.0, 0.0]}
         assert [c.id for c in store.chunks_without_vectors("m")] == ["memory:memory/a.md:3"]
-    logs = [SqliteEventLog(source_db), PostgresEventLog(pg, agent), SqliteEventLog(back_db)]
+    logs: list[EventLog] = [
+        SqliteEventLog(source_db),
+        PostgresEventLog(pg, agent),
+        SqliteEventLog(back_db),
+    ]
     for log in logs:
         assert [r.position for r in log.read()] == [4, 5]
         assert log.last_position() == 5
