@@ -57,6 +57,7 @@ class PostgresIndexStore:
         self._db = db
         self._agent = agent
         self._cache_agent = cache_agent or agent
+        self._owns_analyser = analyser is None
         self._analyser = analyser or Fts5Analyser()
 
     @property
@@ -270,6 +271,8 @@ class PostgresIndexStore:
     def close(self) -> None:
         """Release connections; idempotent."""
         self._db.close()
+        if self._owns_analyser:
+            self._analyser.close()
 
     def _register(self, conn: Connection) -> None:
         if self._agent == self._cache_agent:

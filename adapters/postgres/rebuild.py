@@ -9,8 +9,8 @@ swap: the rebuild reads and writes the live agent's cache directly (the cache is
 content, so sharing it is harmless), and the log and positions simply stay where they are.
 
 A process that dies mid-rebuild leaves rows under its temporary id; they are invisible to the
-live agent and `abandoned_rebuilds` lists them for `store` maintenance (they are deleted when
-the next rebuild of the same agent commits).
+live agent and are deleted when the next rebuild of the same agent commits (one sync per agent
+runs at a time, so no other rebuild of it can be in progress then).
 """
 
 from __future__ import annotations
@@ -88,8 +88,9 @@ class PostgresIndexRebuild:
                     f"UPDATE {table} SET agent = %s WHERE agent = %s", (live, shadow)
                 )
             for (stale,) in conn.exec_driver_sql(
-                "SELECT DISTINCT agent FROM memlane_meta WHERE agent LIKE %s",
-                (abandoned_pattern(live),),
+                "SELECT agent FROM memlane_meta WHERE agent LIKE %s "
+                "UNION SELECT agent FROM memlane_files WHERE agent LIKE %s",
+                (abandoned_pattern(live), abandoned_pattern(live)),
             ).all():
                 _delete_agent_rows(conn, str(stale))
 
