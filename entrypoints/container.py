@@ -186,11 +186,13 @@ def event_log_for(rc: RuntimeConfig, db: StoreDatabase) -> EventLog:
     return SqliteEventLog(db)
 
 
-def sync_lock_for(rc: RuntimeConfig, db: StoreDatabase) -> SyncLock | None:
-    """The cross-host sync lock of a shared store (a SQLite file needs none)."""
-    if isinstance(db, PostgresDatabase):
-        return PostgresSyncLock(db, rc.agent_id)
-    return None
+def sync_lock_for(rc: RuntimeConfig, database: Callable[[], StoreDatabase]) -> SyncLock | None:
+    """The cross-host sync lock of a shared store (a SQLite file needs none, and is not opened
+    here: `database` is only called for PostgreSQL)."""
+    if rc.settings.store.driver != "postgres":
+        return None
+    db = database()
+    return PostgresSyncLock(db, rc.agent_id) if isinstance(db, PostgresDatabase) else None
 
 
 def _is_postgres_url(target: str) -> bool:
@@ -300,5 +302,5 @@ class Container(containers.DeclarativeContainer):
         clock,
         watcher,
         providers.Callable(_recovery, index_store),
-        providers.Callable(sync_lock_for, runtime_config, database),
+        providers.Callable(sync_lock_for, runtime_config, database.provider),
     )
