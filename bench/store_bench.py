@@ -225,7 +225,18 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[1_000, 10_000, 100_000])
     parser.add_argument("--queries", type=int, default=60)
     parser.add_argument("--one", type=int, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--driver",
+        choices=["sqlite", "postgres"],
+        default="sqlite",
+        help="postgres: PostgreSQL beside SQLite in one run (bench/pg_store_bench.py)",
+    )
     args = parser.parse_args()
+    if args.driver == "postgres":
+        from memlane.bench.pg_store_bench import main as postgres_main
+
+        postgres_main(["--sizes", *map(str, args.sizes), "--queries", str(args.queries)])
+        return
     if args.one:
         print(json.dumps(_run_size(args.one, args.queries)))
         return
