@@ -22,6 +22,7 @@ from __future__ import annotations
 import enum
 import threading
 from collections.abc import Callable, Mapping
+from contextlib import nullcontext
 from dataclasses import replace
 from typing import Final
 
@@ -42,6 +43,7 @@ from memlane.application.ports.index_store import (
     SyncRecord,
     caused_by,
 )
+from memlane.application.ports.sync_lock import SyncLock
 from memlane.application.progress import ProgressTracker
 from memlane.application.reports import SyncProgress, SyncReport
 from memlane.domain import events
@@ -166,8 +168,11 @@ class SyncService:
         progress: ProgressTracker,
         clock: Clock,
         settings: MemorySettings,
+        host_lock: SyncLock | None = None,
     ) -> None:
         self._store = store
+        # Shared stores: one sync of this agent at a time across processes and hosts.
+        self._host_lock = host_lock
         self._log = event_log
         self._bus = bus
         self._detector = detector
@@ -224,7 +229,7 @@ class SyncService:
         progress: Callable[[SyncProgress], None] | None = None,
     ) -> SyncReport:
         """Bring the index in line with the files; `force` rebuilds it completely (safely)."""
-        with self._lock:
+        with self._lock, self._host_lock.hold() if self._host_lock else nullcontext():
             return self._run(trigger, force=force, progress=progress)
 
     def run_unless_read_only(self, trigger: SyncTrigger) -> SyncReport | None:

@@ -305,7 +305,18 @@ def main() -> None:
     parser.add_argument("--build", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--search", help=argparse.SUPPRESS)
     parser.add_argument("--where", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--driver",
+        choices=["sqlite", "postgres"],
+        default="sqlite",
+        help="postgres: PostgreSQL beside SQLite in one run (bench/pg_store_bench.py)",
+    )
     args = parser.parse_args()
+    if args.driver == "postgres":
+        from memlane.bench.pg_store_bench import main as postgres_main
+
+        postgres_main(["--sizes", *map(str, args.sizes), "--queries", str(args.queries)])
+        return
     if args.build:
         print(json.dumps(_build(args.build, args.queries, args.where, args.bulk)))
         return

@@ -101,10 +101,13 @@ class LocalSettings:
 
 @dataclass(frozen=True, slots=True)
 class StoreSettings:
-    driver: Literal["sqlite"] = "sqlite"
+    driver: Literal["sqlite", "postgres"] = "sqlite"
     path: str | None = None
     vector_enabled: bool = True
     extension_path: str | None = None
+    # PostgreSQL URL of the shared store (driver "postgres"); a password in it is never shown.
+    url: str | None = field(default=None, repr=False)
+    url_ref: SecretRef | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,11 +6,13 @@ Exit codes: 0 success, 1 a failed operation, 2 bad usage (click's own usage erro
 from __future__ import annotations
 
 import json
+import os
 import signal
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
+from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
 
@@ -357,6 +359,61 @@ def status(options: _Options, as_json: bool, deep: bool, verbose: bool) -> None:
     click.echo(text)
     if verbose:
         click.echo(verbose_text(payload))
+
+
+@cli.group("store")
+def store_group() -> None:
+    """Index storage tools."""
+
+
+@store_group.command("copy")
+@click.option(
+    "--to",
+    "target",
+    required=True,
+    help="postgresql://... or a SQLite state dir (sqlite:DIR); the target must be empty.",
+)
+@click.option("--all-agents", is_flag=True, help="Copy every agent of the store, not just one.")
+@click.pass_obj
+def store_copy(options: _Options, target: str, all_agents: bool) -> None:
+    """Copy the index (chunks, vectors, cache, events, meta) without re-embedding."""
+    from memlane.application.store_copy import copy_index
+    from memlane.entrypoints.config.env import store_url_for
+    from memlane.entrypoints.config.runtime import resolve_runtime
+    from memlane.entrypoints.container import (
+        configured_transfer,
+        stored_agents,
+        target_transfer,
+    )
+
+    env = dict(os.environ)
+    with _errors():
+        runtime = resolve_runtime(
+            env=env,
+            cwd=Path.cwd(),
+            config=options.values["config"],
+            agent_id=options.values["agent"],
+            workspace=options.values["workspace"],
+            state=options.values["state_dir"],
+        )
+        if runtime.settings.store.driver == "postgres":
+            store_url_for(runtime.settings, env)  # a missing URL is a usage error, said first
+        agents = stored_agents(runtime, env) if all_agents else [runtime.agent_id]
+        for agent in agents:
+            source = configured_transfer(runtime, env, agent)
+            try:
+                destination = target_transfer(target, agent)
+                try:
+                    counts = copy_index(source, destination)
+                finally:
+                    destination.close()
+            finally:
+                source.close()
+            click.echo(
+                f"{agent}: {counts.files} file(s), {counts.chunks} chunk(s), "
+                f"{counts.vectors} vector(s), {counts.cache} cached, {counts.events} event(s) "
+                "copied and verified"
+            )
 
 
 @cli.group("config")

@@ -19,6 +19,12 @@ from memlane.adapters.embedding.mistral import MistralEmbeddingProvider
 from memlane.adapters.embedding.ollama import OllamaEmbeddingProvider
 from memlane.adapters.embedding.openai import OpenAIEmbeddingProvider
 from memlane.adapters.embedding.voyage import VoyageEmbeddingProvider
+from memlane.adapters.postgres.database import PostgresDatabase
+from memlane.adapters.postgres.postgres_event_log import PostgresEventLog
+from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
+from memlane.adapters.postgres.sync_lock import PostgresSyncLock
+from memlane.adapters.postgres.transfer import PostgresIndexTransfer
+from memlane.adapters.postgres.transfer import agents as postgres_agents
 from memlane.adapters.sources.filesystem import FilesystemMemorySource
 from memlane.adapters.sources.jsonl_sessions import JsonlSessionSource
 from memlane.adapters.sources.note_writer import FilesystemNoteWriter
@@ -29,6 +35,8 @@ from memlane.adapters.store.meta_table import recorded_workspace as recorded_wor
 from memlane.adapters.store.quarantine import move_aside
 from memlane.adapters.store.sqlite_event_log import SqliteEventLog
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
+from memlane.adapters.store.transfer import SqliteIndexTransfer
+from memlane.adapters.store.transfer import agents as sqlite_agents
 from memlane.application.change_detection import ChangeDetector
 from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
 from memlane.application.handlers import IndexFile, RebuildIndex, RemoveFile, build_routes
@@ -37,9 +45,12 @@ from memlane.application.issues import IssueBoard
 from memlane.application.memory import MemoryManager
 from memlane.application.messagebus import MessageBus
 from memlane.application.ports.embedding import EmbeddingProvider
+from memlane.application.ports.event_log import EventLog
 from memlane.application.ports.file_source import ChangeWatcher, FileSource
 from memlane.application.ports.index_store import IndexStore, StoreCorrupt
+from memlane.application.ports.index_transfer import IndexTransfer
 from memlane.application.ports.note_writer import NoteWriter
+from memlane.application.ports.sync_lock import SyncLock
 from memlane.application.progress import ProgressTracker
 from memlane.application.provider_selection import ProviderChoice, choose_provider
 from memlane.application.queries import Searcher
@@ -51,8 +62,14 @@ from memlane.application.writing import WriteNote
 from memlane.domain.config import MemorySettings
 from memlane.domain.redaction import Redactor
 from memlane.domain.sources import Source
-from memlane.entrypoints.config.env import api_key_for, base_url_for, headers_for, key_optional
-from memlane.entrypoints.config.runtime import RuntimeConfig
+from memlane.entrypoints.config.env import (
+    api_key_for,
+    base_url_for,
+    headers_for,
+    key_optional,
+    store_url_for,
+)
+from memlane.entrypoints.config.runtime import RuntimeConfig, store_path
 
 ProviderFactory = Callable[[], EmbeddingProvider]
 
@@ -188,6 +205,70 @@ def _recovery(store: IndexStore) -> Callable[[], RecoveryStats] | None:
     return stats
 
 
+StoreDatabase = SqliteDatabase | PostgresDatabase
+
+
+def open_database(rc: RuntimeConfig, env: Mapping[str, str]) -> StoreDatabase:
+    """The database `store.driver` names: the agent's SQLite file, or the shared PostgreSQL."""
+    if rc.settings.store.driver == "postgres":
+        return PostgresDatabase.open(store_url_for(rc.settings, env))
+    return SqliteDatabase.open(rc.store_path, load_vector=rc.settings.store.vector_enabled)
+
+
+def index_store_for(rc: RuntimeConfig, db: StoreDatabase) -> IndexStore:
+    """The IndexStore of the agent in `db`."""
+    if isinstance(db, PostgresDatabase):
+        return PostgresIndexStore(db, rc.agent_id)
+    return SqliteIndexStore(db)
+
+
+def event_log_for(rc: RuntimeConfig, db: StoreDatabase) -> EventLog:
+    """The EventLog of the agent in `db`."""
+    if isinstance(db, PostgresDatabase):
+        return PostgresEventLog(db, rc.agent_id)
+    return SqliteEventLog(db)
+
+
+def sync_lock_for(rc: RuntimeConfig, database: Callable[[], StoreDatabase]) -> SyncLock | None:
+    """The cross-host sync lock of a shared store (a SQLite file needs none, and is not opened
+    here: `database` is only called for PostgreSQL)."""
+    if rc.settings.store.driver != "postgres":
+        return None
+    db = database()
+    return PostgresSyncLock(db, rc.agent_id) if isinstance(db, PostgresDatabase) else None
+
+
+def _is_postgres_url(target: str) -> bool:
+    return target.startswith(("postgresql://", "postgresql+psycopg://", "postgres://"))
+
+
+def stored_agents(rc: RuntimeConfig, env: Mapping[str, str]) -> list[str]:
+    """The agents the configured store holds (`store copy --all-agents`)."""
+    if rc.settings.store.driver == "postgres":
+        db = PostgresDatabase.open(store_url_for(rc.settings, env))
+        try:
+            return postgres_agents(db)
+        finally:
+            db.close()
+    return sqlite_agents(rc.state_dir)
+
+
+def configured_transfer(rc: RuntimeConfig, env: Mapping[str, str], agent: str) -> IndexTransfer:
+    """Bulk access to `agent`'s index in the configured store (the copy's source)."""
+    if rc.settings.store.driver == "postgres":
+        return PostgresIndexTransfer(PostgresDatabase.open(store_url_for(rc.settings, env)), agent)
+    return SqliteIndexTransfer.open(store_path(rc.settings, rc.state_dir, agent, env))
+
+
+def target_transfer(target: str, agent: str) -> IndexTransfer:
+    """Bulk access to `agent`'s index at `target`: a PostgreSQL URL, or a SQLite state dir
+    (`sqlite:DIR` or DIR; the index goes to DIR/agents/<agent>/memory.db)."""
+    if _is_postgres_url(target):
+        return PostgresIndexTransfer(PostgresDatabase.open(target), agent)
+    state = Path(target.removeprefix("sqlite:")).expanduser()
+    return SqliteIndexTransfer.open(state / "agents" / agent / "memory.db")
+
+
 def note_writer(workspace: str, extra_paths: Sequence[str] = ()) -> NoteWriter:
     """The NoteWriter for one workspace (reads and writes share the extra-path roots)."""
     return FilesystemNoteWriter(
@@ -251,6 +332,7 @@ class Application(containers.DeclarativeContainer):
     watcher: providers.Provider[ChangeWatcher | None] = providers.Object(None)  # None: no watch
     redact: providers.Provider[Callable[[str], str] | None] = providers.Object(None)
     recovery_stats: providers.Provider[Callable[[], RecoveryStats] | None] = providers.Object(None)
+    host_lock: providers.Provider[SyncLock | None] = providers.Object(None)  # shared stores only
 
     sources = providers.Singleton(_active_sources, available_sources, settings)
     issues = providers.Singleton(IssueBoard, store)
@@ -313,6 +395,7 @@ class Application(containers.DeclarativeContainer):
         progress=progress,
         clock=clock,
         settings=settings,
+        host_lock=host_lock,
     )
     status = providers.Singleton(
         StatusReporter,
@@ -370,12 +453,9 @@ class Container(containers.DeclarativeContainer):
 
     settings = providers.Callable(lambda rc: rc.settings, runtime_config)
     clock = providers.Singleton(SystemClock)
-    database = providers.Singleton(
-        lambda rc: SqliteDatabase.open(rc.store_path, load_vector=rc.settings.store.vector_enabled),
-        runtime_config,
-    )
-    index_store = providers.Singleton(SqliteIndexStore, database)
-    event_log = providers.Singleton(SqliteEventLog, database)
+    database = providers.Singleton(open_database, runtime_config, env)
+    index_store = providers.Singleton(index_store_for, runtime_config, database)
+    event_log = providers.Singleton(event_log_for, runtime_config, database)
     memory_source = providers.Singleton(
         lambda rc: FilesystemMemorySource(
             workspace=str(rc.workspace), extra_paths=rc.settings.extra_paths
@@ -405,5 +485,6 @@ class Container(containers.DeclarativeContainer):
         watcher=watcher,
         redact=providers.Callable(_redactor, settings),
         recovery_stats=providers.Callable(_recovery, index_store),
+        host_lock=providers.Callable(sync_lock_for, runtime_config, database.provider),
     )
     manager = application.manager

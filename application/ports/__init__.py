@@ -33,6 +33,7 @@ from memlane.application.ports.index_store import (
     StoreError,
     StoreReadOnly,
 )
+from memlane.application.ports.sync_lock import SyncLock
 
 __all__ = [
     "CacheKey",
@@ -63,5 +64,6 @@ __all__ = [
     "StoreCorrupt",
     "StoreError",
     "StoreReadOnly",
+    "SyncLock",
     "Vector",
 ]

@@ -168,6 +168,9 @@ def build_settings(
             threads=read.optional_integer("local.threads"),
         ),
         store=StoreSettings(
+            driver="postgres" if read.text("store.driver") == "postgres" else "sqlite",
+            url=_store_url(read)[0],
+            url_ref=_store_url(read)[1],
             path=read.text("store.path"),
             vector_enabled=read.flag("store.vector.enabled"),
             extension_path=read.text("store.vector.extensionPath"),
@@ -215,6 +218,15 @@ def _sources(values: Sequence[str]) -> tuple[Source, ...]:
         if source not in chosen:
             chosen.append(source)
     return tuple(chosen) or ("memory",)
+
+
+def _store_url(read: _Reader) -> tuple[str | None, SecretRef | None]:
+    url = read.raw("store.url")
+    value = None if url is None else url.value
+    return (
+        value if isinstance(value, str) and value else None,
+        value if isinstance(value, SecretRef) else None,
+    )
 
 
 def _remote(read: _Reader) -> RemoteSettings:

@@ -12,6 +12,7 @@ Environment variables read here (all optional; empty values count as unset):
 | `MEMLANE_PROVIDER`, `MEMLANE_MODEL`, `MEMLANE_FALLBACK` | `memorySearch.provider` / `.model` / `.fallback` |
 | each provider's `key_env` (domain/providers.py: `OPENAI_API_KEY`, `GEMINI_API_KEY` then `GOOGLE_API_KEY`, ...) | the provider's key when the config sets no `remote.apiKey` |
 | each provider's `base_url_env` (`OPENAI_BASE_URL`, `OLLAMA_HOST`) | the base URL when the config sets no `remote.baseUrl` (the variables those vendors' own tools read) |
+| `MEMLANE_STORE_URL` | the PostgreSQL URL when `store.driver` is `postgres` and the config sets no `store.url` |
 | `HOME` | what `~` expands to |
 """  # noqa: E501 (the table is easier to read unwrapped)
 
@@ -30,6 +31,7 @@ ENV_STATE_DIR: Final = "MEMLANE_STATE_DIR"
 ENV_WORKSPACE: Final = "MEMLANE_WORKSPACE"
 ENV_AGENT: Final = "MEMLANE_AGENT"
 ENV_REFERENCE_STATE_DIR: Final = "OPENCLAW_STATE_DIR"
+ENV_STORE_URL: Final = "MEMLANE_STORE_URL"
 
 # memorySearch keys that plain environment variables override.
 ENV_OVERRIDES: Final[Mapping[str, str]] = {
@@ -84,6 +86,33 @@ def api_key_for(provider: str, settings: MemorySettings, env: Mapping[str, str])
         if value is not None:
             return value
     return None
+
+
+def store_url_for(settings: MemorySettings, env: Mapping[str, str]) -> str:
+    """Return the PostgreSQL URL: config `store.url` (or its env ref) > `MEMLANE_STORE_URL`.
+
+    The URL may omit the password: libpq then reads `PGPASSWORD` or `~/.pgpass` itself.
+
+    Raises:
+        ConfigError: no URL is configured, or the env ref names an unset variable.
+    """
+    store = settings.store
+    if store.url:
+        return store.url
+    if store.url_ref is not None:
+        value = env_value(env, store.url_ref.id)
+        if value is None:
+            raise ConfigError(
+                "memorySearch.store.url", f"environment variable {store.url_ref.id} is not set"
+            )
+        return value
+    value = env_value(env, ENV_STORE_URL)
+    if value is None:
+        raise ConfigError(
+            "memorySearch.store.url",
+            f'store.driver "postgres" needs store.url or {ENV_STORE_URL} (postgresql://...)',
+        )
+    return value
 
 
 def base_url_for(provider: str, settings: MemorySettings, env: Mapping[str, str]) -> str | None:

@@ -253,7 +253,19 @@ MEMORY_SEARCH_KEYS: Final[tuple[Key, ...]] = (
         ignored="the local models run with their own fixed context size",
     ),
     Key("local.threads", _INT, "Threads of the local model.", "local.threads", low=1, high=256),
-    Key("store.driver", "choice", "Index storage.", "store.driver", choices=("sqlite",)),
+    Key(
+        "store.driver",
+        "choice",
+        "Index storage: one SQLite file per agent, or a shared PostgreSQL database.",
+        "store.driver",
+        choices=("sqlite", "postgres"),
+    ),
+    Key(
+        "store.url",
+        "secret",
+        'PostgreSQL URL (driver postgres), or {"source": "env", "id": "VAR"}; '
+        "else MEMLANE_STORE_URL.",
+    ),
     Key(
         "store.path",
         _STR,

@@ -1,4 +1,4 @@
-"""Contract: every EventLog (in-memory fake, SQLite) behaves alike."""
+"""Contract: every EventLog (in-memory fake, SQLite, PostgreSQL) behaves alike."""
 
 from __future__ import annotations
 
@@ -8,19 +8,33 @@ from pathlib import Path
 
 import pytest
 
+from memlane.adapters.postgres.database import PostgresDatabase
+from memlane.adapters.postgres.postgres_event_log import PostgresEventLog
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_event_log import SqliteEventLog
 from memlane.application.ports.event_log import EventLog
 from memlane.domain import events
 from tests.fakes.event_log import FakeEventLog
+from tests.pg_server import unique_agent
 
 T0 = datetime(2026, 1, 5, 9, 30, tzinfo=UTC)
 
 
-@pytest.fixture(params=["fake", pytest.param("sqlite", marks=pytest.mark.integration)])
+@pytest.fixture(
+    params=[
+        "fake",
+        pytest.param("sqlite", marks=pytest.mark.integration),
+        pytest.param("postgres", marks=[pytest.mark.integration, pytest.mark.postgres]),
+    ]
+)
 def log(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[EventLog]:
     if request.param == "fake":
         yield FakeEventLog()
+        return
+    if request.param == "postgres":
+        pg = PostgresDatabase.open(request.getfixturevalue("pg_database"))
+        yield PostgresEventLog(pg, unique_agent())
+        pg.close()
         return
     db = SqliteDatabase.open(tmp_path / "index.db")
     yield SqliteEventLog(db)

@@ -1,4 +1,5 @@
-"""Contract: every IndexStore (in-memory fake, SQLite with sqlite-vec and FTS5) behaves alike."""
+"""Contract: every IndexStore (in-memory fake, SQLite with sqlite-vec and FTS5, PostgreSQL with
+pgvector and BM25 postings) behaves alike."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from memlane.adapters.postgres.database import PostgresDatabase
+from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
 from memlane.adapters.store import vector_code_index
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
@@ -27,6 +30,7 @@ from memlane.domain.keywords import build_fts_query
 from memlane.domain.search import Candidate
 from memlane.domain.sources import ALL_SOURCES, Source
 from tests.fakes.index_store import FakeIndexStore
+from tests.pg_server import unique_agent
 
 MODEL = "test-model"
 
@@ -78,6 +82,7 @@ def make_meta(dimensions: int | None = 4, model: str = MODEL) -> IndexMeta:
         # The default engine builds its code file only above MIN_ROWS vectors: force it here.
         pytest.param("sqlite-codefile", marks=pytest.mark.integration),
         pytest.param("sqlite-numpy", marks=pytest.mark.integration),
+        pytest.param("postgres", marks=[pytest.mark.integration, pytest.mark.postgres]),
     ]
 )
 def store(
@@ -85,6 +90,13 @@ def store(
 ) -> Iterator[IndexStore]:
     if request.param == "fake":
         yield FakeIndexStore()
+        return
+    if request.param == "postgres":
+        pg = PostgresIndexStore(
+            PostgresDatabase.open(request.getfixturevalue("pg_database")), unique_agent()
+        )
+        yield pg
+        pg.close()
         return
     if request.param == "sqlite-codefile":
         monkeypatch.setattr(vector_code_index, "MIN_ROWS", 0)

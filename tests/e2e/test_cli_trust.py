@@ -346,8 +346,8 @@ class TestStatusTellsTheTruthInANewProcess:
         assert "Dirty: no" in text.stdout
         assert "Last sync: never" not in text.stdout
         report = status(home)
-        assert report["search_mode"] == "hybrid"
-        assert report["last_sync_reason"] == "explicit"
+        assert report["searchMode"] == "hybrid"
+        assert report["lastSyncReason"] == "explicit"
 
     def test_keyword_only_is_not_called_hybrid(self, tmp_path: Path) -> None:
         home = make_home(tmp_path)
@@ -355,7 +355,7 @@ class TestStatusTellsTheTruthInANewProcess:
 
         report = status(home)
 
-        assert (report["provider"], report["search_mode"]) == ("none", "keyword")
+        assert (report["provider"], report["searchMode"]) == ("none", "keyword")
         assert report["dirty"] is False
 
     def test_an_interrupted_force_is_reported_as_one_rebuild(self, tmp_path: Path) -> None:

@@ -463,10 +463,11 @@ class TestValidation:
         assert redaction.enabled is False
         assert redaction.extra_patterns == (r"acme-[0-9a-f]{32}",)
 
-    def test_only_the_sqlite_store_driver_exists(self) -> None:
-        error = config_error(tree({"store": {"driver": "postgres"}}))
+    def test_only_the_sqlite_and_postgres_store_drivers_exist(self) -> None:
+        error = config_error(tree({"store": {"driver": "mysql"}}))
 
         assert error.key == "agents.defaults.memorySearch.store.driver"
+        assert resolve_settings(tree({"store": {"driver": "postgres"}})).store.driver == "postgres"
 
     def test_disabled_multimodal_is_accepted(self) -> None:
         root = tree({"multimodal": {"enabled": False, "modalities": ["image"], "maxFileBytes": 10}})

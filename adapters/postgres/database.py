@@ -1,0 +1,143 @@
+"""Adapter plumbing: one PostgreSQL database shared by many agents, its engine and transactions.
+
+`PostgresDatabase` is shared by `PostgresIndexStore`, `PostgresEventLog` and the sync lock of
+every agent a process serves. It owns the behaviours the adapters rely on:
+
+* the URL is normalised to SQLAlchemy's psycopg 3 dialect, and only ever shown with its
+  password masked (`location`); a password may also come from libpq's own environment
+  (`PGPASSWORD`, `~/.pgpass`, `PGSERVICE`), so it need not appear in the configuration at all;
+* every failure leaves as a port error (`StoreReadOnly` for SQLSTATE class 25006 / a hot
+  standby, `StoreError` otherwise), chained to the driver's;
+* `read()` and `write()` each run one transaction; reads see one snapshot (REPEATABLE READ),
+  as a SQLite read transaction does; writes are READ COMMITTED, and the adapters
+  make them safe for concurrent writers with row-level upserts and per-agent advisory locks
+  rather than one global write lock (the SQLite family's model does not carry over);
+* the schema is migrated at open, under a transaction-level advisory lock, so two hosts opening
+  a fresh database at once do not both create it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TypeVar
+
+from sqlalchemy import Connection, Engine, create_engine
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
+
+from memlane.adapters.postgres import migrations
+from memlane.application.ports.index_store import StoreError, StoreReadOnly
+
+T = TypeVar("T")
+
+_READ_ONLY_STATES = ("25006",)
+
+
+def normalise_url(url: str) -> str:
+    """Return `url` for SQLAlchemy's psycopg 3 dialect (`postgresql://` and `postgres://` too)."""
+    for prefix in ("postgresql+psycopg://", "postgresql://", "postgres://"):
+        if url.startswith(prefix):
+            return "postgresql+psycopg://" + url[len(prefix) :]
+    raise StoreError(f"not a PostgreSQL URL (postgresql://...): {masked(url)}")
+
+
+def masked(url: str) -> str:
+    """Return `url` with any password replaced by ***, for logs and messages."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return "<unparseable URL>"
+
+
+def translate(exc: BaseException, where: str) -> StoreError:
+    """Map a driver or SQLAlchemy exception to the IndexStore error family."""
+    if isinstance(exc, DBAPIError):
+        state = getattr(exc.orig, "sqlstate", None)
+        message = str(exc.orig).strip()
+        if state in _READ_ONLY_STATES:
+            return StoreReadOnly(f"{where}: {message}")
+        return StoreError(f"{where}: {message}")
+    return StoreError(f"{where}: {exc}")
+
+
+class PostgresDatabase:
+    """One PostgreSQL database holding the memory of many agents."""
+
+    def __init__(self, url: str, *, pool_size: int = 5) -> None:
+        """Prefer `PostgresDatabase.open`, which also migrates the schema."""
+        self._url = normalise_url(url)
+        self._location = masked(self._url)
+        self._engine: Engine | None = create_engine(
+            self._url, pool_size=pool_size, pool_pre_ping=True, future=True
+        )
+
+    @classmethod
+    def open(cls, url: str, *, pool_size: int = 5) -> PostgresDatabase:
+        """Connect to `url` and migrate the schema; StoreError (password masked) on failure."""
+        db = cls(url, pool_size=pool_size)
+        try:
+            db.write(migrations.migrate)
+        except migrations.SchemaTooNewError as exc:
+            db.close()
+            raise StoreError(f"{db.location}: {exc}") from exc
+        except StoreError:
+            db.close()
+            raise
+        return db
+
+    @property
+    def location(self) -> str:
+        """The URL with its password masked."""
+        return self._location
+
+    @property
+    def url(self) -> str:
+        """The full URL (with its password): for opening a second connection, never for logs."""
+        return self._url
+
+    @property
+    def engine(self) -> Engine:
+        """The engine; StoreError once closed."""
+        if self._engine is None:
+            raise StoreError(f"{self._location}: the database is closed")
+        return self._engine
+
+    @contextmanager
+    def read(self) -> Iterator[Connection]:
+        """Yield a connection inside one REPEATABLE READ transaction: one snapshot throughout.
+
+        READ COMMITTED would give each statement its own snapshot, so a search could count
+        rows (bm25's N) before a concurrent commit and phrase hits after it.
+        """
+        try:
+            with self.engine.connect() as conn:
+                snapshot = conn.execution_options(isolation_level="REPEATABLE READ")
+                with snapshot.begin():
+                    yield snapshot
+        except (SQLAlchemyError, OSError) as exc:
+            raise translate(exc, self._location) from exc
+
+    def write(self, work: Callable[[Connection], T]) -> T:
+        """Run `work` in one transaction; commit on return, roll back on error."""
+        try:
+            with self.engine.connect() as conn, conn.begin():
+                return work(conn)
+        except (SQLAlchemyError, OSError) as exc:
+            raise translate(exc, self._location) from exc
+
+    @contextmanager
+    def session(self) -> Iterator[Connection]:
+        """Yield a connection outside any transaction (for session-level advisory locks)."""
+        try:
+            with self.engine.connect() as conn:
+                autocommit = conn.execution_options(isolation_level="AUTOCOMMIT")
+                yield autocommit
+        except (SQLAlchemyError, OSError) as exc:
+            raise translate(exc, self._location) from exc
+
+    def close(self) -> None:
+        """Release every connection; idempotent."""
+        if self._engine is not None:
+            self._engine.dispose()
+            self._engine = None

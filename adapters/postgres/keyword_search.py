@@ -1,0 +1,159 @@
+"""Adapter plumbing: the keyword leg, BM25 over the postings with FTS5's exact arithmetic.
+
+A query's phrases come from `analysis.parse_match` and are tokenised like the documents. The
+statistics (rows N, total tokens, rows per phrase) are the agent's, as in its own SQLite file.
+
+Two paths, one ranking:
+
+* every phrase is one token (what `build_fts_query` produces): PostgreSQL scores the matching
+  rows with the same formula and keeps a head of `limit * 2 + 16`, then the head is scored again
+  in Python (bm25.py) and cut to `limit`. The SQL pass only chooses the head; summation order
+  in SQL may differ in the last bit, which can only swap near-equal rows at the head's edge,
+  and the margin keeps those inside it. Ties are broken by rid (insertion order), as FTS5 visits
+  rows by rowid;
+* a phrase of several tokens: the rows holding all of its tokens are fetched with positions and
+  the phrase is counted where the tokens stand consecutively (FTS5's phrase semantics).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import Connection
+
+from memlane.adapters.postgres import bm25
+from memlane.domain.sources import Source
+
+
+def _stats(conn: Connection, agent: str) -> tuple[int, int]:
+    rows, total = conn.exec_driver_sql(
+        "SELECT count(*), coalesce(sum(doc_len), 0) FROM memlane_chunks WHERE agent = %s",
+        (agent,),
+    ).one()
+    return int(rows), int(total)
+
+
+def _phrase_freqs(conn: Connection, agent: str, phrase: Sequence[str]) -> dict[int, float]:
+    """Return rid -> occurrences of `phrase` (consecutive tokens) in the agent's rows."""
+    if len(phrase) == 1:
+        return {
+            int(rid): float(tf)
+            for rid, tf in conn.exec_driver_sql(
+                "SELECT rid, tf FROM memlane_postings WHERE agent = %s AND term = %s",
+                (agent, phrase[0]),
+            )
+        }
+    by_rid: dict[int, dict[str, set[int]]] = {}
+    for term, rid, positions in conn.exec_driver_sql(
+        "SELECT term, rid, positions FROM memlane_postings WHERE agent = %s "
+        "AND term = ANY(%s) AND rid IN (SELECT rid FROM memlane_postings "
+        "WHERE agent = %s AND term = ANY(%s) GROUP BY rid HAVING count(*) = %s)",
+        (agent, list(set(phrase)), agent, list(set(phrase)), len(set(phrase))),
+    ):
+        by_rid.setdefault(int(rid), {})[str(term)] = set(positions)
+    freqs: dict[int, float] = {}
+    for rid, where in by_rid.items():
+        starts = where[phrase[0]]
+        n = sum(1 for s in starts if all(s + k in where[token] for k, token in enumerate(phrase)))
+        if n:
+            freqs[rid] = float(n)
+    return freqs
+
+
+def _sources_of(conn: Connection, agent: str, rids: Sequence[int]) -> dict[int, tuple[str, int]]:
+    return {
+        int(rid): (str(source), int(length))
+        for rid, source, length in conn.exec_driver_sql(
+            "SELECT rid, source, doc_len FROM memlane_chunks WHERE agent = %s AND rid = ANY(%s)",
+            (agent, list(rids)),
+        )
+    }
+
+
+def top(
+    conn: Connection,
+    agent: str,
+    phrases: Sequence[Sequence[str]],
+    sources: Sequence[Source],
+    limit: int,
+) -> list[tuple[int, float]]:
+    """Return (rid, bm25 rank) of the best `limit` rows matching any phrase, best first."""
+    phrases = [p for p in phrases if p]
+    if not phrases:
+        return []
+    rows, total = _stats(conn, agent)
+    if rows == 0:
+        return []
+    avgdl = float(total) / float(rows)
+    if all(len(p) == 1 for p in phrases):
+        terms = [p[0] for p in phrases]
+        hits = _hit_counts(conn, agent, terms)
+        idfs = [bm25.idf(rows, hits.get(t, 0)) for t in terms]
+        freqs = _head_freqs(conn, agent, terms, idfs, sources, limit, avgdl)
+    else:
+        freqs = [_phrase_freqs(conn, agent, p) for p in phrases]
+        idfs = [bm25.idf(rows, len(f)) for f in freqs]
+    matched = sorted({rid for f in freqs for rid in f})
+    info = _sources_of(conn, agent, matched)
+    wanted = set(sources)
+    ranked = [
+        (bm25.rank(idfs, [f.get(rid, 0.0) for f in freqs], info[rid][1], avgdl), rid)
+        for rid in matched
+        if rid in info and info[rid][0] in wanted
+    ]
+    ranked.sort()
+    return [(rid, score) for score, rid in ranked[:limit]]
+
+
+def _hit_counts(conn: Connection, agent: str, terms: Sequence[str]) -> dict[str, int]:
+    """Return term -> number of the agent's rows containing it."""
+    return {
+        str(term): int(n)
+        for term, n in conn.exec_driver_sql(
+            "SELECT term, count(*) FROM memlane_postings WHERE agent = %s AND term = ANY(%s) "
+            "GROUP BY term",
+            (agent, list(set(terms))),
+        )
+    }
+
+
+def _head_freqs(
+    conn: Connection,
+    agent: str,
+    terms: Sequence[str],
+    idfs: Sequence[float],
+    sources: Sequence[Source],
+    limit: int,
+    avgdl: float,
+) -> list[dict[int, float]]:
+    """Per term, rid -> tf over the head of rows PostgreSQL ranks best (see module docstring)."""
+    head = conn.exec_driver_sql(
+        "WITH q AS (SELECT t, w FROM unnest(%s::text[], %s::float8[]) AS u(t, w)) "
+        "SELECT p.rid FROM memlane_postings p JOIN q ON p.term = q.t "
+        "JOIN memlane_chunks c ON c.agent = p.agent AND c.rid = p.rid "
+        "WHERE p.agent = %s AND c.source = ANY(%s) GROUP BY p.rid "
+        "ORDER BY sum(q.w * (p.tf * %s) / (p.tf + %s * (%s + %s * c.doc_len / %s))) DESC, "
+        "p.rid LIMIT %s",
+        (
+            list(terms),
+            list(idfs),
+            agent,
+            list(sources),
+            bm25.K1 + 1.0,
+            bm25.K1,
+            1 - bm25.B,
+            bm25.B,
+            avgdl,
+            limit * 2 + 16,
+        ),
+    ).all()
+    head_rids = [int(r[0]) for r in head]
+    tf: dict[tuple[str, int], float] = {
+        (str(term), int(rid)): float(n)
+        for term, rid, n in conn.exec_driver_sql(
+            "SELECT term, rid, tf FROM memlane_postings WHERE agent = %s AND term = ANY(%s) "
+            "AND rid = ANY(%s)",
+            (agent, list(set(terms)), head_rids),
+        )
+    }
+    return [{rid: tf[(t, rid)] for rid in head_rids if (t, rid) in tf} for t in terms]

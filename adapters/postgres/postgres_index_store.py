@@ -1,0 +1,311 @@
+"""Adapter: IndexStore for one agent in a shared PostgreSQL database (pgvector + BM25 postings).
+
+The class is a composition; the SQL lives in the modules it calls: `rows` (files, chunks,
+postings), `keyword_search` (BM25 as FTS5 computes it), `vectors` (pgvector HNSW and the
+agent's dimension), `embedding_cache` and `meta`. Every statement filters by the agent id, which
+leads every primary key.
+
+Quirks absorbed here: the keyword leg accepts the OR-of-phrases MATCH expressions the domain
+builds and gives [] for any other FTS5 syntax (analysis.py); text analysis runs before the
+write transaction, so a transaction never waits on Python work.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import uuid
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict
+
+from sqlalchemy import Connection
+
+from memlane.adapters.postgres import embedding_cache, keyword_search, rows
+from memlane.adapters.postgres import meta as meta_rows
+from memlane.adapters.postgres import vectors as vector_leg
+from memlane.adapters.postgres.analysis import Fts5Analyser, parse_match
+from memlane.adapters.postgres.database import PostgresDatabase
+from memlane.adapters.postgres.rebuild import PostgresIndexRebuild
+from memlane.application.ports.embedding import Vector
+from memlane.application.ports.index_store import (
+    CacheKey,
+    DimensionMismatch,
+    IndexedFile,
+    IndexRebuild,
+    RecordedIssue,
+    SourceCount,
+    StoreError,
+    SyncRecord,
+)
+from memlane.domain.chunks import Chunk, ChunkId, ContentHash
+from memlane.domain.index_meta import IndexMeta
+from memlane.domain.search import Candidate
+from memlane.domain.sources import Source
+
+
+class PostgresIndexStore:
+    """The live index of one agent in a `PostgresDatabase`."""
+
+    def __init__(
+        self,
+        db: PostgresDatabase,
+        agent: str,
+        *,
+        cache_agent: str | None = None,
+        analyser: Fts5Analyser | None = None,
+    ) -> None:
+        """Serve `agent`'s rows; `cache_agent` names whose embedding cache to use (a rebuild
+        writes under a temporary id but shares the live agent's cache)."""
+        if not agent:
+            raise StoreError("an agent id is required")
+        self._db = db
+        self._agent = agent
+        self._cache_agent = cache_agent or agent
+        self._owns_analyser = analyser is None
+        self._analyser = analyser or Fts5Analyser()
+
+    @property
+    def database(self) -> PostgresDatabase:
+        """The database this store reads and writes."""
+        return self._db
+
+    @property
+    def agent(self) -> str:
+        """The agent id this store serves."""
+        return self._agent
+
+    # --- writes --------------------------------------------------------------------------------
+
+    def replace_file(
+        self,
+        file: IndexedFile,
+        chunks: Sequence[Chunk],
+        vectors: Sequence[Vector | None],
+        model: str,
+    ) -> None:
+        """Replace every row of one file in ONE transaction (see IndexWriter)."""
+        if len(vectors) != len(chunks):
+            raise StoreError(f"{len(chunks)} chunks but {len(vectors)} vectors")
+        ids = [c.id for c in chunks]
+        if len(set(ids)) != len(ids):
+            raise StoreError(f"duplicate chunk ids in {file.source}:{file.path}")
+        for chunk in chunks:
+            if (chunk.source, chunk.path) != (file.source, file.path):
+                raise StoreError(f"chunk {chunk.id} belongs to {chunk.source}:{chunk.path}")
+        dims = {len(v) for v in vectors if v is not None}
+        if len(dims) > 1:
+            raise DimensionMismatch(f"vectors of one file have several lengths: {sorted(dims)}")
+        for v in vectors:
+            if v is not None:
+                vectors_check(v)
+        tokens = self._analyser.document_tokens([c.text for c in chunks])
+        batch = [
+            (
+                c,
+                None if v is None else vector_leg.to_literal(v),
+                model,
+                None if v is None else len(v),
+            )
+            for c, v in zip(chunks, vectors, strict=True)
+        ]
+
+        def work(conn: Connection) -> None:
+            self._register(conn)
+            vector_leg.ensure_dims(conn, self._agent, next(iter(dims)) if dims else None)
+            rows.delete_file_chunks(conn, self._agent, file.source, file.path)
+            rows.insert_chunks(conn, self._agent, batch, tokens, rows.now(conn))
+            rows.put_file(conn, self._agent, file)
+
+        self._db.write(work)
+
+    def set_meta(self, meta: IndexMeta) -> None:
+        """Store the meta; a new `dimensions` drops vectors of the old one (see IndexWriter)."""
+
+        def work(conn: Connection) -> None:
+            self._register(conn)
+            meta_rows.put(
+                conn, self._agent, meta_rows.INDEX_META_KEY, meta_rows.index_meta_to_json(meta)
+            )
+            if meta.dimensions is not None:
+                vector_leg.change_dims(conn, self._agent, meta.dimensions)
+
+        self._db.write(work)
+
+    def touch_file(self, file: IndexedFile) -> None:
+        """Update mtime and size of an indexed file (no-op if it is not indexed)."""
+        self._db.write(lambda conn: rows.touch_file(conn, self._agent, file))
+
+    def delete_file(self, source: Source, path: str) -> None:
+        """Remove every row of one file in one transaction (no-op if it is not indexed)."""
+
+        def work(conn: Connection) -> None:
+            rows.delete_file_chunks(conn, self._agent, source, path)
+            rows.delete_file(conn, self._agent, source, path)
+
+        self._db.write(work)
+
+    def set_vectors(self, model: str, vectors: Mapping[ChunkId, Vector]) -> None:
+        """Attach vectors to existing chunks in one transaction (unknown ids are ignored)."""
+        if not vectors:
+            return
+        dims = {len(v) for v in vectors.values()}
+        if len(dims) > 1:
+            raise DimensionMismatch(f"vectors have several lengths: {sorted(dims)}")
+        for v in vectors.values():
+            vectors_check(v)
+        ids = list(vectors)
+        literals = [vector_leg.to_literal(vectors[i]) for i in ids]
+        (size,) = dims
+
+        def work(conn: Connection) -> None:
+            vector_leg.ensure_dims(conn, self._agent, size)
+            conn.exec_driver_sql(
+                "UPDATE memlane_chunks c SET embedding = u.e::vector, dims = %s, model = %s, "
+                "updated_at = %s FROM unnest(%s::text[], %s::text[]) AS u(i, e) "
+                "WHERE c.agent = %s AND c.id = u.i",
+                (size, model, rows.now(conn), ids, literals, self._agent),
+            )
+
+        self._db.write(work)
+
+    def cache_put(self, key: CacheKey, vectors: Mapping[ContentHash, Vector]) -> None:
+        """Store vectors in the cache; they become the most recently used entries."""
+        if not vectors:
+            return
+        for v in vectors.values():
+            vectors_check(v)
+        self._db.write(lambda conn: embedding_cache.put(conn, self._cache_agent, key, vectors))
+
+    def cache_prune(self, max_entries: int) -> int:
+        """Delete the least recently put entries beyond `max_entries`; return how many."""
+        return self._db.write(
+            lambda conn: embedding_cache.prune(conn, self._cache_agent, max_entries)
+        )
+
+    # --- reads ---------------------------------------------------------------------------------
+
+    def issues(self) -> list[RecordedIssue]:
+        """Return the recorded per-file problems, sorted by key then path."""
+        with self._db.read() as conn:
+            value = meta_rows.get(conn, self._agent, meta_rows.ISSUES_KEY)
+        found = [RecordedIssue(**item) for item in json.loads(value or "[]")]
+        return sorted(found, key=lambda i: (i.key, i.path))
+
+    def replace_issues(self, issues: Sequence[RecordedIssue]) -> None:
+        """Replace every recorded problem with `issues`, in one transaction."""
+        value = json.dumps([asdict(i) for i in issues])
+        self._db.write(lambda conn: meta_rows.put(conn, self._agent, meta_rows.ISSUES_KEY, value))
+
+    def last_sync(self) -> SyncRecord | None:
+        """Return the last recorded sync, None when none was recorded."""
+        with self._db.read() as conn:
+            value = meta_rows.get(conn, self._agent, meta_rows.LAST_SYNC_KEY)
+        return None if value is None else SyncRecord(**json.loads(value))
+
+    def record_sync(self, record: SyncRecord) -> None:
+        """Record the last sync that changed the index."""
+        value = json.dumps(asdict(record))
+        self._db.write(
+            lambda conn: meta_rows.put(conn, self._agent, meta_rows.LAST_SYNC_KEY, value)
+        )
+
+    def meta(self) -> IndexMeta | None:
+        """Return the stored meta, or None for an index never written."""
+        with self._db.read() as conn:
+            value = meta_rows.get(conn, self._agent, meta_rows.INDEX_META_KEY)
+        return None if value is None else meta_rows.index_meta_from_json(value)
+
+    def file(self, source: Source, path: str) -> IndexedFile | None:
+        """Return the files row of one file, or None if it is not indexed."""
+        with self._db.read() as conn:
+            return rows.file(conn, self._agent, source, path)
+
+    def files(self, source: Source | None = None) -> list[IndexedFile]:
+        """Return the indexed files (of one source, or all), sorted by source then path."""
+        with self._db.read() as conn:
+            return rows.files(conn, self._agent, source)
+
+    def counts(self) -> list[SourceCount]:
+        """Return files and chunks per source present in the index."""
+        with self._db.read() as conn:
+            return rows.counts(conn, self._agent)
+
+    def chunks_without_vectors(self, model: str, limit: int = 1000) -> list[Chunk]:
+        """Return chunks whose vector is missing or was made by another model."""
+        with self._db.read() as conn:
+            return rows.chunks_without_vectors(conn, self._agent, model, limit)
+
+    def search_vector(
+        self, vector: Vector, *, model: str, sources: Sequence[Source], limit: int
+    ) -> list[Candidate]:
+        """Return the `limit` chunks nearest to `vector` by cosine (see IndexStore)."""
+        vectors_check(vector)
+        if limit <= 0 or not sources or not vector:
+            return []
+        if math.fsum(x * x for x in vector) == 0.0:
+            return []
+        with self._db.read() as conn:
+            dims = meta_rows.vector_dims(conn, self._agent)
+            if dims is None:
+                return []
+            if len(vector) != dims:
+                raise DimensionMismatch(f"query has {len(vector)} dimensions, the index has {dims}")
+            scored = vector_leg.top(
+                conn, self._agent, vector, dims=dims, model=model, sources=sources, limit=limit
+            )
+            return rows.candidates(conn, self._agent, scored)
+
+    def search_keyword(
+        self, match: str, *, sources: Sequence[Source], limit: int
+    ) -> list[Candidate]:
+        """Return the `limit` best bm25 matches of an OR-of-phrases expression (see module)."""
+        if limit <= 0 or not sources or not match.strip():
+            return []
+        phrases = parse_match(match)
+        if phrases is None:
+            return []
+        tokens = self._analyser.tokens(phrases)
+        with self._db.read() as conn:
+            scored = keyword_search.top(conn, self._agent, tokens, sources, limit)
+            return rows.candidates(conn, self._agent, scored)
+
+    def cache_get(self, key: CacheKey, hashes: Sequence[ContentHash]) -> dict[ContentHash, Vector]:
+        """Return cached vectors for the hashes found (reading does not refresh recency)."""
+        with self._db.read() as conn:
+            return embedding_cache.get(conn, self._cache_agent, key, hashes)
+
+    def cache_size(self) -> int:
+        """Return the number of cached vectors."""
+        with self._db.read() as conn:
+            return embedding_cache.size(conn, self._cache_agent)
+
+    # --- lifecycle -----------------------------------------------------------------------------
+
+    def begin_rebuild(self) -> IndexRebuild:
+        """Start a full reindex under a temporary agent id; commit moves it into place."""
+        shadow = f"{self._agent}#rebuild-{uuid.uuid4().hex}"
+        writer = PostgresIndexStore(
+            self._db, shadow, cache_agent=self._cache_agent, analyser=self._analyser
+        )
+        return PostgresIndexRebuild(self._db, live=self._agent, shadow=shadow, writer=writer)
+
+    def vector_status(self) -> tuple[bool, str | None]:
+        """Return (pgvector available, None): the schema cannot exist without it."""
+        return True, None
+
+    def location(self) -> str:
+        """Return the database URL (password masked) and the agent."""
+        return f"{self._db.location}#agent={self._agent}"
+
+    def close(self) -> None:
+        """Release connections; idempotent."""
+        self._db.close()
+        if self._owns_analyser:
+            self._analyser.close()
+
+    def _register(self, conn: Connection) -> None:
+        if self._agent == self._cache_agent:
+            meta_rows.register_agent(conn, self._agent)
+
+
+vectors_check = vector_leg.check_vector

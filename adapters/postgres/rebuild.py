@@ -1,0 +1,111 @@
+"""Adapter: a full reindex of one agent, written under a temporary agent id and moved in at once.
+
+The rebuild writes through an IndexWriter serving `<agent>#rebuild-<uuid>` (the store passes a
+PostgresIndexStore), so the live rows are untouched while it runs and readers keep searching
+them. `commit` is one transaction: the live agent's files, chunks, postings and meta are deleted
+and the temporary rows are re-labelled with the live id; readers see the old index or the new
+one, never a mix. The event log, handler tracking and the embedding cache are not part of the
+swap: the rebuild reads and writes the live agent's cache directly (the cache is keyed by
+content, so sharing it is harmless), and the log and positions simply stay where they are.
+
+A process that dies mid-rebuild leaves rows under its temporary id; they are invisible to the
+live agent and are deleted when the next rebuild of the same agent commits (one sync per agent
+runs at a time, so no other rebuild of it can be in progress then).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from sqlalchemy import Connection
+
+from memlane.adapters.postgres.database import PostgresDatabase
+from memlane.application.ports.embedding import Vector
+from memlane.application.ports.index_store import CacheKey, IndexedFile, IndexWriter, StoreError
+from memlane.domain.chunks import Chunk, ContentHash
+from memlane.domain.index_meta import IndexMeta
+
+_SWAPPED_TABLES = ("memlane_postings", "memlane_chunks", "memlane_files", "memlane_meta")
+
+
+def _delete_agent_rows(conn: Connection, agent: str) -> None:
+    for table in _SWAPPED_TABLES:
+        conn.exec_driver_sql(f"DELETE FROM {table} WHERE agent = %s", (agent,))
+
+
+class PostgresIndexRebuild:
+    """A full reindex of `live` being written under the temporary agent id `shadow`."""
+
+    def __init__(
+        self, db: PostgresDatabase, *, live: str, shadow: str, writer: IndexWriter
+    ) -> None:
+        """Write through `writer` (serving `shadow`); commit moves its rows to `live`."""
+        self._db = db
+        self._live = live
+        self._shadow = shadow
+        self._writer = writer
+        self._finished = False
+
+    def _check_open(self) -> None:
+        if self._finished:
+            raise StoreError(f"rebuild {self._shadow} was already committed or aborted")
+
+    def replace_file(
+        self,
+        file: IndexedFile,
+        chunks: Sequence[Chunk],
+        vectors: Sequence[Vector | None],
+        model: str,
+    ) -> None:
+        """Write one file's rows into the rebuild (see IndexWriter)."""
+        self._check_open()
+        self._writer.replace_file(file, chunks, vectors, model)
+
+    def set_meta(self, meta: IndexMeta) -> None:
+        """Store the meta of the rebuilt index."""
+        self._check_open()
+        self._writer.set_meta(meta)
+
+    def cache_get(self, key: CacheKey, hashes: Sequence[ContentHash]) -> dict[ContentHash, Vector]:
+        """Read the live agent's embedding cache."""
+        self._check_open()
+        return self._writer.cache_get(key, hashes)
+
+    def cache_put(self, key: CacheKey, vectors: Mapping[ContentHash, Vector]) -> None:
+        """Add vectors to the live agent's embedding cache."""
+        self._check_open()
+        self._writer.cache_put(key, vectors)
+
+    def commit(self) -> None:
+        """Replace the live agent's index with the rebuilt one in one transaction."""
+        self._check_open()
+        live, shadow = self._live, self._shadow
+
+        def work(conn: Connection) -> None:
+            _delete_agent_rows(conn, live)
+            for table in _SWAPPED_TABLES:
+                conn.exec_driver_sql(
+                    f"UPDATE {table} SET agent = %s WHERE agent = %s", (live, shadow)
+                )
+            for (stale,) in conn.exec_driver_sql(
+                "SELECT agent FROM memlane_meta WHERE agent LIKE %s "
+                "UNION SELECT agent FROM memlane_files WHERE agent LIKE %s",
+                (abandoned_pattern(live), abandoned_pattern(live)),
+            ).all():
+                _delete_agent_rows(conn, str(stale))
+
+        self._db.write(work)
+        self._finished = True
+
+    def abort(self) -> None:
+        """Throw the temporary rows away; the live index stays as it was."""
+        if self._finished:
+            return
+        self._db.write(lambda conn: _delete_agent_rows(conn, self._shadow))
+        self._finished = True
+
+
+def abandoned_pattern(agent: str) -> str:
+    """LIKE pattern of the temporary ids of `agent`'s rebuilds."""
+    escaped = agent.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"{escaped}#rebuild-%"

