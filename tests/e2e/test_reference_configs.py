@@ -30,6 +30,10 @@ def install(home: Path, name: str) -> Path:
     shutil.copy(FIXTURES / "shared-memory.json5", state / "shared-memory.json5")
     (state / "workspace" / "memory").mkdir(parents=True, exist_ok=True)
     (state / "workspace" / "MEMORY.md").write_text("# Memory\n", encoding="utf-8")
+    # The other agents' workspaces: a workspace that does not exist is an error, not an empty
+    # index.
+    for other in ("work-notes", "gpu-notes"):
+        (home / other).mkdir(exist_ok=True)
     return state
 
 
