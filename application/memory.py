@@ -28,7 +28,7 @@ from memlane.application.scheduler import BackgroundSyncer, SearchSyncPolicy
 from memlane.application.status import StatusReporter
 from memlane.application.sync import SyncService, SyncTrigger
 from memlane.domain.config import MemorySettings
-from memlane.domain.search import SearchQuery
+from memlane.domain.search import SearchQuery, check_query_text
 from memlane.domain.sources import Source
 
 
@@ -88,7 +88,12 @@ class MemoryManager:
         session_key: str | None = None,
         citations: bool = False,
     ) -> SearchResponse:
-        """Search the memory, after the syncs the settings ask for (first search, new session)."""
+        """Search the memory, after the syncs the settings ask for (first search, new session).
+
+        Raises InvalidQuery (before any sync) for a query that is not a string, blank or longer
+        than MAX_QUERY_CHARS.
+        """
+        check_query_text(query)
         self._search_policy.before_search(session_key)
         return self._searcher.search(
             SearchQuery(text=query, max_results=max_results, min_score=min_score, explain=explain),

@@ -4,6 +4,8 @@ Pipeline: keyword leg (FTS5 bm25) and vector leg (cosine) each fetch `max_result
 candidateMultiplier` candidates (at least `minCandidates` when both legs run); they are fused
 (standardised scores by default, or the reference's weighted sum, or reciprocal-rank fusion),
 decayed by age, diversified by MMR, filtered by min score and cut to `max_results`.
+Bounded input: a query over MAX_QUERY_CHARS is refused, the vector leg embeds only the model's
+window (`query_embedding_input`) and the keyword leg the first MAX_FTS_TERMS distinct terms.
 Degraded modes are explicit: without a provider the search is keyword-only; a failing query
 embedding or a dimension mismatch drops the vector leg with a warning instead of failing.
 """
@@ -21,6 +23,7 @@ from memlane.application.ports.index_store import DimensionMismatch, IndexStore
 from memlane.application.reports import SearchMode, SearchResponse
 from memlane.domain.config import MAX_RESULTS_LIMIT, MemorySettings, candidate_limit
 from memlane.domain.errors import InvalidQuery
+from memlane.domain.embedding import query_embedding_input
 from memlane.domain.index_meta import vector_label
 from memlane.domain.keywords import build_fts_query
 from memlane.domain.scoring import (
@@ -32,7 +35,13 @@ from memlane.domain.scoring import (
     weighted_merge,
     zscore_merge,
 )
-from memlane.domain.search import Candidate, ScoreExplanation, SearchQuery, SearchResult
+from memlane.domain.search import (
+    Candidate,
+    ScoreExplanation,
+    SearchQuery,
+    SearchResult,
+    check_query_text,
+)
 from memlane.domain.snippets import citation_for, make_snippet
 from memlane.domain.sources import Source
 
@@ -51,9 +60,7 @@ class Searcher:
 
     def search(self, query: SearchQuery, *, now: float, citations: bool = False) -> SearchResponse:
         """Return the best chunks for `query` (see module docstring). Raises InvalidQuery."""
-        text = query.text.strip()
-        if not text:
-            raise InvalidQuery("query required")
+        text = check_query_text(query.text)
         max_results = _max_results(query.max_results, self._settings.query.max_results)
         min_score = _min_score(query.min_score, self._settings.query.min_score)
         sources: Sequence[Source] = query.sources or self._settings.sources
@@ -115,7 +122,8 @@ class Searcher:
         warnings: list[str],
     ) -> list[Candidate]:
         try:
-            vector = provider.embed_query(text)
+            # Only what the model reads: a pasted page must not be embedded window by window.
+            vector = provider.embed_query(query_embedding_input(text, provider.max_input_tokens))
         except EmbeddingError as exc:
             log.warning("query_embedding_failed", provider=provider.id, error=str(exc))
             warnings.append(f"query embedding failed, keyword results only: {exc}")

@@ -42,6 +42,9 @@ def read_lines(
     Raises InvalidQuery for a blank path or bad numbers, FileRefused for paths outside the
     sources, and the other SourceErrors for unreadable files.
     """
+    raw: object = path  # callers outside mypy (the Python API, tools) may pass anything
+    if not isinstance(raw, str):
+        raise InvalidQuery(f"path must be a string, not {type(raw).__name__}")
     path = path.strip()
     if not path:
         raise InvalidQuery("path required")

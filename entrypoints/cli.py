@@ -26,7 +26,14 @@ from memlane.application.ports.index_store import StoreError
 from memlane.application.reports import StatusReport, SyncProgress, SyncReport
 from memlane.domain.errors import ConfigError, InvalidQuery
 from memlane.domain.events import event_to_record, type_name
+from memlane.domain.search import MAX_QUERY_CHARS, check_query_text
 from memlane.entrypoints.config.schema import effective_settings, json_schema
+from memlane.entrypoints.listen import (
+    ListenOptionError,
+    check_address,
+    check_tls,
+    check_token,
+)
 from memlane.entrypoints.logging import configure_logging
 
 if TYPE_CHECKING:
@@ -128,7 +135,9 @@ def index(options: _Options, force: bool, verbose: bool) -> None:
 
 @cli.command()
 @click.argument("query", required=False)
-@click.option("--query", "query_option", help="The query (wins over the argument).")
+@click.option(
+    "--query", "query_option", help="The query (wins over the argument); '-' reads it from stdin."
+)
 @click.option("--max-results", type=click.IntRange(1, 100), help="1-100 (default from config).")
 @click.option("--min-score", type=click.FloatRange(0.0, 1.0), help="0-1 (default from config).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -145,8 +154,12 @@ def search(
 ) -> None:
     """Search the memory (syncs first when the index is dirty or empty)."""
     text = query_option or query
+    if text == "-":  # argv caps one argument at 128 KiB; a longer paste comes on stdin
+        text = sys.stdin.read(MAX_QUERY_CHARS + 1)  # one past the limit: refused, not cut
     if not text or not text.strip():
         raise click.UsageError("missing search query: give QUERY or --query TEXT")
+    with _errors():
+        check_query_text(text)  # before opening and syncing the index
     manager = options.manager()
     with _errors():
         manager.sync()
@@ -288,11 +301,14 @@ def serve(
     """Serve the memory over gRPC."""
     from memlane.entrypoints.grpc.server import TlsConfig, build_server
 
-    if bool(tls_cert) != bool(tls_key):
-        raise click.UsageError("--tls-cert and --tls-key go together")
+    with _listen_errors():
+        check_token(token)
+        check_tls(tls_cert, tls_key)
+        check_address(host, port)
     manager = options.manager()
     tls = TlsConfig(cert_file=tls_cert, key_file=tls_key) if tls_cert and tls_key else None
-    server, bound = build_server(manager, host=host, port=port, token=token, tls=tls)
+    with _listen_errors():
+        server, bound = build_server(manager, host=host, port=port, token=token, tls=tls)
     server.start()
     manager.start()
     click.echo(f"memlane gRPC listening on {host}:{bound}", err=True)
@@ -328,12 +344,27 @@ def mcp(
     from memlane.entrypoints.mcp.app import HttpOptions, run_mcp
     from memlane.entrypoints.mcp.http import is_loopback
 
-    if bool(tls_cert) != bool(tls_key):
-        raise click.UsageError("--tls-cert and --tls-key go together")
-    if use_http and not token and not is_loopback(host):
-        raise click.UsageError("--token is required when listening beyond loopback")
+    if use_http:
+        with _listen_errors():
+            check_token(token)
+            check_tls(tls_cert, tls_key, tls_client_ca)
+        if not token and not is_loopback(host):
+            raise click.UsageError("--token is required when listening beyond loopback")
+        with _listen_errors():
+            check_address(host, port)
     http = HttpOptions(host, port, token or None, tls_cert, tls_key, tls_client_ca)
     run_mcp(options.manager(), read_only=read_only, http=http if use_http else None)
+
+
+@contextmanager
+def _listen_errors() -> Iterator[None]:
+    """Listen options: a wrong value is bad usage (2), an address we cannot have a failure (1)."""
+    try:
+        yield
+    except ListenOptionError as exc:
+        raise click.UsageError(str(exc)) from exc
+    except OSError as exc:  # ListenError, or the server's own bind failure
+        raise click.ClickException(str(exc)) from exc
 
 
 def _summary(report: SyncReport) -> str:
