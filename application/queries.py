@@ -22,8 +22,8 @@ from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvide
 from memlane.application.ports.index_store import DimensionMismatch, IndexStore
 from memlane.application.reports import SearchMode, SearchResponse
 from memlane.domain.config import MAX_RESULTS_LIMIT, MemorySettings, candidate_limit
-from memlane.domain.errors import InvalidQuery
 from memlane.domain.embedding import query_embedding_input
+from memlane.domain.errors import InvalidQuery
 from memlane.domain.index_meta import vector_label
 from memlane.domain.keywords import build_fts_query
 from memlane.domain.scoring import (

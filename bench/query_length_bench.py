@@ -23,10 +23,29 @@ from pathlib import Path
 from memlane.entrypoints.api import open_manager
 from memlane.entrypoints.container import provider_factories
 
-WORDS = (
-    "deploy cluster database migration window latency cache index query vector keyword "
-    "postgres pgbouncer transaction statement timeout retry backoff queue worker schedule"
-).split()
+WORDS = [
+    "deploy",
+    "cluster",
+    "database",
+    "migration",
+    "window",
+    "latency",
+    "cache",
+    "index",
+    "query",
+    "vector",
+    "keyword",
+    "postgres",
+    "pgbouncer",
+    "transaction",
+    "statement",
+    "timeout",
+    "retry",
+    "backoff",
+    "queue",
+    "worker",
+    "schedule",
+]
 
 
 def _query(kib: int, rng: random.Random) -> str:

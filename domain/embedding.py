@@ -118,9 +118,9 @@ def query_embedding_input(text: str, max_tokens: int) -> str:
     limit = max(1, min(max_tokens, MAX_QUERY_EMBED_TOKENS))
     # Every character is at least one byte: a prefix this long holds all the bytes kept below.
     head = text[: HARD_MAX_INPUT_BYTES + 1]
-    if len(head) == len(text) and utf8_len(text) <= HARD_MAX_INPUT_BYTES:
-        if estimate_tokens(text) <= limit:
-            return text
+    fits = len(head) == len(text) and utf8_len(text) <= HARD_MAX_INPUT_BYTES
+    if fits and estimate_tokens(text) <= limit:
+        return text
     head = split_to_utf8_limit(head, HARD_MAX_INPUT_BYTES)[0]
     budget = limit * UNITS_PER_TOKEN
     used = end = 0

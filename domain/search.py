@@ -25,9 +25,7 @@ def check_query_text(text: object) -> str:
     if not isinstance(text, str):
         raise InvalidQuery(f"query must be a string, not {type(text).__name__}")
     if len(text) > MAX_QUERY_CHARS:
-        raise InvalidQuery(
-            f"query too long: {len(text)} characters (at most {MAX_QUERY_CHARS})"
-        )
+        raise InvalidQuery(f"query too long: {len(text)} characters (at most {MAX_QUERY_CHARS})")
     stripped = text.strip()
     if not stripped:
         raise InvalidQuery("query required")

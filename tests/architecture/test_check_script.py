@@ -19,7 +19,9 @@ def test_a_failed_dev_install_fails_the_check_before_any_gate(tmp_path: Path) ->
     fake_python = tmp_path / ".venv" / "bin" / "python"
     fake_python.parent.mkdir(parents=True)
     # pip fails the way a broken index does: an error line and exit status 1.
-    fake_python.write_text('#!/bin/sh\necho "ERROR: No matching distribution found for x"\nexit 1\n')
+    fake_python.write_text(
+        '#!/bin/sh\necho "ERROR: No matching distribution found for x"\nexit 1\n'
+    )
     fake_python.chmod(0o755)
 
     done = subprocess.run(

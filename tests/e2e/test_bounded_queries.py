@@ -25,7 +25,8 @@ from memlane.entrypoints.api import memory_search_tool
 from memlane.entrypoints.grpc.client import MemlaneClient, MemlaneRpcError
 from memlane.entrypoints.grpc.server import build_server
 from tests.e2e import _mcp_support
-from tests.e2e._loud_support import make_home, memlane as run_cli, no_traceback
+from tests.e2e._loud_support import make_home, no_traceback
+from tests.e2e._loud_support import memlane as run_cli
 
 pytestmark = pytest.mark.e2e
 
@@ -87,7 +88,7 @@ class TestGrpc:
 class TestPythonApi:
     @pytest.mark.parametrize("query", [None, 5, ABSURD])
     def test_search_raises_invalid_query(self, manager: MemoryManager, query: object) -> None:
-        with pytest.raises(InvalidQuery, match="query must be a string|query too long"):
+        with pytest.raises(InvalidQuery, match=r"query must be a string|query too long"):
             manager.search(query)  # type: ignore[arg-type]
 
     def test_the_tool_payload_says_it(self, manager: MemoryManager) -> None:

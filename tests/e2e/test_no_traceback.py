@@ -17,7 +17,8 @@ import pytest
 
 import memlane
 from memlane.domain.errors import InvalidQuery
-from tests.e2e._loud_support import make_home, memlane as run_cli, no_traceback
+from tests.e2e._loud_support import make_home, no_traceback
+from tests.e2e._loud_support import memlane as run_cli
 
 pytestmark = pytest.mark.e2e
 
@@ -129,14 +130,14 @@ class TestPythonApi:
         manager = memlane.open(
             workspace=home / "ws", state_dir=home / "state", config={"provider": "none"}
         )
+        bad: object = None
         try:
-            for call, message in [
-                (lambda: manager.search(None), "query must be a string, not NoneType"),  # type: ignore[arg-type]
-                (lambda: manager.search(5), "query must be a string, not int"),  # type: ignore[arg-type]
-                (lambda: manager.get(None), "path must be a string, not NoneType"),  # type: ignore[arg-type]
-            ]:
-                with pytest.raises(InvalidQuery, match=message):
-                    call()
+            with pytest.raises(InvalidQuery, match="query must be a string, not NoneType"):
+                manager.search(bad)  # type: ignore[arg-type]
+            with pytest.raises(InvalidQuery, match="query must be a string, not int"):
+                manager.search(5)  # type: ignore[arg-type]
+            with pytest.raises(InvalidQuery, match="path must be a string, not NoneType"):
+                manager.get(bad)  # type: ignore[arg-type]
             assert manager.search("tabs").results[0].path == "MEMORY.md"  # still works
         finally:
             manager.close()
