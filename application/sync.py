@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import enum
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from typing import Final
 
@@ -26,7 +26,7 @@ from memlane.application.change_detection import ChangeDetector
 from memlane.application.embedding_runtime import EmbeddingRuntime
 from memlane.application.indexing import backfill_vectors
 from memlane.application.issues import IssueBoard
-from memlane.application.messagebus import MessageBus
+from memlane.application.messagebus import HandlerFailure, MessageBus
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.event_log import EventLog, RecordedEvent
@@ -80,6 +80,23 @@ class SyncTrigger(enum.StrEnum):
 _AUTOMATIC: Final = frozenset(
     {SyncTrigger.WATCH, SyncTrigger.INTERVAL, SyncTrigger.SEARCH, SyncTrigger.SESSION_START}
 )
+
+
+class SyncFailed(Exception):
+    """Some change could not be committed (a full disk, an I/O error): the sync did not finish.
+
+    Whatever was not committed is as it was; its events stay pending and the next sync retries
+    them. `failures` lists each handler failure; the message is one line for the CLI.
+    """
+
+    def __init__(self, failures: Sequence[HandlerFailure]) -> None:
+        first = failures[0]
+        more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+        super().__init__(
+            f"{len(failures)} change(s) could not be written: {first.subject}: "
+            f"{first.error}{more}; the index keeps its previous state, the next sync retries"
+        )
+        self.failures = tuple(failures)
 
 
 class WantedMeta:
@@ -191,9 +208,20 @@ class SyncService:
         force: bool = False,
         progress: Callable[[SyncProgress], None] | None = None,
     ) -> SyncReport:
-        """Bring the index in line with the files; `force` rebuilds it completely (safely)."""
+        """Bring the index in line with the files; `force` rebuilds it completely (safely).
+
+        Raises SyncFailed when a handler could not commit a change (the rest is done).
+        """
         with self._lock:
-            return self._run(trigger, force=force, progress=progress)
+            self._bus.take_failures()  # a failure from before this sync is not this sync's
+            report = self._run(trigger, force=force, progress=progress)
+            failures = self._bus.take_failures()
+        if failures:
+            with self._state_lock:
+                self._dirty = True  # what failed is still to do
+            log.error("sync_failed", reason=trigger.value, failures=len(failures))
+            raise SyncFailed(failures)
+        return report
 
     def close_store(self) -> None:
         """Wait for a running sync, then release the store."""

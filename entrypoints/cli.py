@@ -24,6 +24,7 @@ from memlane.application.ports.event_log import EventLogError, RecordedEvent
 from memlane.application.ports.file_source import FileMissing, SourceError
 from memlane.application.ports.index_store import StoreError
 from memlane.application.reports import StatusReport, SyncProgress, SyncReport
+from memlane.application.sync import SyncFailed
 from memlane.domain.errors import ConfigError, InvalidQuery
 from memlane.domain.events import event_to_record, type_name
 from memlane.domain.search import MAX_QUERY_CHARS, check_query_text
@@ -84,6 +85,8 @@ def _errors() -> Iterator[None]:
         raise click.ClickException(f"embedding provider failed: {exc}") from exc
     except (StoreError, EventLogError) as exc:
         raise click.ClickException(f"index error: {exc}") from exc
+    except SyncFailed as exc:
+        raise click.ClickException(f"sync failed: {exc}") from exc
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -162,7 +165,10 @@ def search(
         check_query_text(text)  # before opening and syncing the index
     manager = options.manager()
     with _errors():
-        manager.sync()
+        try:
+            manager.sync()
+        except (SyncFailed, StoreError, EventLogError) as exc:  # what is indexed can answer
+            click.echo(f"warning: sync failed, searching the index as it is: {exc}", err=True)
         response = manager.search(
             text, max_results=max_results, min_score=min_score, explain=explain
         )
