@@ -20,7 +20,7 @@ def test_a_handler_that_cannot_commit_fails_the_sync_and_leaves_it_pending() -> 
     def disk_full(*args: object, **kwargs: object) -> object:
         raise StoreError("memory.db: database or disk is full")
 
-    world.store.replace_file = disk_full  # type: ignore[method-assign]
+    world.store.replace_file = disk_full  # type: ignore[method-assign,assignment]
     with pytest.raises(SyncFailed) as failed:
         manager.sync()
 
