@@ -65,7 +65,7 @@ class Searcher:
         min_score = _min_score(query.min_score, self._settings.query.min_score)
         sources: Sequence[Source] = query.sources or self._settings.sources
         hybrid = self._settings.query.hybrid
-        provider = self._runtime.provider
+        provider = self._runtime.usable  # None also while a failed provider cools down
         warnings: list[str] = []
 
         mode: SearchMode = (
@@ -79,15 +79,19 @@ class Searcher:
                 keyword = self._store.search_keyword(match, sources=sources, limit=limit)
         vector: list[Candidate] = []
         if provider is not None:
-            vector = self._vector_leg(provider, text, sources, limit, warnings)
-            if not vector and warnings and mode == "vector":
+            vector, failed = self._vector_leg(provider, text, sources, limit, warnings)
+            if failed and mode == "vector":
                 # The vector leg failed: answer from keywords rather than nothing.
                 match = build_fts_query(text)
                 keyword = (
                     self._store.search_keyword(match, sources=sources, limit=limit) if match else []
                 )
-                mode = "keyword"
+            if failed:
+                mode = "keyword"  # say what answered
 
+        degraded = self._runtime.warning  # one line whenever the configured provider is not used
+        if degraded is not None:
+            warnings.insert(0, degraded)
         fused = self._fuse(mode, vector, keyword)
         decay = hybrid.temporal_decay
         if decay.enabled:
@@ -120,18 +124,20 @@ class Searcher:
         sources: Sequence[Source],
         limit: int,
         warnings: list[str],
-    ) -> list[Candidate]:
+    ) -> tuple[list[Candidate], bool]:
+        """The vector leg's candidates, and whether it failed (keywords must answer alone)."""
         try:
             # Only what the model reads: a pasted page must not be embedded window by window.
             vector = provider.embed_query(query_embedding_input(text, provider.max_input_tokens))
         except EmbeddingError as exc:
             log.warning("query_embedding_failed", provider=provider.id, error=str(exc))
-            warnings.append(f"query embedding failed, keyword results only: {exc}")
-            return []
+            self._runtime.note_failure(exc)  # the runtime's warning says it, and for how long
+            return [], True
+        self._runtime.note_success()
         if not any(vector):
-            return []
+            return [], False
         try:
-            return self._store.search_vector(
+            found = self._store.search_vector(
                 vector,
                 model=vector_label(provider.model, provider.key),
                 sources=sources,
@@ -139,7 +145,8 @@ class Searcher:
             )
         except DimensionMismatch as exc:
             warnings.append(f"vector search skipped until the index is re-embedded: {exc}")
-            return []
+            return [], True
+        return found, False
 
     def _fuse(
         self, mode: SearchMode, vector: list[Candidate], keyword: list[Candidate]

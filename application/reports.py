@@ -58,6 +58,7 @@ class SyncReport:
     events_handled: int
     duration_ms: float
     issues: list[SourceIssue] = field(default_factory=list)
+    warnings: tuple[str, ...] = ()  # e.g. the configured embedding provider could not run
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,3 +112,4 @@ class StatusReport:
     readonly_recovery: RecoveryStats
     issues: list[SourceIssue] = field(default_factory=list)
     last_sync: SyncReport | None = None
+    warnings: tuple[str, ...] = ()  # e.g. the configured embedding provider cannot run

@@ -49,13 +49,19 @@ class StatusReporter:
 
     def report(self, *, deep: bool = False) -> StatusReport:
         """Report the index; `deep` also selects and probes the provider and rescans sources."""
-        selection = self._runtime.selection if (deep or self._runtime.is_selected) else None
+        # An explicit provider is selected even in a fresh process (constructing one makes no
+        # call): a missing key or a bad setting must show here, not only after a search.
+        explicit = self._runtime.requested not in ("auto", "none")
+        selected = deep or explicit or self._runtime.is_selected
+        selection = self._runtime.selection if selected else None
         provider = selection.provider if selection else None
         if deep and provider is not None:
             try:
                 provider.embed_query("ping")
+                self._runtime.note_success()
             except EmbeddingError as exc:
                 self._issues.report("provider", provider.id, f"probe failed: {exc}")
+                self._runtime.note_failure(exc)
         counts = {c.source: c for c in self._store.counts()}
         on_disk: dict[Source, int] = {}
         if deep:  # a fresh process has seen no sync yet: rescan so listing problems show up
@@ -109,4 +115,5 @@ class StatusReporter:
             readonly_recovery=self._recovery_stats() if self._recovery_stats else RecoveryStats(),
             issues=issues,
             last_sync=self._syncing.last_report,
+            warnings=tuple(w for w in [self._runtime.warning if selected else None] if w),
         )

@@ -272,6 +272,7 @@ class SyncService:
             events_handled=handled,
             duration_ms=round((self._clock.monotonic() - started) * 1000, 2),
             issues=self._issues.all(),
+            warnings=tuple(w for w in [self._runtime.warning] if w is not None),
         )
         with self._state_lock:
             self._dirty = False
@@ -289,7 +290,7 @@ class SyncService:
 
     def _backfill(self) -> int:
         """Give vectors to chunks indexed without them (new provider, new model, past failures)."""
-        provider = self._runtime.provider
+        provider = self._runtime.usable  # a provider cooling down after a failure waits
         if provider is None:
             return 0
         self._progress.set_phase("vectors")
@@ -302,6 +303,7 @@ class SyncService:
             )
         except EmbeddingError as exc:
             log.warning("vector_backfill_failed", provider=provider.id, error=str(exc))
+            self._runtime.note_failure(exc)
             self._issues.report("index", "(vectors)", f"embedding failed, will retry: {exc}")
             if self._runtime.fall_back(exc) is not None:
                 self._store.set_meta(self._wanted_meta())

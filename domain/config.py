@@ -71,6 +71,9 @@ class RemoteSettings:
     timeout_seconds: float = 60.0
     query_timeout_seconds: float = 20.0
     max_concurrency: int = 4
+    # After a provider failed, searches and syncs skip it this long instead of waiting for its
+    # timeout again on every call (0: retry every time).
+    failure_cooldown_seconds: float = 60.0
 
 
 @dataclass(frozen=True, slots=True)

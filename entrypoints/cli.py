@@ -133,6 +133,8 @@ def index(options: _Options, force: bool, verbose: bool) -> None:
         click.echo(f"workspace: {status.workspace}\nstore: {status.store_path}", err=True)
     with _errors(), _progress_bar() as on_progress:
         report = manager.sync(force=force, progress=on_progress)
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
     click.echo(_summary(report))
 
 
@@ -172,6 +174,8 @@ def search(
         response = manager.search(
             text, max_results=max_results, min_score=min_score, explain=explain
         )
+    for warning in response.warnings:  # on stderr in both forms: a pipe must not hide it
+        click.echo(f"warning: {warning}", err=True)
     if as_json:
         payload: dict[str, object] = {
             "results": [_result_json(r, explain) for r in response.results],
@@ -183,8 +187,6 @@ def search(
             payload["warnings"] = list(response.warnings)
         click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
         return
-    for warning in response.warnings:
-        click.echo(f"warning: {warning}", err=True)
     if not response.results:
         click.echo("No matches.")
         return
@@ -464,6 +466,7 @@ def _status_text(s: StatusReport) -> str:
     ]
     if s.fallback_from:
         lines.append(f"Fallback: from {s.fallback_from} ({s.fallback_reason})")
+    lines += [f"Warning: {w}" for w in s.warnings]
     if s.issues:
         lines.append("Issues:")
         lines += [f"  {i.path}: {i.reason}" for i in s.issues]

@@ -33,6 +33,7 @@ from memlane.application.indexing import FilePreparer
 from memlane.application.issues import IssueBoard
 from memlane.application.memory import MemoryManager
 from memlane.application.messagebus import MessageBus
+from memlane.application.ports.clock import Clock
 from memlane.application.ports.embedding import EmbeddingProvider
 from memlane.application.ports.file_source import ChangeWatcher, FileSource
 from memlane.application.ports.index_store import IndexStore
@@ -115,7 +116,9 @@ def _selection(choice: ProviderChoice) -> Selection:
 
 
 def make_runtime(
-    settings: MemorySettings, factories: Mapping[str, ProviderFactory]
+    settings: MemorySettings,
+    factories: Mapping[str, ProviderFactory],
+    clock: Clock | None = None,
 ) -> EmbeddingRuntime:
     """The lazy provider holder: `none` means keyword-only by request."""
     requested = settings.provider
@@ -132,7 +135,13 @@ def make_runtime(
         def select_fallback() -> Selection:
             return _selection(choose_provider(fallback, "none", factories))
 
-    return EmbeddingRuntime(select, select_fallback, requested=requested)
+    return EmbeddingRuntime(
+        select,
+        select_fallback,
+        requested=requested,
+        clock=clock,
+        cooldown=settings.remote.failure_cooldown_seconds,
+    )
 
 
 def scope_hash(settings: MemorySettings, workspace: Path, sessions_dir: Path) -> str:
@@ -356,7 +365,7 @@ class Container(containers.DeclarativeContainer):
     )
     watcher = providers.Factory(WatchdogChangeWatcher)  # the scheduler debounces its reports
     embedder_factories = providers.Singleton(provider_factories, settings, env)
-    embedding_runtime = providers.Singleton(make_runtime, settings, embedder_factories)
+    embedding_runtime = providers.Singleton(make_runtime, settings, embedder_factories, clock)
     sources = providers.Callable(_available_sources, memory_source, session_source)
     application = providers.Container(
         Application,

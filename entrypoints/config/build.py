@@ -207,6 +207,7 @@ def _remote(read: _Reader) -> RemoteSettings:
         ),
         timeout_seconds=read.number("remote.timeoutSeconds"),
         query_timeout_seconds=read.number("remote.queryTimeoutSeconds"),
+        failure_cooldown_seconds=read.number("remote.failureCooldownSeconds"),
         max_concurrency=read.integer("remote.maxConcurrency"),
     )
 
