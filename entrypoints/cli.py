@@ -9,8 +9,7 @@ import json
 import signal
 import sys
 import threading
-import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import asdict
 from types import FrameType
@@ -23,7 +22,7 @@ from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.event_log import EventLogError, RecordedEvent
 from memlane.application.ports.file_source import FileMissing, SourceError
 from memlane.application.ports.index_store import StoreError
-from memlane.application.reports import StatusReport, SyncProgress, SyncReport
+from memlane.application.reports import StatusReport, SyncReport
 from memlane.application.sync import SyncFailed
 from memlane.domain.errors import ConfigError, InvalidQuery
 from memlane.domain.events import event_to_record, type_name
@@ -36,6 +35,7 @@ from memlane.entrypoints.listen import (
     check_token,
 )
 from memlane.entrypoints.logging import configure_logging
+from memlane.entrypoints.progress_display import sync_progress
 
 if TYPE_CHECKING:
     from memlane.application.memory import MemoryManager
@@ -131,7 +131,7 @@ def index(options: _Options, force: bool, verbose: bool) -> None:
     if verbose:
         status = manager.status(deep=False)
         click.echo(f"workspace: {status.workspace}\nstore: {status.store_path}", err=True)
-    with _errors(), _progress_bar() as on_progress:
+    with _errors(), sync_progress() as on_progress:
         report = manager.sync(force=force, progress=on_progress)
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
@@ -168,7 +168,8 @@ def search(
     manager = options.manager()
     with _errors():
         try:
-            manager.sync()
+            with sync_progress() as on_progress:  # the first search of a large workspace
+                manager.sync(progress=on_progress)
         except (SyncFailed, StoreError, EventLogError) as exc:  # what is indexed can answer
             click.echo(f"warning: sync failed, searching the index as it is: {exc}", err=True)
         response = manager.search(
@@ -385,33 +386,6 @@ def _summary(report: SyncReport) -> str:
         f"{report.files_unchanged} unchanged, {report.chunks_embedded} chunk(s) embedded "
         f"in {report.duration_ms / 1000:.1f}s{issues}"
     )
-
-
-@contextmanager
-def _progress_bar() -> Iterator[Callable[[SyncProgress], None] | None]:
-    """A one-line progress display on a terminal (stderr); nothing otherwise."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    started = time.monotonic()
-
-    def show(p: SyncProgress) -> None:
-        elapsed = time.monotonic() - started
-        eta = ""
-        if p.files_total and p.files_done:
-            left = elapsed / p.files_done * (p.files_total - p.files_done)
-            eta = f" eta {int(left // 60)}:{int(left % 60):02d}"
-        click.echo(
-            f"\r{p.phase}: {p.files_done}/{p.files_total} files, {p.chunks_embedded} embedded "
-            f"{int(elapsed // 60)}:{int(elapsed % 60):02d}{eta}   ",
-            err=True,
-            nl=False,
-        )
-
-    try:
-        yield show
-    finally:
-        click.echo("", err=True)
 
 
 def _result_json(r: object, explain: bool) -> dict[str, object]:

@@ -150,7 +150,9 @@ def test_a_failed_provider_is_not_asked_again_within_the_cool_down(
     finally:
         manager.close()
     for payload in (first, second):
-        (warning,) = payload["warnings"]  # type: ignore[misc]
+        warnings = payload["warnings"]
+        assert isinstance(warnings, list)
+        (warning,) = warnings
         assert "embedding provider openai failed" in warning
         assert "keyword-only for the next" in warning
         assert payload["results"]
