@@ -1,6 +1,9 @@
 """Entry points: the `memlane` command line (results on stdout, diagnostics on stderr).
 
 Exit codes: 0 success, 1 a failed operation, 2 bad usage (click's own usage errors included).
+A sync that could not commit a change is a failed operation (1), a listen address that cannot be
+had too; a wrong option value (empty token, TLS files, a state directory that is a file) is 2.
+Warnings (a configured provider that cannot run) go to stderr as `warning: ...` lines.
 """
 
 from __future__ import annotations
