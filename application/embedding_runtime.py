@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import structlog
 
+from memlane.application.ports.clock import Clock
 from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvider
 
 log = structlog.get_logger()
@@ -27,6 +28,12 @@ class EmbeddingRuntime:
     """Holds the active provider; selection is lazy and never sticky on failure, so a key added
     or a server started later is picked up.
 
+    Nothing degrades silently: `warning` is one line whenever an explicitly configured provider
+    (not `auto`, not `none`) cannot run, is replaced by its fallback, or failed in this process.
+    After a failure (`note_failure`), `usable` is None for `cooldown` seconds on the injected
+    clock, so searches and syncs answer keyword-only at once instead of waiting for a server
+    that is down on every call; selection failures are remembered for the same time.
+
     `select` builds the configured provider (or returns keyword-only mode with a reason).
     `select_fallback` builds the configured fallback provider, used once when the active
     provider fails while indexing.
@@ -37,6 +44,9 @@ class EmbeddingRuntime:
         select: Callable[[], Selection],
         select_fallback: Callable[[], Selection] | None = None,
         requested: str = "auto",
+        *,
+        clock: Clock | None = None,
+        cooldown: float = 0.0,
     ) -> None:
         self._select = select
         self._select_fallback = select_fallback
@@ -44,19 +54,83 @@ class EmbeddingRuntime:
         self._fell_back = False
         self._lock = threading.Lock()
         self.requested = requested
+        self._clock = clock
+        self._cooldown = cooldown if clock is not None else 0.0
+        self._failure: tuple[float, str] | None = None  # (monotonic time, one-line reason)
 
     @property
     def selection(self) -> Selection:
         """Return the current selection, selecting now if needed."""
         with self._lock:
             if self._selection is None:
+                cooling = self._cooling_reason()
+                if cooling is not None:
+                    return Selection(provider=None, reason=cooling)
                 try:
                     self._selection = self._select()
                 except EmbeddingError as exc:
-                    # Not cached: the next call retries (a key may be added, a server may start).
+                    # Not cached: retried after the cool-down (a key added, a server started).
                     log.warning("provider_selection_failed", error=str(exc))
+                    self._remember(exc)
                     return Selection(provider=None, reason=str(exc))
             return self._selection
+
+    @property
+    def usable(self) -> EmbeddingProvider | None:
+        """The provider to call now: None in keyword-only mode and during a failure cool-down."""
+        provider = self.provider
+        with self._lock:
+            return None if self._cooling_reason() is not None else provider
+
+    def note_failure(self, error: Exception) -> None:
+        """Remember that the provider failed: `usable` is None for the cool-down."""
+        with self._lock:
+            self._remember(error)
+
+    def note_success(self) -> None:
+        """The provider answered: forget an earlier failure."""
+        with self._lock:
+            self._failure = None
+
+    @property
+    def warning(self) -> str | None:
+        """One line when semantic search is not what was configured; None when all is well."""
+        if self.requested == "none":
+            return None  # keyword-only by request: nothing to warn about
+        selection = self.selection
+        with self._lock:
+            failure = self._failure
+            cooling = self._cooling_reason()
+        name = selection.provider.id if selection.provider is not None else self.requested
+        if failure is not None:
+            then = cooling or "keyword results only until it answers again"
+            return f"embedding provider {name} failed ({failure[1]}); {then}"
+        if self.requested == "auto":
+            return None  # auto promises the first provider available, keyword-only included
+        if selection.provider is None:
+            return (
+                f"embedding provider {name} is configured but cannot run "
+                f"({selection.reason}); search is keyword-only"
+            )
+        if selection.fallback_from:
+            return (
+                f"embedding provider {name} failed ({selection.fallback_reason}); "
+                f"using the fallback {selection.provider.id}"
+            )
+        return None
+
+    def _remember(self, error: Exception) -> None:
+        reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
+        self._failure = (self._clock.monotonic() if self._clock is not None else 0.0, reason)
+
+    def _cooling_reason(self) -> str | None:
+        """Why the provider is skipped now (a recent failure), or None; caller holds the lock."""
+        if self._failure is None or self._clock is None or self._cooldown <= 0:
+            return None
+        left = self._failure[0] + self._cooldown - self._clock.monotonic()
+        if left <= 0:
+            return None
+        return f"keyword-only for the next {left:.0f} s before it is tried again"
 
     @property
     def provider(self) -> EmbeddingProvider | None:

@@ -78,13 +78,14 @@ class IndexFile:
         outcome = write_prepared(
             self._store,
             prepared,
-            self._runtime.provider,
+            self._runtime.usable,  # None while a failed provider cools down: no wait per file
             use_cache=self._use_cache,
             on_embedded=self._progress.embedded,
         )
         follow_ups: list[events.Event] = []
         problems = list(prepared.problems)
         if outcome.embedding_error is not None:
+            self._runtime.note_failure(outcome.embedding_error)
             selection = self._runtime.fall_back(outcome.embedding_error)
             if selection is not None:
                 follow_ups += _fallback_events(self._clock, selection)
@@ -196,7 +197,7 @@ class RebuildIndex:
             self._issues.replace_scan_issues(source, scan.issues)
             listing += [(source, stat) for stat in scan.files]
         self._progress.set_phase("rebuild", total=len(listing))
-        provider = self._runtime.provider
+        provider = self._runtime.usable
         files = chunks = 0
         failure: EmbeddingError | None = None
         for source, stat in listing:
@@ -217,6 +218,7 @@ class RebuildIndex:
             if outcome.embedding_error is not None and failure is None:
                 # Keep going keyword-only: one bad provider must not cost the whole rebuild.
                 failure = outcome.embedding_error
+                self._runtime.note_failure(failure)
                 provider = None
             if prepared.problems:
                 self._issues.report(source, stat.path, "; ".join(prepared.problems))

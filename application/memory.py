@@ -30,7 +30,7 @@ from memlane.application.status import StatusReporter
 from memlane.application.sync import SyncService, SyncTrigger
 from memlane.domain.config import MemorySettings
 from memlane.domain.errors import DISABLED_REASON, MemoryDisabled
-from memlane.domain.search import SearchQuery
+from memlane.domain.search import SearchQuery, check_query_text
 from memlane.domain.sources import Source
 
 
@@ -87,9 +87,14 @@ class MemoryManager:
         if not self.settings.enabled:
             raise MemoryDisabled(DISABLED_REASON)
 
-    def refresh(self, trigger: SyncTrigger = SyncTrigger.EXPLICIT) -> SyncReport | None:
+    def refresh(
+        self,
+        trigger: SyncTrigger = SyncTrigger.EXPLICIT,
+        progress: Callable[[SyncProgress], None] | None = None,
+    ) -> SyncReport | None:
         """Sync before reading; a read-only index is searched as it is (None, said once)."""
-        return self._syncing.run_unless_read_only(trigger)
+        self._require_enabled()
+        return self._syncing.run_unless_read_only(trigger, progress)
 
     def search(
         self,
@@ -101,7 +106,12 @@ class MemoryManager:
         session_key: str | None = None,
         citations: bool = False,
     ) -> SearchResponse:
-        """Search the memory, after the syncs the settings ask for (first search, new session)."""
+        """Search the memory, after the syncs the settings ask for (first search, new session).
+
+        Raises InvalidQuery (before any sync) for a query that is not a string, blank or longer
+        than MAX_QUERY_CHARS.
+        """
+        check_query_text(query)
         self._require_enabled()
         self._search_policy.before_search(session_key)
         response = self._searcher.search(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 import structlog
@@ -42,6 +43,28 @@ class Handler(Protocol):
 Routes = Mapping[type[Event], Sequence[Handler]]
 
 
+@dataclass(frozen=True, slots=True)
+class HandlerFailure:
+    """A handler that raised on an event: nothing of that event was committed."""
+
+    handler: str
+    event_type: str
+    position: int
+    subject: str  # the file the event is about, or the event type
+    error: str  # one line: the exception's type and first line
+
+
+def _subject(event: Event) -> str:
+    path = getattr(event, "path", None)
+    return str(path) if path else type_name(event)
+
+
+def _one_line(exc: BaseException) -> str:
+    first = (str(exc).strip().splitlines() or [""])[0]
+    text = f"{type(exc).__name__}: {first}" if first else type(exc).__name__
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
 class MessageBus:
     """Appends events and drives every routed handler through the log, in order."""
 
@@ -56,6 +79,7 @@ class MessageBus:
                 self._handlers[handler.name] = handler
                 self._types[handler.name] = (*self._types.get(handler.name, ()), event_type)
         self._failures: dict[tuple[str, int], int] = {}
+        self._failed: list[HandlerFailure] = []  # since the last take_failures()
         self._lock = threading.RLock()
         self._listeners: list[Callable[[RecordedEvent], None]] = []
 
@@ -74,6 +98,13 @@ class MessageBus:
         with self._lock:
             self._append(events)
             return self.catch_up()
+
+    def take_failures(self) -> list[HandlerFailure]:
+        """Return the handler failures since the last call, and forget them."""
+        with self._lock:
+            failed, self._failed = self._failed, []
+        # One entry per (handler, event): a retry within the same sync is the same failure.
+        return list({(f.handler, f.position): f for f in failed}.values())
 
     def pending(self) -> int:
         """Return how many logged events some handler has not processed yet."""
@@ -138,6 +169,11 @@ class MessageBus:
             follow_ups = handler(record.event)
         except Exception as exc:
             key = (name, record.position)
+            self._failed.append(
+                HandlerFailure(
+                    name, event_type, record.position, _subject(record.event), _one_line(exc)
+                )
+            )
             attempts = self._failures.get(key, 0) + 1
             self._failures[key] = attempts
             if attempts < MAX_ATTEMPTS:

@@ -4,6 +4,8 @@ Pipeline: keyword leg (FTS5 bm25) and vector leg (cosine) each fetch `max_result
 candidateMultiplier` candidates (at least `minCandidates` when both legs run); they are fused
 (standardised scores by default, or the reference's weighted sum, or reciprocal-rank fusion),
 decayed by age, diversified by MMR, filtered by min score and cut to `max_results`.
+Bounded input: a query over MAX_QUERY_CHARS is refused, the vector leg embeds only the model's
+window (`query_embedding_input`) and the keyword leg the first MAX_FTS_TERMS distinct terms.
 Degraded modes are explicit: without a provider the search is keyword-only; a failing query
 embedding or a dimension mismatch drops the vector leg with a warning instead of failing.
 """
@@ -20,6 +22,7 @@ from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvide
 from memlane.application.ports.index_store import DimensionMismatch, IndexStore
 from memlane.application.reports import SearchMode, SearchResponse
 from memlane.domain.config import MAX_RESULTS_LIMIT, MemorySettings, candidate_limit
+from memlane.domain.embedding import query_embedding_input
 from memlane.domain.errors import InvalidQuery
 from memlane.domain.index_meta import vector_label
 from memlane.domain.keywords import build_fts_query
@@ -33,7 +36,13 @@ from memlane.domain.scoring import (
     weighted_merge,
     zscore_merge,
 )
-from memlane.domain.search import Candidate, ScoreExplanation, SearchQuery, SearchResult
+from memlane.domain.search import (
+    Candidate,
+    ScoreExplanation,
+    SearchQuery,
+    SearchResult,
+    check_query_text,
+)
 from memlane.domain.snippets import citation_for, make_snippet
 from memlane.domain.sources import Source
 
@@ -52,14 +61,12 @@ class Searcher:
 
     def search(self, query: SearchQuery, *, now: float, citations: bool = False) -> SearchResponse:
         """Return the best chunks for `query` (see module docstring). Raises InvalidQuery."""
-        text = query.text.strip()
-        if not text:
-            raise InvalidQuery("query required")
+        text = check_query_text(query.text)
         max_results = _max_results(query.max_results, self._settings.query.max_results)
         min_score = _min_score(query.min_score, self._settings.query.min_score)
         sources: Sequence[Source] = query.sources or self._settings.sources
         hybrid = self._settings.query.hybrid
-        provider = self._runtime.provider
+        provider = self._runtime.usable  # None also while a failed provider cools down
         warnings: list[str] = []
 
         mode: SearchMode = (
@@ -73,15 +80,19 @@ class Searcher:
                 keyword = self._store.search_keyword(match, sources=sources, limit=limit)
         vector: list[Candidate] = []
         if provider is not None:
-            vector = self._vector_leg(provider, text, sources, limit, warnings)
-            if not vector and warnings and mode == "vector":
+            vector, failed = self._vector_leg(provider, text, sources, limit, warnings)
+            if failed and mode == "vector":
                 # The vector leg failed: answer from keywords rather than nothing.
                 match = build_fts_query(text)
                 keyword = (
                     self._store.search_keyword(match, sources=sources, limit=limit) if match else []
                 )
-                mode = "keyword"
+            if failed:
+                mode = "keyword"  # say what answered
 
+        degraded = self._runtime.warning  # one line whenever the configured provider is not used
+        if degraded is not None:
+            warnings.insert(0, degraded)
         fused = self._fuse(mode, vector, keyword)
         decay = hybrid.temporal_decay
         if decay.enabled:
@@ -122,17 +133,20 @@ class Searcher:
         sources: Sequence[Source],
         limit: int,
         warnings: list[str],
-    ) -> list[Candidate]:
+    ) -> tuple[list[Candidate], bool]:
+        """The vector leg's candidates, and whether it failed (keywords must answer alone)."""
         try:
-            vector = provider.embed_query(text)
+            # Only what the model reads: a pasted page must not be embedded window by window.
+            vector = provider.embed_query(query_embedding_input(text, provider.max_input_tokens))
         except EmbeddingError as exc:
             log.warning("query_embedding_failed", provider=provider.id, error=str(exc))
-            warnings.append(f"query embedding failed, keyword results only: {exc}")
-            return []
+            self._runtime.note_failure(exc)  # the runtime's warning says it, and for how long
+            return [], True
+        self._runtime.note_success()
         if not any(vector):
-            return []
+            return [], False
         try:
-            return self._store.search_vector(
+            found = self._store.search_vector(
                 vector,
                 model=vector_label(provider.model, provider.key),
                 sources=sources,
@@ -140,7 +154,8 @@ class Searcher:
             )
         except DimensionMismatch as exc:
             warnings.append(f"vector search skipped until the index is re-embedded: {exc}")
-            return []
+            return [], True
+        return found, False
 
     def _fuse(
         self, mode: SearchMode, vector: list[Candidate], keyword: list[Candidate]

@@ -52,7 +52,10 @@ def read_lines(
     Raises InvalidQuery for a blank path or bad numbers, FileRefused for paths outside the
     sources, and the other SourceErrors for unreadable files.
     """
-    path = normalise_path(path, workspace)
+    raw: object = path  # callers outside mypy (the Python API, tools) may pass anything
+    if not isinstance(raw, str):
+        raise InvalidQuery(f"path must be a string, not {type(raw).__name__}")
+    path = normalise_path(path.strip(), workspace)
     if not path:
         raise InvalidQuery("path required")
     start = _start(from_line)

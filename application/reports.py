@@ -58,6 +58,7 @@ class SyncReport:
     events_handled: int
     duration_ms: float
     issues: list[SourceIssue] = field(default_factory=list)
+    warnings: tuple[str, ...] = ()  # e.g. the configured embedding provider could not run
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,3 +119,4 @@ class StatusReport:
     last_synced_at: str | None = None
     last_sync_reason: str | None = None
     read_only: str | None = None  # why the index could not be written, when a sync found so
+    warnings: tuple[str, ...] = ()  # e.g. the configured embedding provider cannot run

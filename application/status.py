@@ -49,13 +49,19 @@ class StatusReporter:
 
     def report(self, *, deep: bool = False) -> StatusReport:
         """Report the index; `deep` also selects and probes the provider and rescans sources."""
-        selection = self._runtime.selection if (deep or self._runtime.is_selected) else None
+        # An explicit provider is selected even in a fresh process (constructing one makes no
+        # call): a missing key or a bad setting must show here, not only after a search.
+        explicit = self._runtime.requested not in ("auto", "none")
+        selected = deep or explicit or self._runtime.is_selected
+        selection = self._runtime.selection if selected else None
         provider = selection.provider if selection else None
         if deep and provider is not None:
             try:
                 provider.embed_query("ping")
+                self._runtime.note_success()
             except EmbeddingError as exc:
                 self._issues.report("provider", provider.id, f"probe failed: {exc}")
+                self._runtime.note_failure(exc)
             else:
                 self._issues.clear("provider", provider.id)
         counts = {c.source: c for c in self._store.counts()}
@@ -132,6 +138,7 @@ class StatusReporter:
             last_synced_at=synced_at,
             last_sync_reason=sync_reason,
             read_only=self._syncing.read_only,
+            warnings=tuple(w for w in [self._runtime.warning if selected else None] if w),
         )
 
     def _dirty(self, no_index: bool) -> bool:

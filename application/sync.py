@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import enum
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import nullcontext
 from dataclasses import replace
 from typing import Final
@@ -32,7 +32,7 @@ from memlane.application.change_detection import ChangeDetector
 from memlane.application.embedding_runtime import EmbeddingRuntime
 from memlane.application.indexing import backfill_vectors
 from memlane.application.issues import IssueBoard
-from memlane.application.messagebus import MessageBus
+from memlane.application.messagebus import HandlerFailure, MessageBus
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.event_log import EventLog, RecordedEvent
@@ -92,6 +92,23 @@ class SyncTrigger(enum.StrEnum):
 _AUTOMATIC: Final = frozenset(
     {SyncTrigger.WATCH, SyncTrigger.INTERVAL, SyncTrigger.SEARCH, SyncTrigger.SESSION_START}
 )
+
+
+class SyncFailed(Exception):
+    """Some change could not be committed (a full disk, an I/O error): the sync did not finish.
+
+    Whatever was not committed is as it was; its events stay pending and the next sync retries
+    them. `failures` lists each handler failure; the message is one line for the CLI.
+    """
+
+    def __init__(self, failures: Sequence[HandlerFailure]) -> None:
+        first = failures[0]
+        more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
+        super().__init__(
+            f"{len(failures)} change(s) could not be written: {first.subject}: "
+            f"{first.error}{more}; the index keeps its previous state, the next sync retries"
+        )
+        self.failures = tuple(failures)
 
 
 class WantedMeta:
@@ -228,18 +245,31 @@ class SyncService:
         force: bool = False,
         progress: Callable[[SyncProgress], None] | None = None,
     ) -> SyncReport:
-        """Bring the index in line with the files; `force` rebuilds it completely (safely)."""
-        with self._lock, self._host_lock.hold() if self._host_lock else nullcontext():
-            return self._run(trigger, force=force, progress=progress)
+        """Bring the index in line with the files; `force` rebuilds it completely (safely).
 
-    def run_unless_read_only(self, trigger: SyncTrigger) -> SyncReport | None:
+        Raises SyncFailed when a handler could not commit a change (the rest is done).
+        """
+        with self._lock, self._host_lock.hold() if self._host_lock else nullcontext():
+            self._bus.take_failures()  # a failure from before this sync is not this sync's
+            report = self._run(trigger, force=force, progress=progress)
+            failures = self._bus.take_failures()
+        if failures:
+            with self._state_lock:
+                self._dirty = True  # what failed is still to do
+            log.error("sync_failed", reason=trigger.value, failures=len(failures))
+            raise SyncFailed(failures)
+        return report
+
+    def run_unless_read_only(
+        self, trigger: SyncTrigger, progress: Callable[[SyncProgress], None] | None = None
+    ) -> SyncReport | None:
         """Like `run`, but a read-only index is not an error: the sync is skipped (None).
 
         Searching needs no write: it answers from the index as it is. After the first such
         skip, `take_read_only_notice` has a warning for the caller to show, once.
         """
         try:
-            return self.run(trigger)
+            return self.run(trigger, progress=progress)
         except Exception as exc:
             if not caused_by(exc, StoreReadOnly):
                 raise
@@ -308,6 +338,7 @@ class SyncService:
             events_handled=handled,
             duration_ms=round((self._clock.monotonic() - started) * 1000, 2),
             issues=self._issues.all(),
+            warnings=tuple(w for w in [self._runtime.warning] if w is not None),
         )
         finished_at = self._clock.now().isoformat()
         self._issues.persist()
@@ -338,7 +369,7 @@ class SyncService:
 
     def _backfill(self) -> int:
         """Give vectors to chunks indexed without them (new provider, new model, past failures)."""
-        provider = self._runtime.provider
+        provider = self._runtime.usable  # a provider cooling down after a failure waits
         if provider is None:
             return 0
         self._progress.set_phase("vectors")
@@ -353,6 +384,7 @@ class SyncService:
             return done
         except EmbeddingError as exc:
             log.warning("vector_backfill_failed", provider=provider.id, error=str(exc))
+            self._runtime.note_failure(exc)
             self._issues.report("index", "(vectors)", f"embedding failed, will retry: {exc}")
             if self._runtime.fall_back(exc) is not None:
                 self._store.set_meta(self._wanted_meta())

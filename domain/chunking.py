@@ -42,7 +42,8 @@ def _units(text: str) -> int:
     return cjk * CJK_UNITS + (len(text) - cjk) * OTHER_UNITS
 
 
-def _char_units(char: str) -> int:
+def char_units(char: str) -> int:
+    """Estimate units of one character (UNITS_PER_TOKEN units make a token)."""
     return CJK_UNITS if _CJK.match(char) else OTHER_UNITS
 
 
@@ -109,7 +110,7 @@ def _segments_of_line(line: str, index: int, budget: int, *, heading: bool) -> l
     start = 0
     used = 0
     for position, char in enumerate(line):
-        cost = _char_units(char)
+        cost = char_units(char)
         if used + cost > budget and position > start:
             cut = position
             # Keep a (lone-surrogate encoded) pair together unless it alone fills the piece.

@@ -74,6 +74,10 @@ class RemoteSettings:
     # `input_type` request field of OpenAI-compatible servers with asymmetric models; None: omit.
     query_input_type: str | None = None
     document_input_type: str | None = None
+    # After a provider failed, searches and syncs skip it this long instead of waiting for its
+    # timeout again on every call (0: retry every time).
+    failure_cooldown_seconds: float = 60.0
+
 
 
 @dataclass(frozen=True, slots=True)

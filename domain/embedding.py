@@ -7,6 +7,8 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Final
 
+from memlane.domain.chunking import UNITS_PER_TOKEN, char_units, estimate_tokens
+
 
 def sanitize_and_normalize(vector: Sequence[float]) -> list[float]:
     """Replace non-finite components by 0 and scale to unit L2 norm (a ~zero vector is kept)."""
@@ -79,3 +81,37 @@ def split_to_utf8_limit(text: str, max_bytes: int) -> list[str]:
 # No single embedding input exceeds this many UTF-8 bytes whatever the provider says: bytes bound
 # tokens from above, so a piece this size fits every provider's window.
 HARD_MAX_INPUT_BYTES: Final = 8000
+
+
+# A query is embedded up to this many estimated tokens (~500 characters, a long paragraph; the
+# model's window if smaller). The local model's cost grows faster than linearly with length
+# (~0.5 s for a 400-token passage on 2 cores, bench/RESULTS.md) and a query's meaning is in its
+# first sentences; ordinary queries are far shorter and reach the model unchanged.
+MAX_QUERY_EMBED_TOKENS: Final = 128
+
+
+def query_embedding_input(text: str, max_tokens: int) -> str:
+    """The part of a query that is embedded: the query itself when it fits, else its start.
+
+    A query within HARD_MAX_INPUT_BYTES and min(`max_tokens`, MAX_QUERY_EMBED_TOKENS) estimated
+    tokens is returned unchanged. A longer one is cut to that window: a model that windows long
+    inputs itself (the local one) would otherwise embed a pasted page window by window (134.6 s
+    for 100 KB), and a remote one would reject it. A code point or surrogate pair is never cut.
+    """
+    limit = max(1, min(max_tokens, MAX_QUERY_EMBED_TOKENS))
+    # Every character is at least one byte: a prefix this long holds all the bytes kept below.
+    head = text[: HARD_MAX_INPUT_BYTES + 1]
+    fits = len(head) == len(text) and utf8_len(text) <= HARD_MAX_INPUT_BYTES
+    if fits and estimate_tokens(text) <= limit:
+        return text
+    head = split_to_utf8_limit(head, HARD_MAX_INPUT_BYTES)[0]
+    budget = limit * UNITS_PER_TOKEN
+    used = end = 0
+    while end < len(head):
+        used += char_units(head[end])
+        if used > budget:
+            break
+        end += 1
+    if end and "\ud800" <= head[end - 1] <= "\udbff":  # keep a surrogate pair whole
+        end -= 1
+    return head[:end] or head[:1]

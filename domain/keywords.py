@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 from typing import Final
 
 from memlane.domain.cjk import HAN, HANGUL, KANA
@@ -215,20 +216,32 @@ def fts_query_terms(query: str) -> list[str]:
 
     Stop words are dropped unless every term is a stop word; at most MAX_FTS_TERMS are kept.
     """
-    candidates: list[tuple[str, bool]] = []  # (term, is_stop_word)
+    # The first MAX_FTS_TERMS distinct terms of each kind, in order; the scan stops once there
+    # are that many content terms, so a pasted page costs no more than its first few lines.
+    content: dict[str, None] = {}
+    stops: dict[str, None] = {}
+    for term, stop in _query_candidates(query):
+        kept = stops if stop else content
+        if len(kept) < MAX_FTS_TERMS:
+            kept.setdefault(term)
+        if len(content) >= MAX_FTS_TERMS:
+            break
+    return list(content or stops)
+
+
+def _query_candidates(query: str) -> Iterator[tuple[str, bool]]:
+    """Yield (term, is_stop_word) for each query piece, in order (duplicates included)."""
     for piece in _QUERY_PIECE.finditer(_normalize(query).lower()):
         if cjk := piece.group("cjk"):
-            candidates += [
-                (t, t in STOP_WORDS) for t in ([cjk] if len(cjk) == 1 else _bigrams(cjk))
-            ]
+            for t in [cjk] if len(cjk) == 1 else _bigrams(cjk):
+                yield t, t in STOP_WORDS
         elif hangul := piece.group("hangul"):
             stop = hangul in STOP_WORDS or korean_stem(hangul) in STOP_WORDS
-            candidates += [(t, stop) for t in _hangul_query_terms(hangul)]
+            for t in _hangul_query_terms(hangul):
+                yield t, stop
         else:
             word = piece.group("word")
-            candidates.append((word, word in STOP_WORDS))
-    kept = [term for term, stop in candidates if not stop] or [term for term, _ in candidates]
-    return list(dict.fromkeys(kept))[:MAX_FTS_TERMS]
+            yield word, word in STOP_WORDS
 
 
 def quote_fts_term(term: str) -> str:

@@ -3,9 +3,31 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Final
 
 from memlane.domain.chunks import ChunkId
+from memlane.domain.errors import InvalidQuery
 from memlane.domain.sources import Source
+
+# Longer queries are refused. A query is a question, perhaps with a pasted log: 128 Ki characters
+# leaves room for a 100 KB paste (answered: only the model's window is embedded and only the
+# first keyword terms are searched) and stops a client from sending megabytes per request.
+MAX_QUERY_CHARS: Final = 128 * 1024
+
+
+def check_query_text(text: object) -> str:
+    """Return `text` stripped if it is a usable query; raise InvalidQuery saying why not.
+
+    Callers outside the type checker (the Python API, tool payloads, gRPC) may pass anything.
+    """
+    if not isinstance(text, str):
+        raise InvalidQuery(f"query must be a string, not {type(text).__name__}")
+    if len(text) > MAX_QUERY_CHARS:
+        raise InvalidQuery(f"query too long: {len(text)} characters (at most {MAX_QUERY_CHARS})")
+    stripped = text.strip()
+    if not stripped:
+        raise InvalidQuery("query required")
+    return stripped
 
 
 @dataclass(frozen=True, slots=True)

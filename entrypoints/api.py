@@ -18,7 +18,7 @@ from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.file_source import SourceError
 from memlane.application.ports.index_store import StoreError
 from memlane.application.workspace import Origin, WorkspaceRequest, bind_workspace
-from memlane.domain.errors import DISABLED_REASON, DomainError
+from memlane.domain.errors import DISABLED_REASON, ConfigError, DomainError
 from memlane.domain.search import SearchResult
 from memlane.entrypoints.config.resolve import IgnoredKey
 from memlane.entrypoints.config.runtime import RuntimeConfig, resolve_runtime
@@ -184,7 +184,7 @@ def _bound(runtime: RuntimeConfig, *, move: bool) -> RuntimeConfig:
 def _build(runtime: RuntimeConfig, env: Mapping[str, str]) -> MemoryManager:
     from memlane.entrypoints.container import Container
 
-    runtime.store_path.parent.mkdir(parents=True, exist_ok=True)
+    _make_state_dir(runtime.store_path.parent)
     container = Container(runtime_config=runtime, env=env)
     manager: MemoryManager = container.manager()
     key = _key(runtime)
@@ -196,6 +196,25 @@ def _build(runtime: RuntimeConfig, env: Mapping[str, str]) -> MemoryManager:
 
     manager.on_close(forget)
     return manager
+
+
+def _make_state_dir(folder: Path) -> None:
+    """Create the index's folder; a file in the way is a configuration error, not a crash.
+
+    Raises:
+        ConfigError: a part of the path exists and is not a directory (CLI exit 2).
+        StoreError: the folder cannot be created (permissions, read-only file system; exit 1).
+    """
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except (NotADirectoryError, FileExistsError) as exc:
+        blocking = next((p for p in (folder, *folder.parents) if p.is_file()), folder)
+        raise ConfigError(
+            str(folder), f"cannot create the state directory: {blocking} is a file"
+        ) from exc
+    except OSError as exc:
+        reason = exc.strerror or str(exc)
+        raise StoreError(f"cannot create the state directory {folder}: {reason}") from exc
 
 
 def _key(runtime: RuntimeConfig) -> str:

@@ -1,6 +1,9 @@
 """Entry points: the `memlane` command line (results on stdout, diagnostics on stderr).
 
 Exit codes: 0 success, 1 a failed operation, 2 bad usage (click's own usage errors included).
+A sync that could not commit a change is a failed operation (1), a listen address that cannot be
+had too; a wrong option value (empty token, TLS files, a state directory that is a file) is 2.
+Warnings (a configured provider that cannot run) go to stderr as `warning: ...` lines.
 """
 
 from __future__ import annotations
@@ -8,6 +11,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -23,16 +27,17 @@ from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.event_log import EventLogError
 from memlane.application.ports.file_source import FileMissing, SourceError
 from memlane.application.ports.index_store import StoreCorrupt, StoreError, caused_by
+from memlane.application.sync import SyncFailed
 from memlane.application.workspace import WorkspaceError
 from memlane.domain.errors import DISABLED_REASON, ConfigError, InvalidQuery
 from memlane.domain.events import event_to_record, type_name
+from memlane.domain.search import MAX_QUERY_CHARS, check_query_text
 from memlane.entrypoints.cli_output import (
     camel_dict,
     camel_keys,
     config_details,
     event_json,
     fmt,
-    progress_bar,
     result_json,
     status_text,
     summary,
@@ -40,7 +45,14 @@ from memlane.entrypoints.cli_output import (
 )
 from memlane.entrypoints.config.runtime import RuntimeConfig
 from memlane.entrypoints.config.schema import json_schema
+from memlane.entrypoints.listen import (
+    ListenOptionError,
+    check_address,
+    check_tls,
+    check_token,
+)
 from memlane.entrypoints.logging import configure_logging
+from memlane.entrypoints.progress_display import sync_progress
 
 if TYPE_CHECKING:
     from memlane.application.memory import MemoryManager
@@ -140,6 +152,8 @@ def _errors() -> Iterator[None]:
     except (StoreError, EventLogError) as exc:
         hint = _REPAIR_HINT if caused_by(exc, StoreCorrupt) else ""
         raise click.ClickException(f"index error: {exc}{hint}") from exc
+    except SyncFailed as exc:
+        raise click.ClickException(f"sync failed: {exc}") from exc
 
 
 _REPAIR_HINT = (
@@ -226,7 +240,7 @@ def index(options: _Options, force: bool, move_workspace: bool, verbose: bool) -
     """Sync the index with the files now."""
     if not options.enabled():
         return
-    with _errors(), progress_bar() as on_progress:
+    with _errors(), sync_progress() as on_progress:
         try:
             manager = options.open(move_workspace=move_workspace)
             if verbose:
@@ -245,12 +259,16 @@ def index(options: _Options, force: bool, move_workspace: bool, verbose: bool) -
             )
             manager = options.open(move_workspace=move_workspace)
             report = manager.sync(force=True, progress=on_progress)
+    for warning in report.warnings:
+        click.echo(f"warning: {warning}", err=True)
     click.echo(summary(report))
 
 
 @cli.command()
 @click.argument("query", required=False)
-@click.option("--query", "query_option", help="The query (wins over the argument).")
+@click.option(
+    "--query", "query_option", help="The query (wins over the argument); '-' reads it from stdin."
+)
 @click.option("--max-results", type=click.IntRange(1, 100), help="1-100 (default from config).")
 @click.option("--min-score", type=click.FloatRange(0.0, 1.0), help="0-1 (default from config).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
@@ -268,18 +286,29 @@ def search(
 ) -> None:
     """Search the memory (syncs first when the index is dirty or empty)."""
     text = query_option or query
+    if text == "-":  # argv caps one argument at 128 KiB; a longer paste comes on stdin
+        text = sys.stdin.read(MAX_QUERY_CHARS + 1)  # one past the limit: refused, not cut
     if not text or not text.strip():
         raise click.UsageError("missing search query: give QUERY or --query TEXT")
     if not options.enabled():
         if as_json:  # the payload the agent tools return
             click.echo(json.dumps({"results": [], "disabled": True, "error": DISABLED_REASON}))
         return
+    with _errors():
+        check_query_text(text)  # before opening and syncing the index
     manager = options.manager()
     with _errors():
-        manager.refresh()  # a read-only index is searched as it is; the response says so once
+        try:
+            with sync_progress() as on_progress:  # the first search of a large workspace
+                # A read-only index is searched as it is; the response says so once.
+                manager.refresh(progress=on_progress)
+        except (SyncFailed, StoreError, EventLogError) as exc:  # what is indexed can answer
+            click.echo(f"warning: sync failed, searching the index as it is: {exc}", err=True)
         response = manager.search(
             text, max_results=max_results, min_score=min_score, explain=explain
         )
+    for warning in response.warnings:  # on stderr in both forms: a pipe must not hide it
+        click.echo(f"warning: {warning}", err=True)
     if as_json:
         payload: dict[str, object] = {
             "results": [result_json(r, explain) for r in response.results],
@@ -291,8 +320,6 @@ def search(
             payload["warnings"] = list(response.warnings)
         click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
         return
-    for warning in response.warnings:
-        click.echo(f"warning: {warning}", err=True)
     if not response.results:
         click.echo("No matches.")
         return
@@ -492,11 +519,14 @@ def serve(
     """Serve the memory over gRPC."""
     from memlane.entrypoints.grpc.server import TlsConfig, build_server
 
-    if bool(tls_cert) != bool(tls_key):
-        raise click.UsageError("--tls-cert and --tls-key go together")
+    with _listen_errors():
+        check_token(token)
+        check_tls(tls_cert, tls_key)
+        check_address(host, port)
     manager = options.manager()
     tls = TlsConfig(cert_file=tls_cert, key_file=tls_key) if tls_cert and tls_key else None
-    server, bound = build_server(manager, host=host, port=port, token=token, tls=tls)
+    with _listen_errors():
+        server, bound = build_server(manager, host=host, port=port, token=token, tls=tls)
     server.start()
     manager.start()
     click.echo(f"memlane gRPC listening on {host}:{bound}", err=True)
@@ -533,12 +563,27 @@ def mcp(
     from memlane.entrypoints.mcp.app import HttpOptions, run_mcp
     from memlane.entrypoints.mcp.http import is_loopback
 
-    if bool(tls_cert) != bool(tls_key):
-        raise click.UsageError("--tls-cert and --tls-key go together")
-    if use_http and not token and not is_loopback(host):
-        raise click.UsageError("--token is required when listening beyond loopback")
+    if use_http:
+        with _listen_errors():
+            check_token(token)
+            check_tls(tls_cert, tls_key, tls_client_ca)
+        if not token and not is_loopback(host):
+            raise click.UsageError("--token is required when listening beyond loopback")
+        with _listen_errors():
+            check_address(host, port)
     http = HttpOptions(host, port, token or None, tls_cert, tls_key, tls_client_ca)
     run_mcp(options.manager(), read_only=read_only, http=http if use_http else None)
+
+
+@contextmanager
+def _listen_errors() -> Iterator[None]:
+    """Listen options: a wrong value is bad usage (2), an address we cannot have a failure (1)."""
+    try:
+        yield
+    except ListenOptionError as exc:
+        raise click.UsageError(str(exc)) from exc
+    except OSError as exc:  # ListenError, or the server's own bind failure
+        raise click.ClickException(str(exc)) from exc
 
 
 def main() -> None:

@@ -164,6 +164,7 @@ def status_text(s: StatusReport) -> str:
         lines.append(f"Fallback: from {s.fallback_from} ({s.fallback_reason})")
     if s.read_only:
         lines.append(f"Read-only: {s.read_only}")
+    lines += [f"Warning: {w}" for w in s.warnings]
     if s.issues:
         lines.append("Issues:")
         lines += [f"  {i.path}: {i.reason}" for i in s.issues]

@@ -44,6 +44,7 @@ from memlane.application.indexing import FilePreparer
 from memlane.application.issues import IssueBoard
 from memlane.application.memory import MemoryManager
 from memlane.application.messagebus import MessageBus
+from memlane.application.ports.clock import Clock
 from memlane.application.ports.embedding import EmbeddingProvider
 from memlane.application.ports.event_log import EventLog
 from memlane.application.ports.file_source import ChangeWatcher, FileSource
@@ -140,7 +141,9 @@ def _selection(choice: ProviderChoice) -> Selection:
 
 
 def make_runtime(
-    settings: MemorySettings, factories: Mapping[str, ProviderFactory]
+    settings: MemorySettings,
+    factories: Mapping[str, ProviderFactory],
+    clock: Clock | None = None,
 ) -> EmbeddingRuntime:
     """The lazy provider holder: `none` means keyword-only by request."""
     requested = settings.provider
@@ -157,7 +160,13 @@ def make_runtime(
         def select_fallback() -> Selection:
             return _selection(choose_provider(fallback, "none", factories))
 
-    return EmbeddingRuntime(select, select_fallback, requested=requested)
+    return EmbeddingRuntime(
+        select,
+        select_fallback,
+        requested=requested,
+        clock=clock,
+        cooldown=settings.remote.failure_cooldown_seconds,
+    )
 
 
 def scope_hash(settings: MemorySettings, workspace: Path, sessions_dir: Path) -> str:
@@ -467,7 +476,7 @@ class Container(containers.DeclarativeContainer):
     )
     watcher = providers.Factory(WatchdogChangeWatcher)  # the scheduler debounces its reports
     embedder_factories = providers.Singleton(provider_factories, settings, env)
-    embedding_runtime = providers.Singleton(make_runtime, settings, embedder_factories)
+    embedding_runtime = providers.Singleton(make_runtime, settings, embedder_factories, clock)
     sources = providers.Callable(_available_sources, memory_source, session_source)
     application = providers.Container(
         Application,

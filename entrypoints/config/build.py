@@ -257,6 +257,7 @@ def _remote(read: _Reader) -> RemoteSettings:
         max_concurrency=int(_aliased(read, "remote.maxConcurrency", "remote.nonBatchConcurrency")),
         query_input_type=_input_type(read, "queryInputType"),
         document_input_type=_input_type(read, "documentInputType"),
+        failure_cooldown_seconds=read.number("remote.failureCooldownSeconds"),
     )
 
 

@@ -224,6 +224,14 @@ MEMORY_SEARCH_KEYS: Final[tuple[Key, ...]] = (
         high=3600,
     ),
     Key(
+        "remote.failureCooldownSeconds",
+        _NUM,
+        "After a provider failed, skip it this long (keyword-only, with a warning).",
+        "remote.failure_cooldown_seconds",
+        low=0,
+        high=3600,
+    ),
+    Key(
         "remote.maxConcurrency",
         _INT,
         "Embedding requests in flight at once.",

@@ -10,6 +10,7 @@ Errors reach clients through one table, `ERROR_STATUS`, checked in order (subcla
     EmbeddingUnavailable                        UNAVAILABLE
     EmbeddingRejected, ProviderNotConfigured    FAILED_PRECONDITION
     StoreError                                  INTERNAL
+    SyncFailed (a change not committed)         INTERNAL
     ServerLimitError                            RESOURCE_EXHAUSTED (too many streams, slow reader)
     anything else                               INTERNAL, details hidden, logged once with traceback
 
@@ -51,7 +52,7 @@ from memlane.application.reports import (
     SyncProgress,
     SyncReport,
 )
-from memlane.application.sync import SyncTrigger
+from memlane.application.sync import SyncFailed, SyncTrigger
 from memlane.domain.errors import ConfigError, InvalidQuery, MemoryDisabled
 from memlane.domain.events import type_name
 from memlane.entrypoints.grpc._generated import memlane_pb2 as pb
@@ -87,6 +88,7 @@ ERROR_STATUS: Final[tuple[tuple[type[BaseException], grpc.StatusCode], ...]] = (
     (EmbeddingRejected, grpc.StatusCode.FAILED_PRECONDITION),
     (ProviderNotConfigured, grpc.StatusCode.FAILED_PRECONDITION),
     (StoreError, grpc.StatusCode.INTERNAL),
+    (SyncFailed, grpc.StatusCode.INTERNAL),  # a change could not be committed (disk full, I/O)
     (ServerLimitError, grpc.StatusCode.RESOURCE_EXHAUSTED),
 )
 

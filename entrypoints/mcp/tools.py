@@ -14,6 +14,7 @@ Errors reach the model through `ERROR_TEXT`, checked in order (subclasses first)
     SourceError (NoteWriteFailed)    file error: ...
     EmbeddingError                   embedding provider failed: ...
     StoreError, EventLogError        index error: ...
+    SyncFailed                       sync failed: ...
     anything else                    internal error (details in the server log)
 """
 
@@ -38,6 +39,7 @@ from memlane.application.ports.file_source import (
     SourceError,
 )
 from memlane.application.ports.index_store import StoreError
+from memlane.application.sync import SyncFailed
 from memlane.application.writing import WriteNote
 from memlane.domain.errors import ConfigError, InvalidQuery, MemoryDisabled
 from memlane.entrypoints.api import memory_get_tool, memory_search_tool
@@ -56,6 +58,7 @@ ERROR_TEXT: Final[tuple[tuple[type[BaseException], str], ...]] = (
     (EmbeddingError, "embedding provider failed"),
     (StoreError, "index error"),
     (EventLogError, "index error"),
+    (SyncFailed, "sync failed"),
 )
 
 

@@ -126,7 +126,7 @@ class TestDegradedVectorLeg:
 
         assert _paths(response)[0] == "memory/billing.md"
         (warning,) = response.warnings
-        assert warning.startswith("query embedding failed, keyword results only")
+        assert warning.startswith("embedding provider fake failed (rate limited); keyword results")
         assert "rate limited" in warning
 
     def test_in_vector_mode_a_failing_query_embedding_answers_from_keywords(self) -> None:

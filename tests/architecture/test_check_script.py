@@ -1,0 +1,74 @@
+"""scripts/check: a failed dev install stops it, and a build/ left by `pip install .` is ignored."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+BIN = Path(sys.executable).parent
+BAD_CODE = 'import os\n\nx: int = "not a number"\n'  # an unused import (ruff), a type error (mypy)
+
+
+def test_a_failed_dev_install_fails_the_check_before_any_gate(tmp_path: Path) -> None:
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(ROOT / "scripts" / "check", tmp_path / "scripts" / "check")
+    fake_python = tmp_path / ".venv" / "bin" / "python"
+    fake_python.parent.mkdir(parents=True)
+    # pip fails the way a broken index does: an error line and exit status 1.
+    fake_python.write_text(
+        '#!/bin/sh\necho "ERROR: No matching distribution found for x"\nexit 1\n'
+    )
+    fake_python.chmod(0o755)
+
+    done = subprocess.run(
+        ["bash", str(tmp_path / "scripts" / "check")],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+
+    assert done.returncode == 1
+    assert "the dev install (pip install -e '.[dev]') failed" in done.stderr
+    assert "No matching distribution" in done.stderr  # pip's own reason is shown, not swallowed
+    assert "== ruff" not in done.stdout  # no gate ran against a stale install
+
+
+def _project_with_build_copy(tmp_path: Path) -> Path:
+    """A tiny checkout with the real pyproject and a broken module under build/lib/."""
+    shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
+    (tmp_path / "__init__.py").write_text('"""A package."""\n')
+    copy = tmp_path / "build" / "lib" / "memlane"
+    copy.mkdir(parents=True)
+    (copy / "__init__.py").write_text("")
+    (copy / "bad.py").write_text(BAD_CODE)
+    (tmp_path / ".typecheck").mkdir()
+    (tmp_path / ".typecheck" / "memlane").symlink_to("..")
+    return tmp_path
+
+
+def _run(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {"PATH": f"{BIN}:/usr/bin:/bin", "MYPYPATH": ".typecheck", "HOME": str(cwd)}
+    return subprocess.run(
+        args, cwd=cwd, env=env, capture_output=True, text=True, check=False, timeout=180
+    )
+
+
+def test_ruff_and_mypy_skip_a_build_folder_left_by_pip_install(tmp_path: Path) -> None:
+    project = _project_with_build_copy(tmp_path)
+    bad = "build/lib/memlane/bad.py"
+    # The copy really is broken: named explicitly, both tools reject it.
+    assert _run([str(BIN / "ruff"), "check", "--no-cache", bad], project).returncode == 1
+    assert _run([str(BIN / "mypy"), "--no-incremental", bad], project).returncode == 1
+
+    ruff = _run([str(BIN / "ruff"), "check", "--no-cache", "."], project)
+    mypy = _run([str(BIN / "mypy"), "--no-incremental", "-p", "memlane"], project)
+
+    assert ruff.returncode == 0, ruff.stdout
+    assert mypy.returncode == 0, mypy.stdout
+    assert "1 source file" in mypy.stdout  # only the package's own __init__.py was checked
+    assert os.path.exists(project / bad)
