@@ -45,7 +45,7 @@ from memlane.application.issues import IssueBoard
 from memlane.application.memory import MemoryManager
 from memlane.application.messagebus import MessageBus
 from memlane.application.ports.clock import Clock
-from memlane.application.ports.embedding import EmbeddingProvider
+from memlane.application.ports.embedding import EmbeddingProvider, ProviderNotConfigured
 from memlane.application.ports.event_log import EventLog
 from memlane.application.ports.file_source import ChangeWatcher, FileSource
 from memlane.application.ports.index_store import IndexStore, StoreCorrupt
@@ -61,6 +61,7 @@ from memlane.application.status import StatusReporter
 from memlane.application.sync import SyncService, WantedMeta
 from memlane.application.writing import WriteNote
 from memlane.domain.config import MemorySettings
+from memlane.domain.errors import ConfigError
 from memlane.domain.redaction import Redactor
 from memlane.domain.sources import Source
 from memlane.entrypoints.config.env import (
@@ -101,11 +102,16 @@ def provider_factories(
         name = cls.provider_id
 
         def build() -> EmbeddingProvider:
-            # Resolved when built, not before: a missing env secret only matters if selected.
+            # Resolved when built, not before: a missing env secret only matters if selected,
+            # and then it is a provider that cannot run (said loudly), not a startup error.
+            try:
+                api_key = api_key_for(name, settings, env)
+            except ConfigError as exc:
+                raise ProviderNotConfigured(str(exc)) from exc
             return cls(
                 replace(
                     shared,
-                    api_key=api_key_for(name, settings, env),
+                    api_key=api_key,
                     # models.providers headers, then remote.headers; a key-less local server
                     headers=headers_for(name, settings),
                     key_optional=key_optional(name, settings),

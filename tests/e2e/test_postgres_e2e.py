@@ -70,8 +70,8 @@ class TestCliOnPostgres:
         assert payload["results"][0]["path"] == "MEMORY.md"
         assert json.loads(chinese.stdout)["results"][0]["path"] == "memory/2026-01-05.md"
         report = json.loads(status.stdout)
-        assert report["store_path"].startswith("postgresql+psycopg://")
-        assert {s["source"]: s["files"] for s in report["by_source"]}["memory"] == 2
+        assert report["storePath"].startswith("postgresql+psycopg://")
+        assert {s["source"]: s["files"] for s in report["bySource"]}["memory"] == 2
         assert {"reindex_required", "index_rebuilt"} <= {
             e["type"] for e in json.loads(events.stdout)
         }
@@ -102,7 +102,7 @@ def server(home: tuple[Path, dict[str, str]]) -> Iterator[Process]:
 class TestServeOnPostgres:
     def test_sync_search_status_events_and_clean_stop(self, server: Process) -> None:
         with MemlaneClient(f"127.0.0.1:{server.port}", token=TOKEN, timeout=120) as client:
-            client.sync(reason="e2e")
+            client.sync(reason="explicit")
             again = client.sync()
             response = client.search("When do we deploy the backend?")
             chinese = client.search("数据库迁移")
