@@ -22,16 +22,16 @@ from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvide
 from memlane.application.ports.index_store import DimensionMismatch, IndexStore
 from memlane.application.reports import SearchMode, SearchResponse
 from memlane.domain.config import MAX_RESULTS_LIMIT, MemorySettings, candidate_limit
+from memlane.domain.decay import apply_temporal_decay
 from memlane.domain.embedding import query_embedding_input
 from memlane.domain.errors import InvalidQuery
 from memlane.domain.index_meta import vector_label
 from memlane.domain.keywords import build_fts_query
+from memlane.domain.mmr import mmr_rerank
 from memlane.domain.relevance import apply_relevance_floor, floor_for
 from memlane.domain.scoring import (
     Fused,
     apply_min_score,
-    apply_temporal_decay,
-    mmr_rerank,
     rrf_merge,
     weighted_merge,
     zscore_merge,

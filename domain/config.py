@@ -79,7 +79,6 @@ class RemoteSettings:
     failure_cooldown_seconds: float = 60.0
 
 
-
 @dataclass(frozen=True, slots=True)
 class ProviderEndpoint:
     """A provider's endpoint and credentials from the host config (`models.providers.<id>`).

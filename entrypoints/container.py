@@ -37,33 +37,24 @@ from memlane.adapters.store.sqlite_event_log import SqliteEventLog
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.adapters.store.transfer import SqliteIndexTransfer
 from memlane.adapters.store.transfer import agents as sqlite_agents
-from memlane.application.change_detection import ChangeDetector
 from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
-from memlane.application.handlers import IndexFile, RebuildIndex, RemoveFile, build_routes
-from memlane.application.indexing import FilePreparer
-from memlane.application.issues import IssueBoard
 from memlane.application.memory import MemoryManager
-from memlane.application.messagebus import MessageBus
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.embedding import EmbeddingProvider, ProviderNotConfigured
 from memlane.application.ports.event_log import EventLog
-from memlane.application.ports.file_source import ChangeWatcher, FileSource
+from memlane.application.ports.file_source import FileSource
 from memlane.application.ports.index_store import IndexStore, StoreCorrupt
 from memlane.application.ports.index_transfer import IndexTransfer
 from memlane.application.ports.note_writer import NoteWriter
 from memlane.application.ports.sync_lock import SyncLock
-from memlane.application.progress import ProgressTracker
 from memlane.application.provider_selection import ProviderChoice, choose_provider
-from memlane.application.queries import Searcher
 from memlane.application.reports import RecoveryStats
-from memlane.application.scheduler import BackgroundSyncer, SearchSyncPolicy
-from memlane.application.status import StatusReporter
-from memlane.application.sync import SyncService, WantedMeta
 from memlane.application.writing import WriteNote
 from memlane.domain.config import MemorySettings
 from memlane.domain.errors import ConfigError
 from memlane.domain.redaction import Redactor
 from memlane.domain.sources import Source
+from memlane.entrypoints.application_container import Application
 from memlane.entrypoints.config.env import (
     api_key_for,
     base_url_for,
@@ -305,158 +296,6 @@ def memory_listing(manager: MemoryManager) -> Callable[[], list[str]]:
     """List the workspace's memory notes (MEMORY.md, memory/**) as indexed paths, sorted."""
     source = FilesystemMemorySource(workspace=manager.workspace)
     return lambda: [f.path for f in source.scan().files]
-
-
-def _active_sources(
-    available: Mapping[Source, FileSource], settings: MemorySettings
-) -> dict[Source, FileSource]:
-    """The configured sources, in the configured order."""
-    return {s: available[s] for s in settings.sources if s in available}
-
-
-def _preparer(
-    sources: Mapping[Source, FileSource],
-    settings: MemorySettings,
-    redact: Callable[[str], str] | None,
-) -> FilePreparer:
-    return FilePreparer(
-        sources,
-        settings.chunking,
-        redact,
-        session_policy=settings.session_chunking,
-        redact_notes=settings.redaction.notes,
-    )
-
-
-class Application(containers.DeclarativeContainer):
-    """The use cases of one agent's memory, wired over the ports it is given.
-
-    The ports (store, event log, sources, embedding runtime, clock, watcher) come from the
-    outer `Container` in production and from fakes in the application tests.
-    """
-
-    agent_id = providers.Dependency(instance_of=str)
-    workspace = providers.Dependency(instance_of=str)
-    settings = providers.Dependency(instance_of=MemorySettings)
-    scope_hash = providers.Dependency(instance_of=str)
-    store = providers.Dependency(instance_of=object)  # an IndexStore (a Protocol)
-    event_log = providers.Dependency(instance_of=object)  # an EventLog
-    available_sources = providers.Dependency(instance_of=dict)
-    runtime = providers.Dependency(instance_of=EmbeddingRuntime)
-    clock = providers.Dependency(instance_of=object)  # a Clock
-    watcher: providers.Provider[ChangeWatcher | None] = providers.Object(None)  # None: no watch
-    redact: providers.Provider[Callable[[str], str] | None] = providers.Object(None)
-    recovery_stats: providers.Provider[Callable[[], RecoveryStats] | None] = providers.Object(None)
-    host_lock: providers.Provider[SyncLock | None] = providers.Object(None)  # shared stores only
-
-    sources = providers.Singleton(_active_sources, available_sources, settings)
-    issues = providers.Singleton(IssueBoard, store)
-    progress = providers.Singleton(ProgressTracker)
-    preparer = providers.Singleton(_preparer, sources, settings, redact)
-    detector = providers.Singleton(
-        ChangeDetector,
-        sources=sources,
-        store=store,
-        issues=issues,
-        clock=clock,
-        session_thresholds=settings.provided.sync.sessions,
-    )
-    wanted_meta = providers.Singleton(
-        WantedMeta,
-        store=store,
-        runtime=runtime,
-        sources=sources,
-        settings=settings,
-        scope_hash=scope_hash,
-        workspace=workspace,
-    )
-    index_file = providers.Singleton(
-        IndexFile,
-        preparer=preparer,
-        store=store,
-        runtime=runtime,
-        issues=issues,
-        clock=clock,
-        progress=progress,
-        use_cache=settings.provided.cache.enabled,
-    )
-    remove_file = providers.Singleton(RemoveFile, store=store, issues=issues, clock=clock)
-    rebuild_index = providers.Singleton(
-        RebuildIndex,
-        preparer=preparer,
-        sources=providers.Callable(tuple, sources),
-        store=store,
-        runtime=runtime,
-        issues=issues,
-        clock=clock,
-        progress=progress,
-        wanted_meta=wanted_meta,
-        use_cache=settings.provided.cache.enabled,
-    )
-    routes = providers.Singleton(
-        build_routes, index_file=index_file, remove_file=remove_file, rebuild_index=rebuild_index
-    )
-    bus = providers.Singleton(MessageBus, event_log, routes, clock)
-    searcher = providers.Singleton(Searcher, store=store, runtime=runtime, settings=settings)
-    syncing = providers.Singleton(
-        SyncService,
-        store=store,
-        event_log=event_log,
-        bus=bus,
-        detector=detector,
-        runtime=runtime,
-        wanted_meta=wanted_meta,
-        issues=issues,
-        progress=progress,
-        clock=clock,
-        settings=settings,
-        host_lock=host_lock,
-    )
-    status = providers.Singleton(
-        StatusReporter,
-        agent_id=agent_id,
-        workspace=workspace,
-        settings=settings,
-        store=store,
-        event_log=event_log,
-        bus=bus,
-        sources=sources,
-        runtime=runtime,
-        issues=issues,
-        syncing=syncing,
-        recovery_stats=recovery_stats,
-    )
-    background = providers.Singleton(
-        BackgroundSyncer,
-        syncing=syncing,
-        clock=clock,
-        settings=settings.provided.sync,
-        sources=sources,
-        watcher=watcher,
-    )
-    search_policy = providers.Singleton(
-        SearchSyncPolicy,
-        settings=settings.provided.sync,
-        store=store,
-        syncing=syncing,
-        background=background,
-    )
-    manager = providers.Singleton(
-        MemoryManager,
-        agent_id=agent_id,
-        workspace=workspace,
-        settings=settings,
-        syncing=syncing,
-        searcher=searcher,
-        status=status,
-        background=background,
-        search_policy=search_policy,
-        bus=bus,
-        event_log=event_log,
-        sources=sources,
-        clock=clock,
-        redact=redact,
-    )
 
 
 class Container(containers.DeclarativeContainer):

@@ -11,16 +11,12 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from memlane.domain.chunks import ChunkId
+from memlane.domain.decay import apply_temporal_decay, decay_factor, item_timestamp
+from memlane.domain.mmr import jaccard, mmr_rerank, mmr_tokens
 from memlane.domain.scoring import (
     Fused,
     apply_min_score,
-    apply_temporal_decay,
     bm25_rank_to_score,
-    decay_factor,
-    item_timestamp,
-    jaccard,
-    mmr_rerank,
-    mmr_tokens,
     rrf_merge,
     weighted_merge,
     z_to_unit,
@@ -460,7 +456,8 @@ class TestMmrRerank:
 class TestMmrLimit:
     def test_only_the_first_places_are_chosen_greedily(self) -> None:
         from memlane.domain.chunks import ChunkId
-        from memlane.domain.scoring import Fused, mmr_rerank
+        from memlane.domain.mmr import mmr_rerank
+        from memlane.domain.scoring import Fused
 
         def item(i: int, text: str, score: float) -> Fused:
             return Fused(

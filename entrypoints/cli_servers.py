@@ -1,0 +1,153 @@
+"""Entry points: the CLI commands that serve or move the index (serve, mcp, store copy)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from memlane.entrypoints.listen import (
+    check_address,
+    check_tls,
+    check_token,
+)
+
+if TYPE_CHECKING:
+    pass
+
+
+from memlane.entrypoints.cli_options import Options, errors, global_options, listen_errors
+
+
+@click.group("store")
+def store_group() -> None:
+    """Index storage tools."""
+
+
+@store_group.command("copy")
+@click.option(
+    "--to",
+    "target",
+    required=True,
+    help="postgresql://... or a SQLite state dir (sqlite:DIR); the target must be empty.",
+)
+@click.option("--all-agents", is_flag=True, help="Copy every agent of the store, not just one.")
+@click.pass_obj
+def store_copy(options: Options, target: str, all_agents: bool) -> None:
+    """Copy the index (chunks, vectors, cache, events, meta) without re-embedding."""
+    from memlane.application.store_copy import copy_index
+    from memlane.entrypoints.config.env import store_url_for
+    from memlane.entrypoints.config.runtime import resolve_runtime
+    from memlane.entrypoints.container import (
+        configured_transfer,
+        stored_agents,
+        target_transfer,
+    )
+
+    env = dict(os.environ)
+    with errors():
+        runtime = resolve_runtime(
+            env=env,
+            cwd=Path.cwd(),
+            config=options.values["config"],
+            agent_id=options.values["agent"],
+            workspace=options.values["workspace"],
+            state=options.values["state_dir"],
+        )
+        if runtime.settings.store.driver == "postgres":
+            store_url_for(runtime.settings, env)  # a missing URL is a usage error, said first
+        agents = stored_agents(runtime, env) if all_agents else [runtime.agent_id]
+        for agent in agents:
+            source = configured_transfer(runtime, env, agent)
+            try:
+                destination = target_transfer(target, agent)
+                try:
+                    counts = copy_index(source, destination)
+                finally:
+                    destination.close()
+            finally:
+                source.close()
+            click.echo(
+                f"{agent}: {counts.files} file(s), {counts.chunks} chunk(s), "
+                f"{counts.vectors} vector(s), {counts.cache} cached, {counts.events} event(s) "
+                "copied and verified"
+            )
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", type=click.IntRange(0, 65535), default=50051, show_default=True)
+@click.option("--token", envvar="MEMLANE_TOKEN", help="Require this bearer token.")
+@click.option("--tls-cert", type=click.Path(exists=True, dir_okay=False))
+@click.option("--tls-key", type=click.Path(exists=True, dir_okay=False))
+@global_options
+@click.pass_obj
+def serve(
+    options: Options,
+    host: str,
+    port: int,
+    token: str | None,
+    tls_cert: str | None,
+    tls_key: str | None,
+) -> None:
+    """Serve the memory over gRPC."""
+    from memlane.entrypoints.grpc.server import TlsConfig, build_server
+
+    with listen_errors():
+        check_token(token)
+        check_tls(tls_cert, tls_key)
+        check_address(host, port)
+    manager = options.manager()
+    tls = TlsConfig(cert_file=tls_cert, key_file=tls_key) if tls_cert and tls_key else None
+    with listen_errors():
+        server, bound = build_server(manager, host=host, port=port, token=token, tls=tls)
+    server.start()
+    manager.start()
+    click.echo(f"memlane gRPC listening on {host}:{bound}", err=True)
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    stop.wait()
+    server.stop(grace=5).wait()
+
+
+@click.command()
+@click.option("--http", "use_http", is_flag=True, help="Serve streamable HTTP instead of stdio.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="HTTP listen address.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8765, show_default=True)
+@click.option("--token", envvar="MEMLANE_TOKEN", help="HTTP: require this bearer token.")
+@click.option("--tls-cert", type=click.Path(exists=True, dir_okay=False))
+@click.option("--tls-key", type=click.Path(exists=True, dir_okay=False))
+@click.option("--tls-client-ca", type=click.Path(exists=True, dir_okay=False))
+@click.option("--read-only", is_flag=True, help="Do not offer memory_write.")
+@global_options
+@click.pass_obj
+def mcp(
+    options: Options,
+    use_http: bool,
+    host: str,
+    port: int,
+    token: str | None,
+    tls_cert: str | None,
+    tls_key: str | None,
+    tls_client_ca: str | None,
+    read_only: bool,
+) -> None:
+    """Serve the memory to agents over MCP (stdio for desktop and editor hosts, or HTTP)."""
+    from memlane.entrypoints.mcp.app import HttpOptions, run_mcp
+    from memlane.entrypoints.mcp.http import is_loopback
+
+    if use_http:
+        with listen_errors():
+            check_token(token)
+            check_tls(tls_cert, tls_key, tls_client_ca)
+        if not token and not is_loopback(host):
+            raise click.UsageError("--token is required when listening beyond loopback")
+        with listen_errors():
+            check_address(host, port)
+    http = HttpOptions(host, port, token or None, tls_cert, tls_key, tls_client_ca)
+    run_mcp(options.manager(), read_only=read_only, http=http if use_http else None)
