@@ -11,7 +11,7 @@ from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
 from memlane.application.memory import MemoryManager
 from memlane.application.ports.embedding import EmbeddingProvider
 from memlane.domain.config import MemorySettings, QuerySettings
-from memlane.entrypoints.application_container import Application
+from memlane.entrypoints.container.application import Application
 from tests.fakes.clock import FakeClock
 from tests.fakes.embedding import FakeEmbeddingProvider
 from tests.fakes.event_log import FakeEventLog

@@ -1,4 +1,5 @@
-"""Entry points: the composition root, the only module that names concrete adapters."""
+"""Entry points: the composition root (with `application.py`), the only package that names
+concrete adapters."""
 
 from __future__ import annotations
 
@@ -54,7 +55,6 @@ from memlane.domain.config import MemorySettings
 from memlane.domain.errors import ConfigError
 from memlane.domain.redaction import Redactor
 from memlane.domain.sources import Source
-from memlane.entrypoints.application_container import Application
 from memlane.entrypoints.config.env import (
     api_key_for,
     base_url_for,
@@ -63,6 +63,7 @@ from memlane.entrypoints.config.env import (
     store_url_for,
 )
 from memlane.entrypoints.config.runtime import RuntimeConfig, store_path
+from memlane.entrypoints.container.application import Application
 
 ProviderFactory = Callable[[], EmbeddingProvider]
 
