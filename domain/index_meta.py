@@ -13,7 +13,9 @@ that is a normal state, never a reason to rebuild again (the reference's reindex
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
+from typing import cast
 
 from memlane.domain.config import SESSION_CHUNKING
 from memlane.domain.events import ReindexReason
@@ -83,3 +85,45 @@ def vector_label(model: str, provider_key: str) -> str:
     the active provider's marks the vector for re-embedding through the cache.
     """
     return f"{model}@{provider_key[:16]}" if provider_key else model
+
+
+def index_meta_to_json(meta: IndexMeta) -> str:
+    """Encode an IndexMeta as the JSON every store keeps (so `store copy` moves it as text)."""
+    return json.dumps(
+        {
+            "schema_version": meta.schema_version,
+            "chunker_version": meta.chunker_version,
+            "sources": list(meta.sources),
+            "scope_hash": meta.scope_hash,
+            "chunk_tokens": meta.chunk_tokens,
+            "chunk_overlap": meta.chunk_overlap,
+            "provider": meta.provider,
+            "model": meta.model,
+            "provider_key": meta.provider_key,
+            "dimensions": meta.dimensions,
+            "session_chunk_tokens": meta.session_chunk_tokens,
+            "session_chunk_overlap": meta.session_chunk_overlap,
+            "workspace": meta.workspace,
+        }
+    )
+
+
+def index_meta_from_json(text: str) -> IndexMeta:
+    """Decode the JSON of `index_meta_to_json`."""
+    data = json.loads(text)
+    return IndexMeta(
+        schema_version=int(data["schema_version"]),
+        chunker_version=int(data["chunker_version"]),
+        sources=tuple(cast(list[Source], data["sources"])),
+        scope_hash=str(data["scope_hash"]),
+        chunk_tokens=int(data["chunk_tokens"]),
+        chunk_overlap=int(data["chunk_overlap"]),
+        provider=str(data["provider"]),
+        model=str(data["model"]),
+        provider_key=str(data["provider_key"]),
+        dimensions=None if data["dimensions"] is None else int(data["dimensions"]),
+        # Absent from metas written before these fields existed: -1 forces a rebuild.
+        session_chunk_tokens=int(data.get("session_chunk_tokens", -1)),
+        session_chunk_overlap=int(data.get("session_chunk_overlap", -1)),
+        workspace=str(data.get("workspace", "")),  # absent before issue #14: none recorded
+    )

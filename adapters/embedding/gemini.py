@@ -36,16 +36,20 @@ class GeminiEmbeddingProvider(HttpEmbeddingProvider):
     supports_batch = True
     supports_output_dimensions = True
     model_prefixes = GEMINI_MODEL_PREFIXES
-    known_dimensions = MappingProxyType({
-        "gemini-embedding-001": 3072,
-        "gemini-embedding-2-preview": 3072,
-        "text-embedding-004": 768,
-    })
-    input_token_limits = MappingProxyType({
-        "gemini-embedding-001": 2048,
-        "text-embedding-004": 2048,
-        "gemini-embedding-2-preview": 8192,
-    })
+    known_dimensions = MappingProxyType(
+        {
+            "gemini-embedding-001": 3072,
+            "gemini-embedding-2-preview": 3072,
+            "text-embedding-004": 768,
+        }
+    )
+    input_token_limits = MappingProxyType(
+        {
+            "gemini-embedding-001": 2048,
+            "text-embedding-004": 2048,
+            "gemini-embedding-2-preview": 8192,
+        }
+    )
     default_input_tokens = 2048
     max_batch_items = 100
 

@@ -31,14 +31,16 @@ class OllamaEmbeddingProvider(HttpEmbeddingProvider):
     requires_api_key = False
     model_prefixes = ("ollama/",)
     # Keyed by the model name without its tag ("bge-m3:567m" -> "bge-m3").
-    known_dimensions = MappingProxyType({
-        "nomic-embed-text": 768,
-        "mxbai-embed-large": 1024,
-        "all-minilm": 384,
-        "snowflake-arctic-embed": 1024,
-        "bge-m3": 1024,
-        "multilingual-e5-small": 384,
-    })
+    known_dimensions = MappingProxyType(
+        {
+            "nomic-embed-text": 768,
+            "mxbai-embed-large": 1024,
+            "all-minilm": 384,
+            "snowflake-arctic-embed": 1024,
+            "bge-m3": 1024,
+            "multilingual-e5-small": 384,
+        }
+    )
     max_batch_items = 256
 
     def __init__(self, options: HttpOptions) -> None:

@@ -30,16 +30,20 @@ class OpenAIEmbeddingProvider(HttpEmbeddingProvider):
     supports_batch = True
     supports_output_dimensions = True
     model_prefixes = ("openai/",)
-    known_dimensions = MappingProxyType({
-        "text-embedding-3-small": 1536,
-        "text-embedding-3-large": 3072,
-        "text-embedding-ada-002": 1536,
-    })
-    input_token_limits = MappingProxyType({
-        "text-embedding-3-small": 8192,
-        "text-embedding-3-large": 8192,
-        "text-embedding-ada-002": 8191,
-    })
+    known_dimensions = MappingProxyType(
+        {
+            "text-embedding-3-small": 1536,
+            "text-embedding-3-large": 3072,
+            "text-embedding-ada-002": 1536,
+        }
+    )
+    input_token_limits = MappingProxyType(
+        {
+            "text-embedding-3-small": 8192,
+            "text-embedding-3-large": 8192,
+            "text-embedding-ada-002": 8191,
+        }
+    )
     max_batch_items = 2048
 
     @override

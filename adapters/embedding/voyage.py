@@ -26,23 +26,27 @@ class VoyageEmbeddingProvider(HttpEmbeddingProvider):
     provider_id = "voyage"
     supports_batch = True
     model_prefixes = ("voyage/",)
-    known_dimensions = MappingProxyType({
-        "voyage-4-large": 1024,
-        "voyage-4": 1024,
-        "voyage-4-lite": 1024,
-        "voyage-3-large": 1024,
-        "voyage-3.5": 1024,
-        "voyage-3.5-lite": 1024,
-        "voyage-3": 1024,
-        "voyage-3-lite": 512,
-        "voyage-code-3": 1024,
-    })
-    input_token_limits = MappingProxyType({
-        "voyage-3": 32000,
-        "voyage-3-lite": 16000,
-        "voyage-code-3": 32000,
-        "voyage-4-large": 32000,
-    })
+    known_dimensions = MappingProxyType(
+        {
+            "voyage-4-large": 1024,
+            "voyage-4": 1024,
+            "voyage-4-lite": 1024,
+            "voyage-3-large": 1024,
+            "voyage-3.5": 1024,
+            "voyage-3.5-lite": 1024,
+            "voyage-3": 1024,
+            "voyage-3-lite": 512,
+            "voyage-code-3": 1024,
+        }
+    )
+    input_token_limits = MappingProxyType(
+        {
+            "voyage-3": 32000,
+            "voyage-3-lite": 16000,
+            "voyage-code-3": 32000,
+            "voyage-4-large": 32000,
+        }
+    )
     default_input_tokens = 32000
     max_batch_items = 1000
 

@@ -5,13 +5,9 @@ The IndexMeta JSON has the same fields as the SQLite store's, so `store copy` mo
 
 from __future__ import annotations
 
-import json
-from typing import Final, cast
+from typing import Final
 
 from sqlalchemy import Connection
-
-from memlane.domain.index_meta import IndexMeta
-from memlane.domain.sources import Source
 
 INDEX_META_KEY: Final = "index_meta"
 VECTOR_DIMS_KEY: Final = "vector_dims"
@@ -48,45 +44,4 @@ def register_agent(conn: Connection, agent: str) -> None:
     """Make sure `agent` is listed in memlane_agents (listing and event positions use it)."""
     conn.exec_driver_sql(
         "INSERT INTO memlane_agents(agent) VALUES (%s) ON CONFLICT (agent) DO NOTHING", (agent,)
-    )
-
-
-def index_meta_to_json(meta: IndexMeta) -> str:
-    """Encode an IndexMeta (the same JSON shape as the SQLite store's)."""
-    return json.dumps(
-        {
-            "schema_version": meta.schema_version,
-            "chunker_version": meta.chunker_version,
-            "sources": list(meta.sources),
-            "scope_hash": meta.scope_hash,
-            "chunk_tokens": meta.chunk_tokens,
-            "chunk_overlap": meta.chunk_overlap,
-            "provider": meta.provider,
-            "model": meta.model,
-            "provider_key": meta.provider_key,
-            "dimensions": meta.dimensions,
-            "session_chunk_tokens": meta.session_chunk_tokens,
-            "session_chunk_overlap": meta.session_chunk_overlap,
-            "workspace": meta.workspace,
-        }
-    )
-
-
-def index_meta_from_json(text: str) -> IndexMeta:
-    """Decode the IndexMeta JSON."""
-    data = json.loads(text)
-    return IndexMeta(
-        schema_version=int(data["schema_version"]),
-        chunker_version=int(data["chunker_version"]),
-        sources=tuple(cast(list[Source], data["sources"])),
-        scope_hash=str(data["scope_hash"]),
-        chunk_tokens=int(data["chunk_tokens"]),
-        chunk_overlap=int(data["chunk_overlap"]),
-        provider=str(data["provider"]),
-        model=str(data["model"]),
-        provider_key=str(data["provider_key"]),
-        dimensions=None if data["dimensions"] is None else int(data["dimensions"]),
-        session_chunk_tokens=int(data.get("session_chunk_tokens", -1)),
-        session_chunk_overlap=int(data.get("session_chunk_overlap", -1)),
-        workspace=str(data.get("workspace", "")),
     )

@@ -38,7 +38,7 @@ from memlane.application.ports.index_store import (
     SyncRecord,
 )
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
-from memlane.domain.index_meta import IndexMeta
+from memlane.domain.index_meta import IndexMeta, index_meta_from_json, index_meta_to_json
 from memlane.domain.search import Candidate
 from memlane.domain.sources import Source
 
@@ -123,9 +123,7 @@ class PostgresIndexStore:
 
         def work(conn: Connection) -> None:
             self._register(conn)
-            meta_rows.put(
-                conn, self._agent, meta_rows.INDEX_META_KEY, meta_rows.index_meta_to_json(meta)
-            )
+            meta_rows.put(conn, self._agent, meta_rows.INDEX_META_KEY, index_meta_to_json(meta))
             if meta.dimensions is not None:
                 vector_leg.change_dims(conn, self._agent, meta.dimensions)
 
@@ -213,7 +211,7 @@ class PostgresIndexStore:
         """Return the stored meta, or None for an index never written."""
         with self._db.read() as conn:
             value = meta_rows.get(conn, self._agent, meta_rows.INDEX_META_KEY)
-        return None if value is None else meta_rows.index_meta_from_json(value)
+        return None if value is None else index_meta_from_json(value)
 
     def file(self, source: Source, path: str) -> IndexedFile | None:
         """Return the files row of one file, or None if it is not indexed."""

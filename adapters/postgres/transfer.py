@@ -26,7 +26,7 @@ from memlane.application.ports.index_transfer import (
     TransferTargetNotEmpty,
 )
 from memlane.domain.chunks import ContentHash
-from memlane.domain.index_meta import KEYWORD_ONLY_MODEL
+from memlane.domain.index_meta import KEYWORD_ONLY_MODEL, index_meta_from_json, index_meta_to_json
 
 _BATCH = 500
 
@@ -94,7 +94,7 @@ class PostgresIndexTransfer:
                 )
             }
             return IndexSnapshot(
-                meta=None if value is None else meta.index_meta_from_json(value),
+                meta=None if value is None else index_meta_from_json(value),
                 files=rows.files(conn, a, None),
                 events=events,
                 last_position=int(last),
@@ -152,7 +152,7 @@ class PostgresIndexTransfer:
                     f"agent {a} already has an index in {self._db.location}"
                 )
             if snapshot.meta is not None:
-                meta.put(conn, a, meta.INDEX_META_KEY, meta.index_meta_to_json(snapshot.meta))
+                meta.put(conn, a, meta.INDEX_META_KEY, index_meta_to_json(snapshot.meta))
             for file in snapshot.files:
                 rows.put_file(conn, a, file)
             _load_chunks(conn, a, chunks, analyser)

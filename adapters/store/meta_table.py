@@ -7,13 +7,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from typing import Final, cast
+from typing import Final
 
 from sqlalchemy import Connection
 
 from memlane.adapters.store.in_lists import placeholders
-from memlane.domain.index_meta import IndexMeta
-from memlane.domain.sources import Source
 
 SCHEMA_VERSION_KEY: Final = "store_schema_version"
 DB_ID_KEY: Final = "db_id"
@@ -62,49 +60,7 @@ def vector_dims(conn: Connection) -> int | None:
     return None if value is None else int(value)
 
 
-def index_meta_to_json(meta: IndexMeta) -> str:
-    """Encode an IndexMeta as the JSON stored under INDEX_META_KEY."""
-    return json.dumps(
-        {
-            "schema_version": meta.schema_version,
-            "chunker_version": meta.chunker_version,
-            "sources": list(meta.sources),
-            "scope_hash": meta.scope_hash,
-            "chunk_tokens": meta.chunk_tokens,
-            "chunk_overlap": meta.chunk_overlap,
-            "provider": meta.provider,
-            "model": meta.model,
-            "provider_key": meta.provider_key,
-            "dimensions": meta.dimensions,
-            "session_chunk_tokens": meta.session_chunk_tokens,
-            "session_chunk_overlap": meta.session_chunk_overlap,
-            "workspace": meta.workspace,
-        }
-    )
-
-
 def recorded_workspace(text: str) -> str | None:
     """The workspace recorded in a stored INDEX_META_KEY value, None when none."""
     value = json.loads(text).get("workspace")
     return str(value) if value else None
-
-
-def index_meta_from_json(text: str) -> IndexMeta:
-    """Decode the JSON stored under INDEX_META_KEY."""
-    data = json.loads(text)
-    return IndexMeta(
-        schema_version=int(data["schema_version"]),
-        chunker_version=int(data["chunker_version"]),
-        sources=tuple(cast(list[Source], data["sources"])),
-        scope_hash=str(data["scope_hash"]),
-        chunk_tokens=int(data["chunk_tokens"]),
-        chunk_overlap=int(data["chunk_overlap"]),
-        provider=str(data["provider"]),
-        model=str(data["model"]),
-        provider_key=str(data["provider_key"]),
-        dimensions=None if data["dimensions"] is None else int(data["dimensions"]),
-        # Absent from metas written before these fields existed: -1 forces a rebuild.
-        session_chunk_tokens=int(data.get("session_chunk_tokens", -1)),
-        session_chunk_overlap=int(data.get("session_chunk_overlap", -1)),
-        workspace=str(data.get("workspace", "")),  # absent before issue #14: none recorded
-    )

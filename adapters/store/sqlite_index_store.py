@@ -43,7 +43,7 @@ from memlane.application.ports.index_store import (
 )
 from memlane.application.reports import RecoveryStats
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
-from memlane.domain.index_meta import IndexMeta
+from memlane.domain.index_meta import IndexMeta, index_meta_from_json, index_meta_to_json
 from memlane.domain.search import Candidate
 from memlane.domain.sources import ALL_SOURCES, Source
 
@@ -111,7 +111,7 @@ class SqliteIndexStore:
         """Store the meta; a new `dimensions` rebuilds the vector table (see IndexWriter)."""
 
         def work(conn: Connection) -> None:
-            meta_table.put(conn, meta_table.INDEX_META_KEY, meta_table.index_meta_to_json(meta))
+            meta_table.put(conn, meta_table.INDEX_META_KEY, index_meta_to_json(meta))
             if meta.dimensions is not None:
                 self._vec0.change_dims(conn, meta.dimensions)
 
@@ -176,7 +176,7 @@ class SqliteIndexStore:
         """Return the stored meta, or None for an index never written."""
         with self._db.read() as conn:
             value = meta_table.get(conn, meta_table.INDEX_META_KEY)
-        return None if value is None else meta_table.index_meta_from_json(value)
+        return None if value is None else index_meta_from_json(value)
 
     def file(self, source: Source, path: str) -> IndexedFile | None:
         """Return the `files` row of one file, or None if it is not indexed."""

@@ -30,6 +30,7 @@ from memlane.application.ports.index_transfer import (
     TransferTargetNotEmpty,
 )
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
+from memlane.domain.index_meta import index_meta_from_json, index_meta_to_json
 from memlane.domain.sources import Source
 
 _BATCH = 500
@@ -76,7 +77,7 @@ class SqliteIndexTransfer:
         with self._db.read() as conn:
             value = meta_table.get(conn, meta_table.INDEX_META_KEY)
             return IndexSnapshot(
-                meta=None if value is None else meta_table.index_meta_from_json(value),
+                meta=None if value is None else index_meta_from_json(value),
                 files=rows.files(conn, None),
                 events=[
                     StoredEvent(int(p), str(t), int(v), str(d), str(o))
@@ -132,9 +133,7 @@ class SqliteIndexTransfer:
             if taken:
                 raise TransferTargetNotEmpty(f"{self._db.path} already holds an index")
             if snapshot.meta is not None:
-                meta_table.put(
-                    conn, meta_table.INDEX_META_KEY, meta_table.index_meta_to_json(snapshot.meta)
-                )
+                meta_table.put(conn, meta_table.INDEX_META_KEY, index_meta_to_json(snapshot.meta))
             for file in snapshot.files:
                 rows.put_file(conn, file)
             self._load_chunks(conn, chunks)

@@ -19,14 +19,13 @@ from sqlalchemy import Connection
 
 from memlane.adapters.store import migrations
 from memlane.adapters.store.database import SqliteDatabase
-from memlane.adapters.store.meta_table import index_meta_to_json
 from memlane.adapters.store.sqlite_event_log import SqliteEventLog
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.adapters.store.vector_codec import to_blob
 from memlane.application.ports.index_store import CacheKey, IndexedFile
 from memlane.domain import events
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
-from memlane.domain.index_meta import IndexMeta
+from memlane.domain.index_meta import IndexMeta, index_meta_to_json
 from memlane.domain.keywords import FTS_TOKENIZER, fts_document
 from memlane.domain.sources import ALL_SOURCES
 from tests.integration.store.helpers import consistency
