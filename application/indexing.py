@@ -156,7 +156,5 @@ def backfill_vectors(
             return done
         seen.update(c.id for c in chunks)
         outcome = embedder.embed(chunks, on_embedded)
-        store.set_vectors(
-            label, {c.id: v for c, v in zip(chunks, outcome.vectors, strict=True)}
-        )
+        store.set_vectors(label, {c.id: v for c, v in zip(chunks, outcome.vectors, strict=True)})
         done += len(chunks)

@@ -17,12 +17,11 @@ from sqlalchemy import Connection
 
 from memlane.adapters.postgres.database import PostgresDatabase
 from memlane.adapters.postgres.meta import register_agent
-from memlane.application.ports.event_log import EventLogError, RecordedEvent
+from memlane.application.ports.event_log import EventLogError, RecordedEvent, recorded_from_rows
 from memlane.application.ports.index_store import StoreError
 from memlane.domain.events import (
     EVENT_VERSION,
     Event,
-    event_from_record,
     event_to_record,
     type_name,
 )
@@ -50,17 +49,6 @@ class PostgresEventLog:
                 return work(conn)
         except StoreError as exc:
             raise EventLogError(str(exc)) from exc
-
-    @staticmethod
-    def _recorded(rows: Sequence[Sequence[object]]) -> list[RecordedEvent]:
-        result = []
-        for position, name, data in rows:
-            try:
-                event = event_from_record(str(name), json.loads(str(data)))
-            except (KeyError, TypeError, ValueError) as exc:
-                raise EventLogError(f"event {position} ({name}) cannot be read: {exc}") from exc
-            result.append(RecordedEvent(int(str(position)), event))
-        return result
 
     def append(self, events: Sequence[Event]) -> list[int]:
         """Store `events` atomically; return their positions."""
@@ -103,7 +91,7 @@ class PostgresEventLog:
         if limit <= 0:
             return []
         return self._read(
-            lambda conn: self._recorded(
+            lambda conn: recorded_from_rows(
                 conn.exec_driver_sql(
                     "SELECT position, type, data FROM memlane_events WHERE agent = %s "
                     "AND position > %s ORDER BY position LIMIT %s",
@@ -123,7 +111,7 @@ class PostgresEventLog:
                 (self._agent, limit),
             ).all()
         )
-        return self._recorded(list(reversed(rows)))
+        return recorded_from_rows(list(reversed(rows)))
 
     def last_position(self) -> int:
         """Return the highest position appended so far (0 if none)."""

@@ -6,11 +6,12 @@ reused, even after compaction.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from memlane.domain.events import Event
+from memlane.domain.events import Event, event_from_record
 
 
 class EventLogError(Exception):
@@ -67,3 +68,16 @@ class EventLog(Protocol):
     def compact(self, keep_last: int = 1000) -> int:
         """Delete processed events beyond the newest `keep_last`; return how many."""
         ...
+
+
+def recorded_from_rows(rows: Sequence[Sequence[object]]) -> list[RecordedEvent]:
+    """Decode stored `(position, type name, JSON data)` rows, the format every event-log adapter
+    keeps; a row that cannot be read is an EventLogError naming its position."""
+    result = []
+    for position, name, data in rows:
+        try:
+            event = event_from_record(str(name), json.loads(str(data)))
+        except (KeyError, TypeError, ValueError) as exc:
+            raise EventLogError(f"event {position} ({name}) cannot be read: {exc}") from exc
+        result.append(RecordedEvent(int(str(position)), event))
+    return result
