@@ -36,6 +36,7 @@ from memlane.application.ports.index_store import (
     SourceCount,
     StoreError,
     SyncRecord,
+    check_file_rows,
 )
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.index_meta import IndexMeta, index_meta_from_json, index_meta_to_json
@@ -84,20 +85,7 @@ class PostgresIndexStore:
         model: str,
     ) -> None:
         """Replace every row of one file in ONE transaction (see IndexWriter)."""
-        if len(vectors) != len(chunks):
-            raise StoreError(f"{len(chunks)} chunks but {len(vectors)} vectors")
-        ids = [c.id for c in chunks]
-        if len(set(ids)) != len(ids):
-            raise StoreError(f"duplicate chunk ids in {file.source}:{file.path}")
-        for chunk in chunks:
-            if (chunk.source, chunk.path) != (file.source, file.path):
-                raise StoreError(f"chunk {chunk.id} belongs to {chunk.source}:{chunk.path}")
-        dims = {len(v) for v in vectors if v is not None}
-        if len(dims) > 1:
-            raise DimensionMismatch(f"vectors of one file have several lengths: {sorted(dims)}")
-        for v in vectors:
-            if v is not None:
-                vectors_check(v)
+        dims = check_file_rows(file, chunks, vectors)
         tokens = self._analyser.document_tokens([c.text for c in chunks])
         batch = [
             (
@@ -111,7 +99,7 @@ class PostgresIndexStore:
 
         def work(conn: Connection) -> None:
             self._register(conn)
-            vector_leg.ensure_dims(conn, self._agent, next(iter(dims)) if dims else None)
+            vector_leg.ensure_dims(conn, self._agent, dims)
             rows.delete_file_chunks(conn, self._agent, file.source, file.path)
             rows.insert_chunks(conn, self._agent, batch, tokens, rows.now(conn))
             rows.put_file(conn, self._agent, file)

@@ -38,8 +38,8 @@ from memlane.application.ports.index_store import (
     IndexRebuild,
     RecordedIssue,
     SourceCount,
-    StoreError,
     SyncRecord,
+    check_file_rows,
 )
 from memlane.application.reports import RecoveryStats
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
@@ -78,23 +78,10 @@ class SqliteIndexStore:
         model: str,
     ) -> None:
         """Replace every row of one file in ONE transaction (see IndexWriter)."""
-        if len(vectors) != len(chunks):
-            raise StoreError(f"{len(chunks)} chunks but {len(vectors)} vectors")
-        ids = [c.id for c in chunks]
-        if len(set(ids)) != len(ids):
-            raise StoreError(f"duplicate chunk ids in {file.source}:{file.path}")
-        for chunk in chunks:
-            if (chunk.source, chunk.path) != (file.source, file.path):
-                raise StoreError(f"chunk {chunk.id} belongs to {chunk.source}:{chunk.path}")
-        dims = {len(v) for v in vectors if v is not None}
-        if len(dims) > 1:
-            raise DimensionMismatch(f"vectors of one file have several lengths: {sorted(dims)}")
-        for v in vectors:
-            if v is not None:
-                check_vector(v)
+        dims = check_file_rows(file, chunks, vectors)
 
         def work(conn: Connection) -> None:
-            self._vec0.ensure_dims(conn, next(iter(dims)) if dims else None)
+            self._vec0.ensure_dims(conn, dims)
             rows.delete_rids(conn, rows.file_rids(conn, file.source, file.path), self._vec0)
             rows.insert_chunks(
                 conn,

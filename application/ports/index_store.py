@@ -10,6 +10,7 @@ Error tree:
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -252,3 +253,29 @@ class IndexStore(IndexWriter, Protocol):
     def close(self) -> None:
         """Release connections; idempotent."""
         ...
+
+
+def check_file_rows(
+    file: IndexedFile, chunks: Sequence[Chunk], vectors: Sequence[Vector | None]
+) -> int | None:
+    """Check the arguments of `IndexWriter.replace_file` as every store must; return the
+    vectors' dimension (None when the file has no vector).
+
+    Raises StoreError (counts, duplicate ids, a chunk of another file, a non-finite component)
+    or DimensionMismatch (vectors of several lengths).
+    """
+    if len(vectors) != len(chunks):
+        raise StoreError(f"{len(chunks)} chunks but {len(vectors)} vectors")
+    ids = [c.id for c in chunks]
+    if len(set(ids)) != len(ids):
+        raise StoreError(f"duplicate chunk ids in {file.source}:{file.path}")
+    for chunk in chunks:
+        if (chunk.source, chunk.path) != (file.source, file.path):
+            raise StoreError(f"chunk {chunk.id} belongs to {chunk.source}:{chunk.path}")
+    dims = {len(v) for v in vectors if v is not None}
+    if len(dims) > 1:
+        raise DimensionMismatch(f"vectors of one file have several lengths: {sorted(dims)}")
+    for v in vectors:
+        if v is not None and not all(math.isfinite(x) for x in v):
+            raise StoreError("vector has NaN or infinite components; sanitise it before storing")
+    return next(iter(dims)) if dims else None
