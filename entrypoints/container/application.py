@@ -74,12 +74,14 @@ class Application(containers.DeclarativeContainer):
     redact: providers.Provider[Callable[[str], str] | None] = providers.Object(None)
     recovery_stats: providers.Provider[Callable[[], RecoveryStats] | None] = providers.Object(None)
     host_lock: providers.Provider[SyncLock | None] = providers.Object(None)  # shared stores only
+    # Seconds between progress log lines of a sync nobody watches (None: no such lines).
+    progress_log_seconds: providers.Provider[float | None] = providers.Object(None)
 
     sources = providers.Singleton(_active_sources, available_sources, settings)
     issues = providers.Singleton(IssueBoard, store)
     # The runtime every use case sees keeps provider failures with the index (on the board).
     recording_runtime = providers.Singleton(_recording_runtime, runtime, issues)
-    progress = providers.Singleton(ProgressTracker)
+    progress = providers.Singleton(ProgressTracker, clock=clock, log_every=progress_log_seconds)
     preparer = providers.Singleton(_preparer, sources, settings, redact)
     detector = providers.Singleton(
         ChangeDetector,
