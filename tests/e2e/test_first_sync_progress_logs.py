@@ -16,6 +16,8 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+import memlane
+from memlane.application.reports import SyncProgress
 from memlane.entrypoints.grpc.client import MemlaneClient
 from tests.e2e._loud_support import cli_env, make_home
 from tests.e2e.test_grpc_subprocess import Process, _command, _free_port, _wait_serving
@@ -117,3 +119,17 @@ def test_the_mcp_server(home: Path) -> None:
 
     anyio.run(main)
     _check(_progress(log.read_text()))
+
+
+def test_the_python_api_takes_a_progress_callback(home: Path) -> None:
+    """`refresh(progress=...)` before the first search: every step goes to the callback."""
+    seen: list[SyncProgress] = []
+    manager = memlane.open(workspace=home / "ws", state_dir=home / "state", env=_env(home))
+    try:
+        manager.refresh(progress=seen.append)
+        assert manager.search("tabs").results[0].path == "MEMORY.md"
+    finally:
+        manager.close()
+    rebuild = [p for p in seen if p.phase == "rebuild"]
+    assert rebuild[-1].files_done == rebuild[-1].files_total == FILES + 1
+    assert [p.files_done for p in rebuild] == sorted(p.files_done for p in rebuild)
