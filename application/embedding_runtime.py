@@ -5,6 +5,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 import structlog
 
@@ -24,6 +25,32 @@ class Selection:
     fallback_reason: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class RecordedFailure:
+    """The last provider failure as kept with the index (by any process)."""
+
+    provider: str
+    reason: str
+
+
+class FailureRecord(Protocol):
+    """Where the last provider failure outlives the process: a brand-new process (a `status`
+    that has not searched) must still say that the configured provider was down when last used.
+    """
+
+    def recorded(self) -> RecordedFailure | None:
+        """Return the recorded failure, None when the provider worked when last used."""
+        ...
+
+    def record(self, failure: RecordedFailure) -> None:
+        """Keep `failure` (replacing an earlier one); never raises."""
+        ...
+
+    def clear(self) -> None:
+        """Forget the recorded failure (no write when none is recorded); never raises."""
+        ...
+
+
 class EmbeddingRuntime:
     """Holds the active provider; selection is lazy and never sticky on failure, so a key added
     or a server started later is picked up.
@@ -33,6 +60,10 @@ class EmbeddingRuntime:
     After a failure (`note_failure`), `usable` is None for `cooldown` seconds on the injected
     clock, so searches and syncs answer keyword-only at once instead of waiting for a server
     that is down on every call; selection failures are remembered for the same time.
+
+    With a `FailureRecord` attached (`keep_failures_in`), each failure is also kept with the
+    index and each success clears it, so `warning` of a process that has not called the provider
+    yet still names the failure seen last (said as "when last used"; the next call tries again).
 
     `select` builds the configured provider (or returns keyword-only mode with a reason).
     `select_fallback` builds the configured fallback provider, used once when the active
@@ -57,6 +88,12 @@ class EmbeddingRuntime:
         self._clock = clock
         self._cooldown = cooldown if clock is not None else 0.0
         self._failure: tuple[float, str] | None = None  # (monotonic time, one-line reason)
+        self._record: FailureRecord | None = None
+        self._answered = False  # the provider answered in this process: the record is stale
+
+    def keep_failures_in(self, record: FailureRecord) -> None:
+        """Keep failures beyond this process in `record` (see the class docstring)."""
+        self._record = record
 
     @property
     def selection(self) -> Selection:
@@ -70,6 +107,7 @@ class EmbeddingRuntime:
                     self._selection = self._select()
                 except EmbeddingError as exc:
                     # Not cached: retried after the cool-down (a key added, a server started).
+                    # Not recorded with the index: every process selects again and says it.
                     log.warning("provider_selection_failed", error=str(exc))
                     self._remember(exc)
                     return Selection(provider=None, reason=str(exc))
@@ -83,14 +121,23 @@ class EmbeddingRuntime:
             return None if self._cooling_reason() is not None else provider
 
     def note_failure(self, error: Exception) -> None:
-        """Remember that the provider failed: `usable` is None for the cool-down."""
+        """Remember that the provider failed: `usable` is None for the cool-down; the failure
+        is kept with the index when a record is attached."""
         with self._lock:
-            self._remember(error)
+            reason = self._remember(error)
+            selection = self._selection
+        record = self._record
+        if record is not None:
+            name = selection.provider.id if selection and selection.provider else self.requested
+            record.record(RecordedFailure(provider=name, reason=reason))
 
     def note_success(self) -> None:
-        """The provider answered: forget an earlier failure."""
+        """The provider answered: forget an earlier failure, here and in the record."""
         with self._lock:
             self._failure = None
+            self._answered = True
+        if self._record is not None:
+            self._record.clear()  # writes only when a failure is recorded
 
     @property
     def warning(self) -> str | None:
@@ -105,6 +152,9 @@ class EmbeddingRuntime:
         if failure is not None:
             then = cooling or "keyword results only until it answers again"
             return f"embedding provider {name} failed ({failure[1]}); {then}"
+        recalled = self.recalled_warning(name)
+        if recalled is not None:
+            return recalled
         if self.requested == "auto":
             return None  # auto promises the first provider available, keyword-only included
         if selection.provider is None:
@@ -119,9 +169,30 @@ class EmbeddingRuntime:
             )
         return None
 
-    def _remember(self, error: Exception) -> None:
+    def recalled_warning(self, name: str | None = None) -> str | None:
+        """One line for a failure recorded with the index by an earlier call (maybe by another
+        process) when this process has neither seen the provider fail nor answer; None else.
+
+        `name` is the provider in use (None: whatever was recorded, without selecting one): a
+        failure of another provider than the configured one is not this provider's.
+        """
+        if self.requested == "none" or self._record is None:
+            return None
+        with self._lock:
+            if self._failure is not None or self._answered:
+                return None  # this process knows better than the record
+        recorded = self._record.recorded()
+        if recorded is None or (name is not None and recorded.provider != name):
+            return None
+        return (
+            f"embedding provider {recorded.provider} failed when last used ({recorded.reason}); "
+            "search may be keyword-only, the next search tries it again"
+        )
+
+    def _remember(self, error: Exception) -> str:
         reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]
         self._failure = (self._clock.monotonic() if self._clock is not None else 0.0, reason)
+        return reason
 
     def _cooling_reason(self) -> str | None:
         """Why the provider is skipped now (a recent failure), or None; caller holds the lock."""

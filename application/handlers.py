@@ -84,6 +84,8 @@ class IndexFile:
         )
         follow_ups: list[events.Event] = []
         problems = list(prepared.problems)
+        if outcome.embedding_error is None and outcome.embedded:
+            self._runtime.note_success()  # the provider answers: a recorded failure is stale
         if outcome.embedding_error is not None:
             self._runtime.note_failure(outcome.embedding_error)
             selection = self._runtime.fall_back(outcome.embedding_error)
@@ -215,6 +217,8 @@ class RebuildIndex:
                 use_cache=self._use_cache,
                 on_embedded=self._progress.embedded,
             )
+            if outcome.embedding_error is None and outcome.embedded and failure is None:
+                self._runtime.note_success()
             if outcome.embedding_error is not None and failure is None:
                 # Keep going keyword-only: one bad provider must not cost the whole rebuild.
                 failure = outcome.embedding_error

@@ -14,6 +14,9 @@ from dataclasses import dataclass
 from memlane.application.ports.index_store import IndexStore, RecordedIssue
 from memlane.domain.sources import Source, SourceIssue
 
+# The area under which the last embedding-provider failure is kept (see provider_failures.py).
+PROVIDER_AREA = "provider"
+
 
 @dataclass(frozen=True, slots=True)
 class FileVersion:
@@ -90,11 +93,36 @@ class IssueBoard:
             issue = self._issues.get((source, path))
         return issue is not None and issue.mtime == version.mtime and issue.size == version.size
 
-    def all(self) -> list[SourceIssue]:
-        """Return every current problem, sorted by path."""
+    def of_area(self, key: str) -> list[RecordedIssue]:
+        """Return the problems kept under one key (`provider`, `index`, a source), by path."""
         with self._lock:
             self._load()
-            found = [SourceIssue(path=i.path, reason=i.reason) for i in self._issues.values()]
+            found = [i for k, i in self._issues.items() if k[0] == key]
+        return sorted(found, key=lambda i: i.path)
+
+    def replace_area(self, key: str, issues: Collection[RecordedIssue]) -> bool:
+        """Replace every problem kept under `key`; return whether anything changed."""
+        with self._lock:
+            self._load()
+            before = {k: i for k, i in self._issues.items() if k[0] == key}
+            after = {(key, i.path): i for i in issues}
+            if before == after:
+                return False
+            for stale in before:
+                del self._issues[stale]
+            self._issues.update(after)
+        return True
+
+    def all(self) -> list[SourceIssue]:
+        """Return every current problem of the files and sources, sorted by path (a failed
+        embedding provider is said by the runtime's warning instead, not as a file problem)."""
+        with self._lock:
+            self._load()
+            found = [
+                SourceIssue(path=i.path, reason=i.reason)
+                for i in self._issues.values()
+                if i.key != PROVIDER_AREA
+            ]
         return sorted(found, key=lambda i: (i.path, i.reason))
 
     def persist(self) -> bool:

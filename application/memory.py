@@ -113,16 +113,16 @@ class MemoryManager:
         """
         check_query_text(query)
         self._require_enabled()
-        self._search_policy.before_search(session_key)
+        pending = self._search_policy.before_search(session_key)  # first sync unfinished
         response = self._searcher.search(
             SearchQuery(text=query, max_results=max_results, min_score=min_score, explain=explain),
             now=self._clock.now().timestamp(),
             citations=citations,
         )
-        notice = self._syncing.take_read_only_notice()
-        if notice is None:
+        notices = [n for n in (pending, self._syncing.take_read_only_notice()) if n is not None]
+        if not notices:
             return response
-        return replace(response, warnings=(*response.warnings, notice))
+        return replace(response, warnings=(*response.warnings, *notices))
 
     def get(
         self, path: str, *, from_line: int | None = None, lines: int | None = None

@@ -58,12 +58,10 @@ class StatusReporter:
         if deep and provider is not None:
             try:
                 provider.embed_query("ping")
-                self._runtime.note_success()
             except EmbeddingError as exc:
-                self._issues.report("provider", provider.id, f"probe failed: {exc}")
-                self._runtime.note_failure(exc)
+                self._runtime.note_failure(exc)  # kept with the index, said in `warnings`
             else:
-                self._issues.clear("provider", provider.id)
+                self._runtime.note_success()  # clears a failure kept with the index
         counts = {c.source: c for c in self._store.counts()}
         on_disk: dict[Source, int] = {}
         if deep:  # a fresh process has seen no sync yet: rescan so listing problems show up
@@ -138,8 +136,15 @@ class StatusReporter:
             last_synced_at=synced_at,
             last_sync_reason=sync_reason,
             read_only=self._syncing.read_only,
-            warnings=tuple(w for w in [self._runtime.warning if selected else None] if w),
+            warnings=tuple(w for w in [self._warning(selected)] if w),
         )
+
+    def _warning(self, selected: bool) -> str | None:
+        # A fresh process that selected nothing (provider `auto`) still says a failure that an
+        # earlier process recorded with the index; selecting here would cost a model load.
+        if selected:
+            return self._runtime.warning
+        return self._runtime.recalled_warning()
 
     def _dirty(self, no_index: bool) -> bool:
         """This process's flag once it synced or saw a change; before, what the index says:

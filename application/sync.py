@@ -381,6 +381,8 @@ class SyncService:
                 on_embedded=self._progress.embedded,
             )
             self._issues.clear("index", "(vectors)")
+            if done:
+                self._runtime.note_success()
             return done
         except EmbeddingError as exc:
             log.warning("vector_backfill_failed", provider=provider.id, error=str(exc))

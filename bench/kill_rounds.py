@@ -168,7 +168,8 @@ def _cli_failures(cli: Cli) -> list[str]:
         return [f"status exited {status.returncode}: {status.stderr[-500:]}"]
     report = json.loads(status.stdout)
     notes, transcripts = len(ws.note_paths()), len(ws.transcript_paths())
-    by_source = {b["source"]: b["files"] for b in report["by_source"]}
+    # `status --json` speaks camelCase since the drop-in work (#15).
+    by_source = {b["source"]: b["files"] for b in report["bySource"]}
     if report["files"] != notes + transcripts or by_source != {
         "memory": notes,
         "sessions": transcripts,

@@ -17,6 +17,7 @@ from memlane.application.messagebus import MessageBus
 from memlane.application.ports.file_source import ChangeWatcher, FileSource
 from memlane.application.ports.sync_lock import SyncLock
 from memlane.application.progress import ProgressTracker
+from memlane.application.provider_failures import ProviderFailureRecord
 from memlane.application.queries import Searcher
 from memlane.application.reports import RecoveryStats
 from memlane.application.scheduler import BackgroundSyncer, SearchSyncPolicy
@@ -31,6 +32,12 @@ def _active_sources(
 ) -> dict[Source, FileSource]:
     """The configured sources, in the configured order."""
     return {s: available[s] for s in settings.sources if s in available}
+
+
+def _recording_runtime(runtime: EmbeddingRuntime, board: IssueBoard) -> EmbeddingRuntime:
+    """`runtime`, keeping its provider failures on the issue board (persisted with the index)."""
+    runtime.keep_failures_in(ProviderFailureRecord(board))
+    return runtime
 
 
 def _preparer(
@@ -67,10 +74,14 @@ class Application(containers.DeclarativeContainer):
     redact: providers.Provider[Callable[[str], str] | None] = providers.Object(None)
     recovery_stats: providers.Provider[Callable[[], RecoveryStats] | None] = providers.Object(None)
     host_lock: providers.Provider[SyncLock | None] = providers.Object(None)  # shared stores only
+    # Seconds between progress log lines of a sync nobody watches (None: no such lines).
+    progress_log_seconds: providers.Provider[float | None] = providers.Object(None)
 
     sources = providers.Singleton(_active_sources, available_sources, settings)
     issues = providers.Singleton(IssueBoard, store)
-    progress = providers.Singleton(ProgressTracker)
+    # The runtime every use case sees keeps provider failures with the index (on the board).
+    recording_runtime = providers.Singleton(_recording_runtime, runtime, issues)
+    progress = providers.Singleton(ProgressTracker, clock=clock, log_every=progress_log_seconds)
     preparer = providers.Singleton(_preparer, sources, settings, redact)
     detector = providers.Singleton(
         ChangeDetector,
@@ -83,7 +94,7 @@ class Application(containers.DeclarativeContainer):
     wanted_meta = providers.Singleton(
         WantedMeta,
         store=store,
-        runtime=runtime,
+        runtime=recording_runtime,
         sources=sources,
         settings=settings,
         scope_hash=scope_hash,
@@ -93,7 +104,7 @@ class Application(containers.DeclarativeContainer):
         IndexFile,
         preparer=preparer,
         store=store,
-        runtime=runtime,
+        runtime=recording_runtime,
         issues=issues,
         clock=clock,
         progress=progress,
@@ -105,7 +116,7 @@ class Application(containers.DeclarativeContainer):
         preparer=preparer,
         sources=providers.Callable(tuple, sources),
         store=store,
-        runtime=runtime,
+        runtime=recording_runtime,
         issues=issues,
         clock=clock,
         progress=progress,
@@ -116,14 +127,16 @@ class Application(containers.DeclarativeContainer):
         build_routes, index_file=index_file, remove_file=remove_file, rebuild_index=rebuild_index
     )
     bus = providers.Singleton(MessageBus, event_log, routes, clock)
-    searcher = providers.Singleton(Searcher, store=store, runtime=runtime, settings=settings)
+    searcher = providers.Singleton(
+        Searcher, store=store, runtime=recording_runtime, settings=settings
+    )
     syncing = providers.Singleton(
         SyncService,
         store=store,
         event_log=event_log,
         bus=bus,
         detector=detector,
-        runtime=runtime,
+        runtime=recording_runtime,
         wanted_meta=wanted_meta,
         issues=issues,
         progress=progress,
@@ -140,7 +153,7 @@ class Application(containers.DeclarativeContainer):
         event_log=event_log,
         bus=bus,
         sources=sources,
-        runtime=runtime,
+        runtime=recording_runtime,
         issues=issues,
         syncing=syncing,
         recovery_stats=recovery_stats,

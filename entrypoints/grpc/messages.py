@@ -98,6 +98,7 @@ def sync_report_to_pb(report: SyncReport) -> pb.SyncReport:
         events_handled=report.events_handled,
         duration_ms=report.duration_ms,
         issues=[_issue_pb(i) for i in report.issues],
+        warnings=list(report.warnings),
     )
 
 
@@ -144,6 +145,10 @@ def status_report_to_pb(report: StatusReport) -> pb.StatusReport:
         ),
         issues=[_issue_pb(i) for i in report.issues],
         last_sync=None if report.last_sync is None else sync_report_to_pb(report.last_sync),
+        warnings=list(report.warnings),
+        last_synced_at=report.last_synced_at,
+        last_sync_reason=report.last_sync_reason,
+        read_only=report.read_only,
     )
 
 
@@ -252,6 +257,7 @@ def sync_report_from_pb(m: pb.SyncReport) -> SyncReport:
         events_handled=m.events_handled,
         duration_ms=m.duration_ms,
         issues=[_issue(i) for i in m.issues],
+        warnings=tuple(m.warnings),
     )
 
 
@@ -300,6 +306,10 @@ def status_report_from_pb(m: pb.StatusReport) -> StatusReport:
         ),
         issues=[_issue(i) for i in m.issues],
         last_sync=sync_report_from_pb(m.last_sync) if m.HasField("last_sync") else None,
+        last_synced_at=_opt(m, "last_synced_at", m.last_synced_at),
+        last_sync_reason=_opt(m, "last_sync_reason", m.last_sync_reason),
+        read_only=_opt(m, "read_only", m.read_only),
+        warnings=tuple(m.warnings),
     )
 
 

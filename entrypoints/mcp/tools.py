@@ -39,6 +39,7 @@ from memlane.application.ports.file_source import (
     SourceError,
 )
 from memlane.application.ports.index_store import StoreError
+from memlane.application.scheduler import FIRST_SYNC_RUNNING
 from memlane.application.sync import SyncFailed
 from memlane.application.writing import WriteNote
 from memlane.domain.errors import ConfigError, InvalidQuery, MemoryDisabled
@@ -214,10 +215,8 @@ class MemoryTools:
         if not self.first_sync.is_set() and not payload.get("disabled"):
             existing = payload.get("warnings")
             warnings = [str(w) for w in existing] if isinstance(existing, list) else []
-            warnings.append(
-                "the index is still being built (first sync running); results may be "
-                "incomplete, search again shortly"
-            )
+            if FIRST_SYNC_RUNNING not in warnings:  # the search itself may have said it
+                warnings.append(FIRST_SYNC_RUNNING)
             payload["warnings"] = warnings
         return payload
 

@@ -193,6 +193,7 @@ class CannedManager:
             events_handled=4,
             duration_ms=31.5,
             issues=[SourceIssue("memory/big.md", "larger than 10 MB")],
+            warnings=("embedding provider openai failed (HTTP 500); keyword-only",),
         )
 
     def status(self, *, deep: bool = False) -> StatusReport:
@@ -238,6 +239,16 @@ class CannedManager:
                 vectors_backfilled=0,
                 events_handled=3,
                 duration_ms=100.0,
+                warnings=("embedding provider openai failed (HTTP 500); keyword-only",),
+            ),
+            # Only on a deep report: the unset case must stay empty / None over the wire.
+            last_synced_at="2026-12-03T15:00:00+00:00" if deep else None,
+            last_sync_reason="startup" if deep else None,
+            read_only="attempt to write a readonly database" if deep else None,
+            warnings=(
+                ("embedding provider openai failed when last used (HTTP 500)", "second line")
+                if deep
+                else ()
             ),
         )
 
@@ -454,6 +465,7 @@ class TestStatus:
         assert got.cache_max_entries is None
         assert got.by_source[1].files_on_disk is None
         assert got.fallback_from is None
+        assert got.warnings == () and got.read_only is None and got.last_synced_at is None
 
 
 class TestWatchEvents:

@@ -349,6 +349,7 @@ class SyncReport(_message.Message):
     EVENTS_HANDLED_FIELD_NUMBER: _builtins.int
     DURATION_MS_FIELD_NUMBER: _builtins.int
     ISSUES_FIELD_NUMBER: _builtins.int
+    WARNINGS_FIELD_NUMBER: _builtins.int
     reason: _builtins.str
     full_reindex: _builtins.bool
     files_indexed: _builtins.int
@@ -360,6 +361,10 @@ class SyncReport(_message.Message):
     duration_ms: _builtins.float
     @_builtins.property
     def issues(self) -> _containers.RepeatedCompositeFieldContainer[Global___SourceIssue]: ...
+    @_builtins.property
+    def warnings(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """e.g. the configured embedding provider could not run"""
+
     def __init__(
         self,
         *,
@@ -373,10 +378,11 @@ class SyncReport(_message.Message):
         events_handled: _builtins.int = ...,
         duration_ms: _builtins.float = ...,
         issues: _abc.Iterable[Global___SourceIssue] | None = ...,
+        warnings: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["chunks_embedded", b"chunks_embedded", "duration_ms", b"duration_ms", "events_handled", b"events_handled", "files_indexed", b"files_indexed", "files_removed", b"files_removed", "files_unchanged", b"files_unchanged", "full_reindex", b"full_reindex", "issues", b"issues", "reason", b"reason", "vectors_backfilled", b"vectors_backfilled"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chunks_embedded", b"chunks_embedded", "duration_ms", b"duration_ms", "events_handled", b"events_handled", "files_indexed", b"files_indexed", "files_removed", b"files_removed", "files_unchanged", b"files_unchanged", "full_reindex", b"full_reindex", "issues", b"issues", "reason", b"reason", "vectors_backfilled", b"vectors_backfilled", "warnings", b"warnings"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -496,6 +502,10 @@ class StatusReport(_message.Message):
     READONLY_RECOVERY_FIELD_NUMBER: _builtins.int
     ISSUES_FIELD_NUMBER: _builtins.int
     LAST_SYNC_FIELD_NUMBER: _builtins.int
+    WARNINGS_FIELD_NUMBER: _builtins.int
+    LAST_SYNCED_AT_FIELD_NUMBER: _builtins.int
+    LAST_SYNC_REASON_FIELD_NUMBER: _builtins.int
+    READ_ONLY_FIELD_NUMBER: _builtins.int
     agent_id: _builtins.str
     workspace: _builtins.str
     store_path: _builtins.str
@@ -518,6 +528,11 @@ class StatusReport(_message.Message):
     events_position: _builtins.int
     events_pending: _builtins.int
     embed_failures: _builtins.int
+    last_synced_at: _builtins.str
+    """ISO 8601 UTC: this process's last sync, else recorded"""
+    last_sync_reason: _builtins.str
+    read_only: _builtins.str
+    """why the index could not be written, when a sync found so"""
     @_builtins.property
     def sources(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
     @_builtins.property
@@ -530,6 +545,12 @@ class StatusReport(_message.Message):
     def issues(self) -> _containers.RepeatedCompositeFieldContainer[Global___SourceIssue]: ...
     @_builtins.property
     def last_sync(self) -> Global___SyncReport: ...
+    @_builtins.property
+    def warnings(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """One line each when something is not as configured (an embedding provider that cannot run,
+        or that failed when last used, as recorded with the index): the same lines as `status`.
+        """
+
     def __init__(
         self,
         *,
@@ -561,10 +582,14 @@ class StatusReport(_message.Message):
         readonly_recovery: Global___RecoveryStats | None = ...,
         issues: _abc.Iterable[Global___SourceIssue] | None = ...,
         last_sync: Global___SyncReport | None = ...,
+        warnings: _abc.Iterable[_builtins.str] | None = ...,
+        last_synced_at: _builtins.str | None = ...,
+        last_sync_reason: _builtins.str | None = ...,
+        read_only: _builtins.str | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_cache_max_entries", b"_cache_max_entries", "_fallback_from", b"_fallback_from", "_fallback_reason", b"_fallback_reason", "_last_sync", b"_last_sync", "_model", b"_model", "_provider_reason", b"_provider_reason", "_vector_dims", b"_vector_dims", "_vector_error", b"_vector_error", "cache_max_entries", b"cache_max_entries", "fallback_from", b"fallback_from", "fallback_reason", b"fallback_reason", "last_sync", b"last_sync", "model", b"model", "provider_reason", b"provider_reason", "readonly_recovery", b"readonly_recovery", "vector_dims", b"vector_dims", "vector_error", b"vector_error"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_cache_max_entries", b"_cache_max_entries", "_fallback_from", b"_fallback_from", "_fallback_reason", b"_fallback_reason", "_last_sync", b"_last_sync", "_last_sync_reason", b"_last_sync_reason", "_last_synced_at", b"_last_synced_at", "_model", b"_model", "_provider_reason", b"_provider_reason", "_read_only", b"_read_only", "_vector_dims", b"_vector_dims", "_vector_error", b"_vector_error", "cache_max_entries", b"cache_max_entries", "fallback_from", b"fallback_from", "fallback_reason", b"fallback_reason", "last_sync", b"last_sync", "last_sync_reason", b"last_sync_reason", "last_synced_at", b"last_synced_at", "model", b"model", "provider_reason", b"provider_reason", "read_only", b"read_only", "readonly_recovery", b"readonly_recovery", "vector_dims", b"vector_dims", "vector_error", b"vector_error"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_cache_max_entries", b"_cache_max_entries", "_fallback_from", b"_fallback_from", "_fallback_reason", b"_fallback_reason", "_last_sync", b"_last_sync", "_model", b"_model", "_provider_reason", b"_provider_reason", "_vector_dims", b"_vector_dims", "_vector_error", b"_vector_error", "agent_id", b"agent_id", "by_source", b"by_source", "cache_entries", b"cache_entries", "cache_max_entries", b"cache_max_entries", "chunks", b"chunks", "dirty", b"dirty", "embed_failures", b"embed_failures", "events_pending", b"events_pending", "events_position", b"events_position", "extra_paths", b"extra_paths", "fallback_from", b"fallback_from", "fallback_reason", b"fallback_reason", "files", b"files", "fts_available", b"fts_available", "issues", b"issues", "last_sync", b"last_sync", "model", b"model", "provider", b"provider", "provider_reason", b"provider_reason", "readonly_recovery", b"readonly_recovery", "requested_provider", b"requested_provider", "search_mode", b"search_mode", "sources", b"sources", "store_path", b"store_path", "vector_available", b"vector_available", "vector_dims", b"vector_dims", "vector_error", b"vector_error", "workspace", b"workspace"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_cache_max_entries", b"_cache_max_entries", "_fallback_from", b"_fallback_from", "_fallback_reason", b"_fallback_reason", "_last_sync", b"_last_sync", "_last_sync_reason", b"_last_sync_reason", "_last_synced_at", b"_last_synced_at", "_model", b"_model", "_provider_reason", b"_provider_reason", "_read_only", b"_read_only", "_vector_dims", b"_vector_dims", "_vector_error", b"_vector_error", "agent_id", b"agent_id", "by_source", b"by_source", "cache_entries", b"cache_entries", "cache_max_entries", b"cache_max_entries", "chunks", b"chunks", "dirty", b"dirty", "embed_failures", b"embed_failures", "events_pending", b"events_pending", "events_position", b"events_position", "extra_paths", b"extra_paths", "fallback_from", b"fallback_from", "fallback_reason", b"fallback_reason", "files", b"files", "fts_available", b"fts_available", "issues", b"issues", "last_sync", b"last_sync", "last_sync_reason", b"last_sync_reason", "last_synced_at", b"last_synced_at", "model", b"model", "provider", b"provider", "provider_reason", b"provider_reason", "read_only", b"read_only", "readonly_recovery", b"readonly_recovery", "requested_provider", b"requested_provider", "search_mode", b"search_mode", "sources", b"sources", "store_path", b"store_path", "vector_available", b"vector_available", "vector_dims", b"vector_dims", "vector_error", b"vector_error", "warnings", b"warnings", "workspace", b"workspace"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__cache_max_entries: _TypeAlias = _typing.Literal["cache_max_entries"]  # noqa: Y015
     _WhichOneofArgType__cache_max_entries: _TypeAlias = _typing.Literal["_cache_max_entries", b"_cache_max_entries"]  # noqa: Y015
@@ -574,10 +599,16 @@ class StatusReport(_message.Message):
     _WhichOneofArgType__fallback_reason: _TypeAlias = _typing.Literal["_fallback_reason", b"_fallback_reason"]  # noqa: Y015
     _WhichOneofReturnType__last_sync: _TypeAlias = _typing.Literal["last_sync"]  # noqa: Y015
     _WhichOneofArgType__last_sync: _TypeAlias = _typing.Literal["_last_sync", b"_last_sync"]  # noqa: Y015
+    _WhichOneofReturnType__last_sync_reason: _TypeAlias = _typing.Literal["last_sync_reason"]  # noqa: Y015
+    _WhichOneofArgType__last_sync_reason: _TypeAlias = _typing.Literal["_last_sync_reason", b"_last_sync_reason"]  # noqa: Y015
+    _WhichOneofReturnType__last_synced_at: _TypeAlias = _typing.Literal["last_synced_at"]  # noqa: Y015
+    _WhichOneofArgType__last_synced_at: _TypeAlias = _typing.Literal["_last_synced_at", b"_last_synced_at"]  # noqa: Y015
     _WhichOneofReturnType__model: _TypeAlias = _typing.Literal["model"]  # noqa: Y015
     _WhichOneofArgType__model: _TypeAlias = _typing.Literal["_model", b"_model"]  # noqa: Y015
     _WhichOneofReturnType__provider_reason: _TypeAlias = _typing.Literal["provider_reason"]  # noqa: Y015
     _WhichOneofArgType__provider_reason: _TypeAlias = _typing.Literal["_provider_reason", b"_provider_reason"]  # noqa: Y015
+    _WhichOneofReturnType__read_only: _TypeAlias = _typing.Literal["read_only"]  # noqa: Y015
+    _WhichOneofArgType__read_only: _TypeAlias = _typing.Literal["_read_only", b"_read_only"]  # noqa: Y015
     _WhichOneofReturnType__vector_dims: _TypeAlias = _typing.Literal["vector_dims"]  # noqa: Y015
     _WhichOneofArgType__vector_dims: _TypeAlias = _typing.Literal["_vector_dims", b"_vector_dims"]  # noqa: Y015
     _WhichOneofReturnType__vector_error: _TypeAlias = _typing.Literal["vector_error"]  # noqa: Y015
@@ -591,9 +622,15 @@ class StatusReport(_message.Message):
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__last_sync) -> _WhichOneofReturnType__last_sync | None: ...
     @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__last_sync_reason) -> _WhichOneofReturnType__last_sync_reason | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__last_synced_at) -> _WhichOneofReturnType__last_synced_at | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__model) -> _WhichOneofReturnType__model | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__provider_reason) -> _WhichOneofReturnType__provider_reason | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__read_only) -> _WhichOneofReturnType__read_only | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__vector_dims) -> _WhichOneofReturnType__vector_dims | None: ...
     @_typing.overload

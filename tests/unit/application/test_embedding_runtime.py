@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 
 from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
+from memlane.application.issues import IssueBoard
 from memlane.application.ports.embedding import EmbeddingUnavailable, ProviderNotConfigured
+from memlane.application.ports.index_store import RecordedIssue
+from memlane.application.provider_failures import ProviderFailureRecord
 from tests.fakes.embedding import FakeEmbeddingProvider
+from tests.fakes.index_store import FakeIndexStore
 
 PRIMARY = FakeEmbeddingProvider(id="openai", model="small")
 BACKUP = FakeEmbeddingProvider(id="local", model="tiny")
@@ -134,3 +139,53 @@ class TestFallBack:
             "keyword-only",
         )
         assert runtime.provider is None
+
+
+def _recording(requested: str = "openai") -> tuple[EmbeddingRuntime, FakeIndexStore]:
+    """A runtime keeping failures on an issue board over a fake store, as the container wires."""
+    store = FakeIndexStore()
+    runtime = EmbeddingRuntime(lambda: Selection(provider=PRIMARY), requested=requested)
+    runtime.keep_failures_in(ProviderFailureRecord(IssueBoard(store)))
+    return runtime, store
+
+
+class TestFailureKeptWithTheIndex:
+    def test_a_failure_is_written_once_and_read_by_a_new_runtime(self) -> None:
+        runtime, store = _recording()
+        runtime.selection  # noqa: B018
+        runtime.note_failure(EmbeddingUnavailable("HTTP 500\nbody"))
+        runtime.note_failure(EmbeddingUnavailable("HTTP 500\nagain"))  # same line: no write
+
+        assert store.issues() == [RecordedIssue("provider", "openai", "HTTP 500")]
+        fresh = EmbeddingRuntime(lambda: Selection(provider=PRIMARY), requested="openai")
+        fresh.keep_failures_in(ProviderFailureRecord(IssueBoard(store)))
+        assert fresh.warning == (
+            "embedding provider openai failed when last used (HTTP 500); "
+            "search may be keyword-only, the next search tries it again"
+        )
+        assert fresh.recalled_warning() == fresh.warning  # also without selecting
+
+    def test_a_success_clears_the_record_and_the_warning(self) -> None:
+        runtime, store = _recording()
+        runtime.note_failure(EmbeddingUnavailable("down"))
+        fresh = EmbeddingRuntime(lambda: Selection(provider=PRIMARY), requested="openai")
+        fresh.keep_failures_in(ProviderFailureRecord(IssueBoard(store)))
+
+        fresh.note_success()
+
+        assert (store.issues(), fresh.warning) == ([], None)
+
+    def test_the_record_is_not_a_file_problem(self) -> None:
+        runtime, store = _recording()
+        runtime.note_failure(EmbeddingUnavailable("down"))
+
+        assert IssueBoard(store).all() == []
+
+    def test_another_provider_or_none_does_not_inherit_the_record(self) -> None:
+        runtime, store = _recording()
+        runtime.selection  # noqa: B018
+        runtime.note_failure(EmbeddingUnavailable("down"))
+        for requested, chosen in (("local", Selection(provider=BACKUP)), ("none", Selection(None))):
+            other = EmbeddingRuntime(functools.partial(lambda c: c, chosen), requested=requested)
+            other.keep_failures_in(ProviderFailureRecord(IssueBoard(store)))
+            assert other.warning is None

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 import pytest
 
 from memlane.application.ports.file_source import ScanResult
-from memlane.application.scheduler import SyncPlan
+from memlane.application.scheduler import FIRST_SYNC_RUNNING, SearchSyncPolicy, SyncPlan
 from memlane.application.sync import SyncTrigger
 from memlane.domain.config import SyncSettings
 from tests.fakes.file_source import FakeChangeWatcher, FakeFileSource
@@ -262,3 +262,45 @@ class TestSearchSyncPolicy:
             assert background.pending is SyncTrigger.SEARCH
         finally:
             background.stop()
+
+
+@dataclass
+class _BlockedSource(FakeFileSource):
+    """A memory source whose scan waits until the test releases it."""
+
+    release: threading.Event = field(default_factory=threading.Event)
+
+    def scan(self) -> ScanResult:
+        self.release.wait(30)
+        return super().scan()
+
+
+class TestFirstSearchWarning:
+    """A search that reads an index its first sync has not built says so in its response."""
+
+    def _policy_with(self, world: World, source: FakeFileSource, wait_ms: int) -> SearchSyncPolicy:
+        source.write("MEMORY.md", "# Notes\n\nfirst\n")
+        world.memory = source
+        world.settings = replace(world.settings, sync=SyncSettings(first_search_wait_ms=wait_ms))
+        return world.application().search_policy()
+
+    def test_a_first_sync_still_running_is_said(self, world: World) -> None:
+        source = _BlockedSource(source_name="memory")
+        policy = self._policy_with(world, source, wait_ms=0)
+        try:
+            assert policy.before_search(None) == FIRST_SYNC_RUNNING
+        finally:
+            source.release.set()
+
+    def test_a_failed_first_sync_is_said(self, world: World) -> None:
+        policy = self._policy_with(world, _FailingOnceSource(source_name="memory"), 60_000)
+
+        warning = policy.before_search(None)
+
+        assert warning is not None and warning.startswith("the first sync failed (")
+        assert "disk vanished" in warning
+
+    def test_a_finished_first_sync_says_nothing(self, world: World) -> None:
+        policy = self._policy_with(world, FakeFileSource(source_name="memory"), 60_000)
+
+        assert policy.before_search(None) is None
