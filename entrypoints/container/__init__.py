@@ -63,6 +63,7 @@ from memlane.entrypoints.config.env import (
     store_url_for,
 )
 from memlane.entrypoints.config.runtime import RuntimeConfig, store_path
+from memlane.entrypoints.container.agents import StoreAgentIndexes
 from memlane.entrypoints.container.application import Application
 
 ProviderFactory = Callable[[], EmbeddingProvider]
@@ -341,5 +342,6 @@ class Container(containers.DeclarativeContainer):
         redact=providers.Callable(_redactor, settings),
         recovery_stats=providers.Callable(_recovery, index_store),
         host_lock=providers.Callable(sync_lock_for, runtime_config, database.provider),
+        others=providers.Singleton(StoreAgentIndexes, runtime_config, env),
     )
     manager = application.manager

@@ -14,6 +14,7 @@ from memlane.application.indexing import FilePreparer
 from memlane.application.issues import IssueBoard
 from memlane.application.memory import MemoryManager
 from memlane.application.messagebus import MessageBus
+from memlane.application.ports.agent_indexes import AgentIndexes
 from memlane.application.ports.file_source import ChangeWatcher, FileSource
 from memlane.application.ports.sync_lock import SyncLock
 from memlane.application.progress import ProgressTracker
@@ -67,6 +68,8 @@ class Application(containers.DeclarativeContainer):
     redact: providers.Provider[Callable[[str], str] | None] = providers.Object(None)
     recovery_stats: providers.Provider[Callable[[], RecoveryStats] | None] = providers.Object(None)
     host_lock: providers.Provider[SyncLock | None] = providers.Object(None)  # shared stores only
+    # Other agents in the same store (searches and reads across agents); None: this one alone.
+    others: providers.Provider[AgentIndexes | None] = providers.Object(None)
 
     sources = providers.Singleton(_active_sources, available_sources, settings)
     issues = providers.Singleton(IssueBoard, store)
@@ -175,4 +178,5 @@ class Application(containers.DeclarativeContainer):
         sources=sources,
         clock=clock,
         redact=redact,
+        others=others,
     )
