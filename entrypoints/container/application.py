@@ -59,6 +59,7 @@ class Application(containers.DeclarativeContainer):
     workspace = providers.Dependency(instance_of=str)
     settings = providers.Dependency(instance_of=MemorySettings)
     scope_hash = providers.Dependency(instance_of=str)
+    legacy_scope_hash: providers.Provider[str] = providers.Object("")
     store = providers.Dependency(instance_of=object)  # an IndexStore (a Protocol)
     event_log = providers.Dependency(instance_of=object)  # an EventLog
     available_sources = providers.Dependency(instance_of=dict)
@@ -133,6 +134,7 @@ class Application(containers.DeclarativeContainer):
         clock=clock,
         settings=settings,
         host_lock=host_lock,
+        legacy_scope_hash=legacy_scope_hash,
     )
     status = providers.Singleton(
         StatusReporter,
