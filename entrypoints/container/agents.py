@@ -94,6 +94,10 @@ class StoreAgentIndexes:
             # which only happens in `close`, when all of them go.
             return PostgresIndexStore(self._postgres, agent)
         path = store_path(settings, self._rc.state_dir, agent, self._env)
+        if path == self._rc.store_path:
+            # A `store.path` without `{agentId}` names one file for every agent: it holds this
+            # agent's index only, and must not answer as another agent's.
+            raise UnknownAgent(agent, store=str(path), known=[self._rc.agent_id])
         if not path.is_file():
             raise UnknownAgent(
                 agent, store=f"{path.parent.parent}", known=sqlite_agents(self._rc.state_dir)

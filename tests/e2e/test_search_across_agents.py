@@ -14,6 +14,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import anyio
 import grpc
@@ -21,6 +22,7 @@ import pytest
 from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult
 
+import memlane
 from memlane.entrypoints.grpc.client import MemlaneClient, MemlaneRpcError
 from tests.e2e.test_grpc_subprocess import TOKEN, Process, _command, _free_port, _wait_serving
 from tests.pg_server import fresh_database
@@ -175,6 +177,22 @@ class TestCliAcrossAgents:
         assert (after[0]["agent"], after[0]["path"]) == ("beta", "memory/zanzibar.md")
 
 
+class TestPythonApiAcrossAgents:
+    def test_open_search_agents_get_agent_and_unknown_agent(self, sqlite_shared: Shared) -> None:
+        root = sqlite_shared.root
+        with memlane.open(
+            workspace=root / "alpha", agent_id="alpha", state_dir=root / "state",
+            config_path=str(root / "config.json5"), env=sqlite_shared.env,
+        ) as memory:  # fmt: skip
+            found = memory.search("When does the database migration run?", agents="alpha,beta")
+            got = memory.get(found.results[0].path, agent=found.results[0].agent)
+            with pytest.raises(memlane.UnknownAgent, match="unknown agent 'ghost'"):
+                memory.search("deploy", agents=["ghost"])
+
+        assert (found.results[0].agent, found.results[0].path) == ("beta", "MEMORY.md")
+        assert "database migration from MySQL" in got.text
+
+
 @pytest.fixture(scope="module")
 def server(sqlite_shared: Shared) -> Iterator[Process]:
     port = _free_port()
@@ -224,11 +242,12 @@ class TestMcpAcrossAgents:
             env=sqlite_shared.env,
             cwd=str(sqlite_shared.root),
         )
-        seen: dict[str, object] = {}
+        seen: dict[str, Any] = {}
 
         async def main() -> None:
             async with Client(params, read_timeout_seconds=240) as client:
                 query = {"query": "cafeteria Wednesdays", "agents": ["alpha", "beta"]}
+                found: dict[str, object] = {}
                 for _ in range(100):  # until the first sync's warning is gone
                     found = _payload(await client.call_tool("memory_search", query))
                     if "warnings" not in found:
@@ -247,9 +266,9 @@ class TestMcpAcrossAgents:
 
         anyio.run(main)
 
-        assert seen["hit"]["agent"] == "beta"  # type: ignore[index]
-        is_error, got = seen["got"]  # type: ignore[misc]
-        assert not is_error and "cafeteria closes" in got["text"]
+        assert seen["hit"]["agent"] == "beta"
+        got_error, got = seen["got"]
+        assert not got_error and "cafeteria closes" in got["text"]
         assert got["agent"] == "beta"
-        is_error, unknown = seen["unknown"]  # type: ignore[misc]
-        assert is_error and "unknown agent 'ghost'" in unknown["error"]
+        unknown_error, unknown = seen["unknown"]
+        assert unknown_error and "unknown agent 'ghost'" in unknown["error"]

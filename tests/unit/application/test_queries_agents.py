@@ -5,16 +5,18 @@ from __future__ import annotations
 import pytest
 
 from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
+from memlane.application.ports.embedding import EmbeddingProvider
 from memlane.application.queries import Searcher
 from memlane.domain.agents import AgentsNotComparable
 from memlane.domain.config import MemorySettings, QuerySettings
 from memlane.domain.index_meta import IndexMeta
 from memlane.domain.search import SearchQuery
 from tests.fakes.embedding import FakeEmbeddingProvider
+from tests.fakes.index_store import FakeIndexStore
 from tests.unit.application.test_queries import NOW, index
 
 
-def _searcher(store, provider) -> Searcher:
+def _searcher(store: FakeIndexStore, provider: EmbeddingProvider | None) -> Searcher:
     runtime = EmbeddingRuntime(lambda: Selection(provider=provider))
     settings = MemorySettings(query=QuerySettings(min_score=0.0, relevance_floor=0.0))
     return Searcher(store=store, runtime=runtime, settings=settings)

@@ -7,7 +7,7 @@ import pytest
 from memlane.domain.agents import MAX_AGENTS, agent_of, parse_agents, qualified
 from memlane.domain.chunks import ChunkId
 from memlane.domain.errors import InvalidQuery
-from memlane.domain.scoring import rrf_merge, weighted_merge, zscore_merge
+from memlane.domain.scoring import Fused, rrf_merge, weighted_merge, zscore_merge
 from memlane.domain.search import Candidate
 
 
@@ -62,7 +62,7 @@ def _rescaled(cands: list[Candidate], factor: float, shift: float) -> list[Candi
     ]
 
 
-def _ranking(fused: list) -> list[tuple[str, float]]:
+def _ranking(fused: list[Fused]) -> list[tuple[str, float]]:
     return [(f.chunk_id, round(f.score, 12)) for f in fused]
 
 
