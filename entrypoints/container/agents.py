@@ -105,4 +105,3 @@ class StoreAgentIndexes:
         # Opening migrates an index of an older schema, as that agent's own process would.
         database = SqliteDatabase.open(path, load_vector=settings.store.vector_enabled)
         return SqliteIndexStore(database)
-

@@ -259,7 +259,6 @@ class MemoryTools:
         return data
 
 
-
 def run_tool(tools: MemoryTools, name: str, args: Mapping[str, object]) -> tuple[Payload, bool]:
     """Run tool `name`; return its payload and whether it is a tool error.
 

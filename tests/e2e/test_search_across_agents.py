@@ -96,7 +96,9 @@ def sqlite_shared(tmp_path_factory: pytest.TempPathFactory) -> Shared:
     return _make(tmp_path_factory.mktemp("agents-sqlite"), "sqlite", None)
 
 
-@pytest.fixture(scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+@pytest.fixture(
+    scope="module", params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)]
+)
 def shared(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Shared:
     if request.param == "sqlite":
         fixture: Shared = request.getfixturevalue("sqlite_shared")

@@ -71,9 +71,7 @@ class TestTwoHostsOneAgent:
         first = _host(tmp_path / "host-a" / "deep" / "path", agent)
         second = _host(tmp_path / "b", agent)
 
-        runs = [
-            _memlane(host, agent, url, "index") for host in (first, second, first, second)
-        ]
+        runs = [_memlane(host, agent, url, "index") for host in (first, second, first, second)]
         events = _memlane(first, agent, url, "events", "--limit", "1000", "--json")
         found = _memlane(second, agent, url, "search", "queue worker", "--json")
 

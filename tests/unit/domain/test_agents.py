@@ -43,11 +43,15 @@ class TestQualifiedIds:
 
 
 def _kw(agent: str, n: int, rank: float) -> Candidate:
-    return Candidate(qualified(agent, ChunkId(f"k{n}")), "memory", f"{agent}/{n}.md", 1, 2, "t", rank)
+    return Candidate(
+        qualified(agent, ChunkId(f"k{n}")), "memory", f"{agent}/{n}.md", 1, 2, "t", rank
+    )
 
 
 def _vec(agent: str, n: int, cosine: float) -> Candidate:
-    return Candidate(qualified(agent, ChunkId(f"k{n}")), "memory", f"{agent}/{n}.md", 1, 2, "t", cosine)
+    return Candidate(
+        qualified(agent, ChunkId(f"k{n}")), "memory", f"{agent}/{n}.md", 1, 2, "t", cosine
+    )
 
 
 KEYWORD_A = [_kw("a", 1, -9.0), _kw("a", 2, -4.0), _kw("a", 3, -1.0)]
