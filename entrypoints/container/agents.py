@@ -52,13 +52,13 @@ class StoreAgentIndexes:
         """Where `agent`'s hits are read: its recorded workspace, its transcripts folder."""
         meta = self.index(agent).meta()
         workspace = meta.workspace if meta is not None else ""
+        # The CLI shows a FileMissing by its path: the path part says it all.
         if not workspace:
-            raise FileMissing(f"agent {agent}", "its index records no workspace to read from")
+            raise FileMissing(f"agent {agent}'s workspace (its index records none)", "no workspace")
         if not Path(workspace).is_dir():
             raise FileMissing(
-                f"agent {agent}",
-                f"its files are in {workspace}, which is not a folder on this host; read the "
-                f"hit where that agent runs (`memlane --agent {agent} get PATH`)",
+                f"{workspace} (agent {agent}'s workspace, not a folder on this host)",
+                f"read the hit where that agent runs: `memlane --agent {agent} get PATH`",
             )
         settings = self._rc.settings
         transcripts = sessions_dir(settings, self._rc.state_dir, agent, self._env)

@@ -162,6 +162,24 @@ class TestCliAcrossAgents:
         assert "cafeteria closes" in json.loads(got.stdout)["text"]
         assert json.loads(own.stdout)["text"] == ""  # alpha has no such note
 
+    def test_get_of_an_agent_whose_files_are_not_here_says_where_they_are(
+        self, shared: Shared
+    ) -> None:
+        """On another host, or moved away: the recorded workspace is named, nothing is read."""
+        workspace = shared.root / "beta"
+        aside = shared.root / "beta-aside"
+        workspace.rename(aside)
+        try:
+            moved = shared.run("alpha", "get", "MEMORY.md", "--from-agent", "beta")
+        finally:
+            aside.rename(workspace)
+        unknown = shared.run("alpha", "get", "MEMORY.md", "--from-agent", "ghost")
+
+        assert moved.returncode == 1
+        assert f"not found: {workspace} (agent beta's workspace, not a folder" in moved.stderr
+        assert moved.stdout == ""
+        assert unknown.returncode == 2 and "unknown agent 'ghost'" in unknown.stderr
+
     def test_other_agents_are_searched_as_indexed_not_synced(self, shared: Shared) -> None:
         """Alpha's search never indexes beta's workspace: beta's own sync does."""
         note = shared.root / "beta" / "memory" / "zanzibar.md"

@@ -157,7 +157,10 @@ class SearchResult(_message.Message):
     """"memory" or "sessions" """
     citation: _builtins.str
     agent: _builtins.str
-    """whose memory holds the hit; set when agents were asked"""
+    """Whose memory holds the hit; set when the request named agents. Get reads the served
+    agent's files only: read another agent's hit with `memlane get PATH --from-agent AGENT`,
+    the Python API (`get(path, agent=...)`) or the MCP memory_get tool's `agent`.
+    """
     @_builtins.property
     def explanation(self) -> Global___ScoreExplanation:
         """set only when the request asked to explain"""
