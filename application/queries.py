@@ -10,10 +10,12 @@ Degraded modes are explicit: without a provider the search is keyword-only; a fa
 embedding or a dimension mismatch drops the vector leg with a warning instead of failing.
 
 Across agents (`stores`): every agent's index answers both legs with the searching agent's
-query embedding; the candidates form one pool (ids qualified by agent). Cosines of one model
-are on one scale in every index, so the vector leg is one pool; bm25 depends on each index's
-own statistics, so keyword scores are normalised / ranked / standardised within their agent
-(domain/scoring.py `group`). Agents whose recorded model differs are refused.
+query embedding; the candidates form one pool (ids qualified by agent) and are fused by the
+single-index rule. Cosines of one model are on one scale in every index; agents whose index
+recorded another model are refused. bm25 is pooled raw: its idf comes from each index's own
+statistics, so it is comparable between indexes of similar make-up, which the measurement in
+bench/agents_split_bench.py showed to be the better bet than per-agent standardisation
+(`group` in domain/scoring.py), which ranks every agent's best keyword hit alike.
 """
 
 from __future__ import annotations
@@ -39,7 +41,6 @@ from memlane.domain.mmr import mmr_rerank
 from memlane.domain.relevance import apply_relevance_floor, floor_for
 from memlane.domain.scoring import (
     Fused,
-    KeywordGroup,
     apply_min_score,
     rrf_merge,
     weighted_merge,
@@ -115,7 +116,7 @@ class Searcher:
         degraded = self._runtime.warning  # one line whenever the configured provider is not used
         if degraded is not None:
             warnings.insert(0, degraded)
-        fused = self._fuse(mode, vector, keyword, legs.group)
+        fused = self._fuse(mode, vector, keyword)
         decay = hybrid.temporal_decay
         if decay.enabled:
             fused = apply_temporal_decay(fused, now=now, half_life_days=decay.half_life_days)
@@ -176,33 +177,21 @@ class Searcher:
         return found, False
 
     def _fuse(
-        self,
-        mode: SearchMode,
-        vector: list[Candidate],
-        keyword: list[Candidate],
-        group: KeywordGroup,
+        self, mode: SearchMode, vector: list[Candidate], keyword: list[Candidate]
     ) -> list[Fused]:
         hybrid = self._settings.query.hybrid
         if mode == "keyword":
-            return weighted_merge([], keyword, vector_weight=0.0, text_weight=1.0, group=group)
+            return weighted_merge([], keyword, vector_weight=0.0, text_weight=1.0)
         if mode == "vector":
             return weighted_merge(vector, [], vector_weight=1.0, text_weight=0.0)
         if hybrid.fusion == "rrf":
-            return rrf_merge(vector, keyword, k=hybrid.rrf_k, group=group)
+            return rrf_merge(vector, keyword, k=hybrid.rrf_k)
         if hybrid.fusion == "zscore":
             return zscore_merge(
-                vector,
-                keyword,
-                vector_weight=hybrid.vector_weight,
-                text_weight=hybrid.text_weight,
-                group=group,
+                vector, keyword, vector_weight=hybrid.vector_weight, text_weight=hybrid.text_weight
             )
         return weighted_merge(
-            vector,
-            keyword,
-            vector_weight=hybrid.vector_weight,
-            text_weight=hybrid.text_weight,
-            group=group,
+            vector, keyword, vector_weight=hybrid.vector_weight, text_weight=hybrid.text_weight
         )
 
 
@@ -213,8 +202,10 @@ class _Legs:
         self.stores: list[tuple[str | None, IndexStore]] = (
             [(None, own)] if stores is None else [(a, own if s is None else s) for a, s in stores]
         )
+        # bm25 evidence is pooled raw across agents, like one index's: measured on a split
+        # corpus (bench/agents_split_bench.py), normalising it per agent (`group` of the fusion
+        # rules) put every agent's best keyword hit on top and halved keyword recall@1.
         self.many = stores is not None
-        self.group: KeywordGroup = agent_of if self.many else None
 
     def keyword(self, text: str, sources: Sequence[Source], limit: int) -> list[Candidate]:
         match = build_fts_query(text)

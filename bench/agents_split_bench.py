@@ -1,8 +1,9 @@
 """Benchmark: does a search across two agents rank like one index holding both agents' notes?
 
-A data set's embedded store is copied three times into a private state dir: `all` (every
-document), `even` and `odd` (every other document, by sorted path; the rest deleted through the
-store, so each half has its own bm25 statistics). For each query, agent `all`'s process runs
+A data set's embedded store is copied into a private state dir: `all` (every document),
+`even` and `odd` (every other document, by sorted path), `small` and `large` (every fourth
+document, and the rest); what a copy should not hold is deleted through the store, so each
+agent has its own bm25 statistics. For each query, agent `all`'s process runs
 its own search and the search across `even,odd`; both are scored against the gold documents,
 and the per-query latency is timed side by side. Nothing is embedded again and nothing is
 synced: the copies are read as they are. The shared store under /work/main/bench/work is only
@@ -41,6 +42,9 @@ from memlane.domain.search import Candidate
 SHARED_WORK = Path("/work/main/bench/work")
 DATA_ROOT = Path("/work/shared/data")
 MODES = ("keyword", "vector", "hybrid")
+# Two splits of one corpus: halves (similar statistics) and a quarter beside three quarters.
+PAIRS = (("even", "odd"), ("small", "large"))
+AGENTS = tuple(a for pair in PAIRS for a in pair)
 KS = (1, 5, 10)
 
 
@@ -64,7 +68,7 @@ def _prepare(dataset: str, work: Path) -> tuple[Path, Path, dict[str, int]]:
     if state.exists():
         shutil.rmtree(state)
     (state / "memory").mkdir(parents=True)
-    for agent in ("all", "even", "odd"):
+    for agent in ("all", *AGENTS):
         shutil.copyfile(source, state / "memory" / f"{agent}.sqlite")
     store = SqliteIndexStore(SqliteDatabase.open(state / "memory" / "all.sqlite"))
     try:
@@ -75,6 +79,9 @@ def _prepare(dataset: str, work: Path) -> tuple[Path, Path, dict[str, int]]:
         "all": len(paths),
         "even": len(paths) - _split(state / "memory" / "even.sqlite", set(paths[0::2])),
         "odd": len(paths) - _split(state / "memory" / "odd.sqlite", set(paths[1::2])),
+        "small": len(paths) - _split(state / "memory" / "small.sqlite", set(paths[0::4])),
+        "large": len(paths)
+        - _split(state / "memory" / "large.sqlite", set(paths) - set(paths[0::4])),
     }
     return state, unit_dir / "workspace", sizes
 
@@ -103,37 +110,49 @@ def run(dataset: str, work: Path, limit: int | None) -> dict[str, Any]:
     for mode in MODES:
         provider = "none" if mode == "keyword" else "local"
         config = mode_config(mode, provider, store, data.max_results, {})
-        values: dict[str, list[float]] = {}
-        same_top = 0
         with memlane.open(
             workspace=workspace, agent_id="all", state_dir=state, config=config
         ) as memory:
-            memory.search("warm-up", agents="even,odd")
-            for query in queries:
-                started = time.perf_counter()
-                one = memory.search(query.text, max_results=10)
-                middle = time.perf_counter()
-                two = memory.search(query.text, max_results=10, agents="even,odd")
-                ended = time.perf_counter()
-                values.setdefault("one_ms", []).append((middle - started) * 1000)
-                values.setdefault("two_ms", []).append((ended - middle) * 1000)
-                ranked_one = metrics.distinct_ids(_hits(one.results), doc_of_path)
-                ranked_two = metrics.distinct_ids(_hits(two.results), doc_of_path)
-                _scores(ranked_one, query.gold_docs, values, "one_")
-                _scores(ranked_two, query.gold_docs, values, "two_")
-                same_top += ranked_one[:1] == ranked_two[:1]
-        row = {
-            name: round(statistics.median(v) if name.endswith("_ms") else statistics.fmean(v), 4)
-            for name, v in values.items()
-        }
-        row["same_top1_share"] = round(same_top / len(queries), 4)
-        figures[mode] = row
-    figures["fusion_replay"] = _replay(state, queries, doc_of_path)
+            for pair in PAIRS:
+                figures[f"{mode}:{'+'.join(pair)}"] = _compare(memory, pair, queries, doc_of_path)
+    for pair in PAIRS:
+        figures[f"fusion_replay:{'+'.join(pair)}"] = _replay(state, pair, queries, doc_of_path)
     return figures
 
 
+def _compare(
+    memory: memlane.MemoryManager,
+    pair: tuple[str, str],
+    queries: Sequence[Query],
+    doc_of_path: dict[str, str],
+) -> dict[str, float]:
+    """Agent `all`'s own search against the search across `pair`, query by query."""
+    values: dict[str, list[float]] = {}
+    same_top = 0
+    memory.search("warm-up", agents=pair)
+    for query in queries:
+        started = time.perf_counter()
+        one = memory.search(query.text, max_results=10)
+        middle = time.perf_counter()
+        two = memory.search(query.text, max_results=10, agents=pair)
+        ended = time.perf_counter()
+        values.setdefault("one_ms", []).append((middle - started) * 1000)
+        values.setdefault("two_ms", []).append((ended - middle) * 1000)
+        ranked_one = metrics.distinct_ids(_hits(one.results), doc_of_path)
+        ranked_two = metrics.distinct_ids(_hits(two.results), doc_of_path)
+        _scores(ranked_one, query.gold_docs, values, "one_")
+        _scores(ranked_two, query.gold_docs, values, "two_")
+        same_top += ranked_one[:1] == ranked_two[:1]
+    row = {
+        name: round(statistics.median(v) if name.endswith("_ms") else statistics.fmean(v), 4)
+        for name, v in values.items()
+    }
+    row["same_top1_share"] = round(same_top / len(queries), 4)
+    return row
+
+
 def _replay(
-    state: Path, queries: Sequence[Query], doc_of_path: dict[str, str]
+    state: Path, pair: tuple[str, str], queries: Sequence[Query], doc_of_path: dict[str, str]
 ) -> dict[str, dict[str, float]]:
     """The fusion step alone, on the two halves' candidates, with keyword scores taken per agent
     (what memlane does) or pooled raw across agents (bm25 of two indexes as if one scale).
@@ -143,8 +162,7 @@ def _replay(
     provider = LocalEmbeddingProvider()
     label = vector_label(provider.model, provider.key)
     stores = {
-        a: SqliteIndexStore(SqliteDatabase.open(state / "memory" / f"{a}.sqlite"))
-        for a in ("even", "odd")
+        a: SqliteIndexStore(SqliteDatabase.open(state / "memory" / f"{a}.sqlite")) for a in pair
     }
     values: dict[str, list[float]] = {}
     try:
@@ -161,7 +179,7 @@ def _replay(
                 close = store.search_vector(vector, model=label, sources=("memory",), limit=200)
                 near += [replace(c, chunk_id=qualified(agent, c.chunk_id)) for c in close]
             near.sort(key=lambda c: -c.score)
-            for name, group in (("per_agent", agent_of), ("pooled_raw", None)):
+            for name, group in (("pooled_raw", None), ("per_agent", agent_of)):
                 rules = {
                     "keyword": weighted_merge(
                         [], keyword, vector_weight=0.0, text_weight=1.0, group=group
@@ -187,25 +205,31 @@ def _replay(
 def _table(figures: dict[str, Any]) -> str:
     lines = [
         f"{figures['dataset']}: {figures['queries']} queries, files {figures['files']}",
-        "mode     | metric     | one index | two agents | delta",
-        "---------|------------|-----------|------------|------",
+        "mode:agents          | metric     | one index | two agents | delta",
+        "---------------------|------------|-----------|------------|------",
     ]
     for mode in MODES:
-        row = figures[mode]
-        for metric in [*(f"recall@{k}" for k in KS), "ndcg@10", "ms (p50)"]:
-            key = "ms" if metric == "ms (p50)" else metric
-            one, two = row[f"one_{key}"], row[f"two_{key}"]
-            lines.append(f"{mode:8} | {metric:10} | {one:9.4f} | {two:10.4f} | {two - one:+.4f}")
-        lines.append(f"{mode:8} | same top-1 | {row['same_top1_share']:.4f}")
+        for pair in PAIRS:
+            name = f"{mode}:{'+'.join(pair)}"
+            row = figures[name]
+            for metric in [*(f"recall@{k}" for k in KS), "ndcg@10", "ms (p50)"]:
+                key = "ms" if metric == "ms (p50)" else metric
+                one, two = row[f"one_{key}"], row[f"two_{key}"]
+                lines.append(
+                    f"{name:20} | {metric:10} | {one:9.4f} | {two:10.4f} | {two - one:+.4f}"
+                )
+            lines.append(f"{name:20} | same top-1 | {row['same_top1_share']:.4f}")
     lines += [
         "",
-        "fusion step only, two agents: keyword scores per agent vs pooled raw bm25",
-        "rule:metric       | per agent | pooled raw | delta",
-        "------------------|-----------|------------|------",
+        "fusion step only: bm25 pooled raw (shipped) vs normalised/standardised per agent",
+        "agents:rule:metric         | pooled raw | per agent | delta",
+        "---------------------------|------------|-----------|------",
     ]
-    for key, row in figures["fusion_replay"].items():
-        per, raw = row["per_agent"], row["pooled_raw"]
-        lines.append(f"{key:17} | {per:9.4f} | {raw:10.4f} | {per - raw:+.4f}")
+    for pair in PAIRS:
+        for key, row in figures[f"fusion_replay:{'+'.join(pair)}"].items():
+            raw, per = row["pooled_raw"], row["per_agent"]
+            label = f"{'+'.join(pair)}:{key}"
+            lines.append(f"{label:26} | {raw:10.4f} | {per:9.4f} | {raw - per:+.4f}")
     return "\n".join(lines)
 
 

@@ -5,13 +5,16 @@ from __future__ import annotations
 import pytest
 
 from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
+from memlane.application.indexing import FilePreparer, write_prepared
 from memlane.application.ports.embedding import EmbeddingProvider
 from memlane.application.queries import Searcher
 from memlane.domain.agents import AgentsNotComparable
+from memlane.domain.chunks import ChunkingPolicy
 from memlane.domain.config import MemorySettings, QuerySettings
 from memlane.domain.index_meta import IndexMeta
 from memlane.domain.search import SearchQuery
 from tests.fakes.embedding import FakeEmbeddingProvider
+from tests.fakes.file_source import FakeFileSource
 from tests.fakes.index_store import FakeIndexStore
 from tests.unit.application.test_queries import NOW, index
 
@@ -31,7 +34,31 @@ def _meta(model: str, dimensions: int | None) -> IndexMeta:
     )  # fmt: skip
 
 
+def _single_note(text: str) -> FakeIndexStore:
+    memory = FakeFileSource(source_name="memory")
+    memory.write("memory/other.md", text)
+    store = FakeIndexStore()
+    preparer = FilePreparer({"memory": memory}, ChunkingPolicy())
+    write_prepared(store, preparer.prepare("memory", "memory/other.md"), None)
+    return store
+
+
 class TestSearchAcrossAgents:
+    def test_keyword_evidence_is_pooled_not_ranked_per_agent(self) -> None:
+        """A passing mention in agent b does not tie agent a's strong match (its own best)."""
+        weak = _single_note(
+            "# Misc\n\n" + "Lunch menus, parking rules, team photos. " * 8 + "billing"
+        )
+
+        response = _searcher(index(None), None).search(
+            SearchQuery("billing", max_results=20), now=NOW, stores=[("a", None), ("b", weak)]
+        )
+
+        top = response.results[0]
+        other = next(r for r in response.results if r.agent == "b")
+        assert (top.agent, top.path) == ("a", "memory/billing.md")
+        assert other.score < top.score
+
     @pytest.mark.parametrize("keyword_only", [False, True])
     def test_twin_indexes_give_each_hit_twice_with_equal_scores(self, keyword_only: bool) -> None:
         provider = None if keyword_only else FakeEmbeddingProvider()

@@ -71,7 +71,10 @@ def _ranking(fused: list[Fused]) -> list[tuple[str, float]]:
 
 
 class TestPerAgentKeywordScales:
-    """One agent's bm25 scale (its own idf, document count, lengths) must not decide."""
+    """The fusion rules' per-agent option (`group`): one agent's bm25 scale cannot decide.
+
+    The search pools bm25 raw instead (measured better: bench/agents_split_bench.py); the
+    option stays for that comparison."""
 
     def test_zscore_ranking_ignores_one_agents_bm25_scale(self) -> None:
         before = zscore_merge(VECTOR, KEYWORD_A + KEYWORD_B, vector_weight=0.5,
