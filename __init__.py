@@ -51,6 +51,7 @@ from memlane.application.reports import (
     SyncReport,
 )
 from memlane.application.workspace import WorkspaceError, WorkspaceMismatch, WorkspaceMissing
+from memlane.domain.agents import AgentsNotComparable, UnknownAgent
 from memlane.domain.errors import ConfigError, DomainError, InvalidQuery
 from memlane.domain.events import Event
 from memlane.domain.search import ScoreExplanation, SearchResult
@@ -63,6 +64,7 @@ if TYPE_CHECKING:
 __version__ = "0.1.0"
 
 __all__ = [
+    "AgentsNotComparable",
     "ConfigError",
     "DimensionMismatch",
     "DomainError",
@@ -96,6 +98,7 @@ __all__ = [
     "StoreReadOnly",
     "SyncProgress",
     "SyncReport",
+    "UnknownAgent",
     "WorkspaceError",
     "WorkspaceMismatch",
     "WorkspaceMissing",

@@ -9,13 +9,15 @@ background triggers (watcher, interval, session warm-up, sync-on-search) to
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from memlane.application.messagebus import MessageBus
+from memlane.application.ports.agent_indexes import AgentIndexes
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.event_log import EventLog, RecordedEvent
 from memlane.application.ports.file_source import FileSource
+from memlane.application.ports.index_store import IndexStore
 from memlane.application.queries import Searcher
 from memlane.application.reading import read_lines
 from memlane.application.reports import (
@@ -28,6 +30,7 @@ from memlane.application.reports import (
 from memlane.application.scheduler import BackgroundSyncer, SearchSyncPolicy
 from memlane.application.status import StatusReporter
 from memlane.application.sync import SyncService, SyncTrigger
+from memlane.domain.agents import UnknownAgent, parse_agents
 from memlane.domain.config import MemorySettings
 from memlane.domain.errors import DISABLED_REASON, MemoryDisabled
 from memlane.domain.search import SearchQuery, check_query_text
@@ -53,6 +56,7 @@ class MemoryManager:
         sources: Mapping[Source, FileSource],
         clock: Clock,
         redact: Callable[[str], str] | None = None,
+        others: AgentIndexes | None = None,
     ) -> None:
         self.agent_id = agent_id
         self.workspace = workspace
@@ -67,6 +71,7 @@ class MemoryManager:
         self._sources = sources
         self._clock = clock
         self._redact = redact
+        self._others = others  # None: a store of this agent alone (a fake in tests)
         self._closed = False
         self._close_hooks: list[Callable[[], None]] = []
 
@@ -105,37 +110,68 @@ class MemoryManager:
         explain: bool = False,
         session_key: str | None = None,
         citations: bool = False,
+        agents: Sequence[str] | str | None = None,
     ) -> SearchResponse:
         """Search the memory, after the syncs the settings ask for (first search, new session).
 
+        `agents` (ids, or "a,b") searches those agents' memories in one ranking, each hit naming
+        its agent; only this agent's index is synced first, the others are read as they are.
         Raises InvalidQuery (before any sync) for a query that is not a string, blank or longer
-        than MAX_QUERY_CHARS.
+        than MAX_QUERY_CHARS, or for bad agent ids; UnknownAgent for an agent the store does not
+        hold; AgentsNotComparable when the agents' embedding models differ.
         """
         check_query_text(query)
+        names = None if agents is None else parse_agents(agents)
         self._require_enabled()
+        stores = None if names is None else [(a, self._index_of(a)) for a in names]
         pending = self._search_policy.before_search(session_key)  # first sync unfinished
         response = self._searcher.search(
             SearchQuery(text=query, max_results=max_results, min_score=min_score, explain=explain),
             now=self._clock.now().timestamp(),
             citations=citations,
+            stores=stores,
         )
         notices = [n for n in (pending, self._syncing.take_read_only_notice()) if n is not None]
         if not notices:
             return response
         return replace(response, warnings=(*response.warnings, *notices))
 
+    def _index_of(self, agent: str) -> IndexStore | None:
+        """None for this agent (the searcher's own index), else the other agent's index."""
+        if agent == self.agent_id:
+            return None
+        if self._others is None:
+            raise UnknownAgent(agent, store="this agent's store", known=[self.agent_id])
+        return self._others.index(agent)
+
     def get(
-        self, path: str, *, from_line: int | None = None, lines: int | None = None
+        self,
+        path: str,
+        *,
+        from_line: int | None = None,
+        lines: int | None = None,
+        agent: str | None = None,
     ) -> GetResult:
-        """Read lines of a memory file or a transcript (sessions included)."""
+        """Read lines of a memory file or a transcript (sessions included).
+
+        `agent` reads a hit of another agent's memory (a search across agents) from the
+        workspace that agent's index recorded; FileMissing when that folder is not on this host.
+        """
+        sources, workspace = self._sources, self.workspace
+        if agent is not None and agent != self.agent_id:
+            (name,) = parse_agents([agent])
+            if self._others is None:
+                raise UnknownAgent(name, store="this agent's store", known=[self.agent_id])
+            files = self._others.files(name)
+            sources, workspace = files.sources, files.workspace
         return read_lines(
-            self._sources,
+            sources,
             path,
             from_line=from_line,
             lines=lines,
             redact=self._redact,
             redact_notes=self.settings.redaction.notes,
-            workspace=self.workspace,
+            workspace=workspace,
         )
 
     def status(self, *, deep: bool = False) -> StatusReport:
@@ -177,6 +213,8 @@ class MemoryManager:
             hook()
         self._background.stop()
         self._syncing.close_store()
+        if self._others is not None:
+            self._others.close()
 
     def __enter__(self) -> MemoryManager:
         return self
@@ -193,6 +231,7 @@ class MemoryManager:
         explain: bool = False,
         session_key: str | None = None,
         citations: bool = False,
+        agents: Sequence[str] | str | None = None,
     ) -> SearchResponse:
         """Awaitable `search` that never blocks the caller's event loop."""
         return await asyncio.to_thread(
@@ -203,13 +242,21 @@ class MemoryManager:
             explain=explain,
             session_key=session_key,
             citations=citations,
+            agents=agents,
         )
 
     async def aget(
-        self, path: str, *, from_line: int | None = None, lines: int | None = None
+        self,
+        path: str,
+        *,
+        from_line: int | None = None,
+        lines: int | None = None,
+        agent: str | None = None,
     ) -> GetResult:
         """Awaitable `get`."""
-        return await asyncio.to_thread(self.get, path, from_line=from_line, lines=lines)
+        return await asyncio.to_thread(
+            self.get, path, from_line=from_line, lines=lines, agent=agent
+        )
 
     async def async_sync(
         self, *, force: bool = False, trigger: SyncTrigger = SyncTrigger.EXPLICIT

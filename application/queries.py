@@ -8,12 +8,21 @@ Bounded input: a query over MAX_QUERY_CHARS is refused, the vector leg embeds on
 window (`query_embedding_input`) and the keyword leg the first MAX_FTS_TERMS distinct terms.
 Degraded modes are explicit: without a provider the search is keyword-only; a failing query
 embedding or a dimension mismatch drops the vector leg with a warning instead of failing.
+
+Across agents (`stores`): every agent's index answers both legs with the searching agent's
+query embedding; the candidates form one pool (ids qualified by agent) and are fused by the
+single-index rule. Cosines of one model are on one scale in every index; agents whose index
+recorded another model are refused. bm25 is pooled raw: its idf comes from each index's own
+statistics, so it is comparable between indexes of similar make-up, which the measurement in
+bench/agents_split_bench.py showed to be the better bet than per-agent standardisation
+(`group` in domain/scoring.py), which ranks every agent's best keyword hit alike.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 import structlog
 
@@ -21,6 +30,7 @@ from memlane.application.embedding_runtime import EmbeddingRuntime
 from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvider
 from memlane.application.ports.index_store import DimensionMismatch, IndexStore
 from memlane.application.reports import SearchMode, SearchResponse
+from memlane.domain.agents import AgentsNotComparable, agent_of, qualified
 from memlane.domain.config import MAX_RESULTS_LIMIT, MemorySettings, candidate_limit
 from memlane.domain.decay import apply_temporal_decay
 from memlane.domain.embedding import query_embedding_input
@@ -48,6 +58,9 @@ from memlane.domain.sources import Source
 
 log = structlog.get_logger()
 
+# An agent and its index; None stands for the searcher's own index.
+AgentStore = tuple[str, IndexStore | None]
+
 
 class Searcher:
     """Runs hybrid searches against the index with the active provider."""
@@ -59,9 +72,22 @@ class Searcher:
         self._runtime = runtime
         self._settings = settings
 
-    def search(self, query: SearchQuery, *, now: float, citations: bool = False) -> SearchResponse:
-        """Return the best chunks for `query` (see module docstring). Raises InvalidQuery."""
+    def search(
+        self,
+        query: SearchQuery,
+        *,
+        now: float,
+        citations: bool = False,
+        stores: Sequence[AgentStore] | None = None,
+    ) -> SearchResponse:
+        """Return the best chunks for `query` (see module docstring). Raises InvalidQuery.
+
+        `stores` names the agents' indexes to search together (each hit then carries its
+        agent); None searches this agent's own index. Raises AgentsNotComparable when the
+        vector leg runs and an agent's index was embedded with another model.
+        """
         text = check_query_text(query.text)
+        legs = _Legs(stores, self._store)
         max_results = _max_results(query.max_results, self._settings.query.max_results)
         min_score = _min_score(query.min_score, self._settings.query.min_score)
         sources: Sequence[Source] = query.sources or self._settings.sources
@@ -73,20 +99,17 @@ class Searcher:
             "keyword" if provider is None else ("hybrid" if hybrid.enabled else "vector")
         )
         limit = candidate_limit(hybrid, max_results, fused=mode == "hybrid")
+        if provider is not None and legs.many:
+            _check_comparable(legs, vector_label(provider.model, provider.key))
         keyword: list[Candidate] = []
         if mode != "vector":
-            match = build_fts_query(text)
-            if match is not None:
-                keyword = self._store.search_keyword(match, sources=sources, limit=limit)
+            keyword = legs.keyword(text, sources, limit)
         vector: list[Candidate] = []
         if provider is not None:
-            vector, failed = self._vector_leg(provider, text, sources, limit, warnings)
+            vector, failed = self._vector_leg(provider, text, sources, limit, warnings, legs)
             if failed and mode == "vector":
                 # The vector leg failed: answer from keywords rather than nothing.
-                match = build_fts_query(text)
-                keyword = (
-                    self._store.search_keyword(match, sources=sources, limit=limit) if match else []
-                )
+                keyword = legs.keyword(text, sources, limit)
             if failed:
                 mode = "keyword"  # say what answered
 
@@ -114,7 +137,7 @@ class Searcher:
             kept = mmr_rerank(kept, lambda_=hybrid.mmr.lambda_, limit=max_results)
         kept = kept[:max_results]
         results = [
-            _result(item, rank, citations=citations, explain=query.explain)
+            _result(item, rank, citations=citations, explain=query.explain, agents=legs.many)
             for rank, item in enumerate(kept, start=1)
         ]
         return SearchResponse(
@@ -133,6 +156,7 @@ class Searcher:
         sources: Sequence[Source],
         limit: int,
         warnings: list[str],
+        legs: _Legs,
     ) -> tuple[list[Candidate], bool]:
         """The vector leg's candidates, and whether it failed (keywords must answer alone)."""
         try:
@@ -146,12 +170,7 @@ class Searcher:
         if not any(vector):
             return [], False
         try:
-            found = self._store.search_vector(
-                vector,
-                model=vector_label(provider.model, provider.key),
-                sources=sources,
-                limit=limit,
-            )
+            found = legs.vector(vector, vector_label(provider.model, provider.key), sources, limit)
         except DimensionMismatch as exc:
             warnings.append(f"vector search skipped until the index is re-embedded: {exc}")
             return [], True
@@ -173,6 +192,65 @@ class Searcher:
             )
         return weighted_merge(
             vector, keyword, vector_weight=hybrid.vector_weight, text_weight=hybrid.text_weight
+        )
+
+
+class _Legs:
+    """The indexes one search reads: this agent's alone, or several agents' as one pool."""
+
+    def __init__(self, stores: Sequence[AgentStore] | None, own: IndexStore) -> None:
+        self.stores: list[tuple[str | None, IndexStore]] = (
+            [(None, own)] if stores is None else [(a, own if s is None else s) for a, s in stores]
+        )
+        # bm25 evidence is pooled raw across agents, like one index's: measured on a split
+        # corpus (bench/agents_split_bench.py), normalising it per agent (`group` of the fusion
+        # rules) put every agent's best keyword hit on top and halved keyword recall@1.
+        self.many = stores is not None
+
+    def keyword(self, text: str, sources: Sequence[Source], limit: int) -> list[Candidate]:
+        match = build_fts_query(text)
+        if match is None:
+            return []
+        found: list[Candidate] = []
+        for agent, store in self.stores:
+            hits = store.search_keyword(match, sources=sources, limit=limit)
+            found += _qualified(agent, hits)
+        return found
+
+    def vector(
+        self, vector: list[float], model: str, sources: Sequence[Source], limit: int
+    ) -> list[Candidate]:
+        found: list[Candidate] = []
+        for agent, store in self.stores:
+            hits = store.search_vector(vector, model=model, sources=sources, limit=limit)
+            found += _qualified(agent, hits)
+        if self.many:  # one pool ordered by cosine, so ties do not depend on the agents' order
+            found.sort(key=lambda c: -c.score)
+        return found
+
+
+def _qualified(agent: str | None, hits: list[Candidate]) -> list[Candidate]:
+    if agent is None:
+        return hits
+    return [replace(c, chunk_id=qualified(agent, c.chunk_id)) for c in hits]
+
+
+def _check_comparable(legs: _Legs, label: str) -> None:
+    """Refuse a fused vector leg over indexes embedded with another model than the query."""
+    others: list[str] = []
+    for agent, store in legs.stores:
+        meta = store.meta()
+        if meta is None or meta.dimensions is None:
+            continue  # nothing embedded yet: the agent answers by keywords, like a new index
+        stored = vector_label(meta.model, meta.provider_key)
+        if stored != label:
+            others.append(f"{agent} ({meta.provider}/{meta.model})")
+    if others:
+        raise AgentsNotComparable(
+            f"cannot fuse these agents: the query is embedded with {label}, but "
+            f"{', '.join(others)} recorded another embedding model; cosines of different "
+            "models are not comparable. Search those agents separately, or index every "
+            "agent with the same provider and model."
         )
 
 
@@ -198,7 +276,9 @@ def _min_score(value: float | None, default: float) -> float:
     return float(value)
 
 
-def _result(item: Fused, rank: int, *, citations: bool, explain: bool) -> SearchResult:
+def _result(
+    item: Fused, rank: int, *, citations: bool, explain: bool, agents: bool = False
+) -> SearchResult:
     snippet = make_snippet(item.text)
     citation = citation_for(item.path, item.start_line, item.end_line) if citations else None
     if citation is not None:
@@ -223,4 +303,5 @@ def _result(item: Fused, rank: int, *, citations: bool, explain: bool) -> Search
         source=item.source,
         citation=citation,
         explanation=explanation,
+        agent=agent_of(item.chunk_id) if agents else None,
     )

@@ -186,8 +186,11 @@ class SyncService:
         clock: Clock,
         settings: MemorySettings,
         host_lock: SyncLock | None = None,
+        legacy_scope_hash: str = "",
     ) -> None:
         self._store = store
+        # The scope fingerprint's older form: an index that recorded it is not rebuilt.
+        self._legacy_scope_hash = legacy_scope_hash
         # Shared stores: one sync of this agent at a time across processes and hosts.
         self._host_lock = host_lock
         self._log = event_log
@@ -308,7 +311,11 @@ class SyncService:
             handled = self._bus.catch_up()  # whatever a crash left pending
             stored = self._store.meta()
             wanted = self._wanted_meta()
-            full = "user_requested" if force else reindex_reason(stored, wanted)
+            full = (
+                "user_requested"
+                if force
+                else reindex_reason(stored, wanted, legacy_scope_hash=self._legacy_scope_hash)
+            )
             unchanged = 0
             if full is not None:
                 handled += self._bus.publish(

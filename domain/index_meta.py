@@ -47,11 +47,15 @@ class IndexMeta:
     workspace: str = ""
 
 
-def reindex_reason(stored: IndexMeta | None, wanted: IndexMeta) -> ReindexReason | None:
+def reindex_reason(
+    stored: IndexMeta | None, wanted: IndexMeta, *, legacy_scope_hash: str = ""
+) -> ReindexReason | None:
     """Return why the index must be rebuilt from scratch, or None when it can be kept.
 
     Only shape changes count. Vectors of another provider or model are replaced by the vector
-    backfill instead, chunk by chunk, through the embedding cache.
+    backfill instead, chunk by chunk, through the embedding cache. `legacy_scope_hash` is this
+    configuration's fingerprint in the older form (which hashed host paths): an index that
+    recorded it has the same scope, and only its meta is rewritten.
     """
     if stored is None:
         return "no_index"
@@ -61,7 +65,7 @@ def reindex_reason(stored: IndexMeta | None, wanted: IndexMeta) -> ReindexReason
         return "chunking_changed"
     if tuple(sorted(stored.sources)) != tuple(sorted(wanted.sources)):
         return "sources_changed"
-    if stored.scope_hash != wanted.scope_hash:
+    if stored.scope_hash not in {wanted.scope_hash, legacy_scope_hash or wanted.scope_hash}:
         return "scope_changed"
     return None
 

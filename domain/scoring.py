@@ -8,9 +8,9 @@ Every function is pure and returns a new list; the clock's "now" is an argument.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, TypeAlias
 
 from memlane.domain.chunks import ChunkId
 from memlane.domain.search import Candidate, ScoreExplanation
@@ -22,6 +22,11 @@ RRF_K: Final = 60
 # gets a relaxed min-score threshold, so it is not lost just because no vector agreed with it.
 TOP_KEYWORD_TEXT_SCORE: Final = 1.0
 _EPSILON: Final = 1e-9
+
+# Which store a candidate's keyword score was computed in (None: one store, one scale). bm25
+# depends on the store's own statistics (document count, average length, document frequency),
+# so keyword scores are only normalised, ranked or standardised within their group.
+KeywordGroup: TypeAlias = Callable[[ChunkId], str] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,16 +91,33 @@ def _keyword_evidence(keyword: Sequence[Candidate]) -> dict[ChunkId, float]:
     return evidence
 
 
-def _keyword_text_scores(keyword: Sequence[Candidate]) -> dict[ChunkId, float]:
-    """Best normalised text score per chunk: bm25_rank_to_score / the set's best (best → 1.0).
+def _keyword_text_scores(
+    keyword: Sequence[Candidate], group: KeywordGroup = None
+) -> dict[ChunkId, float]:
+    """Best normalised text score per chunk: bm25_rank_to_score / the set's best (best → 1.0);
+    with `group`, the best of the chunk's own group (each store's best keyword hit → 1.0).
 
-    If no hit has a positive score (all ranks ≥ 0), every hit is an equally good match: 1.0.
+    If no hit of a set has a positive score (all ranks ≥ 0), each is an equally good match: 1.0.
     """
-    raw = {c: bm25_rank_to_score(-x) for c, x in _keyword_evidence(keyword).items()}
-    best = max(raw.values(), default=0.0)
-    if best <= 0.0:
-        return dict.fromkeys(raw, 1.0)
-    return {chunk_id: score / best for chunk_id, score in raw.items()}
+    scores: dict[ChunkId, float] = {}
+    for members in _grouped(_keyword_evidence(keyword), group):
+        raw = {c: bm25_rank_to_score(-x) for c, x in members.items()}
+        best = max(raw.values(), default=0.0)
+        if best <= 0.0:
+            scores.update(dict.fromkeys(raw, 1.0))
+        else:
+            scores.update({chunk_id: score / best for chunk_id, score in raw.items()})
+    return scores
+
+
+def _grouped(scores: dict[ChunkId, float], group: KeywordGroup) -> list[dict[ChunkId, float]]:
+    """`scores` split by `group` (insertion order kept), or as one set without a group."""
+    if group is None:
+        return [scores]
+    split: dict[str, dict[ChunkId, float]] = {}
+    for chunk_id, value in scores.items():
+        split.setdefault(group(chunk_id), {})[chunk_id] = value
+    return list(split.values())
 
 
 def _finite(value: float) -> float:
@@ -114,9 +136,10 @@ def _fuse(
     vector: Sequence[Candidate],
     keyword: Sequence[Candidate],
     score_of: dict[ChunkId, float],
+    group: KeywordGroup = None,
 ) -> list[Fused]:
     """Union by chunk id (vector order first, then new keyword hits); sorted by score, stable."""
-    text_scores = _keyword_text_scores(keyword)
+    text_scores = _keyword_text_scores(keyword, group)
     evidence = _keyword_evidence(keyword)
     vector_scores = _vector_scores(vector)
     base: dict[ChunkId, Candidate] = {}
@@ -151,6 +174,7 @@ def weighted_merge(
     *,
     vector_weight: float,
     text_weight: float,
+    group: KeywordGroup = None,
 ) -> list[Fused]:
     """Weighted fusion: score = vector_weight × cosine + text_weight × text_score.
 
@@ -158,9 +182,10 @@ def weighted_merge(
     leg is normalised within this result set (best keyword hit → text_score 1.0), so a strong
     keyword-only hit scores exactly `text_weight` and can pass `apply_min_score` (unnormalised,
     its text score is below 1, so it would always miss the threshold and exact matches be lost).
-    A missing leg counts 0. Sorted by score descending, ties keep union order.
+    A missing leg counts 0. With `group`, each group's best keyword hit gets text_score 1.0.
+    Sorted by score descending, ties keep union order.
     """
-    text_scores = _keyword_text_scores(keyword)
+    text_scores = _keyword_text_scores(keyword, group)
     vector_scores = _vector_scores(vector)
     ids = list(dict.fromkeys([c.chunk_id for c in vector] + [c.chunk_id for c in keyword]))
     score_of = {
@@ -168,7 +193,7 @@ def weighted_merge(
         + text_weight * text_scores.get(chunk_id, 0.0)
         for chunk_id in ids
     }
-    return _fuse(vector, keyword, score_of)
+    return _fuse(vector, keyword, score_of, group)
 
 
 def _ranks(ids: Iterable[ChunkId]) -> dict[ChunkId, int]:
@@ -183,6 +208,7 @@ def rrf_merge(
     keyword: Sequence[Candidate],
     *,
     k: int = RRF_K,
+    group: KeywordGroup = None,
 ) -> list[Fused]:
     """Reciprocal-rank fusion: score = Σ over legs of 1 / (k + rank), rank 1-based per leg.
 
@@ -190,18 +216,21 @@ def rrf_merge(
     order; a repeated chunk keeps its best rank). Raw RRF scores are tiny and not comparable to
     `min_score`, so they are divided by the best possible 2 / (k + 1): 1.0 means first in both
     legs, 0.5 first in one leg only. `vector_score`/`text_score` are filled as in
-    `weighted_merge` for `--explain`.
+    `weighted_merge` for `--explain`. With `group`, keyword ranks count within each group (a
+    store's best keyword hit has rank 1 whatever the other stores' bm25 scales).
     """
     by_cosine = sorted(vector, key=lambda c: -_finite(c.score))
     by_rank = sorted(keyword, key=lambda c: c.score if math.isfinite(c.score) else math.inf)
     vector_ranks = _ranks(c.chunk_id for c in by_cosine)
-    keyword_ranks = _ranks(c.chunk_id for c in by_rank)
+    keyword_ranks: dict[ChunkId, int] = {}
+    for members in _grouped({c.chunk_id: 0.0 for c in by_rank}, group):
+        keyword_ranks.update(_ranks(members))
     best = 2.0 / (k + 1)
     score_of: dict[ChunkId, float] = {}
     for chunk_id in list(vector_ranks) + list(keyword_ranks):
         total = sum(1.0 / (k + r[chunk_id]) for r in (vector_ranks, keyword_ranks) if chunk_id in r)
         score_of[chunk_id] = total / best
-    return _fuse(vector, keyword, score_of)
+    return _fuse(vector, keyword, score_of, group)
 
 
 def _standardised(scores: dict[ChunkId, float]) -> tuple[dict[ChunkId, float], float]:
@@ -223,6 +252,24 @@ def _standardised(scores: dict[ChunkId, float]) -> tuple[dict[ChunkId, float], f
     return z, min(z.values())
 
 
+def _standardised_groups(
+    scores: dict[ChunkId, float], group: KeywordGroup
+) -> tuple[dict[ChunkId, float], float]:
+    """`_standardised` within each group; the floor is the lowest of the groups' floors.
+
+    Each group then has mean 0 and spread 1, so the union is on one scale again whatever each
+    store's own bm25 scale was: any positive rescaling or shift of one group's scores leaves
+    every fused score unchanged.
+    """
+    z: dict[ChunkId, float] = {}
+    floors: list[float] = []
+    for members in _grouped(scores, group):
+        member_z, floor = _standardised(members)
+        z.update(member_z)
+        floors.append(floor)
+    return z, min(floors, default=0.0)
+
+
 def z_to_unit(z: float) -> float:
     """Map a z-score monotonically into (0, 1): 0.5 + atan(z) / π (0.5 is "average", z = 1 →
     0.75). Not Φ: the normal CDF rounds to exactly 1.0 in floats above z ≈ 8, and one outlying
@@ -237,6 +284,7 @@ def zscore_merge(
     *,
     vector_weight: float,
     text_weight: float,
+    group: KeywordGroup = None,
 ) -> list[Fused]:
     """Standardised fusion: each leg's scores become z-scores within this query's candidates,
     then score = z_to_unit((w_v·z_v + w_t·z_t) / √(w_v² + w_t²)), weights normalised to sum 1.
@@ -248,11 +296,13 @@ def zscore_merge(
     keyword-only). A chunk missing from a leg takes that leg's floor (see `_standardised`).
     The final score is relative to this query's candidates (0.5 = average in both legs), not
     an absolute relevance; `weighted_merge` keeps absolute scores. Ties keep union order.
+    With `group` (several stores), keyword evidence is standardised within each group; the
+    vector leg stays one pool, since cosines of one model are on one scale in every store.
     """
     total = vector_weight + text_weight
     w_v, w_t = (0.5, 0.5) if total <= 0 else (vector_weight / total, text_weight / total)
     z_vector, vector_floor = _standardised(_vector_scores(vector))
-    z_keyword, keyword_floor = _standardised(_keyword_evidence(keyword))
+    z_keyword, keyword_floor = _standardised_groups(_keyword_evidence(keyword), group)
     ids = list(dict.fromkeys([c.chunk_id for c in vector] + [c.chunk_id for c in keyword]))
     legs = [(w_v, z_vector, vector_floor), (w_t, z_keyword, keyword_floor)]
     legs = [leg for leg in legs if leg[1]]  # an empty leg says nothing about anyone
@@ -261,7 +311,7 @@ def zscore_merge(
         chunk_id: z_to_unit(math.fsum(w * z.get(chunk_id, floor) for w, z, floor in legs) / norm)
         for chunk_id in ids
     }
-    return _fuse(vector, keyword, score_of)
+    return _fuse(vector, keyword, score_of, group)
 
 
 def apply_min_score(fused: Sequence[Fused], min_score: float, *, text_weight: float) -> list[Fused]:

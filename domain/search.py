@@ -85,3 +85,5 @@ class SearchResult:
     source: Source
     citation: str | None = None
     explanation: ScoreExplanation | None = field(default=None, compare=False)
+    # The agent whose memory holds the hit: set by searches across agents, None otherwise.
+    agent: str | None = None

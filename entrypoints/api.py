@@ -18,7 +18,8 @@ from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.file_source import SourceError
 from memlane.application.ports.index_store import StoreError
 from memlane.application.workspace import Origin, WorkspaceRequest, bind_workspace
-from memlane.domain.errors import DISABLED_REASON, ConfigError, DomainError
+from memlane.domain.agents import parse_agents
+from memlane.domain.errors import DISABLED_REASON, ConfigError, DomainError, InvalidQuery
 from memlane.domain.search import SearchResult
 from memlane.entrypoints.config.resolve import IgnoredKey
 from memlane.entrypoints.config.runtime import RuntimeConfig, resolve_runtime
@@ -268,6 +269,7 @@ def memory_search_tool(
             min_score=_number(params, "minScore", "min_score", integer=False),
             session_key=session_key,
             citations=citations,
+            agents=_agents(params),
         )
     except DomainError as exc:
         return _disabled(str(exc), "Fix the tool arguments and retry.")
@@ -300,15 +302,27 @@ def memory_get_tool(manager: MemoryManager, params: Mapping[str, object]) -> dic
         return {"path": shown, "text": "", "disabled": True, "error": DISABLED_REASON}
     if not isinstance(path, str) or not path.strip():
         return {"path": "", "text": "", "disabled": True, "error": "path required"}
+    agent = params.get("agent")
     try:
+        if agent is not None and not isinstance(agent, str):
+            raise InvalidQuery("agent must be an agent id (the `agent` of a search hit)")
         got = manager.get(
             path,
             from_line=_number(params, "from", "from_line", integer=True),  # type: ignore[arg-type]
             lines=_number(params, "lines", "lines", integer=True),  # type: ignore[arg-type]
+            agent=agent or None,
         )
-    except (SourceError, DomainError) as exc:
+    except (SourceError, DomainError, StoreError) as exc:
         return {"path": path, "text": "", "disabled": True, "error": str(exc)}
-    return {"path": got.path, "text": got.text, "from": got.from_line, "source": got.source}
+    payload: dict[str, object] = {
+        "path": got.path,
+        "text": got.text,
+        "from": got.from_line,
+        "source": got.source,
+    }
+    if agent:
+        payload["agent"] = agent
+    return payload
 
 
 def tool_text(payload: Mapping[str, object]) -> str:
@@ -325,9 +339,20 @@ def _result(result: SearchResult) -> dict[str, object]:
         "snippet": result.snippet,
         "source": result.source,
     }
+    if result.agent is not None:
+        data["agent"] = result.agent
     if result.citation is not None:
         data["citation"] = result.citation
     return data
+
+
+def _agents(params: Mapping[str, object]) -> tuple[str, ...] | None:
+    """The payload's `agents` option (a list of ids, or "a,b"); None: this agent alone.
+
+    Raises InvalidQuery for anything else (the payload then says why).
+    """
+    value = params.get("agents")
+    return None if value is None else parse_agents(value)
 
 
 def _number(

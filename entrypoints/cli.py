@@ -21,6 +21,7 @@ from memlane import __version__
 from memlane.application.ports.event_log import EventLogError
 from memlane.application.ports.index_store import StoreCorrupt, StoreError, caused_by
 from memlane.application.sync import SyncFailed
+from memlane.domain.agents import parse_agents
 from memlane.domain.errors import DISABLED_REASON
 from memlane.domain.events import event_to_record, type_name
 from memlane.domain.search import MAX_QUERY_CHARS, check_query_text
@@ -130,6 +131,11 @@ def index(options: Options, force: bool, move_workspace: bool, verbose: bool) ->
 @click.option("--min-score", type=click.FloatRange(0.0, 1.0), help="0-1 (default from config).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--explain", is_flag=True, help="Show each result's score parts.")
+@click.option(
+    "--agents",
+    help="Search these agents' memories in one ranking (ids, comma-separated; a shared "
+    "store: PostgreSQL, or one state dir). Each hit names its agent.",
+)
 @global_options
 @click.pass_obj
 def search(
@@ -140,6 +146,7 @@ def search(
     min_score: float | None,
     as_json: bool,
     explain: bool,
+    agents: str | None,
 ) -> None:
     """Search the memory (syncs first when the index is dirty or empty)."""
     text = query_option or query
@@ -153,6 +160,7 @@ def search(
         return
     with errors():
         check_query_text(text)  # before opening and syncing the index
+        asked = None if agents is None else parse_agents(agents)
     manager = options.manager()
     with errors():
         try:
@@ -162,7 +170,7 @@ def search(
         except (SyncFailed, StoreError, EventLogError) as exc:  # what is indexed can answer
             click.echo(f"warning: sync failed, searching the index as it is: {exc}", err=True)
         response = manager.search(
-            text, max_results=max_results, min_score=min_score, explain=explain
+            text, max_results=max_results, min_score=min_score, explain=explain, agents=asked
         )
     for warning in response.warnings:  # on stderr in both forms: a pipe must not hide it
         click.echo(f"warning: {warning}", err=True)
@@ -183,6 +191,8 @@ def search(
     blocks = []
     for r in response.results:
         head = f"{r.score:.3f} {r.path}:{r.start_line}-{r.end_line}"
+        if r.agent is not None:
+            head = f"[{r.agent}] {head}"
         if explain and r.explanation is not None:
             e = r.explanation
             head += (
@@ -199,18 +209,28 @@ def search(
     "--from", "from_line", type=int, help="First line (1-based; 0 or less: the first line)."
 )
 @click.option("--lines", type=click.IntRange(min=0), help="How many lines (0: to the end).")
+@click.option(
+    "--from-agent",
+    help="Read a hit of another agent's memory (the agent a `search --agents` hit names), "
+    "from the workspace its index recorded.",
+)
 @click.option("--json", "as_json", is_flag=True)
 @global_options
 @click.pass_obj
 def get(
-    options: Options, path: str, from_line: int | None, lines: int | None, as_json: bool
+    options: Options,
+    path: str,
+    from_line: int | None,
+    lines: int | None,
+    from_agent: str | None,
+    as_json: bool,
 ) -> None:
     """Print lines of a memory file or of a transcript hit (a missing file is empty)."""
     if not options.enabled():
         return
     manager = options.manager()
     with errors():
-        got = manager.get(path, from_line=from_line, lines=lines)
+        got = manager.get(path, from_line=from_line, lines=lines, agent=from_agent)
     if as_json:
         click.echo(json.dumps(camel_keys(asdict(got)), ensure_ascii=False, indent=2))
     else:

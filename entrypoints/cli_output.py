@@ -74,6 +74,8 @@ def result_json(r: object, explain: bool) -> dict[str, object]:
         "snippet": r.snippet,
         "source": r.source,
     }
+    if r.agent is not None:
+        data["agent"] = r.agent
     if explain and r.explanation is not None:
         data["explain"] = asdict(r.explanation)
     return data

@@ -92,6 +92,12 @@ class FilesystemMemorySource:
         """The extra paths as absolute, deduplicated paths, in configured order."""
         return list(self._extras)
 
+    @property
+    def indexed_extra_roots(self) -> list[str]:
+        """The extra paths as the index names them: relative to the workspace, '/'-separated
+        (`../shared/notes` for a folder beside it), in configured order."""
+        return [os.path.relpath(e, self._workspace).replace(os.sep, "/") for e in self._extras]
+
     # ----------------------------------------------------------------------------- listing
 
     def scan(self) -> ScanResult:
@@ -122,8 +128,7 @@ class FilesystemMemorySource:
             for name in _TOP_LEVEL_NAMES
         ]
         areas.append(_Area(os.path.join(ws, _MEMORY_DIR), _MEMORY_DIR, is_dir=True))
-        for extra in self._extras:
-            rel = os.path.relpath(extra, ws).replace(os.sep, "/")
+        for extra, rel in zip(self._extras, self.indexed_extra_roots, strict=True):
             areas.append(_Area(extra, rel, is_dir=os.path.isdir(extra)))
         return areas
 

@@ -64,6 +64,7 @@ from memlane.entrypoints.config.env import (
     store_url_for,
 )
 from memlane.entrypoints.config.runtime import RuntimeConfig, store_path
+from memlane.entrypoints.container.agents import StoreAgentIndexes
 from memlane.entrypoints.container.application import Application
 
 ProviderFactory = Callable[[], EmbeddingProvider]
@@ -178,8 +179,23 @@ def progress_log_seconds(env: Mapping[str, str]) -> float:
         return DEFAULT_LOG_EVERY_SECONDS
 
 
-def scope_hash(settings: MemorySettings, workspace: Path, sessions_dir: Path) -> str:
-    """Fingerprint of what is indexed (extra paths, sessions dir): a change rebuilds the index."""
+def scope_hash(settings: MemorySettings, workspace: Path) -> str:
+    """Fingerprint of the index's scope beyond its sources and chunking (recorded separately):
+    the extra paths as the index names them, relative to the workspace. A change rebuilds.
+
+    Nothing host-local goes in: hosts sharing one agent's index in PostgreSQL may keep its
+    workspace, state and transcripts at different absolute paths and must not rebuild each
+    other's index. The transcripts folder is not part of it either: transcripts are indexed as
+    `sessions/<name>`, so another folder only changes which files change detection finds.
+    """
+    source = FilesystemMemorySource(workspace=str(workspace), extra_paths=settings.extra_paths)
+    payload = json.dumps({"scope": 2, "extraPaths": sorted(set(source.indexed_extra_roots))})
+    return hashlib.sha256(payload.encode()).hexdigest()
+
+
+def legacy_scope_hash(settings: MemorySettings, workspace: Path, sessions_dir: Path) -> str:
+    """The fingerprint's first form (absolute extra paths and transcripts folder), so an index
+    that recorded it on this host is kept rather than rebuilt once after the upgrade."""
     extras = sorted(str((workspace / p).resolve()) for p in settings.extra_paths)
     payload = json.dumps({"extraPaths": extras, "sessions": str(sessions_dir)}, sort_keys=True)
     return hashlib.sha256(payload.encode()).hexdigest()
@@ -341,7 +357,11 @@ class Container(containers.DeclarativeContainer):
         workspace=providers.Callable(lambda rc: str(rc.workspace), runtime_config),
         settings=settings,
         scope_hash=providers.Callable(
-            lambda rc: scope_hash(rc.settings, rc.workspace, rc.sessions_dir), runtime_config
+            lambda rc: scope_hash(rc.settings, rc.workspace), runtime_config
+        ),
+        legacy_scope_hash=providers.Callable(
+            lambda rc: legacy_scope_hash(rc.settings, rc.workspace, rc.sessions_dir),
+            runtime_config,
         ),
         store=index_store,
         event_log=event_log,
@@ -353,5 +373,6 @@ class Container(containers.DeclarativeContainer):
         recovery_stats=providers.Callable(_recovery, index_store),
         host_lock=providers.Callable(sync_lock_for, runtime_config, database.provider),
         progress_log_seconds=providers.Callable(progress_log_seconds, env),
+        others=providers.Singleton(StoreAgentIndexes, runtime_config, env),
     )
     manager = application.manager

@@ -14,6 +14,7 @@ from memlane.application.indexing import FilePreparer
 from memlane.application.issues import IssueBoard
 from memlane.application.memory import MemoryManager
 from memlane.application.messagebus import MessageBus
+from memlane.application.ports.agent_indexes import AgentIndexes
 from memlane.application.ports.file_source import ChangeWatcher, FileSource
 from memlane.application.ports.sync_lock import SyncLock
 from memlane.application.progress import ProgressTracker
@@ -65,6 +66,7 @@ class Application(containers.DeclarativeContainer):
     workspace = providers.Dependency(instance_of=str)
     settings = providers.Dependency(instance_of=MemorySettings)
     scope_hash = providers.Dependency(instance_of=str)
+    legacy_scope_hash: providers.Provider[str] = providers.Object("")
     store = providers.Dependency(instance_of=object)  # an IndexStore (a Protocol)
     event_log = providers.Dependency(instance_of=object)  # an EventLog
     available_sources = providers.Dependency(instance_of=dict)
@@ -76,6 +78,8 @@ class Application(containers.DeclarativeContainer):
     host_lock: providers.Provider[SyncLock | None] = providers.Object(None)  # shared stores only
     # Seconds between progress log lines of a sync nobody watches (None: no such lines).
     progress_log_seconds: providers.Provider[float | None] = providers.Object(None)
+    # Other agents in the same store (searches and reads across agents); None: this one alone.
+    others: providers.Provider[AgentIndexes | None] = providers.Object(None)
 
     sources = providers.Singleton(_active_sources, available_sources, settings)
     issues = providers.Singleton(IssueBoard, store)
@@ -143,6 +147,7 @@ class Application(containers.DeclarativeContainer):
         clock=clock,
         settings=settings,
         host_lock=host_lock,
+        legacy_scope_hash=legacy_scope_hash,
     )
     status = providers.Singleton(
         StatusReporter,
@@ -188,4 +193,5 @@ class Application(containers.DeclarativeContainer):
         sources=sources,
         clock=clock,
         redact=redact,
+        others=others,
     )

@@ -113,14 +113,16 @@ class MemlaneClient:
         min_score: float | None = None,
         explain: bool = False,
         session_key: str | None = None,
+        agents: Sequence[str] = (),
     ) -> SearchResponse:
-        """Search the memory index."""
+        """Search the memory index; `agents` searches those agents' memories in one ranking."""
         request = pb.SearchRequest(
             query=query,
             max_results=max_results,
             min_score=min_score,
             explain=explain,
             session_key=session_key,
+            agents=list(agents),
         )
         try:
             reply = self._stub.Search(request, timeout=self._timeout, metadata=self._metadata)

@@ -59,6 +59,7 @@ def _result_pb(result: SearchResult) -> pb.SearchResult:
         source=result.source,
         citation=result.citation,
         explanation=explanation,
+        agent=result.agent,
     )
 
 
@@ -222,6 +223,7 @@ def _result(m: pb.SearchResult) -> SearchResult:
         source=_source(m.source),
         citation=_opt(m, "citation", m.citation),
         explanation=explanation,
+        agent=_opt(m, "agent", m.agent),
     )
 
 

@@ -111,6 +111,7 @@ class ServedManager(Protocol):
         min_score: float | None = None,
         explain: bool = False,
         session_key: str | None = None,
+        agents: Sequence[str] | str | None = None,
     ) -> SearchResponse: ...
 
     def get(
@@ -231,6 +232,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
                     min_score=request.min_score if request.HasField("min_score") else None,
                     explain=request.explain,
                     session_key=request.session_key if request.HasField("session_key") else None,
+                    agents=list(request.agents) or None,
                 )
             )
         )

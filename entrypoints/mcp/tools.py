@@ -102,7 +102,11 @@ SEARCH = ToolSpec(
             "agents": {
                 "type": "array",
                 "items": {"type": "string"},
-                "description": "Agent ids to search; only this server's own agent for now.",
+                "description": (
+                    "Agent ids whose memories to search together in one ranking (this "
+                    "server's agent included only if listed); each hit then names its agent. "
+                    "An unknown agent is an error. Pass a hit's agent to memory_get."
+                ),
             },
         },
         "required": ["query"],
@@ -124,6 +128,10 @@ GET = ToolSpec(
             "path": {"type": "string", "description": "e.g. memory/2026-01-05.md"},
             "from": {"type": "integer", "minimum": 1, "description": "First line, 1-based."},
             "lines": {"type": "integer", "minimum": 1, "description": "How many lines."},
+            "agent": {
+                "type": "string",
+                "description": "The `agent` of a memory_search hit from another agent's memory.",
+            },
         },
         "required": ["path"],
         "additionalProperties": False,
@@ -202,15 +210,6 @@ class MemoryTools:
 
     def search(self, args: Mapping[str, object]) -> Payload:
         """memory_search: the shared payload, plus a warning while the first sync runs."""
-        agents = args.get("agents")
-        if agents is not None:
-            others = _other_agents(agents, self.manager.agent_id)
-            if others:
-                raise InvalidQuery(
-                    f"this server serves agent {self.manager.agent_id!r} only; searching "
-                    f"{', '.join(repr(a) for a in others)} is not supported yet (start "
-                    "`memlane --agent <id> mcp` for another agent)"
-                )
         payload = memory_search_tool(self.manager, args)
         if not self.first_sync.is_set() and not payload.get("disabled"):
             existing = payload.get("warnings")
@@ -257,12 +256,6 @@ class MemoryTools:
         data: Payload = json.loads(json.dumps(asdict(report), default=str))
         data["firstSyncDone"] = self.first_sync.is_set()
         return data
-
-
-def _other_agents(agents: object, own: str) -> list[str]:
-    if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
-        raise InvalidQuery("agents must be a list of agent ids")
-    return [a for a in agents if a != own]
 
 
 def run_tool(tools: MemoryTools, name: str, args: Mapping[str, object]) -> tuple[Payload, bool]:

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -115,7 +115,9 @@ class CannedManager:
         min_score: float | None = None,
         explain: bool = False,
         session_key: str | None = None,
+        agents: Sequence[str] | str | None = None,
     ) -> SearchResponse:
+        extra = {} if agents is None else {"agents": agents}
         self._enter(
             "search",
             query=query,
@@ -123,6 +125,7 @@ class CannedManager:
             min_score=min_score,
             explain=explain,
             session_key=session_key,
+            **extra,
         )
         if not query.strip():
             raise InvalidQuery("the query is empty")

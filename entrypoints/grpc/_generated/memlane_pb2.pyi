@@ -46,6 +46,7 @@ class SearchRequest(_message.Message):
     MIN_SCORE_FIELD_NUMBER: _builtins.int
     EXPLAIN_FIELD_NUMBER: _builtins.int
     SESSION_KEY_FIELD_NUMBER: _builtins.int
+    AGENTS_FIELD_NUMBER: _builtins.int
     query: _builtins.str
     max_results: _builtins.int
     """unset: the configured maxResults"""
@@ -55,6 +56,12 @@ class SearchRequest(_message.Message):
     """fill SearchResult.explanation"""
     session_key: _builtins.str
     """the caller's session (session-aware sync triggers)"""
+    @_builtins.property
+    def agents(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """Search these agents' memories in one ranking (a shared store: one PostgreSQL database, or
+        one SQLite state dir); empty: the served agent's alone. Unknown agent: INVALID_ARGUMENT.
+        """
+
     def __init__(
         self,
         *,
@@ -63,10 +70,11 @@ class SearchRequest(_message.Message):
         min_score: _builtins.float | None = ...,
         explain: _builtins.bool = ...,
         session_key: _builtins.str | None = ...,
+        agents: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["_max_results", b"_max_results", "_min_score", b"_min_score", "_session_key", b"_session_key", "max_results", b"max_results", "min_score", b"min_score", "session_key", b"session_key"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_results", b"_max_results", "_min_score", b"_min_score", "_session_key", b"_session_key", "explain", b"explain", "max_results", b"max_results", "min_score", b"min_score", "query", b"query", "session_key", b"session_key"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_results", b"_max_results", "_min_score", b"_min_score", "_session_key", b"_session_key", "agents", b"agents", "explain", b"explain", "max_results", b"max_results", "min_score", b"min_score", "query", b"query", "session_key", b"session_key"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__max_results: _TypeAlias = _typing.Literal["max_results"]  # noqa: Y015
     _WhichOneofArgType__max_results: _TypeAlias = _typing.Literal["_max_results", b"_max_results"]  # noqa: Y015
@@ -137,6 +145,7 @@ class SearchResult(_message.Message):
     SOURCE_FIELD_NUMBER: _builtins.int
     CITATION_FIELD_NUMBER: _builtins.int
     EXPLANATION_FIELD_NUMBER: _builtins.int
+    AGENT_FIELD_NUMBER: _builtins.int
     path: _builtins.str
     start_line: _builtins.int
     """1-based, inclusive"""
@@ -147,6 +156,11 @@ class SearchResult(_message.Message):
     source: _builtins.str
     """"memory" or "sessions" """
     citation: _builtins.str
+    agent: _builtins.str
+    """Whose memory holds the hit; set when the request named agents. Get reads the served
+    agent's files only: read another agent's hit with `memlane get PATH --from-agent AGENT`,
+    the Python API (`get(path, agent=...)`) or the MCP memory_get tool's `agent`.
+    """
     @_builtins.property
     def explanation(self) -> Global___ScoreExplanation:
         """set only when the request asked to explain"""
@@ -162,13 +176,19 @@ class SearchResult(_message.Message):
         source: _builtins.str = ...,
         citation: _builtins.str | None = ...,
         explanation: Global___ScoreExplanation | None = ...,
+        agent: _builtins.str | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_citation", b"_citation", "citation", b"citation", "explanation", b"explanation"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_agent", b"_agent", "_citation", b"_citation", "agent", b"agent", "citation", b"citation", "explanation", b"explanation"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_citation", b"_citation", "citation", b"citation", "end_line", b"end_line", "explanation", b"explanation", "path", b"path", "score", b"score", "snippet", b"snippet", "source", b"source", "start_line", b"start_line"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_agent", b"_agent", "_citation", b"_citation", "agent", b"agent", "citation", b"citation", "end_line", b"end_line", "explanation", b"explanation", "path", b"path", "score", b"score", "snippet", b"snippet", "source", b"source", "start_line", b"start_line"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__agent: _TypeAlias = _typing.Literal["agent"]  # noqa: Y015
+    _WhichOneofArgType__agent: _TypeAlias = _typing.Literal["_agent", b"_agent"]  # noqa: Y015
     _WhichOneofReturnType__citation: _TypeAlias = _typing.Literal["citation"]  # noqa: Y015
     _WhichOneofArgType__citation: _TypeAlias = _typing.Literal["_citation", b"_citation"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__agent) -> _WhichOneofReturnType__agent | None: ...
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__citation) -> _WhichOneofReturnType__citation | None: ...
 
 Global___SearchResult: _TypeAlias = SearchResult  # noqa: Y015

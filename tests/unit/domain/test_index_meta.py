@@ -51,6 +51,14 @@ class TestReindexReason:
     def test_a_shape_change_rebuilds(self, change: dict[str, object], reason: str) -> None:
         assert reindex_reason(META, replace(META, **change)) == reason  # type: ignore[arg-type]
 
+    def test_the_legacy_form_of_this_scope_is_kept_and_no_other(self) -> None:
+        """An index fingerprinted before host paths were left out is not rebuilt once."""
+        wanted = replace(META, scope_hash="new")
+
+        assert reindex_reason(META, wanted, legacy_scope_hash="scope") is None
+        assert reindex_reason(META, wanted, legacy_scope_hash="elsewhere") == "scope_changed"
+        assert reindex_reason(replace(META, scope_hash=""), wanted) == "scope_changed"
+
     def test_source_order_does_not_matter(self) -> None:
         assert reindex_reason(META, replace(META, sources=("sessions", "memory"))) is None
 

@@ -1,0 +1,114 @@
+"""Searcher over several agents' indexes: one pool, hits named by agent, comparability."""
+
+from __future__ import annotations
+
+import pytest
+
+from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
+from memlane.application.indexing import FilePreparer, write_prepared
+from memlane.application.ports.embedding import EmbeddingProvider
+from memlane.application.queries import Searcher
+from memlane.domain.agents import AgentsNotComparable
+from memlane.domain.chunks import ChunkingPolicy
+from memlane.domain.config import MemorySettings, QuerySettings
+from memlane.domain.index_meta import IndexMeta
+from memlane.domain.search import SearchQuery
+from tests.fakes.embedding import FakeEmbeddingProvider
+from tests.fakes.file_source import FakeFileSource
+from tests.fakes.index_store import FakeIndexStore
+from tests.unit.application.test_queries import NOW, index
+
+
+def _searcher(store: FakeIndexStore, provider: EmbeddingProvider | None) -> Searcher:
+    runtime = EmbeddingRuntime(lambda: Selection(provider=provider))
+    settings = MemorySettings(query=QuerySettings(min_score=0.0, relevance_floor=0.0))
+    return Searcher(store=store, runtime=runtime, settings=settings)
+
+
+def _meta(model: str, dimensions: int | None) -> IndexMeta:
+    return IndexMeta(
+        schema_version=1, chunker_version=2, sources=("memory",), scope_hash="s",
+        chunk_tokens=400, chunk_overlap=80, provider="fake", model=model,
+        provider_key=FakeEmbeddingProvider().key if model == "fake-bag-of-words" else "k",
+        dimensions=dimensions,
+    )  # fmt: skip
+
+
+def _single_note(text: str) -> FakeIndexStore:
+    memory = FakeFileSource(source_name="memory")
+    memory.write("memory/other.md", text)
+    store = FakeIndexStore()
+    preparer = FilePreparer({"memory": memory}, ChunkingPolicy())
+    write_prepared(store, preparer.prepare("memory", "memory/other.md"), None)
+    return store
+
+
+class TestSearchAcrossAgents:
+    def test_keyword_evidence_is_pooled_not_ranked_per_agent(self) -> None:
+        """A passing mention in agent b does not tie agent a's strong match (its own best)."""
+        weak = _single_note(
+            "# Misc\n\n" + "Lunch menus, parking rules, team photos. " * 8 + "billing"
+        )
+
+        response = _searcher(index(None), None).search(
+            SearchQuery("billing", max_results=20), now=NOW, stores=[("a", None), ("b", weak)]
+        )
+
+        top = response.results[0]
+        other = next(r for r in response.results if r.agent == "b")
+        assert (top.agent, top.path) == ("a", "memory/billing.md")
+        assert other.score < top.score
+
+    @pytest.mark.parametrize("keyword_only", [False, True])
+    def test_twin_indexes_give_each_hit_twice_with_equal_scores(self, keyword_only: bool) -> None:
+        provider = None if keyword_only else FakeEmbeddingProvider()
+        own, twin = index(provider), index(provider)
+        query = SearchQuery("who owns billing", max_results=20)
+
+        response = _searcher(own, provider).search(
+            query, now=NOW, stores=[("a", None), ("b", twin)]
+        )
+
+        by_hit: dict[tuple[str, int], dict[str, float]] = {}
+        for r in response.results:
+            assert r.agent is not None
+            by_hit.setdefault((r.path, r.start_line), {})[r.agent] = r.score
+        assert by_hit
+        assert all(set(scores) == {"a", "b"} for scores in by_hit.values())
+        assert all(scores["a"] == scores["b"] for scores in by_hit.values())
+
+    def test_one_agent_listed_is_the_plain_search_with_agent_names(self) -> None:
+        provider = FakeEmbeddingProvider()
+        store = index(provider)
+        searcher = _searcher(store, provider)
+        query = SearchQuery("deploy ingest service", max_results=10)
+
+        plain = searcher.search(query, now=NOW)
+        listed = searcher.search(query, now=NOW, stores=[("a", None)])
+
+        assert [(r.path, r.score, r.agent) for r in listed.results] == [
+            (r.path, r.score, "a") for r in plain.results
+        ]
+        assert all(r.agent is None for r in plain.results)
+
+    def test_another_embedding_model_is_refused(self) -> None:
+        provider = FakeEmbeddingProvider()
+        own, other = index(provider), index(provider)
+        own.set_meta(_meta("fake-bag-of-words", 16))
+        other.set_meta(_meta("another-model", 8))
+
+        with pytest.raises(AgentsNotComparable, match=r"b \(fake/another-model\)"):
+            _searcher(own, provider).search(
+                SearchQuery("billing"), now=NOW, stores=[("a", None), ("b", other)]
+            )
+
+    def test_a_keyword_only_index_is_not_refused(self) -> None:
+        provider = FakeEmbeddingProvider()
+        own, other = index(provider), index(None)
+        other.set_meta(_meta("fts-only", None))
+
+        response = _searcher(own, provider).search(
+            SearchQuery("billing", max_results=20), now=NOW, stores=[("a", None), ("b", other)]
+        )
+
+        assert {r.agent for r in response.results} == {"a", "b"}

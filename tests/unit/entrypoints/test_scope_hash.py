@@ -1,0 +1,37 @@
+"""The scope fingerprint: what defines the index, never where a host keeps its files."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from memlane.domain.config import MemorySettings
+from memlane.entrypoints.container import legacy_scope_hash, scope_hash
+
+
+class TestScopeHash:
+    def test_two_hosts_with_other_paths_agree(self) -> None:
+        settings = MemorySettings(extra_paths=("../shared", "docs/runbooks"))
+
+        here = scope_hash(settings, Path("/home/ana/agent/ws"))
+        there = scope_hash(settings, Path("/srv/bots/x/ws"))
+
+        assert here == there
+        assert legacy_scope_hash(settings, Path("/home/ana/agent/ws"), Path("/s1")) != (
+            legacy_scope_hash(settings, Path("/srv/bots/x/ws"), Path("/s2"))
+        )
+
+    def test_spellings_of_the_same_roots_agree(self) -> None:
+        plain = MemorySettings(extra_paths=("../shared", "docs"))
+        spelled = MemorySettings(extra_paths=(" docs/ ", "./../shared/", "docs", ""))
+
+        assert scope_hash(plain, Path("/w")) == scope_hash(spelled, Path("/w"))
+
+    def test_another_extra_root_changes_it(self) -> None:
+        ws = Path("/w")
+
+        assert scope_hash(MemorySettings(), ws) != scope_hash(
+            MemorySettings(extra_paths=("notes",)), ws
+        )
+        assert scope_hash(MemorySettings(extra_paths=("notes",)), ws) != scope_hash(
+            MemorySettings(extra_paths=("/elsewhere/notes",)), ws
+        )
