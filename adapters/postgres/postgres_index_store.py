@@ -90,7 +90,7 @@ class PostgresIndexStore:
         batch = [
             (
                 c,
-                None if v is None else vector_leg.to_literal(v),
+                None if v is None else vector_leg.to_wire(v),
                 model,
                 None if v is None else len(v),
             )
@@ -140,16 +140,16 @@ class PostgresIndexStore:
         for v in vectors.values():
             vectors_check(v)
         ids = list(vectors)
-        literals = [vector_leg.to_literal(vectors[i]) for i in ids]
+        values = [vector_leg.to_wire(vectors[i]) for i in ids]
         (size,) = dims
 
         def work(conn: Connection) -> None:
             vector_leg.ensure_dims(conn, self._agent, size)
             conn.exec_driver_sql(
-                "UPDATE memlane_chunks c SET embedding = u.e::vector, dims = %s, model = %s, "
-                "updated_at = %s FROM unnest(%s::text[], %s::text[]) AS u(i, e) "
+                "UPDATE memlane_chunks c SET embedding = u.e, dims = %s, model = %s, "
+                "updated_at = %s FROM unnest(%s::text[], %b::vector[]) AS u(i, e) "
                 "WHERE c.agent = %s AND c.id = u.i",
-                (size, model, rows.now(conn), ids, literals, self._agent),
+                (size, model, rows.now(conn), ids, values, self._agent),
             )
 
         self._db.write(work)

@@ -106,7 +106,7 @@ class PostgresIndexTransfer:
         with self._db.read() as conn:
             result = conn.exec_driver_sql(
                 "SELECT id, source, path, start_line, end_line, text, hash, timestamp, model, "
-                "embedding::text FROM memlane_chunks WHERE agent = %s "
+                "embedding FROM memlane_chunks WHERE agent = %s "
                 'ORDER BY source COLLATE "C", path COLLATE "C", rid',
                 (self._agent,),
             )
@@ -114,7 +114,7 @@ class PostgresIndexTransfer:
                 r = tuple(row)
                 yield ChunkRecord(
                     chunk=rows.chunk_from_row(r[:8]),
-                    vector=None if r[9] is None else vectors.from_literal(str(r[9])),
+                    vector=None if r[9] is None else vectors.from_wire(r[9]),
                     model=str(r[8]),
                 )
 
@@ -186,7 +186,7 @@ def _load_chunks(
             [
                 (
                     r.chunk,
-                    None if r.vector is None else vectors.to_literal(r.vector),
+                    None if r.vector is None else vectors.to_wire(r.vector),
                     r.model if r.vector is not None else KEYWORD_ONLY_MODEL,
                     None if r.vector is None else len(r.vector),
                 )

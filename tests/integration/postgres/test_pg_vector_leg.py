@@ -114,16 +114,16 @@ def test_a_small_agent_is_not_starved_by_a_big_one(pg_url: str) -> None:
                 str(r[0])
                 for r in conn.exec_driver_sql(
                     "EXPLAIN SELECT rid FROM memlane_chunks WHERE dims = 16 AND agent = %s "
-                    "ORDER BY embedding::vector(16) <=> %s::vector(16) LIMIT 25",
-                    (small.agent, vectors.to_literal(query)),
+                    "ORDER BY embedding::vector(16) <=> %b::vector(16) LIMIT 25",
+                    (small.agent, vectors.to_wire(query)),
                 )
             )
             conn.exec_driver_sql("SET LOCAL hnsw.iterative_scan = off")
             conn.exec_driver_sql("SET LOCAL hnsw.ef_search = 40")
             plain = conn.exec_driver_sql(
                 "SELECT rid FROM memlane_chunks WHERE dims = 16 AND agent = %s "
-                "ORDER BY embedding::vector(16) <=> %s::vector(16) LIMIT 5",
-                (small.agent, vectors.to_literal(query)),
+                "ORDER BY embedding::vector(16) <=> %b::vector(16) LIMIT 5",
+                (small.agent, vectors.to_wire(query)),
             ).all()
             conn.rollback()
     finally:
