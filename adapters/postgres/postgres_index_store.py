@@ -20,7 +20,7 @@ from dataclasses import asdict
 
 from sqlalchemy import Connection
 
-from memlane.adapters.postgres import embedding_cache, keyword_search, rows
+from memlane.adapters.postgres import embedding_cache, keyword_search, maintenance, rows
 from memlane.adapters.postgres import meta as meta_rows
 from memlane.adapters.postgres import vectors as vector_leg
 from memlane.adapters.postgres.analysis import Fts5Analyser, parse_match
@@ -189,11 +189,12 @@ class PostgresIndexStore:
         return None if value is None else SyncRecord(**json.loads(value))
 
     def record_sync(self, record: SyncRecord) -> None:
-        """Record the last sync that changed the index."""
+        """Record the last sync that changed the index; refresh statistics after a big one."""
         value = json.dumps(asdict(record))
         self._db.write(
             lambda conn: meta_rows.put(conn, self._agent, meta_rows.LAST_SYNC_KEY, value)
         )
+        maintenance.refresh_after_bulk_write(self._db)
 
     def meta(self) -> IndexMeta | None:
         """Return the stored meta, or None for an index never written."""

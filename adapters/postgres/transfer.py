@@ -13,7 +13,7 @@ from itertools import groupby
 
 from sqlalchemy import Connection
 
-from memlane.adapters.postgres import embedding_cache, meta, rows, vectors
+from memlane.adapters.postgres import embedding_cache, maintenance, meta, rows, vectors
 from memlane.adapters.postgres.analysis import Fts5Analyser
 from memlane.adapters.postgres.database import PostgresDatabase
 from memlane.application.ports.index_store import CacheKey
@@ -163,6 +163,7 @@ class PostgresIndexTransfer:
             self._db.write(work)
         finally:
             analyser.close()
+        maintenance.refresh_after_bulk_write(self._db)
 
     def close(self) -> None:
         """Release connections; idempotent."""

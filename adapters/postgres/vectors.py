@@ -119,8 +119,11 @@ def top(
 ) -> list[tuple[int, float]]:
     """Return up to `limit` (rid, cosine) pairs of the agent, best first (see module docstring)."""
     pool = max(limit * 2, limit + 20)
-    conn.exec_driver_sql("SET LOCAL hnsw.iterative_scan = relaxed_order")
-    conn.exec_driver_sql(f"SET LOCAL hnsw.ef_search = {min(max(pool, 64), 1000)}")
+    conn.exec_driver_sql(  # SET LOCAL of both settings in one round trip
+        "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+        "set_config('hnsw.ef_search', %s, true)",
+        (str(min(max(pool, 64), 1000)),),
+    )
     # Binary results: the candidates' vectors arrive as float32 bytes, not decimal text.
     with driver_connection(conn).cursor(binary=True) as cursor:
         cursor.execute(

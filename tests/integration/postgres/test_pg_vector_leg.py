@@ -99,7 +99,9 @@ def test_a_small_agent_is_not_starved_by_a_big_one(pg_url: str) -> None:
     query = rng.normal(size=16).tolist()
     try:
         with db.read() as conn:
-            conn.exec_driver_sql("DROP INDEX memlane_chunks_model, memlane_chunks_file")
+            conn.exec_driver_sql(
+                "DROP INDEX memlane_chunks_model, memlane_chunks_file, memlane_chunks_stats"
+            )
             conn.exec_driver_sql("ALTER TABLE memlane_chunks DROP CONSTRAINT memlane_chunks_pkey")
             conn.exec_driver_sql(
                 "ALTER TABLE memlane_chunks DROP CONSTRAINT memlane_chunks_agent_id_key"
