@@ -175,11 +175,17 @@ def _load_chunks(
 ) -> None:
     now = rows.now(conn)
     batch: list[ChunkRecord] = []
+    # A dimension without an HNSW index yet (the usual first copy into a new database) gets
+    # its index built once at the end: inserting row by row into the graph is what limits the
+    # insert rate (measured ~10x slower than loading then building, bench/RESULTS.md).
+    deferred: set[int] = set()
 
     def flush() -> None:
         dims = {len(r.vector) for r in batch if r.vector is not None}
         for d in dims:
-            vectors.ensure_dims(conn, agent, d)
+            if d not in deferred and not vectors.index_exists(conn, d):
+                deferred.add(d)
+            vectors.ensure_dims(conn, agent, d, build_index=d not in deferred)
         tokens = analyser.document_tokens([r.chunk.text for r in batch])
         rows.insert_chunks(
             conn,
@@ -204,6 +210,8 @@ def _load_chunks(
             flush()
     if batch:
         flush()
+    for d in sorted(deferred):
+        vectors.build_deferred_index(conn, d)
 
 
 def _load_cache(conn: Connection, agent: str, cache: Iterator[CacheRecord]) -> None:

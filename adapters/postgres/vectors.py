@@ -35,6 +35,9 @@ from memlane.domain.sources import Source
 HNSW_MAX_DIMS: Final = 2000
 # Serialises CREATE INDEX of one dimension between hosts (any fixed key; see migrations.py).
 _INDEX_LOCK_KEY: Final = 0x6D656D6C616E66
+# maintenance_work_mem of the transaction that builds an HNSW index (the server's default,
+# 64 MB, holds the graph of ~30k 384-dimension vectors).
+BUILD_MEMORY: Final = "512MB"
 
 
 def check_vector(vector: Sequence[float]) -> None:
@@ -55,29 +58,54 @@ def from_wire(value: PgVector) -> list[float]:
     return values
 
 
+def _index_name(dims: int) -> str:
+    return f"memlane_chunks_hnsw_{dims}"
+
+
+def index_exists(conn: Connection, dims: int) -> bool:
+    """Whether the HNSW index of `dims` exists (always True above HNSW_MAX_DIMS: none needed)."""
+    if dims > HNSW_MAX_DIMS:
+        return True
+    found = conn.exec_driver_sql("SELECT to_regclass(%s) IS NOT NULL", (_index_name(dims),))
+    return bool(found.scalar_one())
+
+
 def _ensure_index(conn: Connection, dims: int) -> None:
     if dims > HNSW_MAX_DIMS:
         return
     conn.exec_driver_sql("SELECT pg_advisory_xact_lock(%s)", (_INDEX_LOCK_KEY,))
+    # Building over rows already present (a bulk load that deferred it) is far faster with the
+    # graph in memory: pgvector spills to a slower build once maintenance_work_mem is full.
+    conn.exec_driver_sql("SELECT set_config('maintenance_work_mem', %s, true)", (BUILD_MEMORY,))
     conn.exec_driver_sql(
-        f"CREATE INDEX IF NOT EXISTS memlane_chunks_hnsw_{dims} ON memlane_chunks "
+        f"CREATE INDEX IF NOT EXISTS {_index_name(dims)} ON memlane_chunks "
         f"USING hnsw ((embedding::vector({dims})) vector_cosine_ops) WHERE dims = {dims}"
     )
 
 
-def adopt_dims(conn: Connection, agent: str, dims: int) -> None:
-    """Record `dims` as the agent's dimension and make sure its HNSW index exists."""
+def adopt_dims(conn: Connection, agent: str, dims: int, *, build_index: bool = True) -> None:
+    """Record `dims` as the agent's dimension and make sure its HNSW index exists, unless
+    `build_index` is False: a bulk load into a dimension no agent uses yet builds the index
+    once after its rows are in (`build_deferred_index`) rather than growing it row by row."""
     meta.put(conn, agent, meta.VECTOR_DIMS_KEY, str(dims))
+    if build_index:
+        _ensure_index(conn, dims)
+
+
+def build_deferred_index(conn: Connection, dims: int) -> None:
+    """Build the HNSW index of `dims` after a bulk load (a no-op if it exists)."""
     _ensure_index(conn, dims)
 
 
-def ensure_dims(conn: Connection, agent: str, dims: int | None) -> None:
+def ensure_dims(
+    conn: Connection, agent: str, dims: int | None, *, build_index: bool = True
+) -> None:
     """Check `dims` against the agent's (adopting it if none yet); DimensionMismatch if not."""
     if dims is None:
         return
     current = meta.vector_dims(conn, agent)
     if current is None:
-        adopt_dims(conn, agent, dims)
+        adopt_dims(conn, agent, dims, build_index=build_index)
     elif current != dims:
         raise DimensionMismatch(f"vectors have {dims} dimensions, the index has {current}")
 
