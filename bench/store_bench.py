@@ -315,7 +315,8 @@ def main() -> None:
     if args.driver == "postgres":
         from memlane.bench.pg_store_bench import main as postgres_main
 
-        postgres_main(["--sizes", *map(str, args.sizes), "--queries", str(args.queries)])
+        out = [] if args.out == "store_bench" else ["--out", args.out]
+        postgres_main(["--sizes", *map(str, args.sizes), "--queries", str(args.queries), *out])
         return
     if args.build:
         print(json.dumps(_build(args.build, args.queries, args.where, args.bulk)))

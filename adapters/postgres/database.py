@@ -13,7 +13,11 @@ every agent a process serves. It owns the behaviours the adapters rely on:
   make them safe for concurrent writers with row-level upserts and per-agent advisory locks
   rather than one global write lock (the SQLite family's model does not carry over);
 * the schema is migrated at open, under a transaction-level advisory lock, so two hosts opening
-  a fresh database at once do not both create it.
+  a fresh database at once do not both create it;
+* every connection speaks pgvector's binary format (the `pgvector` package's psycopg adapters):
+  a vector goes over the wire as 4 + 4·d bytes instead of ~10 characters per component, and
+  neither side prints or parses decimals. Measured at 10k chunks, printing the 40 candidate
+  vectors of one search as text cost ~40 ms on the server, ten times the HNSW scan itself.
 """
 
 from __future__ import annotations
@@ -22,7 +26,11 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TypeVar
 
-from sqlalchemy import Connection, Engine, create_engine
+from pgvector.psycopg import register_vector
+from psycopg import Connection as DriverConnection
+from psycopg.rows import TupleRow
+from psycopg.types import TypeInfo
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
@@ -61,6 +69,35 @@ def translate(exc: BaseException, where: str) -> StoreError:
     return StoreError(f"{where}: {exc}")
 
 
+def _register_vector(driver: DriverConnection[TupleRow]) -> bool:
+    """Install pgvector's adapters on one driver connection; False before the extension exists."""
+    if TypeInfo.fetch(driver, "vector") is None:
+        return False
+    register_vector(driver)
+    return True
+
+
+def _on_connect(driver: DriverConnection[TupleRow], _record: object) -> None:
+    # A fresh database has no `vector` type until the first migration creates it; that
+    # connection is registered right after migrating (_migrate_and_register).
+    _register_vector(driver)
+
+
+def driver_connection(conn: Connection) -> DriverConnection[TupleRow]:
+    """The psycopg connection under `conn`, in the same transaction (for binary results)."""
+    driver = conn.connection.driver_connection
+    if not isinstance(driver, DriverConnection):
+        raise StoreError("the PostgreSQL store needs the psycopg 3 driver")
+    return driver
+
+
+def _migrate_and_register(conn: Connection) -> list[str]:
+    applied = migrations.migrate(conn)
+    if not _register_vector(driver_connection(conn)):
+        raise StoreError("the vector type is missing after migrating (is pgvector installed?)")
+    return applied
+
+
 class PostgresDatabase:
     """One PostgreSQL database holding the memory of many agents."""
 
@@ -71,13 +108,14 @@ class PostgresDatabase:
         self._engine: Engine | None = create_engine(
             self._url, pool_size=pool_size, pool_pre_ping=True, future=True
         )
+        event.listen(self._engine, "connect", _on_connect)
 
     @classmethod
     def open(cls, url: str, *, pool_size: int = 5) -> PostgresDatabase:
         """Connect to `url` and migrate the schema; StoreError (password masked) on failure."""
         db = cls(url, pool_size=pool_size)
         try:
-            db.write(migrations.migrate)
+            db.write(_migrate_and_register)
         except migrations.SchemaTooNewError as exc:
             db.close()
             raise StoreError(f"{db.location}: {exc}") from exc

@@ -127,18 +127,28 @@ def _head_freqs(
     avgdl: float,
 ) -> list[dict[int, float]]:
     """Per term, rid -> tf over the head of rows PostgreSQL ranks best (see module docstring)."""
+    # `term = ANY(...)` rather than a join with the query terms: the planner then reads each
+    # term's frequency from the column statistics and, for a common term, hash-joins the
+    # agent's chunks (an index-only scan of memlane_chunks_stats) instead of probing them once
+    # per posting (measured at 10k chunks with a term in 28 % of them: 131 ms -> 90 ms).
+    # A term repeated in the query counts once per occurrence, as the phrase join did.
+    unique = list(dict.fromkeys(terms))
+    weights = dict.fromkeys(unique, 0.0)
+    for term, weight in zip(terms, idfs, strict=True):
+        weights[term] += weight
     head = conn.exec_driver_sql(
-        "WITH q AS (SELECT t, w FROM unnest(%s::text[], %s::float8[]) AS u(t, w)) "
-        "SELECT p.rid FROM memlane_postings p JOIN q ON p.term = q.t "
-        "JOIN memlane_chunks c ON c.agent = p.agent AND c.rid = p.rid "
-        "WHERE p.agent = %s AND c.source = ANY(%s) GROUP BY p.rid "
-        "ORDER BY sum(q.w * (p.tf * %s) / (p.tf + %s * (%s + %s * c.doc_len / %s))) DESC, "
-        "p.rid LIMIT %s",
+        "SELECT p.rid FROM memlane_postings p JOIN memlane_chunks c "
+        "ON c.agent = p.agent AND c.rid = p.rid "
+        "WHERE p.agent = %s AND c.agent = %s AND p.term = ANY(%s) AND c.source = ANY(%s) "
+        "GROUP BY p.rid ORDER BY sum((%s::float8[])[array_position(%s::text[], p.term)] "
+        "* (p.tf * %s) / (p.tf + %s * (%s + %s * c.doc_len / %s))) DESC, p.rid LIMIT %s",
         (
-            list(terms),
-            list(idfs),
             agent,
+            agent,
+            list(terms),
             list(sources),
+            [weights[t] for t in unique],
+            unique,
             bm25.K1 + 1.0,
             bm25.K1,
             1 - bm25.B,

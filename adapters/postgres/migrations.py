@@ -82,7 +82,15 @@ def m001_core_tables(conn: Connection) -> None:
         conn.exec_driver_sql(statement)
 
 
-MIGRATIONS: Final[tuple[Migration, ...]] = (m001_core_tables,)
+def m002_chunk_stats_index(conn: Connection) -> None:
+    """Cover the keyword leg's per-agent row count, token total and chunk lookups by an index."""
+    conn.exec_driver_sql(
+        "CREATE INDEX IF NOT EXISTS memlane_chunks_stats "
+        "ON memlane_chunks (agent, rid) INCLUDE (source, doc_len)"
+    )
+
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (m001_core_tables, m002_chunk_stats_index)
 
 
 def schema_version(conn: Connection) -> int:

@@ -20,7 +20,7 @@ from dataclasses import asdict
 
 from sqlalchemy import Connection
 
-from memlane.adapters.postgres import embedding_cache, keyword_search, rows
+from memlane.adapters.postgres import embedding_cache, keyword_search, maintenance, rows
 from memlane.adapters.postgres import meta as meta_rows
 from memlane.adapters.postgres import vectors as vector_leg
 from memlane.adapters.postgres.analysis import Fts5Analyser, parse_match
@@ -90,7 +90,7 @@ class PostgresIndexStore:
         batch = [
             (
                 c,
-                None if v is None else vector_leg.to_literal(v),
+                None if v is None else vector_leg.to_wire(v),
                 model,
                 None if v is None else len(v),
             )
@@ -140,16 +140,16 @@ class PostgresIndexStore:
         for v in vectors.values():
             vectors_check(v)
         ids = list(vectors)
-        literals = [vector_leg.to_literal(vectors[i]) for i in ids]
+        values = [vector_leg.to_wire(vectors[i]) for i in ids]
         (size,) = dims
 
         def work(conn: Connection) -> None:
             vector_leg.ensure_dims(conn, self._agent, size)
             conn.exec_driver_sql(
-                "UPDATE memlane_chunks c SET embedding = u.e::vector, dims = %s, model = %s, "
-                "updated_at = %s FROM unnest(%s::text[], %s::text[]) AS u(i, e) "
+                "UPDATE memlane_chunks c SET embedding = u.e, dims = %s, model = %s, "
+                "updated_at = %s FROM unnest(%s::text[], %b::vector[]) AS u(i, e) "
                 "WHERE c.agent = %s AND c.id = u.i",
-                (size, model, rows.now(conn), ids, literals, self._agent),
+                (size, model, rows.now(conn), ids, values, self._agent),
             )
 
         self._db.write(work)
@@ -189,11 +189,12 @@ class PostgresIndexStore:
         return None if value is None else SyncRecord(**json.loads(value))
 
     def record_sync(self, record: SyncRecord) -> None:
-        """Record the last sync that changed the index."""
+        """Record the last sync that changed the index; refresh statistics after a big one."""
         value = json.dumps(asdict(record))
         self._db.write(
             lambda conn: meta_rows.put(conn, self._agent, meta_rows.LAST_SYNC_KEY, value)
         )
+        maintenance.refresh_after_bulk_write(self._db)
 
     def meta(self) -> IndexMeta | None:
         """Return the stored meta, or None for an index never written."""

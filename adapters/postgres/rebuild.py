@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 
 from sqlalchemy import Connection
 
+from memlane.adapters.postgres import maintenance
 from memlane.adapters.postgres.database import PostgresDatabase
 from memlane.application.ports.embedding import Vector
 from memlane.application.ports.index_store import CacheKey, IndexedFile, IndexWriter, StoreError
@@ -96,6 +97,7 @@ class PostgresIndexRebuild:
 
         self._db.write(work)
         self._finished = True
+        maintenance.refresh_after_bulk_write(self._db)
 
     def abort(self) -> None:
         """Throw the temporary rows away; the live index stays as it was."""

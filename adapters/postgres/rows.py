@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import cast
 
+from pgvector import Vector as PgVector
 from sqlalchemy import Connection
 
 from memlane.application.ports.index_store import IndexedFile, SourceCount
@@ -54,11 +55,11 @@ def _postings(tokens: Sequence[str]) -> dict[str, list[int]]:
 def insert_chunks(
     conn: Connection,
     agent: str,
-    rows: Sequence[tuple[Chunk, str | None, str, int | None]],
+    rows: Sequence[tuple[Chunk, PgVector | None, str, int | None]],
     tokens: Sequence[Sequence[str]],
     updated_at: float,
 ) -> None:
-    """Insert (chunk, vector literal, model, dims) rows with their postings.
+    """Insert (chunk, vector, model, dims) rows with their postings (vectors go in binary).
 
     `tokens[i]` are the analysed tokens of `rows[i]`'s text (see analysis.py).
     """
@@ -67,9 +68,9 @@ def insert_chunks(
     inserted = conn.exec_driver_sql(
         "INSERT INTO memlane_chunks(agent, id, source, path, start_line, end_line, hash, text, "
         "model, embedding, dims, timestamp, updated_at, doc_len) "
-        "SELECT %s, id, source, path, sl, el, hash, text, model, emb::vector, dims, ts, %s, dl "
+        "SELECT %s, id, source, path, sl, el, hash, text, model, emb, dims, ts, %s, dl "
         "FROM unnest(%s::text[], %s::text[], %s::text[], %s::int[], %s::int[], %s::text[], "
-        "%s::text[], %s::text[], %s::text[], %s::int[], %s::float8[], %s::int[]) "
+        "%s::text[], %s::text[], %b::vector[], %s::int[], %s::float8[], %s::int[]) "
         "AS u(id, source, path, sl, el, hash, text, model, emb, dims, ts, dl) "
         "RETURNING id, rid",
         (

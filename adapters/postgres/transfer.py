@@ -13,7 +13,7 @@ from itertools import groupby
 
 from sqlalchemy import Connection
 
-from memlane.adapters.postgres import embedding_cache, meta, rows, vectors
+from memlane.adapters.postgres import embedding_cache, maintenance, meta, rows, vectors
 from memlane.adapters.postgres.analysis import Fts5Analyser
 from memlane.adapters.postgres.database import PostgresDatabase
 from memlane.application.ports.index_store import CacheKey
@@ -106,7 +106,7 @@ class PostgresIndexTransfer:
         with self._db.read() as conn:
             result = conn.exec_driver_sql(
                 "SELECT id, source, path, start_line, end_line, text, hash, timestamp, model, "
-                "embedding::text FROM memlane_chunks WHERE agent = %s "
+                "embedding FROM memlane_chunks WHERE agent = %s "
                 'ORDER BY source COLLATE "C", path COLLATE "C", rid',
                 (self._agent,),
             )
@@ -114,7 +114,7 @@ class PostgresIndexTransfer:
                 r = tuple(row)
                 yield ChunkRecord(
                     chunk=rows.chunk_from_row(r[:8]),
-                    vector=None if r[9] is None else vectors.from_literal(str(r[9])),
+                    vector=None if r[9] is None else vectors.from_wire(r[9]),
                     model=str(r[8]),
                 )
 
@@ -163,6 +163,7 @@ class PostgresIndexTransfer:
             self._db.write(work)
         finally:
             analyser.close()
+        maintenance.refresh_after_bulk_write(self._db)
 
     def close(self) -> None:
         """Release connections; idempotent."""
@@ -174,11 +175,17 @@ def _load_chunks(
 ) -> None:
     now = rows.now(conn)
     batch: list[ChunkRecord] = []
+    # A dimension without an HNSW index yet (the usual first copy into a new database) gets
+    # its index built once at the end: inserting row by row into the graph is what limits the
+    # insert rate (measured ~10x slower than loading then building, bench/RESULTS.md).
+    deferred: set[int] = set()
 
     def flush() -> None:
         dims = {len(r.vector) for r in batch if r.vector is not None}
         for d in dims:
-            vectors.ensure_dims(conn, agent, d)
+            if d not in deferred and not vectors.index_exists(conn, d):
+                deferred.add(d)
+            vectors.ensure_dims(conn, agent, d, build_index=d not in deferred)
         tokens = analyser.document_tokens([r.chunk.text for r in batch])
         rows.insert_chunks(
             conn,
@@ -186,7 +193,7 @@ def _load_chunks(
             [
                 (
                     r.chunk,
-                    None if r.vector is None else vectors.to_literal(r.vector),
+                    None if r.vector is None else vectors.to_wire(r.vector),
                     r.model if r.vector is not None else KEYWORD_ONLY_MODEL,
                     None if r.vector is None else len(r.vector),
                 )
@@ -203,6 +210,8 @@ def _load_chunks(
             flush()
     if batch:
         flush()
+    for d in sorted(deferred):
+        vectors.build_deferred_index(conn, d)
 
 
 def _load_cache(conn: Connection, agent: str, cache: Iterator[CacheRecord]) -> None:

@@ -22,9 +22,11 @@ from collections.abc import Sequence
 from typing import Final
 
 import numpy as np
+from pgvector import Vector as PgVector
 from sqlalchemy import Connection
 
 from memlane.adapters.postgres import meta
+from memlane.adapters.postgres.database import driver_connection
 from memlane.application.ports.embedding import Vector
 from memlane.application.ports.index_store import DimensionMismatch, StoreError
 from memlane.domain.index_meta import KEYWORD_ONLY_MODEL
@@ -33,6 +35,9 @@ from memlane.domain.sources import Source
 HNSW_MAX_DIMS: Final = 2000
 # Serialises CREATE INDEX of one dimension between hosts (any fixed key; see migrations.py).
 _INDEX_LOCK_KEY: Final = 0x6D656D6C616E66
+# maintenance_work_mem of the transaction that builds an HNSW index (the server's default,
+# 64 MB, holds the graph of ~30k 384-dimension vectors).
+BUILD_MEMORY: Final = "512MB"
 
 
 def check_vector(vector: Sequence[float]) -> None:
@@ -41,40 +46,66 @@ def check_vector(vector: Sequence[float]) -> None:
         raise StoreError("vector has NaN or infinite components; sanitise it before storing")
 
 
-def to_literal(vector: Sequence[float]) -> str:
-    """Return pgvector's text form of `vector` at float32 precision (what pgvector stores)."""
-    return "[" + ",".join(repr(float(x)) for x in np.asarray(vector, dtype=np.float32)) + "]"
+def to_wire(vector: Sequence[float]) -> PgVector:
+    """Return `vector` as pgvector's value at float32 precision (what pgvector stores); it is
+    sent in binary with a `%b` placeholder (database.py registers the adapters)."""
+    return PgVector(np.asarray(vector, dtype=np.float32))
 
 
-def from_literal(text: str) -> list[float]:
-    """Parse pgvector's text form."""
-    values: list[float] = [float(x) for x in text.strip("[]").split(",") if x]
+def from_wire(value: PgVector) -> list[float]:
+    """Return the components of a vector read from the database."""
+    values: list[float] = value.to_numpy().astype(np.float64).tolist()
     return values
+
+
+def _index_name(dims: int) -> str:
+    return f"memlane_chunks_hnsw_{dims}"
+
+
+def index_exists(conn: Connection, dims: int) -> bool:
+    """Whether the HNSW index of `dims` exists (always True above HNSW_MAX_DIMS: none needed)."""
+    if dims > HNSW_MAX_DIMS:
+        return True
+    found = conn.exec_driver_sql("SELECT to_regclass(%s) IS NOT NULL", (_index_name(dims),))
+    return bool(found.scalar_one())
 
 
 def _ensure_index(conn: Connection, dims: int) -> None:
     if dims > HNSW_MAX_DIMS:
         return
     conn.exec_driver_sql("SELECT pg_advisory_xact_lock(%s)", (_INDEX_LOCK_KEY,))
+    # Building over rows already present (a bulk load that deferred it) is far faster with the
+    # graph in memory: pgvector spills to a slower build once maintenance_work_mem is full.
+    conn.exec_driver_sql("SELECT set_config('maintenance_work_mem', %s, true)", (BUILD_MEMORY,))
     conn.exec_driver_sql(
-        f"CREATE INDEX IF NOT EXISTS memlane_chunks_hnsw_{dims} ON memlane_chunks "
+        f"CREATE INDEX IF NOT EXISTS {_index_name(dims)} ON memlane_chunks "
         f"USING hnsw ((embedding::vector({dims})) vector_cosine_ops) WHERE dims = {dims}"
     )
 
 
-def adopt_dims(conn: Connection, agent: str, dims: int) -> None:
-    """Record `dims` as the agent's dimension and make sure its HNSW index exists."""
+def adopt_dims(conn: Connection, agent: str, dims: int, *, build_index: bool = True) -> None:
+    """Record `dims` as the agent's dimension and make sure its HNSW index exists, unless
+    `build_index` is False: a bulk load into a dimension no agent uses yet builds the index
+    once after its rows are in (`build_deferred_index`) rather than growing it row by row."""
     meta.put(conn, agent, meta.VECTOR_DIMS_KEY, str(dims))
+    if build_index:
+        _ensure_index(conn, dims)
+
+
+def build_deferred_index(conn: Connection, dims: int) -> None:
+    """Build the HNSW index of `dims` after a bulk load (a no-op if it exists)."""
     _ensure_index(conn, dims)
 
 
-def ensure_dims(conn: Connection, agent: str, dims: int | None) -> None:
+def ensure_dims(
+    conn: Connection, agent: str, dims: int | None, *, build_index: bool = True
+) -> None:
     """Check `dims` against the agent's (adopting it if none yet); DimensionMismatch if not."""
     if dims is None:
         return
     current = meta.vector_dims(conn, agent)
     if current is None:
-        adopt_dims(conn, agent, dims)
+        adopt_dims(conn, agent, dims, build_index=build_index)
     elif current != dims:
         raise DimensionMismatch(f"vectors have {dims} dimensions, the index has {current}")
 
@@ -93,14 +124,15 @@ def change_dims(conn: Connection, agent: str, dims: int) -> None:
     adopt_dims(conn, agent, dims)
 
 
-def _cosine(query: np.ndarray, stored: Sequence[float]) -> float:
-    # pgvector prints the shortest decimal that reads back as the same float32: read it as
-    # float32 first, or the decimal's float64 value (a different number) would be used.
-    v = np.asarray(stored, dtype=np.float32).astype(np.float64)
-    norm = float(np.linalg.norm(v))
-    if norm == 0.0:
-        return 0.0
-    return float(np.dot(query, v) / (float(np.linalg.norm(query)) * norm))
+def _cosines(query: Sequence[float], stored: Sequence[PgVector]) -> np.ndarray:
+    """Cosine of `query` with each stored vector, in double precision (0.0 for a zero vector)."""
+    q = np.asarray(query, dtype=np.float32).astype(np.float64)
+    m = np.stack([v.to_numpy() for v in stored]).astype(np.float64)
+    norms = np.linalg.norm(m, axis=1) * float(np.linalg.norm(q))
+    dots = m @ q
+    safe = np.where(norms == 0.0, 1.0, norms)
+    result: np.ndarray = np.where(norms == 0.0, 0.0, dots / safe)
+    return result
 
 
 def top(
@@ -115,17 +147,25 @@ def top(
 ) -> list[tuple[int, float]]:
     """Return up to `limit` (rid, cosine) pairs of the agent, best first (see module docstring)."""
     pool = max(limit * 2, limit + 20)
-    conn.exec_driver_sql("SET LOCAL hnsw.iterative_scan = relaxed_order")
-    conn.exec_driver_sql(f"SET LOCAL hnsw.ef_search = {min(max(pool, 64), 1000)}")
-    literal = to_literal(vector)
-    rows = conn.exec_driver_sql(
-        f"SELECT rid, embedding::text FROM memlane_chunks WHERE dims = {dims} AND agent = %s "
-        "AND model = %s AND source = ANY(%s) "
-        f"ORDER BY embedding::vector({dims}) <=> %s::vector({dims}) LIMIT %s",
-        (agent, model, list(sources), literal, pool),
-    ).all()
-    query = np.asarray(vector, dtype=np.float32).astype(np.float64)
-    scored = [(int(rid), _cosine(query, from_literal(str(text)))) for rid, text in rows]
-    scored = [(rid, s) for rid, s in scored if math.isfinite(s)]
+    conn.exec_driver_sql(  # SET LOCAL of both settings in one round trip
+        "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+        "set_config('hnsw.ef_search', %s, true)",
+        (str(min(max(pool, 64), 1000)),),
+    )
+    # Binary results: the candidates' vectors arrive as float32 bytes, not decimal text.
+    with driver_connection(conn).cursor(binary=True) as cursor:
+        cursor.execute(
+            f"SELECT rid, embedding FROM memlane_chunks WHERE dims = {dims} AND agent = %s "
+            "AND model = %s AND source = ANY(%s) "
+            f"ORDER BY embedding::vector({dims}) <=> %b::vector({dims}) LIMIT %s",
+            (agent, model, list(sources), to_wire(vector), pool),
+        )
+        rows = cursor.fetchall()
+    if not rows:
+        return []
+    cosines = _cosines(vector, [row[1] for row in rows])
+    scored = [
+        (int(row[0]), float(s)) for row, s in zip(rows, cosines, strict=True) if math.isfinite(s)
+    ]
     scored.sort(key=lambda pair: (-pair[1], pair[0]))
     return scored[:limit]

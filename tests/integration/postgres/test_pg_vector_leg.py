@@ -99,7 +99,9 @@ def test_a_small_agent_is_not_starved_by_a_big_one(pg_url: str) -> None:
     query = rng.normal(size=16).tolist()
     try:
         with db.read() as conn:
-            conn.exec_driver_sql("DROP INDEX memlane_chunks_model, memlane_chunks_file")
+            conn.exec_driver_sql(
+                "DROP INDEX memlane_chunks_model, memlane_chunks_file, memlane_chunks_stats"
+            )
             conn.exec_driver_sql("ALTER TABLE memlane_chunks DROP CONSTRAINT memlane_chunks_pkey")
             conn.exec_driver_sql(
                 "ALTER TABLE memlane_chunks DROP CONSTRAINT memlane_chunks_agent_id_key"
@@ -114,16 +116,16 @@ def test_a_small_agent_is_not_starved_by_a_big_one(pg_url: str) -> None:
                 str(r[0])
                 for r in conn.exec_driver_sql(
                     "EXPLAIN SELECT rid FROM memlane_chunks WHERE dims = 16 AND agent = %s "
-                    "ORDER BY embedding::vector(16) <=> %s::vector(16) LIMIT 25",
-                    (small.agent, vectors.to_literal(query)),
+                    "ORDER BY embedding::vector(16) <=> %b::vector(16) LIMIT 25",
+                    (small.agent, vectors.to_wire(query)),
                 )
             )
             conn.exec_driver_sql("SET LOCAL hnsw.iterative_scan = off")
             conn.exec_driver_sql("SET LOCAL hnsw.ef_search = 40")
             plain = conn.exec_driver_sql(
                 "SELECT rid FROM memlane_chunks WHERE dims = 16 AND agent = %s "
-                "ORDER BY embedding::vector(16) <=> %s::vector(16) LIMIT 5",
-                (small.agent, vectors.to_literal(query)),
+                "ORDER BY embedding::vector(16) <=> %b::vector(16) LIMIT 5",
+                (small.agent, vectors.to_wire(query)),
             ).all()
             conn.rollback()
     finally:
