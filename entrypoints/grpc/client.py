@@ -131,10 +131,15 @@ class MemlaneClient:
         return search_response_from_pb(reply)
 
     def get(
-        self, path: str, *, from_line: int | None = None, lines: int | None = None
+        self,
+        path: str,
+        *,
+        from_line: int | None = None,
+        lines: int | None = None,
+        agent: str | None = None,
     ) -> GetResult:
-        """Read lines of a memory file or transcript."""
-        request = pb.GetRequest(path=path, from_line=from_line, lines=lines)
+        """Read lines of a memory file or transcript (of another agent of the store: `agent`)."""
+        request = pb.GetRequest(path=path, from_line=from_line, lines=lines, agent=agent)
         try:
             reply = self._stub.Get(request, timeout=self._timeout, metadata=self._metadata)
         except grpc.RpcError as exc:

@@ -115,7 +115,12 @@ class ServedManager(Protocol):
     ) -> SearchResponse: ...
 
     def get(
-        self, path: str, *, from_line: int | None = None, lines: int | None = None
+        self,
+        path: str,
+        *,
+        from_line: int | None = None,
+        lines: int | None = None,
+        agent: str | None = None,
     ) -> GetResult: ...
 
     def sync(
@@ -249,6 +254,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
                     request.path,
                     from_line=request.from_line if request.HasField("from_line") else None,
                     lines=request.lines if request.HasField("lines") else None,
+                    agent=request.agent if request.HasField("agent") else None,
                 )
             )
         )

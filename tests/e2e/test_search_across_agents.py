@@ -238,12 +238,16 @@ class TestGrpcAcrossAgents:
         with MemlaneClient(f"127.0.0.1:{server.port}", token=TOKEN, timeout=120) as client:
             both = client.search("When does the database migration run?", agents=["alpha", "beta"])
             own = client.search("When does the database migration run?")
+            theirs = client.get(both.results[0].path, agent=both.results[0].agent)
+            mine = client.get("MEMORY.md")
             with pytest.raises(MemlaneRpcError) as unknown:
                 client.search("deploy", agents=["alpha", "ghost"])
 
         assert (both.results[0].agent, both.results[0].path) == ("beta", "MEMORY.md")
         assert {r.agent for r in own.results} == {None}
         assert all(r.path == "MEMORY.md" for r in own.results)  # alpha's only note
+        assert "database migration from MySQL" in theirs.text  # beta's MEMORY.md, not alpha's
+        assert "database migration from MySQL" not in mine.text
         assert unknown.value.code is grpc.StatusCode.INVALID_ARGUMENT
         assert "unknown agent 'ghost'" in str(unknown.value)
 

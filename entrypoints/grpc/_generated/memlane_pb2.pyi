@@ -157,9 +157,8 @@ class SearchResult(_message.Message):
     """"memory" or "sessions" """
     citation: _builtins.str
     agent: _builtins.str
-    """Whose memory holds the hit; set when the request named agents. Get reads the served
-    agent's files only: read another agent's hit with `memlane get PATH --from-agent AGENT`,
-    the Python API (`get(path, agent=...)`) or the MCP memory_get tool's `agent`.
+    """Whose memory holds the hit; set when the request named agents. Read such a hit with
+    Get's `agent`.
     """
     @_builtins.property
     def explanation(self) -> Global___ScoreExplanation:
@@ -246,26 +245,34 @@ class GetRequest(_message.Message):
     PATH_FIELD_NUMBER: _builtins.int
     FROM_LINE_FIELD_NUMBER: _builtins.int
     LINES_FIELD_NUMBER: _builtins.int
+    AGENT_FIELD_NUMBER: _builtins.int
     path: _builtins.str
     from_line: _builtins.int
     """1-based; unset: from the first line"""
     lines: _builtins.int
     """unset: to the end of the file"""
+    agent: _builtins.str
+    """Another agent of the same store (a hit of a search across agents); unset: the served one."""
     def __init__(
         self,
         *,
         path: _builtins.str = ...,
         from_line: _builtins.int | None = ...,
         lines: _builtins.int | None = ...,
+        agent: _builtins.str | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_from_line", b"_from_line", "_lines", b"_lines", "from_line", b"from_line", "lines", b"lines"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_agent", b"_agent", "_from_line", b"_from_line", "_lines", b"_lines", "agent", b"agent", "from_line", b"from_line", "lines", b"lines"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_from_line", b"_from_line", "_lines", b"_lines", "from_line", b"from_line", "lines", b"lines", "path", b"path"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_agent", b"_agent", "_from_line", b"_from_line", "_lines", b"_lines", "agent", b"agent", "from_line", b"from_line", "lines", b"lines", "path", b"path"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__agent: _TypeAlias = _typing.Literal["agent"]  # noqa: Y015
+    _WhichOneofArgType__agent: _TypeAlias = _typing.Literal["_agent", b"_agent"]  # noqa: Y015
     _WhichOneofReturnType__from_line: _TypeAlias = _typing.Literal["from_line"]  # noqa: Y015
     _WhichOneofArgType__from_line: _TypeAlias = _typing.Literal["_from_line", b"_from_line"]  # noqa: Y015
     _WhichOneofReturnType__lines: _TypeAlias = _typing.Literal["lines"]  # noqa: Y015
     _WhichOneofArgType__lines: _TypeAlias = _typing.Literal["_lines", b"_lines"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__agent) -> _WhichOneofReturnType__agent | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__from_line) -> _WhichOneofReturnType__from_line | None: ...
     @_typing.overload
