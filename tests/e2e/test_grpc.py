@@ -159,9 +159,14 @@ class CannedManager:
         )
 
     def get(
-        self, path: str, *, from_line: int | None = None, lines: int | None = None
+        self,
+        path: str,
+        *,
+        from_line: int | None = None,
+        lines: int | None = None,
+        agent: str | None = None,
     ) -> GetResult:
-        self._enter("get", path=path, from_line=from_line, lines=lines)
+        self._enter("get", path=path, from_line=from_line, lines=lines, agent=agent)
         if path.startswith("/") or ".." in path.split("/"):
             raise FileRefused(path, "outside the memory files and transcripts")
         if path not in FILES:
