@@ -6,7 +6,7 @@ reads them, validates and clamps the JSON5 tree and builds these objects from it
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Final, Literal, TypeAlias
 
 from memlane.domain.chunks import ChunkingPolicy
@@ -212,10 +212,33 @@ class MemorySettings:
     # The provider id as written when it was mapped onto a memlane provider (`lmstudio` ->
     # `openai`); "" when `provider` is what the config says.
     provider_alias: str = ""
+    # `fallback` resolved like `provider`: the memlane provider above, and here the id as written
+    # when it was mapped (`lmstudio`, a models.providers id) with that id's own endpoints.
+    fallback_alias: str = ""
+    fallback_endpoints: tuple[tuple[str, ProviderEndpoint], ...] = ()
 
     def endpoint(self, provider: str) -> ProviderEndpoint | None:
         """The host config's endpoint for a memlane provider name, if it has one."""
         return dict(self.endpoints).get(provider)
+
+    @property
+    def fallback_id(self) -> str:
+        """The fallback as the config names it (`lmstudio`), or its memlane name."""
+        return self.fallback_alias or self.fallback
+
+    def fallback_settings(self) -> MemorySettings:
+        """These settings as the fallback provider runs them: its own endpoints, its default
+        model (as the reference's runtime fallback does), no fallback of its own."""
+        return replace(
+            self,
+            provider=self.fallback,
+            model="",
+            provider_alias=self.fallback_alias,
+            endpoints=self.fallback_endpoints,
+            fallback="none",
+            fallback_alias="",
+            fallback_endpoints=(),
+        )
 
 
 def candidate_limit(hybrid: HybridSettings, max_results: int, *, fused: bool) -> int:

@@ -34,11 +34,16 @@ words that are not content words in another Latin-script language (no `como`, `s
 `hay`...): one set serves queries in every language. For the same reason `com` is not one (it is
 Portuguese "with", but also the `.com` of `user@example.com`, which must keep its domain).
 
-Against the reference (§17, its unit tests): the vague words its tests require dropped are stop
-words here too, "yesterday" in each language (yesterday, ayer, ontem, بالأمس, 昨天, 어제, 昨日) and
-`thing`, `porquê`. The rest of its vague-word lists (today, now, later, find, show, help, get,
-ayuda, 今天, 最近, ...) is left out on purpose: those are content words of notes ("find the bug",
-"get request", "the help page"), and dropping them would cost keyword hits for no gain.
+Against the reference (its keyword extraction and its unit tests): the vague words its tests
+require dropped are stop words here too, "yesterday" in each language (yesterday, ayer, ontem,
+بالأمس, 昨天, 어제, 昨日) and `thing`, `porquê`, and so are two entries its behaviour shows: `보다`
+(particle and verb) and Arabic `فضلك` (its `من فضلك` is two words, so it never matches a token;
+`من` already is one). Its lists are the same seven languages (English, Spanish, Portuguese,
+Arabic, Chinese, Korean, Japanese); the Danish, Norwegian and Swedish lists of its newer versions
+are outside the behaviour memlane follows. The rest of its vague-word lists (today, now, later,
+find, show, help, get, ayuda, 今天, 最近, ...) is left out on purpose: those are content words of
+notes ("find the bug", "get request", "the help page"), and dropping them would cost keyword hits
+for no gain.
 """
 
 from __future__ import annotations
@@ -111,7 +116,7 @@ ARABIC_STOP_WORDS: Final = (
     "الذين", "هو", "هي", "هم", "أنا", "نحن", "أنت", "كان", "كانت", "يكون", "ما", "ماذا", "لماذا",
     "كيف", "متى", "أين", "هل", "لا", "لم", "لن", "قد", "ثم", "أو", "و", "أن", "إن", "كل", "بعض",
     "غير", "بين", "عند", "حتى", "إذا", "لكن", "أي", "بعد", "قبل", "فقط", "أيضا", "ليس", "منذ",
-    "بالأمس",
+    "بالأمس", "فضلك",
 )  # fmt: skip
 CHINESE_STOP_WORDS: Final = (
     "的", "了", "是", "在", "和", "与", "及", "或", "也", "都", "就", "而", "但", "又", "还", "被",
@@ -129,7 +134,7 @@ KOREAN_STOP_WORDS: Final = (
     "뭐", "어디", "언제", "어떻게", "왜", "누구", "어느", "있다", "없다", "하다", "되다", "이다",
     "아니다", "있는", "없는", "하는", "되는", "했다", "한다", "합니다", "입니다", "있습니다",
     "없습니다", "했어요", "해요", "있어요", "대한", "대해", "위해", "통해", "관련", "때문에", "때",
-    "중", "후", "전", "제발", "알려줘", "알려주세요", "해줘", "어제",
+    "중", "후", "전", "제발", "알려줘", "알려주세요", "해줘", "어제", "보다",
 )  # fmt: skip
 JAPANESE_STOP_WORDS: Final = (
     "これ", "それ", "あれ", "この", "その", "あの", "ここ", "そこ", "あそこ", "どこ", "だれ", "誰",
@@ -149,6 +154,18 @@ STOP_WORDS: Final = frozenset(
     + CHINESE_STOP_WORDS
     + KOREAN_STOP_WORDS
     + JAPANESE_STOP_WORDS
+)
+
+# Han/kana stop words of 2+ characters, longest first so each position takes its longest match; a
+# lookahead so that overlapping occurrences are all found.
+_CJK_STOP_WORD_AT: Final = re.compile(
+    "(?=("
+    + "|".join(
+        re.escape(w)
+        for w in sorted(STOP_WORDS, key=len, reverse=True)
+        if len(w) >= 2 and re.fullmatch(f"[{HAN}{KANA}]+", w)
+    )
+    + "))"
 )
 
 
@@ -229,12 +246,32 @@ def fts_query_terms(query: str) -> list[str]:
     return list(content or stops)
 
 
+def _covered_by_stop_words(run: str) -> set[int]:
+    """Return the positions of `run` inside an occurrence of a CJK stop word of 2+ characters."""
+    covered: set[int] = set()
+    for match in _CJK_STOP_WORD_AT.finditer(run):
+        start = match.start()
+        covered.update(range(start, start + len(match.group(1))))
+    return covered
+
+
+def _cjk_query_candidates(run: str) -> Iterator[tuple[str, bool]]:
+    if len(run) == 1:
+        yield run, run in STOP_WORDS
+        return
+    # A query is searched as bigrams, so a stop word of 3+ characters (为什么, について) would
+    # otherwise leak its pieces (为什, につ, つい, いて). A bigram is a stop term when it is one, or
+    # when both its characters lie inside stop words of 2+ characters (て教 in について教えて).
+    covered = _covered_by_stop_words(run)
+    for i, t in enumerate(_bigrams(run)):
+        yield t, t in STOP_WORDS or (i in covered and i + 1 in covered)
+
+
 def _query_candidates(query: str) -> Iterator[tuple[str, bool]]:
     """Yield (term, is_stop_word) for each query piece, in order (duplicates included)."""
     for piece in _QUERY_PIECE.finditer(_normalize(query).lower()):
         if cjk := piece.group("cjk"):
-            for t in [cjk] if len(cjk) == 1 else _bigrams(cjk):
-                yield t, t in STOP_WORDS
+            yield from _cjk_query_candidates(cjk)
         elif hangul := piece.group("hangul"):
             stop = hangul in STOP_WORDS or korean_stem(hangul) in STOP_WORDS
             for t in _hangul_query_terms(hangul):

@@ -25,10 +25,9 @@ from memlane.domain.agents import parse_agents
 from memlane.domain.errors import DISABLED_REASON
 from memlane.domain.events import event_to_record, type_name
 from memlane.domain.search import MAX_QUERY_CHARS, check_query_text
+from memlane.entrypoints.casing import camel_dict, camel_keys
 from memlane.entrypoints.cli_options import Options, errors, global_options
 from memlane.entrypoints.cli_output import (
-    camel_dict,
-    camel_keys,
     config_details,
     event_json,
     fmt,

@@ -1,8 +1,8 @@
 """Entry points: how the `memlane` command line prints what it got (text and JSON).
 
-JSON output uses one key casing everywhere, camelCase, the casing of the reference's tool
-payloads (`startLine`) and of the config keys, so scripts read `status`, `get`, `events` and
-`search` alike.
+JSON output uses one key casing everywhere, camelCase (entrypoints/casing.py), the casing of
+the reference's tool payloads (`startLine`) and of the config keys, so scripts read `status`,
+`get`, `events` and `search` alike.
 """
 
 from __future__ import annotations
@@ -87,26 +87,6 @@ def event_json(record: RecordedEvent) -> dict[str, object]:
         "type": type_name(record.event),
         **event_to_record(record.event),
     }
-
-
-def camel_keys(value: object) -> object:
-    """Every dict key in camelCase (`by_source` -> `bySource`): one casing in all JSON output,
-    the one of the reference's tool payloads (`startLine`)."""
-    if isinstance(value, dict):
-        return {_camel(str(k)): camel_keys(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [camel_keys(item) for item in value]
-    return value
-
-
-def camel_dict(value: dict[str, object]) -> dict[str, object]:
-    """`camel_keys` of one object."""
-    return {_camel(k): camel_keys(v) for k, v in value.items()}
-
-
-def _camel(name: str) -> str:
-    head, *rest = name.split("_")
-    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 def config_details(runtime: RuntimeConfig) -> dict[str, object]:

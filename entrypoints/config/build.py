@@ -24,6 +24,7 @@ from memlane.domain.config import (
     LocalSettings,
     MemorySettings,
     MmrSettings,
+    ProviderEndpoint,
     QuerySettings,
     RedactionSettings,
     RemoteSettings,
@@ -148,6 +149,7 @@ def build_settings(
     model = (read.text("model") or "").strip() or default_model(provider)
     dimensions = read.optional_integer("outputDimensionality")
     _check_dimensions(read, provider, model, dimensions)
+    fallback = _fallback(read, providers or {})
     model_path = read.text("local.modelPath")
     if model_path and model_path.startswith(_REMOTE_MODEL_PREFIXES):
         model_path = None  # reported by ignored_settings(); the bundled model is used
@@ -158,7 +160,9 @@ def build_settings(
         provider=provider,
         model=model,
         output_dimensionality=dimensions,
-        fallback=_named(read.text("fallback"), _FALLBACKS),
+        fallback=fallback.provider,
+        fallback_alias=fallback.alias,
+        fallback_endpoints=fallback.endpoints,
         remote=_remote(read),
         endpoints=choice.endpoints,
         provider_alias=choice.alias,
@@ -191,6 +195,39 @@ def build_settings(
         citations=citations,
         sessions_dir=read.text("sessions.dir"),
     )
+
+
+def _fallback(read: _Reader, providers: Mapping[str, RawEndpoint]) -> FallbackChoice:
+    """Resolve `fallback` exactly as `provider` is resolved (memlane's ids, `openai-compatible`,
+    `lmstudio`, a models.providers id with a base URL), to a provider that can stand in.
+
+    Raises:
+        ConfigError: an id `provider` would refuse, or `auto` (a fallback names one provider).
+    """
+    written = read.raw("fallback")
+    origin = written.origin if written is not None else "memorySearch.fallback"
+    value = (read.text("fallback") or "").strip() or "none"
+    if value == "none":
+        return FallbackChoice("none", "", ())
+    choice = choose(value, origin, providers, read.text("remote.baseUrl"))
+    name = _named(choice.provider, _FALLBACKS)
+    if name != choice.provider or name == "none":
+        allowed = ", ".join(repr(p) for p in _FALLBACKS)
+        raise ConfigError(
+            origin,
+            f"a fallback names one provider: {allowed}, an OpenAI-compatible id or a "
+            f"models.providers id, not {value!r}",
+        )
+    return FallbackChoice(name, choice.alias, choice.endpoints)
+
+
+@dataclass(frozen=True, slots=True)
+class FallbackChoice:
+    """The resolved `fallback`: a memlane provider, the id as written, its endpoints."""
+
+    provider: FallbackName
+    alias: str
+    endpoints: tuple[tuple[str, ProviderEndpoint], ...]
 
 
 def _check_dimensions(read: _Reader, provider: str, model: str, dimensions: int | None) -> None:

@@ -46,10 +46,10 @@ EMBEDDING_KEYS: Final[tuple[Key, ...]] = (
     ),
     Key(
         "fallback",
-        "choice",
-        "Provider used when the chosen one fails.",
+        "provider",
+        "Provider used when the chosen one fails; the ids `provider` takes, except `auto`.",
         "fallback",
-        choices=get_args(FallbackName),
+        choices=(*get_args(FallbackName), *COMPATIBLE_PROVIDER_IDS),
     ),
     Key("remote.baseUrl", STR, "Endpoint of the remote provider.", "remote.base_url"),
     Key(

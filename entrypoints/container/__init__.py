@@ -128,7 +128,17 @@ def provider_factories(
             return GgufEmbeddingProvider(model_path=path, threads=settings.local.threads)
         return LocalEmbeddingProvider(model_path=path, threads=settings.local.threads)
 
-    return {"local": local, **{cls.provider_id: http(cls) for cls in HTTP_PROVIDERS}}
+    factories = {"local": local, **{cls.provider_id: http(cls) for cls in HTTP_PROVIDERS}}
+    if settings.provider_alias:
+        # Selected by the id as written, so a fallback mapped onto the same memlane provider
+        # (`provider: lmstudio`, `fallback: openai`) is a different provider, not "the same one".
+        factories[settings.provider_alias] = factories[settings.provider]
+    if settings.fallback != "none" and (settings.fallback_alias or settings.provider_alias):
+        # A mapped fallback, or one sharing a memlane name with a mapped provider, runs with its
+        # own endpoints (the reference resolves the two ids independently).
+        fallback = settings.fallback_settings()
+        factories[settings.fallback_id] = provider_factories(fallback, env)[fallback.provider]
+    return factories
 
 
 def _selection(choice: ProviderChoice) -> Selection:
@@ -147,15 +157,19 @@ def make_runtime(
 ) -> EmbeddingRuntime:
     """The lazy provider holder: `none` means keyword-only by request."""
     requested = settings.provider
+    # The factory keys provider_factories gives a mapped id (`lmstudio`); other factory sets
+    # (tests, benchmarks) know only memlane's names.
+    chosen = settings.provider_alias if settings.provider_alias in factories else requested
+    fallback_id = settings.fallback_id if settings.fallback_id in factories else settings.fallback
 
     def select() -> Selection:
         if requested == "none":
             return Selection(provider=None, reason="keyword-only mode requested (provider: none)")
-        return _selection(choose_provider(requested, settings.fallback, factories))
+        return _selection(choose_provider(chosen, fallback_id, factories))
 
     select_fallback = None
     if settings.fallback != "none":
-        fallback = settings.fallback
+        fallback = fallback_id
 
         def select_fallback() -> Selection:
             return _selection(choose_provider(fallback, "none", factories))

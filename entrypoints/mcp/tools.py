@@ -44,6 +44,7 @@ from memlane.application.sync import SyncFailed
 from memlane.application.writing import WriteNote
 from memlane.domain.errors import ConfigError, InvalidQuery, MemoryDisabled
 from memlane.entrypoints.api import memory_get_tool, memory_search_tool
+from memlane.entrypoints.casing import camel_dict
 
 Payload = dict[str, object]
 _log = structlog.get_logger("memlane.mcp")
@@ -248,12 +249,14 @@ class MemoryTools:
         return payload
 
     def status(self, args: Mapping[str, object]) -> Payload:
-        """memory_status: the status report as JSON values."""
+        """memory_status: the status report as JSON values, keyed as `status --json` is
+        (camelCase); the search and get payloads keep the reference's own tool shape."""
         deep = args.get("deep", False)
         if not isinstance(deep, bool):
             raise InvalidQuery("deep must be true or false")
         report = self.manager.status(deep=deep)
-        data: Payload = json.loads(json.dumps(asdict(report), default=str))
+        data: Payload = json.loads(json.dumps(camel_dict(asdict(report)), default=str))
+        data["enabled"] = True  # a disabled memory answers with the error payload instead
         data["firstSyncDone"] = self.first_sync.is_set()
         return data
 

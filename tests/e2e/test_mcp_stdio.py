@@ -145,7 +145,7 @@ class TestStdioServer:
             assert other.is_error and "'ops'" in str(_payload(other)["error"])
 
             status = _payload(await client.call_tool("memory_status", {}))
-            assert status["agent_id"] == "main" and status["firstSyncDone"] is True
+            assert status["agentId"] == "main" and status["firstSyncDone"] is True
 
         _run(home, scenario)
         assert not (home.root / "notes").exists()
@@ -156,7 +156,7 @@ class TestStdioServer:
                 await client.call_tool("memory_delete", {})
             with pytest.raises(MCPError, match="limit"):
                 await client.call_tool("memory_search", {"query": "x" * 300_000})
-            assert _payload(await client.call_tool("memory_status", {}))["agent_id"] == "main"
+            assert _payload(await client.call_tool("memory_status", {}))["agentId"] == "main"
 
         _run(home, scenario)
 
@@ -228,3 +228,47 @@ class TestDefaultModel:
             assert payload["results"][0]["path"] == "MEMORY.md"  # type: ignore[index]
 
         _run(home, scenario, keyword_only=False)
+
+
+def _keys(value: object, prefix: str = "") -> set[str]:
+    """Every key path of a JSON value (list items share their list's path)."""
+    if isinstance(value, dict):
+        found: set[str] = set()
+        for key, item in value.items():
+            found |= {prefix + key} | _keys(item, f"{prefix}{key}.")
+        return found
+    if isinstance(value, list):
+        return set().union(*(_keys(item, prefix) for item in value)) if value else set()
+    return set()
+
+
+# What only one side has: the CLI adds where its config came from, the server its first sync.
+CLI_ONLY = {"configPath", "referenceStateDir", "sessionsDir", "ignoredKeys", "settings"}
+MCP_ONLY = {"firstSyncDone"}
+
+
+class TestStatusCasing:
+    def test_memory_status_is_keyed_like_status_json(self, home: Home) -> None:
+        """One casing (issue 15 item 10): the tool's keys are the CLI's, at every depth."""
+        payloads: list[dict[str, object]] = []
+
+        async def scenario(client: Client) -> None:
+            await _search(client, "tabs")  # the first sync has finished
+            payloads.append(_payload(await client.call_tool("memory_status", {"deep": True})))
+
+        _run(home, scenario)
+        cli = subprocess.run(
+            [python(), *home.args()[:-1], "status", "--json", "--deep"],
+            capture_output=True, text=True, env=home.env(), cwd=str(home.root), check=True,
+        )  # fmt: skip
+        cli_payload = json.loads(cli.stdout)
+        tool = payloads[0]
+        # Top level: the same keys. Below it, the same keys wherever both hold a value (the
+        # server has synced in this process, so its `lastSync` is set; the CLI's is null).
+        both = [k for k in tool if tool[k] is not None and cli_payload.get(k) is not None]
+
+        assert not any("_" in key for key in _keys(tool)), sorted(_keys(tool))
+        assert set(tool) - MCP_ONLY == set(cli_payload) - CLI_ONLY
+        assert {"agentId", "bySource", "enabled"} <= set(tool)
+        for key in both:
+            assert _keys(tool[key]) == _keys(cli_payload[key]), key

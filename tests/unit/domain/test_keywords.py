@@ -252,3 +252,26 @@ class TestStopWordLists:
     @pytest.mark.parametrize("word", ["como", "se", "can", "son", "hay", "era", "sin"])
     def test_latin_words_meaningful_in_another_language_are_not_stop_words(self, word: str) -> None:
         assert word in fts_query_terms(f"{word} zebra")
+
+
+class TestEveryStopWordIsDropped:
+    """A stop word of any length, alone beside a content word, leaves only the content word.
+
+    Queries are searched as CJK bigrams, so a stop word of 3+ characters used to leak pieces
+    (为什么 → 为什; について → につ, つい, いて).
+    """
+
+    @pytest.mark.parametrize(
+        "word", [w for words in ALL_LISTS.values() for w in words], ids=lambda w: w
+    )
+    def test_alone_beside_a_content_word(self, word: str) -> None:
+        assert fts_query_terms(f"{word} zebra") == ["zebra"]
+
+    def test_a_bigram_between_two_long_stop_words_is_dropped(self) -> None:
+        assert fts_query_terms("APIについて教えて") == ["api"]
+
+    def test_a_bigram_reaching_into_a_content_word_stays(self) -> None:
+        assert fts_query_terms("这个那个方案") == ["个方", "方案"]
+
+    def test_one_character_stop_words_inside_a_run_do_not_drop_bigrams(self) -> None:
+        assert fts_query_terms("我的猫") == ["我的", "的猫"]

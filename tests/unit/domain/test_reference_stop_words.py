@@ -48,3 +48,22 @@ def test_an_email_address_keeps_its_domain() -> None:
 
 def test_com_is_not_a_stop_word_in_any_language() -> None:
     assert "com" not in STOP_WORDS
+
+
+# The reference's own illustrations of its keyword extraction: what each query must still search.
+@pytest.mark.parametrize(
+    ("query", "kept"),
+    [("APIのバグ修正", {"api", "バグ", "修正"}), ("API를 배포", {"api", "배포"})],
+)
+def test_the_reference_illustrations_keep_their_content_words(query: str, kept: set[str]) -> None:
+    assert kept <= set(fts_query_terms(query))
+
+
+@pytest.mark.parametrize("word", ["보다", "فضلك"])
+def test_the_entries_the_reference_behaviour_shows_are_stop_words(word: str) -> None:
+    assert fts_query_terms(f"{word} zebra") == ["zebra"]
+
+
+def test_an_arabic_please_is_dropped_as_the_english_one_is() -> None:
+    assert fts_query_terms("من فضلك ساعدني") == ["ساعدني"]
+    assert fts_query_terms("please help") == ["help"]

@@ -292,3 +292,54 @@ class TestInstallation:
 
         assert runtime.store_path == tmp_path / ".memlane" / "agents" / "main" / "memory.db"
         assert [i.key for i in runtime.ignored] == ["memorySearch.store.path"]
+
+
+class TestFallbackIds:
+    """`fallback` takes the ids `provider` takes and resolves them the same way (issue 15)."""
+
+    def test_lmstudio_is_an_openai_compatible_fallback_at_its_local_server(self) -> None:
+        settings = resolve_settings(block(provider="gemini", fallback="lmstudio"))
+
+        assert (settings.fallback, settings.fallback_id) == ("openai", "lmstudio")
+        fallback = settings.fallback_settings()
+        assert base_url_for("openai", fallback, {}) == "http://127.0.0.1:1234/v1"
+        assert api_key_for("openai", fallback, {"OPENAI_API_KEY": "sk-real"}) is None
+        assert key_optional("openai", fallback)
+
+    def test_a_custom_id_with_a_base_url_is_a_fallback_with_its_own_key(self) -> None:
+        tree = {
+            "models": {"providers": {"lab-box": {"baseUrl": "http://box:8000/v1", "apiKey": "x"}}},
+            **block(provider="gemini", fallback="lab-box"),
+        }
+
+        fallback = resolve_settings(tree).fallback_settings()
+
+        assert (fallback.provider, fallback.provider_alias, fallback.model) == (
+            "openai", "lab-box", "",
+        )  # fmt: skip
+        assert (base_url_for("openai", fallback, {}), api_key_for("openai", fallback, {})) == (
+            "http://box:8000/v1", "x",
+        )  # fmt: skip
+
+    def test_openai_behind_a_mapped_provider_keeps_the_real_openai_endpoint(self) -> None:
+        settings = resolve_settings(block(provider="lmstudio", fallback="openai"))
+
+        fallback = settings.fallback_settings()
+
+        assert base_url_for("openai", settings, {}) == "http://127.0.0.1:1234/v1"
+        assert base_url_for("openai", fallback, {}) is None  # the adapter's own default
+        assert api_key_for("openai", fallback, {"OPENAI_API_KEY": "sk-real"}) == "sk-real"
+
+    def test_a_memlane_name_resolves_as_before(self) -> None:
+        settings = resolve_settings(block(provider="openai", fallback="local"))
+
+        assert (settings.fallback, settings.fallback_id) == ("local", "local")
+
+    @pytest.mark.parametrize("value", ["bedrock", "auto", "openai-compatible"])
+    def test_an_id_provider_would_refuse_or_auto_is_an_error_naming_the_key(
+        self, value: str
+    ) -> None:
+        with pytest.raises(ConfigError) as caught:
+            resolve_settings(block(provider="openai", fallback=value))
+
+        assert caught.value.key == "agents.defaults.memorySearch.fallback"

@@ -1,0 +1,133 @@
+"""A `fallback` named by an OpenAI-compatible id (issue 15) takes over against a real server.
+
+Servers on 127.0.0.1 speak the OpenAI embeddings wire format (or answer 500); the provider set
+is the one the application builds (provider_factories + make_runtime).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from memlane.application.ports.embedding import EmbeddingError
+from memlane.entrypoints.config.resolve import resolve_settings
+from memlane.entrypoints.container import make_runtime, provider_factories
+
+DIMS = 1536  # text-embedding-3-small, the default model a fallback runs (checked by the adapter)
+
+
+@dataclass
+class Server:
+    url: str
+    fail: bool
+    seen: list[tuple[str, str | None, dict[str, object]]] = field(default_factory=list)
+
+
+def _serve(fail: bool) -> Iterator[Server]:
+    state = Server(url="", fail=fail)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            state.seen.append((self.path, self.headers.get("Authorization"), body))
+            payload: dict[str, object]
+            if state.fail:
+                payload, code = {"error": {"message": "down", "type": "server_error"}}, 500
+            else:
+                inputs = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                data = [
+                    {"object": "embedding", "index": i, "embedding": [1.0] + [0.0] * (DIMS - 1)}
+                    for i in range(len(inputs))
+                ]
+                payload, code = {"object": "list", "data": data, "model": body["model"]}, 200
+            raw = json.dumps(payload).encode()
+            self.send_response(code)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(raw)))
+            self.end_headers()
+            self.wfile.write(raw)
+
+        def log_message(self, *_args: object) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+    yield state
+    server.shutdown()
+    server.server_close()
+
+
+@pytest.fixture
+def good() -> Iterator[Server]:
+    yield from _serve(fail=False)
+
+
+@pytest.fixture
+def bad() -> Iterator[Server]:
+    yield from _serve(fail=True)
+
+
+def _tree(memory_search: dict[str, object], providers: dict[str, object]) -> dict[str, object]:
+    return {
+        "models": {"providers": providers},
+        "agents": {"defaults": {"memorySearch": memory_search}},
+    }
+
+
+def test_a_custom_id_stands_in_for_a_provider_without_a_key(good: Server) -> None:
+    settings = resolve_settings(
+        _tree(
+            {"provider": "openai", "fallback": "lab-box", "remote": {"timeoutSeconds": 5}},
+            {"lab-box": {"baseUrl": good.url, "apiKey": "k-lab"}},
+        )
+    )
+    runtime = make_runtime(settings, provider_factories(settings, {}))  # no OPENAI_API_KEY
+
+    selection = runtime.selection
+    assert selection.provider is not None
+    assert selection.fallback_from == "openai"
+    vector = selection.provider.embed_query("hello")
+
+    assert len(vector) == DIMS
+    (path, auth, body) = good.seen[0]
+    assert (path, auth, body["model"]) == (
+        "/v1/embeddings",
+        "Bearer k-lab",
+        "text-embedding-3-small",
+    )
+
+
+def test_openai_takes_over_from_a_failing_lmstudio_at_its_own_endpoint(
+    good: Server, bad: Server
+) -> None:
+    settings = resolve_settings(
+        _tree(
+            {"provider": "lmstudio", "model": "nomic-embed", "fallback": "openai",
+             "remote": {"timeoutSeconds": 5}},
+            {"lmstudio": {"baseUrl": bad.url}},
+        )
+    )  # fmt: skip
+    env = {"OPENAI_API_KEY": "sk-real", "OPENAI_BASE_URL": good.url}
+    runtime = make_runtime(settings, provider_factories(settings, env))
+    first = runtime.selection.provider
+    assert first is not None
+
+    with pytest.raises(EmbeddingError) as failed:
+        first.embed_query("hello")
+    switched = runtime.fall_back(failed.value)
+
+    assert switched is not None and switched.provider is not None
+    assert len(switched.provider.embed_query("hello")) == DIMS
+    assert {(auth, body["model"]) for _, auth, body in bad.seen} == {
+        (None, "nomic-embed")
+    }  # retried
+    assert [(auth, body["model"]) for _, auth, body in good.seen] == [
+        ("Bearer sk-real", "text-embedding-3-small")
+    ]
