@@ -238,6 +238,15 @@ def tiered(c_hi: float, c_lo: float, k: float, e: float, weighted: bool | None) 
 
 
 def grid(name: str) -> list[tuple[str, Rule]]:
+    if name == "short":
+        return [
+            (f"cos>={hi} | d>={k}&(cos>={lo}|ev>={e})", tiered(hi, lo, k, e, None))
+            for hi, lo, k, e in [
+                (0.86, 0.805, 0.2, 6), (0.86, 0.805, 0.2, 99), (0.86, 0.80, 0.15, 6),
+                (0.86, 0.80, 0.1, 6), (0.85, 0.805, 0.15, 6), (0.86, 0.805, 0.15, 99),
+                (0.86, 0.81, 0.2, 99), (0.87, 0.80, 0.2, 6),
+            ]
+        ] + [("cos>=0.805 | ev>=6", current(0.805, 6))]
     if name in ("tiered_w", "tiered_u", "tiered_d"):
         w = {"w": True, "u": False, "d": None}[name[-1]]
         return [
@@ -308,6 +317,9 @@ def main(argv: list[str] | None = None) -> None:
             ) <= args.max_loss_lme + 1e-9
             if ok:
                 rows.append((a["reduction"], label, res))
+            if family == "short":
+                cells = " ".join(f"{k.replace('_pooled', '')}={v:+.3f}" for k, v in a.items())
+                print(f"  {label:42} A   {cells}", flush=True)
         rows.sort(key=lambda r: -r[0])
         print(f"\n== {family}: best on half A within the losses ({len(rows)} admissible)")
         for _, label, res in rows[: args.top]:

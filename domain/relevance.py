@@ -101,8 +101,6 @@ class RelevanceFloor:
             and item.vector_score >= self.sure_cosine
         ):
             return True
-        if self.min_term_share > 0.0 and term_share(keys, item.text) < self.min_term_share:
-            return False
         cosine_ok = (
             self.min_cosine is not None
             and item.vector_score is not None
@@ -113,7 +111,10 @@ class RelevanceFloor:
             and item.keyword_evidence is not None
             and item.keyword_evidence >= self.min_keyword_evidence
         )
-        return cosine_ok or keyword_ok
+        # The words last: reading the text costs more than comparing two numbers.
+        return (cosine_ok or keyword_ok) and (
+            self.min_term_share <= 0.0 or term_share(keys, item.text) >= self.min_term_share
+        )
 
 
 def apply_relevance_floor(
