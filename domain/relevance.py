@@ -4,15 +4,16 @@ Every fusion rule scores a candidate against the other candidates of the same qu
 about something the memory does not hold still gets confident-looking scores (the best of a
 bad pool is "above average"), and `minScore` cannot remove it. The floor looks at each hit's
 raw evidence instead, which does not depend on the pool: a hit is kept only if its cosine
-similarity or its bm25 evidence (−rank) clears a fixed floor **and** it contains a share of the
-query's words, or if its cosine alone is high enough to need no words. It only removes hits;
-the order of the hits it keeps is the fusion's.
+similarity or its bm25 evidence (−rank) clears a fixed floor. Opt-in, that evidence also needs
+a share of the query's words in the hit, unless its cosine alone is high enough to need none.
+It only removes hits; the order of the hits it keeps is the fusion's.
 
 Why the words: in a large memory about everything (a year of assistant chat), a question from
 elsewhere still finds passages at the usual cosine (e5 puts unrelated text near 0.8) and a rare
 word with high bm25 weight, but the hits share few of its words. A hit that answers the query
 shares some. The share is a pure function of the query and the hit's own text, so it does not
-depend on the pool either.
+depend on the pool either. It is not the default: it also drops some answering turns of short
+conversational questions, more than the recall budget allows (bench/RESULTS.md).
 """
 
 from __future__ import annotations
@@ -37,7 +38,10 @@ CALIBRATED_COSINE_FLOORS: Final[Mapping[tuple[str, str], float]] = {
 KEYWORD_EVIDENCE_FLOOR: Final = 6.0
 # The share of the query's words (its keyword terms) a hit must contain for its cosine or bm25
 # evidence to count, and the cosine that vouches alone, without words (per model, like the floor).
-TERM_SHARE_FLOOR: Final = 0.2
+# Off by default: measured at 0.2 it removed 78 % of foreign hits (against 61 %) but cost LoCoMo
+# 0.012 turn recall at 5 lines, over the 0.01 budget (bench/RESULTS.md). Opt in with a share.
+TERM_SHARE_FLOOR: Final = 0.0
+MEASURED_TERM_SHARE: Final = 0.2
 CALIBRATED_SURE_COSINES: Final[Mapping[tuple[str, str], float]] = {
     ("local", "multilingual-e5-small"): 0.86,
 }
@@ -139,8 +143,8 @@ def floor_for(
     the second of two ways a hit can qualify, not as the only one. `configured` (the cosine
     floor, `query.relevanceFloor`) wins over the calibrated one; 0, or a model nobody calibrated
     a floor for and no configured value, turns the floor off. `term_share`
-    (`query.relevanceTermShare`) wins over TERM_SHARE_FLOOR; 0 drops the word requirement. The
-    cosine that needs no words is only known for a calibrated model.
+    (`query.relevanceTermShare`) wins over TERM_SHARE_FLOOR (0: no word requirement, the
+    default). The cosine that needs no words is only known for a calibrated model.
     """
     if not vector_leg:
         return RelevanceFloor()

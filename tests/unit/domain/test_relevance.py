@@ -9,7 +9,7 @@ from memlane.domain.relevance import (
     CALIBRATED_COSINE_FLOORS,
     CALIBRATED_SURE_COSINES,
     KEYWORD_EVIDENCE_FLOOR,
-    TERM_SHARE_FLOOR,
+    MEASURED_TERM_SHARE,
     RelevanceFloor,
     apply_relevance_floor,
     floor_for,
@@ -169,16 +169,27 @@ class TestKeywordEvidence:
 
 
 class TestFloorFor:
-    def test_the_bundled_model_gets_its_calibrated_floor(self) -> None:
+    def test_the_bundled_model_gets_its_calibrated_floor_without_words(self) -> None:
         floor = floor_for(None, provider=BUNDLED[0], model=BUNDLED[1], vector_leg=True)
+
+        assert floor == RelevanceFloor(CALIBRATED_COSINE_FLOORS[BUNDLED], KEYWORD_EVIDENCE_FLOOR)
+        assert floor.active
+
+    def test_a_configured_share_adds_the_words_and_the_sure_cosine(self) -> None:
+        floor = floor_for(
+            None,
+            provider=BUNDLED[0],
+            model=BUNDLED[1],
+            vector_leg=True,
+            term_share=MEASURED_TERM_SHARE,
+        )
 
         assert floor == RelevanceFloor(
             CALIBRATED_COSINE_FLOORS[BUNDLED],
             KEYWORD_EVIDENCE_FLOOR,
-            TERM_SHARE_FLOOR,
+            MEASURED_TERM_SHARE,
             CALIBRATED_SURE_COSINES[BUNDLED],
         )
-        assert floor.active
 
     def test_a_model_nobody_calibrated_has_no_floor(self) -> None:
         floor = floor_for(None, provider="openai", model="text-embedding-3-small", vector_leg=True)
@@ -188,15 +199,14 @@ class TestFloorFor:
     def test_a_configured_floor_wins_for_any_model(self) -> None:
         floor = floor_for(0.4, provider="openai", model="text-embedding-3-small", vector_leg=True)
 
-        # The word share holds for any model; the sure cosine is only known for a calibrated one.
-        assert floor == RelevanceFloor(0.4, KEYWORD_EVIDENCE_FLOOR, TERM_SHARE_FLOOR, None)
+        assert floor == RelevanceFloor(0.4, KEYWORD_EVIDENCE_FLOOR)
 
-    def test_a_configured_share_of_zero_gives_the_cosine_or_evidence_rule(self) -> None:
+    def test_the_sure_cosine_is_only_known_for_a_calibrated_model(self) -> None:
         floor = floor_for(
-            None, provider=BUNDLED[0], model=BUNDLED[1], vector_leg=True, term_share=0.0
+            0.4, provider="openai", model="text-embedding-3-small", vector_leg=True, term_share=0.2
         )
 
-        assert floor == RelevanceFloor(CALIBRATED_COSINE_FLOORS[BUNDLED], KEYWORD_EVIDENCE_FLOOR)
+        assert floor == RelevanceFloor(0.4, KEYWORD_EVIDENCE_FLOOR, 0.2, None)
 
     def test_zero_turns_it_off(self) -> None:
         assert not floor_for(0.0, provider=BUNDLED[0], model=BUNDLED[1], vector_leg=True).active
