@@ -131,8 +131,9 @@ class Searcher:
             provider=provider.id if provider is not None else None,
             model=provider.model if provider is not None else None,
             vector_leg=bool(vector),  # no cosines (keyword-only, failed leg): no floor
+            term_share=self._settings.query.relevance_term_share,
         )
-        kept = apply_relevance_floor(kept, floor)
+        kept = apply_relevance_floor(kept, floor, text)
         if hybrid.mmr.enabled:  # diversify among the results that qualify, not the whole pool
             kept = mmr_rerank(kept, lambda_=hybrid.mmr.lambda_, limit=max_results)
         kept = kept[:max_results]

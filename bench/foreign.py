@@ -45,7 +45,7 @@ from memlane.bench.runner import (
 from memlane.bench.workspace import UnitPaths, materialize
 from memlane.domain.chunks import ChunkId
 from memlane.domain.index_meta import vector_label
-from memlane.domain.keywords import build_fts_query
+from memlane.domain.keywords import build_fts_query, fts_query_terms, quote_fts_term
 from memlane.domain.relevance import RelevanceFloor, apply_relevance_floor
 from memlane.domain.scoring import Fused, apply_min_score, rrf_merge, weighted_merge, zscore_merge
 from memlane.domain.search import Candidate
@@ -142,21 +142,29 @@ def collect(pairs: Sequence[str], work_dir: Path, legs_dir: Path, limit: int | N
             try:
                 manager.sync(force=False)
                 # A study tool: it reaches into the manager for the store and provider.
-                store, provider = manager._store, manager._runtime.provider
+                searcher = manager._searcher
+                store, provider = searcher._store, searcher._runtime.provider
                 sources = manager.settings.sources
                 label = vector_label(provider.model, provider.key)
+                size = sum(c.chunks for c in store.counts() if c.source in sources)
                 for q in queries:
                     match = build_fts_query(q.text)
                     kw = store.search_keyword(match, sources=sources, limit=POOL) if match else []
-                    vec = store.search_vector(
-                        provider.embed_query(q.text), model=label, sources=sources, limit=POOL
+                    embedded = provider.embed_query(q.text)
+                    # Every chunk's cosine (the stores here are small): the query's background.
+                    every = store.search_vector(
+                        embedded, model=label, sources=sources, limit=max(size, 1)
                     )
+                    vec = every[:POOL]
                     records.append(
                         {
                             "unit": unit.unit_id,
                             "qid": q.qid,
                             "vector": [_row(c) for c in vec],
                             "keyword": [_row(c) for c in kw],
+                            "n_chunks": size,
+                            "all_cosines": _quantiles([c.score for c in every]),
+                            "terms": _term_presence(store, sources, q.text, vec, kw),
                         }
                     )
             finally:
@@ -165,6 +173,37 @@ def collect(pairs: Sequence[str], work_dir: Path, legs_dir: Path, limit: int | N
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(json.dumps(records))
         print(f"{pair}: {len(records)} queries -> {target}", flush=True)
+
+
+def _quantiles(values: Sequence[float]) -> dict[str, float]:
+    ordered = sorted(values)
+    if not ordered:
+        return {}
+
+    def at(f: float) -> float:
+        return ordered[min(len(ordered) - 1, int(f * len(ordered)))]
+
+    return {
+        "mean": statistics.fmean(ordered),
+        "std": statistics.pstdev(ordered),
+        "p50": at(0.5),
+        "p90": at(0.9),
+        "p99": at(0.99),
+    }
+
+
+def _term_presence(
+    store: Any, sources: Any, text: str, vec: Sequence[Any], kw: Sequence[Any]
+) -> list[list[Any]]:
+    """Per analysed query term: [term, document frequency, the candidates (of either leg) that
+    contain it], read from the FTS index itself (one MATCH per term)."""
+    wanted = {str(c.chunk_id) for c in [*vec, *kw]}
+    out: list[list[Any]] = []
+    for term in fts_query_terms(text):
+        found = store.search_keyword(quote_fts_term(term), sources=sources, limit=100_000)
+        ids = {str(c.chunk_id) for c in found}
+        out.append([term, len(ids), sorted(ids & wanted)])
+    return out
 
 
 def _row(c: Any) -> list[Any]:

@@ -344,6 +344,7 @@ def _query(read: _Reader) -> QuerySettings:
         max_results=read.integer("query.maxResults"),
         min_score=read.number("query.minScore"),
         relevance_floor=read.optional_number("query.relevanceFloor"),
+        relevance_term_share=read.optional_number("query.relevanceTermShare"),
         hybrid=HybridSettings(
             enabled=read.flag("query.hybrid.enabled"),
             vector_weight=vector,

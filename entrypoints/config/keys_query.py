@@ -29,6 +29,16 @@ QUERY_KEYS: Final[tuple[Key, ...]] = (
         low=0,
         high=1,
     ),
+    Key(
+        "query.relevanceTermShare",
+        NUM,
+        "Share of the query's words a hit needs for its cosine or keyword evidence to count "
+        "(a hit of calibrated, very high cosine needs none); unset or 0: no word requirement; "
+        "0.2 measured (bench/RESULTS.md).",
+        "query.relevance_term_share",
+        low=0,
+        high=1,
+    ),
     Key("query.hybrid.enabled", BOOL, "Fuse vector and keyword search.", "query.hybrid.enabled"),
     Key(
         "query.hybrid.vectorWeight",

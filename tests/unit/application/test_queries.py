@@ -49,12 +49,14 @@ def searcher(
     hybrid: HybridSettings | None = None,
     fallback_from: str | None = None,
     relevance_floor: float | None = None,
+    term_share: float | None = None,
 ) -> Searcher:
     settings = MemorySettings(
         query=QuerySettings(
             min_score=min_score,
             hybrid=hybrid or HybridSettings(),
             relevance_floor=relevance_floor,
+            relevance_term_share=term_share,
         )
     )
     runtime = EmbeddingRuntime(lambda: Selection(provider=provider, fallback_from=fallback_from))
@@ -309,7 +311,9 @@ class TestRelevanceFloor:
         )
         floor = cosines[len(cosines) // 2]  # the median: some hits fall below it, some do not
 
-        floored = search(searcher(store, provider, relevance_floor=floor), "billing")
+        floored = search(
+            searcher(store, provider, relevance_floor=floor, term_share=0.0), "billing"
+        )
 
         expected = [
             (r.path, r.start_line, r.score)
@@ -330,6 +334,24 @@ class TestRelevanceFloor:
 
         assert unfloored.results  # relative fusion ranks even a pool of strangers
         assert floored.results == []
+
+    def test_a_hit_needs_the_query_words_for_its_cosine_to_count(self) -> None:
+        provider = FakeEmbeddingProvider()
+        store = index(provider)
+        query = "billing zebra"  # every hit lacks "zebra": half the words at most
+
+        cosine_only = search(
+            searcher(store, provider, relevance_floor=0.01, term_share=0.0), query
+        )
+        half = search(searcher(store, provider, relevance_floor=0.01, term_share=0.5), query)
+        all_words = search(
+            searcher(store, provider, relevance_floor=0.01, term_share=1.0), query
+        )
+
+        with_billing = [r for r in cosine_only.results if "billing" in r.snippet.lower()]
+        assert 0 < len(with_billing) < len(cosine_only.results)
+        assert [r.path for r in half.results] == [r.path for r in with_billing]
+        assert all_words.results == []
 
     def test_keyword_only_search_is_not_floored(self) -> None:
         store = index(None)

@@ -7,10 +7,15 @@ import pytest
 from memlane.domain.chunks import ChunkId
 from memlane.domain.relevance import (
     CALIBRATED_COSINE_FLOORS,
+    CALIBRATED_SURE_COSINES,
     KEYWORD_EVIDENCE_FLOOR,
+    MEASURED_TERM_SHARE,
     RelevanceFloor,
     apply_relevance_floor,
     floor_for,
+    query_keys,
+    term_share,
+    word_key,
 )
 from memlane.domain.scoring import Fused, zscore_merge
 from memlane.domain.search import Candidate
@@ -19,14 +24,21 @@ FLOOR = RelevanceFloor(min_cosine=0.8, min_keyword_evidence=7.0)
 BUNDLED = ("local", "multilingual-e5-small")
 
 
-def item(chunk_id: str, *, cosine: float | None, evidence: float | None, score: float) -> Fused:
+def item(
+    chunk_id: str,
+    *,
+    cosine: float | None,
+    evidence: float | None,
+    score: float,
+    text: str | None = None,
+) -> Fused:
     return Fused(
         chunk_id=ChunkId(chunk_id),
         source="memory",
         path=f"{chunk_id}.md",
         start_line=1,
         end_line=1,
-        text=chunk_id,
+        text=chunk_id if text is None else text,
         vector_score=cosine,
         text_score=None if evidence is None else 1.0,
         score=score,
@@ -77,6 +89,68 @@ class TestAdmits:
         assert [i.chunk_id for i in kept] == ["a", "c", "d"]
 
 
+WORDY = RelevanceFloor(
+    min_cosine=0.8, min_keyword_evidence=7.0, min_term_share=0.5, sure_cosine=0.9
+)
+QUERY = "Which Korean restaurants did Caroline try?"  # keys: korean, restaur, caroline, try
+
+
+class TestTermShare:
+    def test_spellings_of_one_word_share_a_key(self) -> None:
+        assert word_key("Restaurants") == word_key("restaurant")
+        assert word_key("studies") == word_key("study")
+        assert word_key("walked") == word_key("walking") == word_key("walks")
+        assert word_key("cat") != word_key("category")
+
+    def test_the_share_counts_the_query_words_the_text_holds(self) -> None:
+        keys = query_keys(QUERY)
+
+        assert len(keys) == 4  # "which" and "did" are stop words
+        assert term_share(keys, "Caroline loves the Korean restaurant downtown.") == 0.75
+        assert term_share(keys, "Nothing in common here.") == 0.0
+
+    def test_cjk_text_is_matched_on_the_index_bigrams(self) -> None:
+        keys = query_keys("北京大学在哪里")
+
+        assert 0.0 < term_share(keys, "他在北京大学读书") < 1.0
+
+    def test_a_query_without_words_cannot_be_judged_by_words(self) -> None:
+        assert term_share(frozenset(), "anything") == 1.0
+
+
+class TestWordRequirement:
+    @pytest.mark.parametrize(
+        ("cosine", "evidence", "text", "kept"),
+        [
+            (0.85, None, "Caroline tried a Korean place", True),  # cosine + 3 of 4 words
+            (0.85, None, "a lovely afternoon at the beach", False),  # cosine, no words
+            (None, 9.0, "Korean restaurants everywhere", True),  # evidence + 2 of 4 words
+            (None, 9.0, "Korean food", False),  # evidence, 1 of 4 words
+            (0.92, None, "a lovely afternoon at the beach", True),  # a sure cosine needs none
+            (0.70, 1.0, "Caroline tried Korean restaurants", False),  # words alone never do
+        ],
+    )
+    def test_cosine_or_evidence_counts_only_with_the_words(
+        self, cosine: float | None, evidence: float | None, text: str, kept: bool
+    ) -> None:
+        hit = item("a", cosine=cosine, evidence=evidence, score=0.5, text=text)
+
+        assert WORDY.admits(hit, query_keys(QUERY)) is kept
+
+    def test_filtering_reads_the_query_and_keeps_the_order(self) -> None:
+        items = [
+            item("a", cosine=0.85, evidence=None, score=0.9, text="beach day"),
+            item("b", cosine=0.85, evidence=None, score=0.8, text="Caroline, Korean restaurant"),
+            item("c", cosine=0.95, evidence=None, score=0.7, text="beach day"),
+            item("d", cosine=None, evidence=8.0, score=0.6, text="Korean restaurants we tried"),
+        ]
+
+        kept = apply_relevance_floor(items, WORDY, QUERY)
+
+        assert [i.chunk_id for i in kept] == ["b", "c", "d"]
+        assert [i.score for i in kept] == [0.8, 0.7, 0.6]
+
+
 class TestKeywordEvidence:
     def test_fusion_carries_the_raw_evidence_whatever_the_pool(self) -> None:
         # The normalised text_score changes with the pool; the floor's evidence must not.
@@ -95,11 +169,27 @@ class TestKeywordEvidence:
 
 
 class TestFloorFor:
-    def test_the_bundled_model_gets_its_calibrated_floor(self) -> None:
+    def test_the_bundled_model_gets_its_calibrated_floor_without_words(self) -> None:
         floor = floor_for(None, provider=BUNDLED[0], model=BUNDLED[1], vector_leg=True)
 
         assert floor == RelevanceFloor(CALIBRATED_COSINE_FLOORS[BUNDLED], KEYWORD_EVIDENCE_FLOOR)
         assert floor.active
+
+    def test_a_configured_share_adds_the_words_and_the_sure_cosine(self) -> None:
+        floor = floor_for(
+            None,
+            provider=BUNDLED[0],
+            model=BUNDLED[1],
+            vector_leg=True,
+            term_share=MEASURED_TERM_SHARE,
+        )
+
+        assert floor == RelevanceFloor(
+            CALIBRATED_COSINE_FLOORS[BUNDLED],
+            KEYWORD_EVIDENCE_FLOOR,
+            MEASURED_TERM_SHARE,
+            CALIBRATED_SURE_COSINES[BUNDLED],
+        )
 
     def test_a_model_nobody_calibrated_has_no_floor(self) -> None:
         floor = floor_for(None, provider="openai", model="text-embedding-3-small", vector_leg=True)
@@ -110,6 +200,13 @@ class TestFloorFor:
         floor = floor_for(0.4, provider="openai", model="text-embedding-3-small", vector_leg=True)
 
         assert floor == RelevanceFloor(0.4, KEYWORD_EVIDENCE_FLOOR)
+
+    def test_the_sure_cosine_is_only_known_for_a_calibrated_model(self) -> None:
+        floor = floor_for(
+            0.4, provider="openai", model="text-embedding-3-small", vector_leg=True, term_share=0.2
+        )
+
+        assert floor == RelevanceFloor(0.4, KEYWORD_EVIDENCE_FLOOR, 0.2, None)
 
     def test_zero_turns_it_off(self) -> None:
         assert not floor_for(0.0, provider=BUNDLED[0], model=BUNDLED[1], vector_leg=True).active

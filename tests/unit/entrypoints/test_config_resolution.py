@@ -267,6 +267,8 @@ class TestClamps:
             ("query.minScore", 2, "query.min_score", 1.0),
             ("query.relevanceFloor", -1, "query.relevance_floor", 0.0),
             ("query.relevanceFloor", 1.5, "query.relevance_floor", 1.0),
+            ("query.relevanceTermShare", -1, "query.relevance_term_share", 0.0),
+            ("query.relevanceTermShare", 2, "query.relevance_term_share", 1.0),
             ("query.hybrid.candidateMultiplier", 50, "query.hybrid.candidate_multiplier", 20),
             ("query.hybrid.candidateMultiplier", 0, "query.hybrid.candidate_multiplier", 1),
             ("query.hybrid.minCandidates", 0, "query.hybrid.min_candidates", 1),
@@ -358,6 +360,11 @@ class TestClamps:
         assert resolve_settings(tree()).query.relevance_floor is None
         configured = resolve_settings(tree({"query": {"relevanceFloor": 0.6}}))
         assert configured.query.relevance_floor == pytest.approx(0.6)
+
+    def test_the_word_share_is_unset_by_default_and_read_when_given(self) -> None:
+        assert resolve_settings(tree()).query.relevance_term_share is None
+        configured = resolve_settings(tree({"query": {"relevanceTermShare": 0.3}}))
+        assert configured.query.relevance_term_share == pytest.approx(0.3)
 
     @given(st.floats(allow_nan=False, allow_infinity=False))
     def test_min_score_always_lands_in_the_unit_interval(self, value: float) -> None:
