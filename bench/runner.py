@@ -3,7 +3,8 @@
 Each unit is indexed once per embedding store: the vector modes share one store (they differ
 only in query-time settings, so re-opening with another config re-uses the index), keyword-only
 mode has its own store so switching providers never forces a re-index. Stores live under
-`bench/work/` and keep their embedding cache between runs.
+`bench/work/` and keep their embedding cache between runs; with `--driver postgres` they are
+PostgreSQL databases filled from those files (store_driver.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from typing import Any, Protocol, cast
 
 from memlane.bench import metrics
 from memlane.bench.datasets.model import Dataset, Query, Unit
+from memlane.bench.store_driver import SqliteDriver, StoreDriver
 from memlane.bench.workspace import (
     AGENT_ID,
     UnitPaths,
@@ -99,15 +101,21 @@ def store_key(mode_config: Mapping[str, Any]) -> str:
 
 
 def mode_config(
-    mode: str, provider: str, store: Path, max_results: int, extra: Mapping[str, Any]
+    mode: str,
+    provider: str,
+    store: Path | Mapping[str, Any],
+    max_results: int,
+    extra: Mapping[str, Any],
 ) -> dict[str, Any]:
+    """The config of one mode; `store` is the SQLite file or a whole `store` block."""
     base: dict[str, Any] = {
         "provider": provider,
         "query": {"maxResults": max_results, "minScore": 0},
         "sync": {"watch": False, "onSearch": False, "onSessionStart": False},
     }
     merged = deep_merge(deep_merge(base, MODES[mode]), extra)
-    return deep_merge(merged, {"store": {"path": str(store)}})
+    block = {"path": str(store)} if isinstance(store, Path) else dict(store)
+    return deep_merge(merged, {"store": block})
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +129,7 @@ class RunOptions:
     extra_config: Mapping[str, Any] = field(default_factory=dict)
     passages_per_second: float = 1.5
     queries_per_second: float = 15.0
+    driver: StoreDriver = field(default_factory=SqliteDriver)
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +220,16 @@ def score_query(
     return out
 
 
+def ranking_digests(hits: Sequence[metrics.Hit]) -> dict[str, str]:
+    """Short digests of the ranked hits (top 10, all): two runs agree on a query's ranking
+    exactly when its digests match, which equal metrics alone do not show."""
+
+    def digest(part: Sequence[metrics.Hit]) -> str:
+        return hashlib.sha256(repr([tuple(h) for h in part]).encode()).hexdigest()[:16]
+
+    return {"top10": digest(hits[:10]), "all": digest(hits)}
+
+
 @dataclass(slots=True)
 class UnitRun:
     unit_id: str
@@ -246,7 +265,8 @@ def run_unit(
     record = UnitRun(unit.unit_id, len(unit.files), sum(indexed_chars(unit)), len(unit.queries))
     out.units.append(record)
     for mode in options.modes:
-        store = paths.store_path(store_key({"provider": options.provider, **MODES[mode]}))
+        key = store_key({"provider": options.provider, **MODES[mode]})
+        store = options.driver.store_config(paths, key)
         cfg = mode_config(mode, options.provider, store, options.max_results, options.extra_config)
         t0 = time.perf_counter()
         manager = open_unit(opener, paths, cfg)
@@ -269,6 +289,7 @@ def run_unit(
                         "mode": mode,
                         "latency_ms": latencies[-1],
                         "n_hits": len(hits),
+                        "ranking": ranking_digests(hits),
                         "metrics": score_query(q, hits, doc_of_path, turn_level=dataset.turn_level),
                     }
                 )

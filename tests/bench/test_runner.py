@@ -209,3 +209,51 @@ class TestCompareRuns:
         a, b = self.run_of([1.0, 0.0], mode="rrf"), self.run_of([0.0, 1.0], mode="rrf")
 
         assert report.compare_runs(a, b, "hybrid") == []
+
+
+class TestRankingChanges:
+    @staticmethod
+    def run_of(digests: Sequence[tuple[str, str]]) -> DatasetRun:
+        run = DatasetRun("mini", turn_level=False)
+        run.records = [
+            {
+                "unit": "u",
+                "qid": str(i),
+                "mode": "keyword",
+                "metrics": {"ndcg@10": 1.0, "mrr@10": 0.5},
+                "ranking": {"top10": top, "all": whole},
+            }
+            for i, (top, whole) in enumerate(digests)
+        ]
+        return run
+
+    def test_counts_queries_whose_top_10_or_whole_list_differ(self) -> None:
+        a = self.run_of([("t", "w"), ("t", "w"), ("t", "w")])
+        b = self.run_of([("t", "w"), ("t", "other"), ("other", "other")])
+
+        assert report.ranking_changes(a, b, "keyword") == {"n": 3, "top10": 1, "all": 2}
+        assert report.ranking_changes(a, a, "keyword") == {"n": 3, "top10": 0, "all": 0}
+
+    def test_runs_without_digests_give_none(self) -> None:
+        a = self.run_of([("t", "w")])
+        b = self.run_of([("t", "w")])
+        del b.records[0]["ranking"]
+
+        assert report.ranking_changes(a, b, "keyword") is None
+
+    def test_all_metrics_are_compared_on_request(self) -> None:
+        a = self.run_of([("t", "w"), ("t", "w")])
+
+        names = [c["metric"] for c in report.compare_runs(a, a, "keyword", metric_names=["all"])]
+
+        assert names == ["mrr@10", "ndcg@10"]
+
+    def test_ranking_digests_tell_orders_apart(self) -> None:
+        from memlane.bench.runner import ranking_digests
+
+        one = ranking_digests([("a.md", 1, 2), ("b.md", 1, 2)])
+        swapped = ranking_digests([("b.md", 1, 2), ("a.md", 1, 2)])
+
+        assert one != swapped
+        assert one == ranking_digests([("a.md", 1, 2), ("b.md", 1, 2)])
+        assert ranking_digests([("a.md", 1, 2)])["top10"] != one["top10"]
