@@ -86,10 +86,14 @@ class VectorProgress:
         """Whether every chunk has its vector (true for an empty index)."""
         return self.done >= self.total
 
-    def text(self) -> str:
-        """`vectors 12,345 / 100,000 (12 %)`; the percentage rounds down, so 100 % means done."""
+    def ratio(self) -> str:
+        """`12,345 / 100,000 (12 %)`; the percentage rounds down, so 100 % means done."""
         percent = 100 * self.done // self.total if self.total else 100
-        return f"vectors {self.done:,} / {self.total:,} ({percent} %)"
+        return f"{self.done:,} / {self.total:,} ({percent} %)"
+
+    def text(self) -> str:
+        """`vectors 12,345 / 100,000 (12 %)`, the words of search warnings."""
+        return f"vectors {self.ratio()}"
 
 
 @dataclass(frozen=True, slots=True)
