@@ -40,7 +40,8 @@ from memlane.bench.workspace import UnitPaths, materialize
 LME_S = Path("/work/shared/data/longmemeval_s/longmemeval_s_cleaned_subset48.json")
 RESULTS = Path(__file__).parent / "results"
 AGENT = "bench"
-NOTE_CHARS = 5 * 1600  # about four 400-token chunks per note with the default overlap
+NOTE_CHARS = 5 * 1600  # ~8.5k characters once the last turn is added: seven chunks per note
+CHUNKS_PER_NOTE = 7  # the default chunker's windows of 1,600 characters every 1,280
 
 
 def _lme_items() -> list[dict[str, Any]]:
@@ -61,7 +62,7 @@ def _write_lme(root: Path, questions: int) -> tuple[UnitPaths, str]:
 
 
 def _write_synthetic(root: Path, chunks: int) -> tuple[UnitPaths, str]:
-    """Notes of ~four chunks, their paragraphs drawn (seeded) from the LongMemEval-S turns."""
+    """Notes of ~seven chunks, their paragraphs drawn (seeded) from the LongMemEval-S turns."""
     paths = UnitPaths(root)
     paths.notes_dir.mkdir(parents=True, exist_ok=True)
     paths.sessions_dir.mkdir(parents=True, exist_ok=True)
@@ -73,7 +74,7 @@ def _write_synthetic(root: Path, chunks: int) -> tuple[UnitPaths, str]:
         if len(str(t["content"])) > 80
     ]
     rng = random.Random(18)
-    notes = max(1, chunks // 4)
+    notes = max(1, chunks // CHUNKS_PER_NOTE)
     for n in range(notes):
         target = paths.notes_dir / f"note-{n:06}.md"
         if target.exists():
