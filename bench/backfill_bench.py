@@ -107,6 +107,35 @@ def _counts(db: Path) -> tuple[int, int] | None:
     return int(total), int(done)
 
 
+def _progress_query_ms(db: Path) -> dict[str, float] | None:
+    """Median ms of the two statements of the SQLite store's `vector_progress` (every search
+    runs them): as the index stands (partial), and the total alone (what is left of the cost
+    when nothing is missing: the range scan around the model then reads no row)."""
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        row = conn.execute("SELECT model FROM chunks WHERE model != 'fts-only' LIMIT 1").fetchone()
+        if row is None:
+            return None
+        model = str(row[0])
+        partial, total_only = [], []
+        for _ in range(21):
+            t = time.perf_counter()
+            conn.execute(
+                "SELECT count(*) FROM chunks WHERE model < ? OR model > ?", (model, model)
+            ).fetchone()
+            conn.execute("SELECT count(*) FROM chunks").fetchone()
+            partial.append((time.perf_counter() - t) * 1000)
+            t = time.perf_counter()
+            conn.execute("SELECT count(*) FROM chunks").fetchone()
+            total_only.append((time.perf_counter() - t) * 1000)
+    finally:
+        conn.close()
+    return {
+        "partial_ms": round(sorted(partial)[10], 2),
+        "total_count_ms": round(sorted(total_only)[10], 2),
+    }
+
+
 def _argv(paths: UnitPaths, config: Path, *args: str) -> list[str]:
     return [
         sys.executable, "-m", "memlane.entrypoints", "--config", str(config),
@@ -172,6 +201,7 @@ def run(name: str, paths: UnitPaths, query: str, provider: str, budget: float) -
             else round(samples[-1][0] + (total - done) / rate, 1)
         ),
         "index_killed_after_budget": killed,
+        "vector_progress_query": _progress_query_ms(db),
         "index_exit": child.returncode,
         "samples": samples,
         "load_average": os.getloadavg(),
