@@ -73,6 +73,14 @@ class DocumentEmbedder:
             cached=len(unique) - len(missing),
         )
 
+    def cached(self, chunks: Sequence[Chunk]) -> list[Vector | None]:
+        """Return the cached vector of each chunk, None where the cache has none (no provider
+        call: a rebuild writes these at once and leaves the rest to the vector backfill)."""
+        if not self._use_cache or not chunks:
+            return [None] * len(chunks)
+        known = self._cache.cache_get(self._key, list(dict.fromkeys(c.hash for c in chunks)))
+        return [known.get(c.hash) for c in chunks]
+
     def _embed_within_limit(self, texts: Sequence[str]) -> list[Vector]:
         """Embed texts; one longer than the model accepts is split and its pieces averaged.
 

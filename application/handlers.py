@@ -16,7 +16,6 @@ from memlane.application.indexing import FilePreparer, PreparedFile, write_prepa
 from memlane.application.issues import FileVersion, IssueBoard
 from memlane.application.messagebus import Handler, Routes
 from memlane.application.ports.clock import Clock
-from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.file_source import FileMissing, SourceError
 from memlane.application.ports.index_store import IndexStore, IndexWriter
 from memlane.application.progress import ProgressTracker
@@ -90,7 +89,7 @@ class IndexFile:
             self._runtime.note_failure(outcome.embedding_error)
             selection = self._runtime.fall_back(outcome.embedding_error)
             if selection is not None:
-                follow_ups += _fallback_events(self._clock, selection)
+                follow_ups += fallback_events(self._clock, selection)
             problems.append(
                 f"embedding failed ({outcome.embedding_error}); indexed for keyword search, "
                 "vectors pending"
@@ -134,6 +133,11 @@ class RebuildIndex:
     """On ReindexRequired: build a complete new index aside, then swap it in atomically, so
     readers never see a half-built index.
 
+    The new index gets every chunk and keyword row, and the vectors the embedding cache already
+    holds; the provider is not called (`defer`): embedding a large first index takes hours on a
+    local model, and search should not wait for it. The sync's vector backfill embeds the rest
+    after the swap, in committed batches.
+
     Every configured source is included, whatever triggered the rebuild (a rebuild that dropped
     transcripts would silently lose them from search). Any failure before the swap aborts the
     rebuild and the previous index stays in place.
@@ -169,14 +173,14 @@ class RebuildIndex:
         started = self._clock.monotonic()
         rebuild = self._store.begin_rebuild()
         try:
-            files, chunks, failure = self._fill(rebuild)
+            files, chunks = self._fill(rebuild)
             meta = self._wanted_meta()
             rebuild.set_meta(meta)
             rebuild.commit()
         except BaseException:
             rebuild.abort()
             raise
-        done: list[events.Event] = [
+        return [
             events.IndexRebuilt(
                 occurred_at=self._clock.now(),
                 reason=event.reason,
@@ -185,14 +189,9 @@ class RebuildIndex:
                 duration_ms=round((self._clock.monotonic() - started) * 1000, 2),
             )
         ]
-        if failure is not None:
-            selection = self._runtime.fall_back(failure)
-            if selection is not None:
-                done += _fallback_events(self._clock, selection)
-        return done
 
-    def _fill(self, rebuild: IndexWriter) -> tuple[int, int, EmbeddingError | None]:
-        """Index every file of every source into `rebuild`; return counts and an embed failure."""
+    def _fill(self, rebuild: IndexWriter) -> tuple[int, int]:
+        """Index every file of every source into `rebuild` (cached vectors only); return counts."""
         listing = []
         for source in self._sources:
             scan = self._preparer.source(source).scan()
@@ -201,7 +200,6 @@ class RebuildIndex:
         self._progress.set_phase("rebuild", total=len(listing))
         provider = self._runtime.usable
         files = chunks = 0
-        failure: EmbeddingError | None = None
         for source, stat in listing:
             try:
                 prepared = self._preparer.prepare(source, stat.path, stat)
@@ -211,19 +209,8 @@ class RebuildIndex:
                 self._progress.file_done()
                 continue
             outcome = write_prepared(
-                rebuild,
-                prepared,
-                provider,
-                use_cache=self._use_cache,
-                on_embedded=self._progress.embedded,
+                rebuild, prepared, provider, use_cache=self._use_cache, defer=True
             )
-            if outcome.embedding_error is None and outcome.embedded and failure is None:
-                self._runtime.note_success()
-            if outcome.embedding_error is not None and failure is None:
-                # Keep going keyword-only: one bad provider must not cost the whole rebuild.
-                failure = outcome.embedding_error
-                self._runtime.note_failure(failure)
-                provider = None
             if prepared.problems:
                 self._issues.report(source, stat.path, "; ".join(prepared.problems))
             else:
@@ -231,10 +218,10 @@ class RebuildIndex:
             files += 1
             chunks += outcome.chunks
             self._progress.file_done()
-        return files, chunks, failure
+        return files, chunks
 
 
-def _fallback_events(clock: Clock, selection: Selection) -> list[events.Event]:
+def fallback_events(clock: Clock, selection: Selection) -> list[events.Event]:
     """Record the switch; the next sync re-embeds with the new provider (no full rebuild)."""
     to = selection.provider.id if selection.provider is not None else "none"
     return [

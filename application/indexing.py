@@ -2,7 +2,10 @@
 
 Slow work (reading, embedding) happens before the single write transaction, so a write lock is
 never held across a network call. Failures of the embedding provider never lose keyword search:
-the file is written without vectors and `backfill_vectors` adds them later.
+the file is written without vectors and the vector backfill (`backfill_batch`) adds them later.
+A rebuild writes every file that way on purpose (`defer=True`): with a local model embedding two
+long passages a second, a first index of a large history would otherwise answer nothing for
+hours; its keyword rows are committed at once and the backfill embeds in committed batches.
 """
 
 from __future__ import annotations
@@ -107,16 +110,23 @@ def write_prepared(
     *,
     use_cache: bool = True,
     on_embedded: Callable[[int], None] | None = None,
+    defer: bool = False,
 ) -> WriteOutcome:
     """Embed (through the cache of `writer`) and write one prepared file into `writer`.
 
-    An embedding failure is returned, not raised: the file is then written keyword-only.
+    With `defer`, only cached vectors are written and the provider is not called: the other
+    chunks wait for the vector backfill. An embedding failure is returned, not raised: the file
+    is then written keyword-only.
     """
     vectors: list[Vector | None] = [None] * len(prepared.chunks)
     model = KEYWORD_ONLY_MODEL
     embedded = cached = 0
     error: EmbeddingError | None = None
-    if provider is not None and prepared.chunks:
+    if provider is not None and prepared.chunks and defer:
+        vectors = DocumentEmbedder(provider, writer, use_cache=use_cache).cached(prepared.chunks)
+        model = vector_label(provider.model, provider.key)
+        cached = sum(1 for v in vectors if v is not None)
+    elif provider is not None and prepared.chunks:
         try:
             outcome = DocumentEmbedder(provider, writer, use_cache=use_cache).embed(
                 prepared.chunks, on_embedded
@@ -133,28 +143,54 @@ def write_prepared(
     )
 
 
+def backfill_batch(
+    store: IndexStore,
+    provider: EmbeddingProvider,
+    *,
+    use_cache: bool = True,
+    batch: int = 32,
+    on_embedded: Callable[[int], None] | None = None,
+) -> list[Chunk]:
+    """Give vectors of `provider` to up to `batch` chunks that lack them, committed in one
+    transaction; return those chunks ([] when none is missing).
+
+    The texts go through the embedding cache first (cached as soon as the provider answers), so
+    a process killed before the commit loses no provider call either: the next batch finds
+    them in the cache. Raises EmbeddingError when the provider fails (nothing is committed).
+    """
+    chunks = store.chunks_without_vectors(vector_label(provider.model, provider.key), batch)
+    if not chunks:
+        return []
+    outcome = DocumentEmbedder(provider, store, use_cache=use_cache).embed(chunks, on_embedded)
+    store.set_vectors(
+        vector_label(provider.model, provider.key),
+        {c.id: v for c, v in zip(chunks, outcome.vectors, strict=True)},
+    )
+    return chunks
+
+
 def backfill_vectors(
     store: IndexStore,
     provider: EmbeddingProvider,
     *,
     use_cache: bool = True,
-    batch: int = 256,
+    batch: int = 32,
     on_embedded: Callable[[int], None] | None = None,
 ) -> int:
-    """Give vectors of `provider` to every chunk that lacks them; return how many were set.
+    """Give vectors of `provider` to every chunk that lacks them, batch by batch; return how
+    many were set.
 
-    Used when a provider appears after keyword-only indexing, after the model changed, and after
-    transient embedding failures. Raises EmbeddingError when the provider fails.
+    Used when a provider appears after keyword-only indexing, after the model changed, after
+    transient embedding failures and after a rebuild (which defers its vectors). Raises
+    EmbeddingError when the provider fails; the batches committed before stay.
     """
     done = 0
-    embedder = DocumentEmbedder(provider, store, use_cache=use_cache)
     seen: set[str] = set()
-    label = vector_label(provider.model, provider.key)
     while True:
-        chunks = store.chunks_without_vectors(label, limit=batch)
+        chunks = backfill_batch(
+            store, provider, use_cache=use_cache, batch=batch, on_embedded=on_embedded
+        )
         if not chunks or chunks[0].id in seen:  # nothing left, or the store ignored our writes
             return done
         seen.update(c.id for c in chunks)
-        outcome = embedder.embed(chunks, on_embedded)
-        store.set_vectors(label, {c.id: v for c, v in zip(chunks, outcome.vectors, strict=True)})
         done += len(chunks)

@@ -30,6 +30,7 @@ from memlane.application.reports import (
 from memlane.application.scheduler import BackgroundSyncer, SearchSyncPolicy
 from memlane.application.status import StatusReporter
 from memlane.application.sync import SyncService, SyncTrigger
+from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
 from memlane.domain.agents import UnknownAgent, parse_agents
 from memlane.domain.config import MemorySettings
 from memlane.domain.errors import DISABLED_REASON, MemoryDisabled
@@ -81,10 +82,17 @@ class MemoryManager:
         force: bool = False,
         trigger: SyncTrigger = SyncTrigger.EXPLICIT,
         progress: Callable[[SyncProgress], None] | None = None,
+        wait_for_vectors: bool = True,
     ) -> SyncReport:
-        """Bring the index in line with the files; `force` rebuilds it completely (safely)."""
+        """Bring the index in line with the files; `force` rebuilds it completely (safely).
+
+        Returns once every chunk has its vector too, unless `wait_for_vectors` is false: then it
+        returns when the keyword rows are committed and the background syncer (`start`) or a
+        later sync embeds the rest (`status` shows how far, searches warn meanwhile).
+        """
         self._require_enabled()
-        return self._syncing.run(trigger, force=force, progress=progress)
+        limit = None if wait_for_vectors else 0
+        return self._syncing.run(trigger, force=force, progress=progress, backfill_limit=limit)
 
     def _require_enabled(self) -> None:
         # `memorySearch.enabled: false` means no index at all: no sync, no search (the entry
@@ -97,9 +105,14 @@ class MemoryManager:
         trigger: SyncTrigger = SyncTrigger.EXPLICIT,
         progress: Callable[[SyncProgress], None] | None = None,
     ) -> SyncReport | None:
-        """Sync before reading; a read-only index is searched as it is (None, said once)."""
+        """Sync before reading; a read-only index is searched as it is (None, said once).
+
+        Missing vectors are embedded here only when few are missing (SEARCH_BACKFILL_LIMIT):
+        a search must not wait for a large backfill; it answers with a warning saying how far
+        the vectors are.
+        """
         self._require_enabled()
-        return self._syncing.run_unless_read_only(trigger, progress)
+        return self._syncing.run_unless_read_only(trigger, progress, SEARCH_BACKFILL_LIMIT)
 
     def search(
         self,

@@ -75,6 +75,8 @@ class ProgressTracker:
         self.files_done = 0
         self.files_total = 0
         self.chunks_embedded = 0
+        self.vectors_done = 0
+        self.vectors_total = 0
 
     def start(self, callback: Callable[[SyncProgress], None] | None) -> None:
         """Begin a sync reporting to `callback` (None: to the log, when one is configured)."""
@@ -83,6 +85,7 @@ class ProgressTracker:
         with self._lock:
             self._callback = callback
             self.phase, self.files_done, self.files_total, self.chunks_embedded = "scan", 0, 0, 0
+            self.vectors_done = self.vectors_total = 0
 
     def set_phase(self, phase: str, total: int | None = None) -> None:
         """Enter a phase (scan, index, rebuild, vectors), optionally with a new file total."""
@@ -104,6 +107,12 @@ class ProgressTracker:
             self.chunks_embedded += count
         self._emit()
 
+    def vectors(self, done: int, total: int) -> None:
+        """Note the vector backfill's position: `done` of `total` chunks have their vector."""
+        with self._lock:
+            self.vectors_done, self.vectors_total = done, total
+        self._emit()
+
     def _emit(self) -> None:
         callback = self._callback
         if callback is not None:
@@ -113,5 +122,7 @@ class ProgressTracker:
                     files_done=self.files_done,
                     files_total=self.files_total,
                     chunks_embedded=self.chunks_embedded,
+                    vectors_done=self.vectors_done,
+                    vectors_total=self.vectors_total,
                 )
             )

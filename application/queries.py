@@ -7,7 +7,10 @@ decayed by age, diversified by MMR, filtered by min score and cut to `max_result
 Bounded input: a query over MAX_QUERY_CHARS is refused, the vector leg embeds only the model's
 window (`query_embedding_input`) and the keyword leg the first MAX_FTS_TERMS distinct terms.
 Degraded modes are explicit: without a provider the search is keyword-only; a failing query
-embedding or a dimension mismatch drops the vector leg with a warning instead of failing.
+embedding or a dimension mismatch drops the vector leg with a warning instead of failing; while
+the vector backfill is under way (a first index of a large history), the vector leg ranks the
+chunks embedded so far, the keyword leg all of them, and a warning says how far the vectors are
+("vectors 12,345 / 100,000 (12 %)").
 
 Across agents (`stores`): every agent's index answers both legs with the searching agent's
 query embedding; the candidates form one pool (ids qualified by agent) and are fused by the
@@ -107,6 +110,8 @@ class Searcher:
         vector: list[Candidate] = []
         if provider is not None:
             vector, failed = self._vector_leg(provider, text, sources, limit, warnings, legs)
+            if not failed:
+                warnings += self._partial_vectors(provider)
             if failed and mode == "vector":
                 # The vector leg failed: answer from keywords rather than nothing.
                 keyword = legs.keyword(text, sources, limit)
@@ -176,6 +181,17 @@ class Searcher:
             warnings.append(f"vector search skipped until the index is re-embedded: {exc}")
             return [], True
         return found, False
+
+    def _partial_vectors(self, provider: EmbeddingProvider) -> list[str]:
+        """A warning while some chunks have no vector of the model yet (cheap when none lacks
+        one: the store counts what is missing)."""
+        progress = self._store.vector_progress(vector_label(provider.model, provider.key))
+        if progress.complete:
+            return []
+        return [
+            f"{progress.text()}: the vector leg ranks only the chunks embedded so far, keywords "
+            "rank all (`memlane index`, `watch` or a server embeds the rest)"
+        ]
 
     def _fuse(
         self, mode: SearchMode, vector: list[Candidate], keyword: list[Candidate]

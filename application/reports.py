@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
+from memlane.application.ports.index_store import VectorProgress
 from memlane.domain.search import SearchResult
 from memlane.domain.sources import Source, SourceIssue
 
@@ -42,6 +43,9 @@ class SyncProgress:
     files_done: int
     files_total: int
     chunks_embedded: int
+    # The vector backfill (phase "vectors"): chunks with a vector of the model, of all chunks.
+    vectors_done: int = 0
+    vectors_total: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,3 +124,6 @@ class StatusReport:
     last_sync_reason: str | None = None
     read_only: str | None = None  # why the index could not be written, when a sync found so
     warnings: tuple[str, ...] = ()  # e.g. the configured embedding provider cannot run
+    # Chunks with a vector of the index's model, of all chunks (None: keyword-only); fewer
+    # while the vector backfill runs.
+    vectors: VectorProgress | None = None

@@ -3,6 +3,10 @@
 Every automatic sync goes through one debouncer here: the watcher reports changes as they
 happen, searches and session starts ask for a sync, and `SyncPlan` turns that stream into as
 few syncs as it can without leaving a change waiting longer than the debounce window.
+
+The background syncer also runs the vector backfill, one committed batch at a time while no
+sync is due: its syncs only commit keyword rows and leave missing vectors to these batches, so
+a change is indexed within the debounce window even during a backfill of hours.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from memlane.application.ports.clock import Clock
 from memlane.application.ports.file_source import ChangeWatcher, FileSource
 from memlane.application.ports.index_store import IndexStore
 from memlane.application.sync import SyncService, SyncTrigger
+from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
 from memlane.domain.config import SyncSettings
 from memlane.domain.sources import Source
 
@@ -108,6 +113,7 @@ class BackgroundSyncer:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._watching = False
+        self._vectors_pending = True  # until a backfill batch finds nothing (more) to do
 
     @property
     def started(self) -> bool:
@@ -164,6 +170,9 @@ class BackgroundSyncer:
                 now = self._clock.monotonic()
                 trigger = self._plan.due(now)
                 wait = self._plan.wait(now) if trigger is None else 0.0
+            if trigger is None and self._vectors_pending:
+                self._backfill_step()
+                continue
             if trigger is None:
                 self._wake.wait(wait)
                 self._wake.clear()
@@ -177,9 +186,22 @@ class BackgroundSyncer:
         if self._stopping.is_set():
             return
         try:
-            self._syncing.run_unless_read_only(trigger)
+            # Vectors are left to the batches between syncs (`_backfill_step`).
+            self._syncing.run_unless_read_only(trigger, backfill_limit=0)
         except Exception:
             log.exception("background_sync_failed", reason=trigger.value)
+        self._vectors_pending = True
+
+    def _backfill_step(self) -> None:
+        """One batch of the vector backfill; when none is left (or the provider failed), wait
+        for the next sync, which may bring new chunks."""
+        try:
+            done = self._syncing.backfill_step()
+        except Exception:
+            log.exception("background_backfill_failed")
+            done = 0
+        if done == 0:
+            self._vectors_pending = False
 
 
 # The warning of a search that read an index its first sync is still building (the MCP server,
@@ -232,7 +254,9 @@ class SearchSyncPolicy:
 
         def run() -> None:
             try:
-                self._syncing.run_unless_read_only(SyncTrigger.FIRST_SEARCH)
+                self._syncing.run_unless_read_only(
+                    SyncTrigger.FIRST_SEARCH, backfill_limit=SEARCH_BACKFILL_LIMIT
+                )
             except Exception as exc:
                 log.exception("first_sync_failed")
                 failure.append((str(exc).strip().splitlines() or [type(exc).__name__])[0])

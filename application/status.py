@@ -14,6 +14,7 @@ from memlane.application.ports.index_store import IndexStore
 from memlane.application.reports import RecoveryStats, SearchMode, SourceStatus, StatusReport
 from memlane.application.sync import SyncService
 from memlane.domain.config import MemorySettings
+from memlane.domain.index_meta import vector_label
 from memlane.domain.sources import Source
 
 
@@ -104,6 +105,9 @@ class StatusReporter:
             provider_name, model = self._runtime.requested, self._settings.model or None
         issues = self._issues.all()
         synced_at, sync_reason = self._last_sync()
+        vectors = None
+        if mode != "keyword" and meta is not None and meta.dimensions is not None:
+            vectors = self._store.vector_progress(vector_label(meta.model, meta.provider_key))
         return StatusReport(
             agent_id=self._agent_id,
             workspace=self._workspace,
@@ -137,6 +141,7 @@ class StatusReporter:
             last_sync_reason=sync_reason,
             read_only=self._syncing.read_only,
             warnings=tuple(w for w in [self._warning(selected)] if w),
+            vectors=vectors,
         )
 
     def _warning(self, selected: bool) -> str | None:

@@ -7,8 +7,12 @@ In order, under one lock:
    chunking or scope) or an incremental pass;
 3. detect: stat every source file against the index's file table and publish the differences
    as events (automatic triggers hold back transcripts that grew less than the thresholds);
-4. backfill: give vectors to chunks indexed without them (a provider that came back, a new
-   model, earlier embedding failures);
+4. backfill: give vectors to chunks indexed without them (a rebuild, which commits every
+   file's keyword rows first and defers its vectors; a provider that came back, a new model,
+   earlier embedding failures), in batches committed one by one, so a kill loses at most one
+   batch and the next run resumes where it stopped. A caller that must answer soon (a search,
+   a server starting) limits or skips this step and leaves it to `backfill_step`, which the
+   background syncer calls between syncs;
 5. tidy: prune the embedding cache and compact the event log;
 6. record: the per-file problems and, when the index changed, when and why (for `status` in a
    new process).
@@ -22,7 +26,7 @@ from __future__ import annotations
 import enum
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from contextlib import nullcontext
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import replace
 from typing import Final
 
@@ -30,22 +34,22 @@ import structlog
 
 from memlane.application.change_detection import ChangeDetector
 from memlane.application.embedding_runtime import EmbeddingRuntime
-from memlane.application.indexing import backfill_vectors
 from memlane.application.issues import IssueBoard
 from memlane.application.messagebus import HandlerFailure, MessageBus
 from memlane.application.ports.clock import Clock
-from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.event_log import EventLog, RecordedEvent
 from memlane.application.ports.file_source import FileSource
 from memlane.application.ports.index_store import (
     IndexStore,
     StoreReadOnly,
     SyncRecord,
+    VectorProgress,
     caused_by,
 )
 from memlane.application.ports.sync_lock import SyncLock
 from memlane.application.progress import ProgressTracker
 from memlane.application.reports import SyncProgress, SyncReport
+from memlane.application.vector_backfill import BACKFILL_BATCH, VectorBackfill
 from memlane.domain import events
 from memlane.domain.config import MemorySettings
 from memlane.domain.index_meta import (
@@ -187,10 +191,22 @@ class SyncService:
         settings: MemorySettings,
         host_lock: SyncLock | None = None,
         legacy_scope_hash: str = "",
+        backfill_batch_size: int = BACKFILL_BATCH,
     ) -> None:
         self._store = store
         # The scope fingerprint's older form: an index that recorded it is not rebuilt.
         self._legacy_scope_hash = legacy_scope_hash
+        self._vectors = VectorBackfill(
+            store=store,
+            runtime=runtime,
+            issues=issues,
+            progress=progress,
+            wanted_meta=wanted_meta,
+            clock=clock,
+            announce=bus.publish,
+            use_cache=settings.cache.enabled,
+            batch=backfill_batch_size,
+        )
         # Shared stores: one sync of this agent at a time across processes and hosts.
         self._host_lock = host_lock
         self._log = event_log
@@ -247,14 +263,20 @@ class SyncService:
         *,
         force: bool = False,
         progress: Callable[[SyncProgress], None] | None = None,
+        backfill_limit: int | None = None,
     ) -> SyncReport:
         """Bring the index in line with the files; `force` rebuilds it completely (safely).
 
+        The vectors of every chunk are backfilled before it returns, unless more than
+        `backfill_limit` are missing (0: never): then the keyword rows are complete, search
+        answers, and `backfill_step` (the background syncer) or a later sync embeds the rest.
         Raises SyncFailed when a handler could not commit a change (the rest is done).
         """
-        with self._lock, self._host_lock.hold() if self._host_lock else nullcontext():
+        with self._lock, self._hold_host():
             self._bus.take_failures()  # a failure from before this sync is not this sync's
-            report = self._run(trigger, force=force, progress=progress)
+            report = self._run(
+                trigger, force=force, progress=progress, backfill_limit=backfill_limit
+            )
             failures = self._bus.take_failures()
         if failures:
             with self._state_lock:
@@ -263,8 +285,25 @@ class SyncService:
             raise SyncFailed(failures)
         return report
 
+    def backfill_step(self) -> int:
+        """Embed and commit one batch of missing vectors under the sync lock; return how many
+        chunks got a vector (0: none missing, no usable provider, or the provider failed, which
+        `status` and the runtime's warning then say)."""
+        with self._lock, self._hold_host():
+            return self._vectors.step()
+
+    def vector_progress(self) -> VectorProgress | None:
+        """How far the vectors of the active model are; None without a usable provider."""
+        return self._vectors.progress()
+
+    def _hold_host(self) -> AbstractContextManager[None]:
+        return self._host_lock.hold() if self._host_lock else nullcontext()
+
     def run_unless_read_only(
-        self, trigger: SyncTrigger, progress: Callable[[SyncProgress], None] | None = None
+        self,
+        trigger: SyncTrigger,
+        progress: Callable[[SyncProgress], None] | None = None,
+        backfill_limit: int | None = None,
     ) -> SyncReport | None:
         """Like `run`, but a read-only index is not an error: the sync is skipped (None).
 
@@ -272,7 +311,7 @@ class SyncService:
         skip, `take_read_only_notice` has a warning for the caller to show, once.
         """
         try:
-            return self.run(trigger, progress=progress)
+            return self.run(trigger, progress=progress, backfill_limit=backfill_limit)
         except Exception as exc:
             if not caused_by(exc, StoreReadOnly):
                 raise
@@ -302,6 +341,7 @@ class SyncService:
         *,
         force: bool,
         progress: Callable[[SyncProgress], None] | None,
+        backfill_limit: int | None,
     ) -> SyncReport:
         started = self._clock.monotonic()
         self._progress.start(progress)
@@ -329,7 +369,7 @@ class SyncService:
                 unchanged = detection.unchanged
                 self._progress.set_phase("index", total=len(detection.events))
                 handled += self._bus.publish(detection.events)
-            backfilled = self._backfill()
+            backfilled = self._vectors.run(limit=backfill_limit)
             self._tidy(handled)
         finally:
             unsubscribe()
@@ -373,32 +413,6 @@ class SyncService:
             duration_ms=report.duration_ms,
         )
         return report
-
-    def _backfill(self) -> int:
-        """Give vectors to chunks indexed without them (new provider, new model, past failures)."""
-        provider = self._runtime.usable  # a provider cooling down after a failure waits
-        if provider is None:
-            return 0
-        self._progress.set_phase("vectors")
-        try:
-            done = backfill_vectors(
-                self._store,
-                provider,
-                use_cache=self._settings.cache.enabled,
-                on_embedded=self._progress.embedded,
-            )
-            self._issues.clear("index", "(vectors)")
-            if done:
-                self._runtime.note_success()
-            return done
-        except EmbeddingError as exc:
-            log.warning("vector_backfill_failed", provider=provider.id, error=str(exc))
-            self._runtime.note_failure(exc)
-            self._issues.report("index", "(vectors)", f"embedding failed, will retry: {exc}")
-            if self._runtime.fall_back(exc) is not None:
-                self._store.set_meta(self._wanted_meta())
-                return self._backfill()
-            return 0
 
     def _tidy(self, handled: int) -> None:
         # Each write only when there is something to do (a read-only index must still sync).

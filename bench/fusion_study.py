@@ -42,6 +42,7 @@ from memlane.bench.runner import (
 )
 from memlane.bench.workspace import UnitPaths, materialize
 from memlane.domain.chunks import ChunkId
+from memlane.domain.index_meta import vector_label
 from memlane.domain.keywords import build_fts_query
 from memlane.domain.scoring import _standardised, rrf_merge, weighted_merge, zscore_merge
 from memlane.domain.search import Candidate
@@ -73,7 +74,8 @@ def collect(name: str, depth: int, limit: int | None) -> None:
                 kw = store.search_keyword(match, sources=sources, limit=100_000) if match else []
                 vec_all = store.search_vector(
                     provider.embed_query(q.text),
-                    model=provider.model,
+                    # The store labels vectors with the model and its configuration key.
+                    model=vector_label(provider.model, provider.key),
                     sources=sources,
                     limit=100_000,
                 )

@@ -291,8 +291,13 @@ def watch(options: Options) -> None:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     with errors():
-        report = manager.sync()
+        # Missing vectors (a first index) are embedded by the background syncer, batch by batch
+        # between syncs: watching starts as soon as the keyword rows are in.
+        report = manager.sync(wait_for_vectors=False)
     click.echo(summary(report), err=True)
+    vectors = manager.status().vectors
+    if vectors is not None and not vectors.complete:
+        click.echo(f"{vectors.text()}: embedding the rest in the background", err=True)
     manager.start(watch=True)
     click.echo("watching; Ctrl-C to stop", err=True)
     stop.wait()

@@ -139,6 +139,7 @@ def status_text(s: StatusReport) -> str:
         f"Vector: {'ready' if s.vector_available else 'unavailable'}"
         + (f" ({s.vector_error})" if s.vector_error else ""),
         f"Vector dims: {s.vector_dims or '-'}",
+        *([] if s.vectors is None else [f"Vectors: {s.vectors.ratio()} chunks embedded"]),
         f"Embedding cache: {s.cache_entries} entries (cap {s.cache_max_entries or 'none'})",
         f"Events: position {s.events_position}, {s.events_pending} pending",
     ]

@@ -1,6 +1,7 @@
 """Entry points: progress of a long sync on stderr (`index`, and the sync before a search).
 
-On a terminal: one line rewritten in place (phase, files, chunks embedded, rate, ETA). Anywhere
+On a terminal: one line rewritten in place (phase, files, chunks embedded, rate, ETA; during the
+vector backfill, vectors done of all chunks with their own rate and ETA). Anywhere
 else (a pipe, a log file, a service manager): the same text as a plain line every
 `MEMLANE_PROGRESS_SECONDS` seconds (default 10), so a long first sync is visibly alive without
 flooding a log; a sync shorter than that prints nothing.
@@ -32,7 +33,23 @@ def progress_text(p: SyncProgress, elapsed: float) -> str:
     )
 
 
+def vectors_text(p: SyncProgress, elapsed: float, rate: float | None) -> str:
+    """`vectors: 12,345/100,000 chunks (12 %), 2.1/s, 0:24 eta 11:45:10`; rate and ETA are
+    those of this backfill (chunks per second since it started), absent until measured."""
+    percent = 100 * p.vectors_done // p.vectors_total if p.vectors_total else 100
+    speed = eta = ""
+    if rate:
+        speed = f", {rate:.1f}/s"
+        eta = " eta " + _clock((p.vectors_total - p.vectors_done) / rate)
+    return (
+        f"vectors: {p.vectors_done:,}/{p.vectors_total:,} chunks ({percent} %){speed}, "
+        f"{_clock(elapsed)}{eta}"
+    )
+
+
 def _clock(seconds: float) -> str:
+    if seconds >= 3600:
+        return f"{int(seconds // 3600)}:{int(seconds % 3600 // 60):02d}:{int(seconds % 60):02d}"
     return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
 
 
@@ -52,15 +69,26 @@ def sync_progress(stream: TextIO | None = None) -> Iterator[Callable[[SyncProgre
     started = time.monotonic()
     last_line = started
     shown = False
+    backfill_start: tuple[float, int] | None = None  # when the vector phase began, and its count
+
+    def text(p: SyncProgress, now: float) -> str:
+        nonlocal backfill_start
+        if p.phase != "vectors" or not p.vectors_total:
+            return progress_text(p, now - started)
+        if backfill_start is None:
+            backfill_start = (now, p.vectors_done)
+        spent = now - backfill_start[0]
+        rate = (p.vectors_done - backfill_start[1]) / spent if spent > 0 else None
+        return vectors_text(p, now - started, rate)
 
     def show(p: SyncProgress) -> None:
         nonlocal last_line, shown
         now = time.monotonic()
         if tty:
-            out.write(f"\r{progress_text(p, now - started)}   ")
+            out.write(f"\r{text(p, now)}   ")
             shown = True
         elif p.phase != "idle" and now - last_line >= every:
-            out.write(progress_text(p, now - started) + "\n")
+            out.write(text(p, now) + "\n")
             last_line = now
         out.flush()
 

@@ -36,6 +36,7 @@ from memlane.application.ports.index_store import (
     SourceCount,
     StoreError,
     SyncRecord,
+    VectorProgress,
     check_file_rows,
 )
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
@@ -221,6 +222,11 @@ class PostgresIndexStore:
         """Return chunks whose vector is missing or was made by another model."""
         with self._db.read() as conn:
             return rows.chunks_without_vectors(conn, self._agent, model, limit)
+
+    def vector_progress(self, model: str) -> VectorProgress:
+        """Count the chunks with a vector of `model`, and all chunks (see IndexStore)."""
+        with self._db.read() as conn:
+            return rows.vector_progress(conn, self._agent, model)
 
     def search_vector(
         self, vector: Vector, *, model: str, sources: Sequence[Source], limit: int

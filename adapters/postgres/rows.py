@@ -14,7 +14,7 @@ from typing import cast
 from pgvector import Vector as PgVector
 from sqlalchemy import Connection
 
-from memlane.application.ports.index_store import IndexedFile, SourceCount
+from memlane.application.ports.index_store import IndexedFile, SourceCount, VectorProgress
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.index_meta import KEYWORD_ONLY_MODEL
 from memlane.domain.search import Candidate
@@ -214,6 +214,17 @@ def chunks_without_vectors(conn: Connection, agent: str, model: str, limit: int)
         (agent, model, max(0, limit)),
     )
     return [chunk_from_row(tuple(r)) for r in rows]
+
+
+def vector_progress(conn: Connection, agent: str, model: str) -> VectorProgress:
+    """Count the agent's chunks with a vector of `model`, and all its chunks (one statement,
+    so one snapshot; both counts come from the (agent, model) index)."""
+    done, total = conn.exec_driver_sql(
+        "SELECT count(*) FILTER (WHERE model = %s AND embedding IS NOT NULL), count(*) "
+        "FROM memlane_chunks WHERE agent = %s",
+        (model, agent),
+    ).one()
+    return VectorProgress(done=int(done), total=int(total))
 
 
 def candidates(

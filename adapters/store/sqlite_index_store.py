@@ -29,6 +29,7 @@ from memlane.adapters.store.rebuild import SqliteIndexRebuild
 from memlane.adapters.store.temp_files import temp_path_for
 from memlane.adapters.store.vec0 import Vec0Table
 from memlane.adapters.store.vector_codec import check_vector
+from memlane.adapters.store.vector_progress import vector_progress
 from memlane.adapters.store.vector_search import VectorSearch, vector_index
 from memlane.application.ports.embedding import Vector
 from memlane.application.ports.index_store import (
@@ -39,6 +40,7 @@ from memlane.application.ports.index_store import (
     RecordedIssue,
     SourceCount,
     SyncRecord,
+    VectorProgress,
     check_file_rows,
 )
 from memlane.application.reports import RecoveryStats
@@ -184,6 +186,11 @@ class SqliteIndexStore:
         """Return chunks whose vector is missing or was made by another model."""
         with self._db.read() as conn:
             return rows.chunks_without_vectors(conn, model, limit)
+
+    def vector_progress(self, model: str) -> VectorProgress:
+        """Count the chunks with a vector of `model`, and all chunks (see IndexStore)."""
+        with self._db.read() as conn:
+            return vector_progress(conn, model)
 
     def search_vector(
         self, vector: Vector, *, model: str, sources: Sequence[Source], limit: int

@@ -32,6 +32,7 @@ from memlane.application.ports.index_store import (
     StoreCorrupt,
     StoreError,
     StoreReadOnly,
+    VectorProgress,
 )
 from memlane.application.ports.sync_lock import SyncLock
 
@@ -66,4 +67,5 @@ __all__ = [
     "StoreReadOnly",
     "SyncLock",
     "Vector",
+    "VectorProgress",
 ]

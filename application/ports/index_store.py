@@ -70,6 +70,33 @@ class SourceCount:
 
 
 @dataclass(frozen=True, slots=True)
+class VectorProgress:
+    """How many chunks have a vector of one model, of all the chunks in the index."""
+
+    done: int
+    total: int
+
+    @property
+    def missing(self) -> int:
+        """Chunks still waiting for a vector of the model (the backfill's work)."""
+        return self.total - self.done
+
+    @property
+    def complete(self) -> bool:
+        """Whether every chunk has its vector (true for an empty index)."""
+        return self.done >= self.total
+
+    def ratio(self) -> str:
+        """`12,345 / 100,000 (12 %)`; the percentage rounds down, so 100 % means done."""
+        percent = 100 * self.done // self.total if self.total else 100
+        return f"{self.done:,} / {self.total:,} ({percent} %)"
+
+    def text(self) -> str:
+        """`vectors 12,345 / 100,000 (12 %)`, the words of search warnings."""
+        return f"vectors {self.ratio()}"
+
+
+@dataclass(frozen=True, slots=True)
 class RecordedIssue:
     """A per-file problem as kept with the index, so that a new process still reports it.
 
@@ -200,6 +227,14 @@ class IndexStore(IndexWriter, Protocol):
 
     def set_vectors(self, model: str, vectors: Mapping[ChunkId, Vector]) -> None:
         """Attach vectors made by `model` to existing chunks, in one transaction."""
+        ...
+
+    def vector_progress(self, model: str) -> VectorProgress:
+        """Count the chunks whose vector was made by `model`, and all chunks, in one snapshot.
+
+        `total - done` is what `chunks_without_vectors(model)` would return without a limit;
+        the count is cheap when nothing is missing (searches ask it every time).
+        """
         ...
 
     def search_vector(

@@ -183,7 +183,8 @@ def start_background(tools: MemoryTools) -> threading.Thread:
             tools.first_sync.set()
             return
         try:
-            manager.sync()
+            # Keyword rows first; missing vectors are embedded in the background after `start`.
+            manager.sync(wait_for_vectors=False)
         except Exception as exc:  # searches still answer, from what is indexed
             _log.error("mcp_first_sync_failed", error=str(exc), error_type=type(exc).__name__)
         finally:

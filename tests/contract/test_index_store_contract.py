@@ -23,6 +23,7 @@ from memlane.application.ports.index_store import (
     RecordedIssue,
     StoreError,
     SyncRecord,
+    VectorProgress,
 )
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.index_meta import IndexMeta
@@ -409,6 +410,33 @@ class TestVectorsAndMeta:
         assert len(store.chunks_without_vectors("new-model")) == 4
         assert store.chunks_without_vectors(MODEL) == []
         assert len(store.chunks_without_vectors("new-model", limit=2)) == 2
+
+    def test_vector_progress_counts_what_the_backfill_has_done(self, store: IndexStore) -> None:
+        """done + missing = total, for the model asked about; missing is exactly what
+        chunks_without_vectors returns, so the backfill's progress and its work agree."""
+        assert store.vector_progress(MODEL) == VectorProgress(done=0, total=0)
+        store.replace_file(
+            make_file(),
+            [make_chunk(0, "one"), make_chunk(1, "two"), make_chunk(2, "three")],
+            [None, None, None],
+            "fts-only",
+        )
+        store.replace_file(
+            make_file("memory/b.md"), [make_chunk(0, "four", path="memory/b.md")], [axis(1)], "old"
+        )
+        assert store.vector_progress(MODEL) == VectorProgress(done=0, total=4)
+
+        store.set_vectors(MODEL, {ChunkId("memory:memory/a.md:1"): axis(2)})
+
+        progress = store.vector_progress(MODEL)
+        assert progress == VectorProgress(done=1, total=4)
+        assert progress.missing == len(store.chunks_without_vectors(MODEL)) == 3
+        assert store.vector_progress("old") == VectorProgress(done=1, total=4)
+        missing = store.chunks_without_vectors(MODEL)
+        store.set_vectors(MODEL, {c.id: axis(0) for c in missing})
+        assert store.vector_progress(MODEL).complete
+        store.delete_file("memory", "memory/b.md")
+        assert store.vector_progress(MODEL) == VectorProgress(done=3, total=3)
 
     def test_set_vectors_of_wrong_dimension_raises(self, store: IndexStore) -> None:
         seed(store)

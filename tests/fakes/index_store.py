@@ -26,6 +26,7 @@ from memlane.application.ports.index_store import (
     SourceCount,
     StoreError,
     SyncRecord,
+    VectorProgress,
 )
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.index_meta import KEYWORD_ONLY_MODEL, IndexMeta
@@ -254,6 +255,11 @@ class FakeIndexStore(_FakeWriter):
     def chunks_without_vectors(self, model: str, limit: int = 1000) -> list[Chunk]:
         rows = sorted(self._state.rows.values(), key=lambda r: r.seq)
         return [r.chunk for r in rows if r.vector is None or r.model != model][: max(0, limit)]
+
+    def vector_progress(self, model: str) -> VectorProgress:
+        rows = self._state.rows.values()
+        done = sum(1 for r in rows if r.vector is not None and r.model == model)
+        return VectorProgress(done=done, total=len(self._state.rows))
 
     def set_vectors(self, model: str, vectors: Mapping[ChunkId, Vector]) -> None:
         if not vectors:

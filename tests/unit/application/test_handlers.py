@@ -382,10 +382,10 @@ class TestRebuildIndex:
 
         assert rig.issues.all() == [SourceIssue("memory/loop", "symlink loop")]
 
-    def test_an_embedding_failure_finishes_keyword_only_without_retrying_each_file(self) -> None:
+    def test_a_rebuild_commits_keyword_rows_and_leaves_vectors_to_the_backfill(self) -> None:
+        """A large first index must answer at once: the provider is not called."""
         rig = Rig()
         assert rig.embedder is not None
-        rig.embedder.fail_next(EmbeddingUnavailable("down"))
         rig.memory.write("a.md", NOTE)
         rig.memory.write("b.md", OTHER)
 
@@ -393,18 +393,23 @@ class TestRebuildIndex:
 
         assert isinstance(rebuilt, events.IndexRebuilt)
         assert rebuilt.files == 2
-        assert len([c for c in rig.embedder.calls if c.kind == "documents"]) == 1
-        assert len(rig.store.chunks_without_vectors(rig.vector_label())) == 2
+        assert [c for c in rig.embedder.calls if c.kind == "documents"] == []
+        missing = rig.store.chunks_without_vectors(rig.vector_label())
+        assert len(missing) == rebuilt.chunks > 0
+        assert len(rig.store.search_keyword('"billing"', sources=("memory",), limit=5)) == 1
 
-    def test_an_embedding_failure_announces_the_fallback(self) -> None:
-        rig = Rig(fallback=FakeEmbeddingProvider(id="backup", model="backup-model"))
+    def test_a_rebuild_writes_the_vectors_the_cache_holds(self) -> None:
+        rig = Rig()
         assert rig.embedder is not None
-        rig.embedder.fail_next(EmbeddingUnavailable("down"))
         rig.memory.write("a.md", NOTE)
+        rig.index_file()(changed("a.md"))  # embeds a.md, so its vectors are cached
+        calls = len(rig.embedder.calls)
+        rig.memory.write("b.md", OTHER)
 
-        follow_ups = rig.rebuild_index(("memory",))(reindex())
+        rig.rebuild_index(("memory",))(reindex())
 
-        assert [type(e) for e in follow_ups] == [events.IndexRebuilt, events.ProviderFellBack]
+        assert len(rig.embedder.calls) == calls
+        assert [c.path for c in rig.store.chunks_without_vectors(rig.vector_label())] == ["b.md"]
 
     def test_progress_reports_the_rebuild_phase_and_its_total(self) -> None:
         rig = Rig()

@@ -9,12 +9,14 @@ from dataclasses import dataclass, field, replace
 import pytest
 
 from memlane.application.ports.file_source import ScanResult
+from memlane.application.ports.index_store import VectorProgress
 from memlane.application.scheduler import FIRST_SYNC_RUNNING, SearchSyncPolicy, SyncPlan
 from memlane.application.sync import SyncTrigger
 from memlane.domain.config import SyncSettings
 from tests.fakes.file_source import FakeChangeWatcher, FakeFileSource
 from tests.unit.application.conftest import World
 
+_NONE = VectorProgress(done=0, total=1)
 T = 1000.0  # monotonic seconds at which the plans below start
 
 
@@ -200,6 +202,25 @@ class TestBackgroundSyncer:
         assert watched.watcher is not None
         assert not watched.watcher.started
         assert watched.watcher.stop_calls == 0
+
+    def test_the_worker_backfills_vectors_between_syncs(self, world: World) -> None:
+        """A server's syncs commit keyword rows only; the worker embeds the rest in batches."""
+        _quick(world)
+        for n in range(40):  # more than one batch
+            world.memory.write(f"memory/n{n}.md", f"# Note {n}\n\nThe cluster {n} note.\n")
+        app = world.application()
+        syncing, background = app.syncing(), app.background()
+        background.start()
+        try:
+            background.request(SyncTrigger.SESSION_START)
+            assert wait_until(lambda: syncing.last_report is not None)
+            report = syncing.last_report
+            assert report is not None and report.vectors_backfilled == 0  # left to the worker
+
+            assert wait_until(lambda: (syncing.vector_progress() or _NONE).complete, timeout=20)
+        finally:
+            background.stop()
+        assert syncing.vector_progress() == VectorProgress(done=40, total=40)
 
     def test_a_failing_sync_does_not_end_the_worker(self, world: World) -> None:
         failing = _FailingOnceSource(source_name="memory")

@@ -1,0 +1,154 @@
+"""Application: the vector backfill, embedding chunks that were committed without a vector.
+
+Why chunks lack vectors: a rebuild (the first index of a workspace, a change of chunking or
+scope, `--force`) commits every file's chunks and keyword rows without calling the provider, so
+search answers from keywords within seconds, however large the history; a provider that was
+down, a new model, or a provider configured after keyword-only indexing leave them too.
+
+The work is derived, not logged: "chunks missing vectors of model M" is a query on the store
+(`IndexStore.chunks_without_vectors`), so there is nothing to replay and nothing to lose. Each
+batch is embedded through the embedding cache and committed in one transaction; a process
+killed mid-batch loses that batch at most (texts the provider already answered are in the
+cache), and the next run, in any process, starts from what is still missing: no committed
+chunk is embedded twice.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Final
+
+import structlog
+
+from memlane.application.embedding_runtime import EmbeddingRuntime
+from memlane.application.handlers import fallback_events
+from memlane.application.indexing import backfill_batch
+from memlane.application.issues import IssueBoard
+from memlane.application.ports.clock import Clock
+from memlane.application.ports.embedding import EmbeddingError
+from memlane.application.ports.index_store import IndexStore, VectorProgress
+from memlane.application.progress import ProgressTracker
+from memlane.domain import events
+from memlane.domain.index_meta import IndexMeta, vector_label
+
+log = structlog.get_logger()
+
+# Chunks embedded and committed together: what a kill can lose, and how long a sync waits for a
+# running batch (32 long passages take ~16 s with the bundled model on two cores, well under a
+# second with a remote provider).
+BACKFILL_BATCH: Final = 32
+
+# A search embeds missing vectors before answering only up to this many (a few seconds with a
+# remote provider, ~30 s for long passages with the bundled model); beyond, it answers at once
+# and leaves them to `memlane index`, `watch` or a server's background syncer.
+SEARCH_BACKFILL_LIMIT: Final = 64
+
+
+class VectorBackfill:
+    """Gives the active provider's vectors to every chunk without one, batch by batch.
+
+    Not thread-safe on its own: the SyncService calls it under its sync lock.
+    """
+
+    def __init__(
+        self,
+        *,
+        store: IndexStore,
+        runtime: EmbeddingRuntime,
+        issues: IssueBoard,
+        progress: ProgressTracker,
+        wanted_meta: Callable[[], IndexMeta],
+        clock: Clock,
+        announce: Callable[[Sequence[events.Event]], object],
+        use_cache: bool = True,
+        batch: int = BACKFILL_BATCH,
+    ) -> None:
+        self._store = store
+        self._runtime = runtime
+        self._issues = issues
+        self._progress = progress
+        self._wanted_meta = wanted_meta
+        self._clock = clock
+        self._announce = announce  # appends facts to the event log (the bus's publish)
+        self._use_cache = use_cache
+        self._batch = batch
+
+    def progress(self) -> VectorProgress | None:
+        """How far the vectors of the active model are; None without a usable provider."""
+        provider = self._runtime.usable
+        if provider is None:
+            return None
+        return self._store.vector_progress(vector_label(provider.model, provider.key))
+
+    def run(self, *, limit: int | None = None) -> int:
+        """Backfill every missing vector, reporting progress; skipped (0) when more than
+        `limit` are missing. Return how many chunks got a vector."""
+        provider = self._runtime.usable  # a provider cooling down after a failure waits
+        if provider is None:
+            return 0
+        before = self._store.vector_progress(vector_label(provider.model, provider.key))
+        if before.complete:
+            return 0
+        if limit is not None and before.missing > limit:
+            log.info("vector_backfill_deferred", missing=before.missing, total=before.total)
+            return 0
+        self._progress.set_phase("vectors")
+        self._progress.vectors(before.done, before.total)
+        done = 0
+        try:
+            while True:
+                chunks = backfill_batch(
+                    self._store,
+                    provider,
+                    use_cache=self._use_cache,
+                    batch=self._batch,
+                    on_embedded=self._progress.embedded,
+                )
+                if not chunks:
+                    break
+                done += len(chunks)
+                self._progress.vectors(before.done + done, before.total)
+                if done > before.missing:  # the store ignores our writes: do not loop forever
+                    log.error("vector_backfill_not_stored", done=done, missing=before.missing)
+                    break
+        except EmbeddingError as exc:
+            if self._failed(provider.id, exc):
+                return done + self.run(limit=limit)
+            return done
+        self._issues.clear("index", "(vectors)")
+        if done:
+            self._runtime.note_success()  # clears a provider failure kept with the index
+        return done
+
+    def step(self) -> int:
+        """Embed and commit one batch; return how many chunks got a vector (0: none missing,
+        no usable provider, or the provider failed, which the issues and the runtime say)."""
+        provider = self._runtime.usable
+        if provider is None:
+            return 0
+        try:
+            chunks = backfill_batch(
+                self._store, provider, use_cache=self._use_cache, batch=self._batch
+            )
+        except EmbeddingError as exc:
+            self._failed(provider.id, exc)
+            self._issues.persist()
+            return 0
+        if chunks:
+            self._runtime.note_success()
+        self._issues.clear("index", "(vectors)")
+        self._issues.persist()  # writes only when a failure was recorded before
+        return len(chunks)
+
+    def _failed(self, provider_id: str, exc: EmbeddingError) -> bool:
+        """Record a failed batch (issue, cool-down); return whether the runtime fell back to
+        another provider, whose label the meta then records (the caller backfills for it)."""
+        log.warning("vector_backfill_failed", provider=provider_id, error=str(exc))
+        self._runtime.note_failure(exc)
+        self._issues.report("index", "(vectors)", f"embedding failed, will retry: {exc}")
+        selection = self._runtime.fall_back(exc)
+        if selection is None:
+            return False
+        self._store.set_meta(self._wanted_meta())
+        self._announce(fallback_events(self._clock, selection))
+        return True
