@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
+from memlane.application.ports.index_store import VectorIndexState
 from memlane.domain.search import SearchResult
 from memlane.domain.sources import Source, SourceIssue
 
@@ -120,3 +121,4 @@ class StatusReport:
     last_sync_reason: str | None = None
     read_only: str | None = None  # why the index could not be written, when a sync found so
     warnings: tuple[str, ...] = ()  # e.g. the configured embedding provider cannot run
+    vector_index: VectorIndexState | None = None  # the vector leg's engine and index file

@@ -139,6 +139,7 @@ class StatusReporter:
             last_sync_reason=sync_reason,
             read_only=self._syncing.read_only,
             warnings=tuple(w for w in [self._runtime.warning if selected else None] if w),
+            vector_index=self._store.vector_index_state(),
         )
 
     def _dirty(self, no_index: bool) -> bool:

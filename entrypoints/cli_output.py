@@ -137,6 +137,14 @@ def fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+def _vector_index_line(s: StatusReport) -> list[str]:
+    v = s.vector_index
+    if v is None:
+        return []
+    covered = "" if v.vectors is None else f", {v.vectors} vectors"
+    return [f"Vector index: {v.engine}{covered} — {v.state}"]
+
+
 def status_text(s: StatusReport) -> str:
     lines = [
         f"Memory ({s.agent_id})",
@@ -157,6 +165,7 @@ def status_text(s: StatusReport) -> str:
         f"Vector: {'ready' if s.vector_available else 'unavailable'}"
         + (f" ({s.vector_error})" if s.vector_error else ""),
         f"Vector dims: {s.vector_dims or '-'}",
+        *_vector_index_line(s),
         f"Embedding cache: {s.cache_entries} entries (cap {s.cache_max_entries or 'none'})",
         f"Events: position {s.events_position}, {s.events_pending} pending",
     ]

@@ -30,6 +30,7 @@ from memlane.adapters.store.keyword_search import KeywordSearch
 from memlane.adapters.store.rebuild import SqliteIndexRebuild
 from memlane.adapters.store.temp_files import temp_path_for
 from memlane.adapters.store.vec0 import Vec0Table
+from memlane.adapters.store.vector_code_index import CodeVectorIndex
 from memlane.adapters.store.vector_codec import check_vector
 from memlane.adapters.store.vector_search import VectorSearch, vector_index
 from memlane.application.ports.embedding import Vector
@@ -41,6 +42,7 @@ from memlane.application.ports.index_store import (
     RecordedIssue,
     SourceCount,
     SyncRecord,
+    VectorIndexState,
     check_file_rows,
 )
 from memlane.application.reports import RecoveryStats
@@ -270,6 +272,14 @@ class SqliteIndexStore:
     def recovery_stats(self) -> RecoveryStats:
         """Return how often a read-only failure was recovered by reopening the database."""
         return self._db.recovery_stats()
+
+    def vector_index_state(self) -> VectorIndexState:
+        """Return the vector engine and, for the code file, its state (see IndexStore)."""
+        if not isinstance(self._vectors, CodeVectorIndex):
+            return VectorIndexState(self._vector_search, None, "no index file (exact or vec0)")
+        with self._db.read() as conn:
+            vectors, state = self._vectors.state(conn)
+        return VectorIndexState("codes", vectors, state)
 
     def location(self) -> str:
         """Return the database file path."""

@@ -26,6 +26,7 @@ from memlane.application.ports.index_store import (
     SourceCount,
     StoreError,
     SyncRecord,
+    VectorIndexState,
 )
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.index_meta import KEYWORD_ONLY_MODEL, IndexMeta
@@ -348,6 +349,9 @@ class FakeIndexStore(_FakeWriter):
 
     def vector_status(self) -> tuple[bool, str | None]:
         return True, None
+
+    def vector_index_state(self) -> VectorIndexState:
+        return VectorIndexState("fake", None, "in memory")
 
     def location(self) -> str:
         return ":memory:"
