@@ -18,6 +18,14 @@ from memlane.domain.sources import ALL_SOURCES, Source
 
 pytestmark = pytest.mark.integration
 
+
+@pytest.fixture(autouse=True)
+def _prune_small_corpora(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Take the pruned path on corpora this small (by default its cost rule leaves them to
+    FTS5, which ranks a few thousand rows faster than Python re-scores them)."""
+    monkeypatch.setattr(keyword_search, "COST_RATIO", 1)
+
+
 _LATIN = [f"w{i}" for i in range(400)] + ["running", "runs", "ran", "generalization", "général"]
 _HAN = "猫狗鱼鸟山水火土木金日月星云雨风"
 
@@ -167,3 +175,17 @@ def _encode_varint(value: int) -> bytes:
         groups.append((value & 0x7F) | 0x80)
         value >>= 7
     return bytes(groups[::-1])
+
+
+def test_the_cost_rule_leaves_big_candidate_sets_to_fts5(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(keyword_search, "MAX_CANDIDATES", 3)
+    store = SqliteIndexStore.open(tmp_path / "index.db")
+    _fill(store, random.Random(6), files=40)
+    try:
+        got, plan = _pruned(store, '"w0" OR "w1" OR "w2"', list(ALL_SOURCES), 5)
+        assert plan == "fts5: too many candidate rows for the rows it saves"
+        assert got == _reference(store, '"w0" OR "w1" OR "w2"', list(ALL_SOURCES), 5)
+    finally:
+        store.close()
