@@ -221,6 +221,10 @@ class KeywordSearch:
         order = sorted(phrases, key=lambda p: (-p.bound, p.index))
         wanted = sorted({t for p in phrases for t in p.tokens})
         allowed = None if every_source else set(sources)
+        if sum(p.hits for p in order[:-1]) < limit:
+            # Even every row of all but the commonest phrase cannot fill the top k: the loop
+            # below would reach the last phrase anyway, after work FTS5 then repeats.
+            raise _Unmodelled("every phrase is essential")
         budget = min(MAX_CANDIDATES, sum(p.hits for p in phrases) // COST_RATIO)
         scored: dict[int, float] = {}
         seen: set[int] = set()
