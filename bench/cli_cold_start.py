@@ -29,8 +29,9 @@ from pathlib import Path
 from typing import Any
 
 _QUERY = "w17 certificate renewal w4242"
-_CONFIG = """{ memorySearch: { sync: { onSearch: false, watch: false, onSessionStart: false },
-  store: { path: "%s", vector: { enabled: false } } } }"""
+_CONFIG = """{ agents: { defaults: { memorySearch: {
+  sync: { onSearch: false, watch: false, onSessionStart: false },
+  store: { path: "%s", vector: { enabled: false } } } } } }"""
 _MODEL_ONLY = """
 import time
 t0 = time.perf_counter()
