@@ -3,8 +3,10 @@
 The store is a copy of one kept by `bench/store_bench.py --keep DIR` (synthetic text and
 vectors), made searchable by the CLI with the bundled model: its chunks are relabelled with the
 model's id and it gets the IndexMeta of a one-note workspace indexed by the real CLI (so the CLI
-accepts it as its own index). The CLI runs with syncs off (the synthetic files are not on disk)
-and without sqlite-vec (the bulk store has no vec0 mirror; the code file serves the vector leg).
+accepts it as its own index); the workspace gets a stub per synthetic file with the size and
+mtime of its `files` row, so the sync the CLI runs before each search finds nothing to do
+(background syncs are off). No sqlite-vec: the bulk store has no vec0 mirror, the code file
+serves the vector leg.
 The first search (it builds the code file) is not timed. Then, alternately, each in a fresh
 process: the whole `memlane search --json`, and the bundled model alone (load, then one query
 embedding), so the CLI's time splits into model load + query embedding + the rest (imports,
@@ -20,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import statistics
 import subprocess
@@ -79,7 +82,19 @@ def _prepare(store: Path, work: Path) -> None:
         meta_table.bump_generation(conn)
 
     database.write(adopt)
+    # The CLI syncs before each search: give it a workspace whose files' stats match their
+    # `files` rows (size and mtime), so its stat-first scan finds nothing to do (their content
+    # is never read) and the synthetic chunks stay.
+    with database.read() as conn:
+        listed = conn.exec_driver_sql("SELECT path, size, mtime FROM files").all()
     database.close()
+    for path, size, mtime in listed:
+        stub = work / "ws" / str(path)
+        if stub.name == "note.md":
+            continue
+        stub.parent.mkdir(parents=True, exist_ok=True)
+        stub.write_bytes(b"x" * int(size))
+        os.utime(stub, (float(mtime), float(mtime)))
     (work / "config.json5").write_text(_CONFIG % target)
 
 
