@@ -211,6 +211,15 @@ class KeywordSearch:
         if n_rows <= 0:
             return []
         avgdl = float(total_tokens) / float(n_rows)
+        # A cheap first look (each phrase's rows counted up to a cap, nothing ranked) decides
+        # whether pruning can pay before the exact counts below, which read whole posting
+        # lists: otherwise a query left to FTS5 would pay for both.
+        cap = max(limit, MAX_CANDIDATES) + 1
+        capped = sorted(self._capped_hits(conn, text, cap) for text in texts)
+        if sum(capped[:-1]) < limit:
+            raise _Unmodelled("every phrase is essential")
+        if capped[0] > MAX_CANDIDATES:
+            raise _Unmodelled("too many candidate rows for the rows it saves")
         phrases = []
         for index, text in enumerate(texts):
             tokens = self._phrase_tokens(text)
@@ -347,6 +356,16 @@ class KeywordSearch:
                 self._hits.clear()
             self._hits[tokens] = hits
         return hits
+
+    def _capped_hits(self, conn: Connection, text: str, cap: int) -> int:
+        """Rows matching a phrase, counted up to `cap` (FTS5 stops there: no ranking)."""
+        return int(
+            conn.exec_driver_sql(
+                f"SELECT count(*) FROM (SELECT 1 FROM {schema.FTS_TABLE} "
+                f"WHERE {schema.FTS_TABLE} MATCH ? LIMIT ?)",
+                (_quote(text), cap),
+            ).scalar_one()
+        )
 
     def _phrase_rows(self, conn: Connection, text: str) -> list[int]:
         return [
