@@ -69,6 +69,8 @@ def _prepare(store: Path, work: Path) -> None:
     _memlane(work, "index")
     tiny = SqliteIndexStore.open(work / "tiny.db")
     meta = tiny.meta()
+    with tiny.database.read() as conn:  # the vectors' model key (model id and its file's hash)
+        model = str(conn.exec_driver_sql("SELECT model FROM chunks LIMIT 1").scalar_one())
     tiny.close()
     assert meta is not None, "the CLI wrote no IndexMeta"
     assert meta.dimensions == 384, meta
@@ -77,7 +79,7 @@ def _prepare(store: Path, work: Path) -> None:
     database = SqliteDatabase.open(target, load_vector=False)
 
     def adopt(conn: Any) -> None:
-        conn.exec_driver_sql("UPDATE chunks SET model = ?", (meta.model,))
+        conn.exec_driver_sql("UPDATE chunks SET model = ?", (model,))
         meta_table.put(conn, meta_table.INDEX_META_KEY, index_meta_to_json(meta))
         meta_table.bump_generation(conn)
 
