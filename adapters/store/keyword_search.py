@@ -37,17 +37,17 @@ import re
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Final
 
-import sqlean
 from sqlalchemy import Connection
 
 from memlane.adapters.store import rows, schema
+from memlane.adapters.store.fts5_numbers import Tokenizer, doc_lengths, phrase_count, read_varint
 from memlane.adapters.store.in_lists import batches, placeholders
-from memlane.domain.keywords import FTS_TOKENIZER, fts_document
+from memlane.domain.keywords import fts_document
 from memlane.domain.sources import Source
 
-# FTS5's bm25 constants (fts5_aux.c) and its idf floor.
+# The constants and the idf floor of SQLite's built-in bm25() (FTS5).
 _K1: Final = 1.2
 _B: Final = 0.75
 _IDF_FLOOR: Final = 1e-6
@@ -76,17 +76,6 @@ def parse_phrases(match: str) -> list[str] | None:
     return [body.replace('""', '"') for body in _PHRASE.findall(match)]
 
 
-def read_varint(data: bytes, at: int) -> tuple[int, int]:
-    """Decode one SQLite varint (FTS5's record format) at `at`; return (value, next offset)."""
-    value = 0
-    for i in range(8):
-        byte = data[at + i]
-        value = (value << 7) | (byte & 0x7F)
-        if byte < 0x80:
-            return value, at + i + 1
-    return (value << 8) | data[at + 8], at + 9
-
-
 @dataclass(frozen=True)
 class _Phrase:
     index: int
@@ -100,65 +89,11 @@ class _Phrase:
         return self.idf * (_K1 + 1.0)
 
 
-class _Tokenizer:
-    """A private in-memory FTS5 table with the index's tokenizer: what FTS5 makes of a text."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._conn: Any = None
-
-    def _connection(self) -> Any:
-        if self._conn is None:
-            conn = sqlean.connect(":memory:", check_same_thread=False)
-            quoted = FTS_TOKENIZER.replace("'", "''")
-            conn.execute(
-                f"CREATE VIRTUAL TABLE t USING fts5(terms, content='', tokenize='{quoted}')"
-            )
-            conn.execute("CREATE VIRTUAL TABLE v USING fts5vocab(t, instance)")
-            self._conn = conn
-        return self._conn
-
-    def positions(
-        self, docs: Sequence[tuple[int, str]], terms: Sequence[str] | None
-    ) -> dict[int, dict[str, list[int]]]:
-        """Tokenize (rowid, text) pairs; return rowid -> token -> offsets (only `terms`, or all)."""
-        out: dict[int, dict[str, list[int]]] = {rowid: {} for rowid, _ in docs}
-        with self._lock:
-            conn = self._connection()
-            conn.execute("INSERT INTO t(t) VALUES ('delete-all')")
-            conn.executemany("INSERT INTO t(rowid, terms) VALUES (?, ?)", docs)
-            if terms is None:
-                found = conn.execute("SELECT term, doc, offset FROM v").fetchall()
-            else:
-                found = [
-                    row
-                    for term in terms
-                    for row in conn.execute(
-                        "SELECT term, doc, offset FROM v WHERE term = ?", (term,)
-                    )
-                ]
-            conn.execute("INSERT INTO t(t) VALUES ('delete-all')")
-        for term, doc, offset in found:
-            out[int(doc)].setdefault(str(term), []).append(int(offset))
-        return out
-
-
-def _phrase_count(positions: dict[str, list[int]], tokens: tuple[str, ...]) -> int:
-    """Instances of a phrase in one row: offsets p with tokens[j] at p + j for every j."""
-    first = positions.get(tokens[0])
-    if not first:
-        return 0
-    if len(tokens) == 1:
-        return len(first)
-    rest = [set(positions.get(token, ())) for token in tokens[1:]]
-    return sum(all(p + j + 1 in s for j, s in enumerate(rest)) for p in first)
-
-
 class KeywordSearch:
     """The keyword leg's top-k, pruned; per store, holding its caches (see the module doc)."""
 
     def __init__(self) -> None:
-        self._tokenizer = _Tokenizer()
+        self._tokenizer = Tokenizer()
         self._tokens: dict[str, tuple[str, ...]] = {}
         self._lock = threading.Lock()
         self._version: bytes | None = None
@@ -266,7 +201,7 @@ class KeywordSearch:
         wanted: Sequence[str],
         via: _Phrase,
     ) -> dict[int, float]:
-        """bm25 of each row, as FTS5 computes it (fts5_aux.c), in its operation order."""
+        """bm25 of each row, as FTS5's bm25() computes it, in its operation order."""
         docs: list[tuple[int, str]] = []
         for batch in batches(rids):
             for rid, source, text in conn.exec_driver_sql(
@@ -277,19 +212,19 @@ class KeywordSearch:
                     docs.append((int(rid), fts_document(str(text))))
         if not docs:
             return {}
-        lengths = _doc_lengths(conn, [rid for rid, _ in docs])
+        lengths = doc_lengths(conn, [rid for rid, _ in docs])
         positions = self._tokenizer.positions(docs, wanted)
         out: dict[int, float] = {}
         for rid, _ in docs:
             found = positions[rid]
             length = lengths.get(rid)
-            if length is None or _phrase_count(found, via.tokens) == 0:
+            if length is None or phrase_count(found, via.tokens) == 0:
                 # FTS5's row differs from what its text tokenizes to now: trust FTS5.
                 raise _Unmodelled("a keyword row differs from its chunk's text")
             big_d = float(length)
             score = 0.0
             for phrase in phrases:
-                freq = float(_phrase_count(found, phrase.tokens))
+                freq = float(phrase_count(found, phrase.tokens))
                 score += phrase.idf * (
                     (freq * (_K1 + 1.0)) / (freq + _K1 * (1 - _B + _B * big_d / avgdl))
                 )
@@ -396,16 +331,3 @@ def _ensure_vocab(conn: Connection) -> None:
         f"USING fts5vocab(main, {schema.FTS_TABLE}, row)"
     )
     conn.info["memlane_fts_vocab"] = True
-
-
-def _doc_lengths(conn: Connection, rids: Sequence[int]) -> dict[int, int]:
-    """Token count of each row, from FTS5's docsize table (what bm25 uses as D)."""
-    out: dict[int, int] = {}
-    for batch in batches(rids):
-        for rid, blob in conn.exec_driver_sql(
-            f"SELECT id, sz FROM {schema.FTS_TABLE}_docsize "
-            f"WHERE id IN ({placeholders(len(batch))})",
-            tuple(batch),
-        ):
-            out[int(rid)] = read_varint(bytes(blob), 0)[0]
-    return out

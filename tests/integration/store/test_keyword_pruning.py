@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from memlane.adapters.store import keyword_search, rows
+from memlane.adapters.store import fts5_numbers, keyword_search, rows
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.application.ports.index_store import IndexedFile
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
@@ -161,7 +161,7 @@ def test_a_stale_count_cache_is_dropped_when_the_index_changes(tmp_path: Path) -
 def test_varints_decode_like_sqlite() -> None:
     for value in [0, 1, 127, 128, 240, 2287, 67823, 2**32, 2**56 - 1, 2**63 - 1]:
         encoded = _encode_varint(value)
-        assert keyword_search.read_varint(b"\x00" + encoded, 1) == (value, 1 + len(encoded))
+        assert fts5_numbers.read_varint(b"\x00" + encoded, 1) == (value, 1 + len(encoded))
 
 
 def _encode_varint(value: int) -> bytes:
