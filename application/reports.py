@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
-from memlane.application.ports.index_store import VectorProgress
+from memlane.application.ports.index_store import VectorIndexState, VectorProgress
 from memlane.domain.search import SearchResult
 from memlane.domain.sources import Source, SourceIssue
 
@@ -127,3 +127,4 @@ class StatusReport:
     # Chunks with a vector of the index's model, of all chunks (None: keyword-only); fewer
     # while the vector backfill runs.
     vectors: VectorProgress | None = None
+    vector_index: VectorIndexState | None = None  # the vector leg's engine and index file

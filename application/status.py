@@ -142,6 +142,7 @@ class StatusReporter:
             read_only=self._syncing.read_only,
             warnings=tuple(w for w in [self._warning(selected)] if w),
             vectors=vectors,
+            vector_index=self._store.vector_index_state(),
         )
 
     def _warning(self, selected: bool) -> str | None:

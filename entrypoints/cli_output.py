@@ -119,6 +119,14 @@ def fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:.3f}"
 
 
+def _vector_index_line(s: StatusReport) -> list[str]:
+    v = s.vector_index
+    if v is None:
+        return []
+    covered = "" if v.vectors is None else f", {v.vectors} vectors"
+    return [f"Vector index: {v.engine}{covered} — {v.state}"]
+
+
 def status_text(s: StatusReport) -> str:
     lines = [
         f"Memory ({s.agent_id})",
@@ -140,6 +148,7 @@ def status_text(s: StatusReport) -> str:
         + (f" ({s.vector_error})" if s.vector_error else ""),
         f"Vector dims: {s.vector_dims or '-'}",
         *([] if s.vectors is None else [f"Vectors: {s.vectors.ratio()} chunks embedded"]),
+        *_vector_index_line(s),
         f"Embedding cache: {s.cache_entries} entries (cap {s.cache_max_entries or 'none'})",
         f"Events: position {s.events_position}, {s.events_pending} pending",
     ]

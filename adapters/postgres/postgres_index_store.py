@@ -36,6 +36,7 @@ from memlane.application.ports.index_store import (
     SourceCount,
     StoreError,
     SyncRecord,
+    VectorIndexState,
     VectorProgress,
     check_file_rows,
 )
@@ -285,6 +286,10 @@ class PostgresIndexStore:
     def vector_status(self) -> tuple[bool, str | None]:
         """Return (pgvector available, None): the schema cannot exist without it."""
         return True, None
+
+    def vector_index_state(self) -> VectorIndexState:
+        """pgvector's HNSW index lives in the database: nothing to build or go stale here."""
+        return VectorIndexState("pgvector", None, "hnsw index in PostgreSQL")
 
     def location(self) -> str:
         """Return the database URL (password masked) and the agent."""

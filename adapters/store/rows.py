@@ -277,7 +277,10 @@ def candidates(conn: Connection, scored: Sequence[tuple[int, float]]) -> list[Ca
 def keyword_top(
     conn: Connection, match: str, sources: Sequence[Source], *, every_source: bool, limit: int
 ) -> list[tuple[int, float]]:
-    """Return (rid, bm25 rank) of the best `limit` FTS5 matches, best first.
+    """Return (rid, bm25 rank) of the best `limit` FTS5 matches, best first (ties by rid).
+
+    FTS5 ranks every matching row; `keyword_search` prunes that, and calls this for the queries
+    it does not model.
 
     A malformed MATCH expression gives [] (FTS5 reports it as an OperationalError).
     """
@@ -293,7 +296,7 @@ def keyword_top(
             f"SELECT t.rowid, t.rank FROM {schema.FTS_TABLE} t "
             "JOIN chunks c ON c.rid = t.rowid "
             f"WHERE {schema.FTS_TABLE} MATCH ? AND c.source IN ({placeholders(len(sources))}) "
-            "ORDER BY t.rank LIMIT ?"
+            "ORDER BY t.rank, t.rowid LIMIT ?"
         )
         args = (match, *sources, limit)
     try:

@@ -2,7 +2,8 @@
 
 The class is a composition; the SQL lives in the modules it calls:
 
-* `rows` — files, chunks and their FTS5 keyword rows, and the keyword search;
+* `rows` — files, chunks and their FTS5 keyword rows, and FTS5's own keyword ranking;
+* `keyword_search` — the keyword leg: FTS5's ranking, pruned to the rows that can reach the top k;
 * `embedding_cache` — the vectors reused across reindexes;
 * `vec0` — the sqlite-vec mirror of the chunk vectors and the vector dimension;
 * `vector_search` — the vector leg's engine (by default a memory-mapped code file beside the
@@ -25,9 +26,11 @@ from sqlalchemy import Connection
 
 from memlane.adapters.store import embedding_cache, meta_table, rows, sync_state
 from memlane.adapters.store.database import SqliteDatabase
+from memlane.adapters.store.keyword_search import KeywordSearch
 from memlane.adapters.store.rebuild import SqliteIndexRebuild
 from memlane.adapters.store.temp_files import temp_path_for
 from memlane.adapters.store.vec0 import Vec0Table
+from memlane.adapters.store.vector_code_index import CodeVectorIndex
 from memlane.adapters.store.vector_codec import check_vector
 from memlane.adapters.store.vector_progress import vector_progress
 from memlane.adapters.store.vector_search import VectorSearch, vector_index
@@ -40,6 +43,7 @@ from memlane.application.ports.index_store import (
     RecordedIssue,
     SourceCount,
     SyncRecord,
+    VectorIndexState,
     VectorProgress,
     check_file_rows,
 )
@@ -59,6 +63,7 @@ class SqliteIndexStore:
         self._vector_search = vector_search
         self._vec0 = Vec0Table(db)
         self._vectors = vector_index(vector_search, self._vec0, db.path)
+        self._keywords = KeywordSearch()
 
     @classmethod
     def open(cls, path: str | Path, *, vector_search: VectorSearch = "codes") -> SqliteIndexStore:
@@ -220,7 +225,9 @@ class SqliteIndexStore:
             return []
         every_source = set(ALL_SOURCES) <= set(sources)
         with self._db.read() as conn:
-            scored = rows.keyword_top(conn, match, sources, every_source=every_source, limit=limit)
+            scored = self._keywords.top(
+                conn, match, sources, every_source=every_source, limit=limit
+            )
             return rows.candidates(conn, scored)
 
     def cache_get(self, key: CacheKey, hashes: Sequence[ContentHash]) -> dict[ContentHash, Vector]:
@@ -272,6 +279,14 @@ class SqliteIndexStore:
     def recovery_stats(self) -> RecoveryStats:
         """Return how often a read-only failure was recovered by reopening the database."""
         return self._db.recovery_stats()
+
+    def vector_index_state(self) -> VectorIndexState:
+        """Return the vector engine and, for the code file, its state (see IndexStore)."""
+        if not isinstance(self._vectors, CodeVectorIndex):
+            return VectorIndexState(self._vector_search, None, "no index file (exact or vec0)")
+        with self._db.read() as conn:
+            vectors, state = self._vectors.state(conn)
+        return VectorIndexState("codes", vectors, state)
 
     def location(self) -> str:
         """Return the database file path."""

@@ -96,6 +96,36 @@ class CodeVectorIndex:
         self._excluded: dict[tuple[str, tuple[str, ...]], Any] = {}
         self.last_event: str | None = None  # what the last refresh did to the file, for status
 
+    def state(self, conn: Connection) -> tuple[int | None, str]:
+        """(vectors the file covers, what this process did with it or what it would do), for
+        `status`: reads the file's header and checks it against the database, builds nothing."""
+        with self._lock:
+            if self._file is not None and self.last_event is not None:
+                return self._file.header.count, self.last_event
+            last = self.last_event
+        opened = CodeFile.open(code_path(self._db_path))
+        dims = meta_table.vector_dims(conn)
+        if opened is None or dims is None:
+            vectors = int(
+                conn.exec_driver_sql(
+                    "SELECT count(*) FROM chunks WHERE embedding IS NOT NULL"
+                ).scalar_one()
+            )
+            if vectors < self._min_rows:
+                return None, last or f"exact: {vectors} vectors, below {self._min_rows}"
+            return None, last or f"none: {vectors} vectors, built by the next search"
+        db_id = meta_table.get_many(conn, [meta_table.DB_ID_KEY]).get(meta_table.DB_ID_KEY, "")
+        why = stale_reason(conn, opened.header, db_id, dims)
+        if why is not None:
+            return opened.header.count, f"stale: {why} (rebuilt by the next search)"
+        behind = int(
+            conn.exec_driver_sql(
+                "SELECT count(*) FROM chunks WHERE rid > ? AND embedding IS NOT NULL",
+                (opened.header.high_rid,),
+            ).scalar_one()
+        )
+        return opened.header.count, f"built, {behind} newer vectors searched exactly"
+
     def invalidate(self) -> None:
         """Forget the file and the delta (the database file was replaced)."""
         with self._lock:

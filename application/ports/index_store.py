@@ -113,6 +113,17 @@ class RecordedIssue:
 
 
 @dataclass(frozen=True, slots=True)
+class VectorIndexState:
+    """What the vector leg answers from, for `status`: the engine, how many vectors its index
+    file covers (None when it has no file), and its state in words (built, stale and why,
+    rebuilt and why, exact below the size that gets a file...)."""
+
+    engine: str
+    vectors: int | None
+    state: str
+
+
+@dataclass(frozen=True, slots=True)
 class SyncRecord:
     """The last sync that changed the index, as recorded with it (`status` in a new process)."""
 
@@ -279,6 +290,10 @@ class IndexStore(IndexWriter, Protocol):
 
     def vector_status(self) -> tuple[bool, str | None]:
         """Return (vector extension loaded, load error message or None)."""
+        ...
+
+    def vector_index_state(self) -> VectorIndexState:
+        """Return the vector index's engine and state, without building anything."""
         ...
 
     def location(self) -> str:

@@ -125,6 +125,11 @@ class TestCli:
         report = json.loads(status.stdout)
         counts = {s["source"]: s["files"] for s in report["bySource"]}
         assert counts == {"memory": 2, "sessions": 1}
+        # A small index is searched exactly: the code file's state says so, text and JSON.
+        assert report["vectorIndex"]["engine"] == "codes"
+        assert report["vectorIndex"]["state"].startswith("exact: ")
+        text = memlane(home, "status")
+        assert "Vector index: codes — exact: " in text.stdout
         assert events.returncode == 0, events.stderr
         types = {e["type"] for e in json.loads(events.stdout)}
         assert {"reindex_required", "index_rebuilt"} <= types

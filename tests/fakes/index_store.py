@@ -26,6 +26,7 @@ from memlane.application.ports.index_store import (
     SourceCount,
     StoreError,
     SyncRecord,
+    VectorIndexState,
     VectorProgress,
 )
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
@@ -354,6 +355,9 @@ class FakeIndexStore(_FakeWriter):
 
     def vector_status(self) -> tuple[bool, str | None]:
         return True, None
+
+    def vector_index_state(self) -> VectorIndexState:
+        return VectorIndexState("fake", None, "in memory")
 
     def location(self) -> str:
         return ":memory:"

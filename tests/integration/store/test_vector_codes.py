@@ -268,3 +268,50 @@ class TestSmallIndexesStayExact:
         opened = CodeFile.open(code_path(path))
         assert opened is not None and opened.header.count == 40
         store.close()
+
+
+class TestStatusShowsTheFile:
+    def test_missing_built_newer_rows_stale_and_rebuilt(self, tmp_path: Path) -> None:
+        path = tmp_path / "index.db"
+        store = SqliteIndexStore.open(path)
+        _fill(store, 10, 5, seed=1)
+        assert store.vector_index_state().state == "none: 50 vectors, built by the next search"
+        assert not code_path(path).exists()  # status builds nothing
+        store.search_vector(_vector(random.Random(2)), model="m", sources=ALL_SOURCES, limit=3)
+        assert store.vector_index_state().vectors == 50
+        store.close()
+
+        fresh = SqliteIndexStore.open(path)  # a status in a process that has not searched
+        _fill(fresh, 1, 3, seed=5)
+        state = fresh.vector_index_state()
+        assert (state.engine, state.vectors) == ("codes", 50)
+        assert state.state == "built, 3 newer vectors searched exactly"
+        fresh.close()
+
+        other = tmp_path / "other.db"
+        foreign = SqliteIndexStore.open(other)
+        _fill(foreign, 4, 5, seed=8)
+        foreign.search_vector(_vector(random.Random(1)), model="m", sources=ALL_SOURCES, limit=3)
+        foreign.close()
+        shutil.copy(code_path(other), code_path(path))
+        reader = SqliteIndexStore.open(path)
+        stale = reader.vector_index_state()
+        assert stale.state.startswith("stale: it was built from another database file")
+        reader.search_vector(_vector(random.Random(3)), model="m", sources=ALL_SOURCES, limit=3)
+        rebuilt = reader.vector_index_state()
+        assert rebuilt.vectors == 53
+        assert rebuilt.state.startswith("rebuilt: it was built from another database file")
+        reader.close()
+
+    def test_below_the_size_that_gets_a_file(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.setattr(vector_code_index, "MIN_ROWS", 100)
+        store = SqliteIndexStore.open(tmp_path / "index.db")
+        _fill(store, 2, 5, seed=1)
+        state = store.vector_index_state()
+        assert (state.vectors, state.state) == (None, "exact: 10 vectors, below 100")
+        numpy = SqliteIndexStore.open(tmp_path / "index.db", vector_search="numpy")
+        assert numpy.vector_index_state().engine == "numpy"
+        numpy.close()
+        store.close()
