@@ -121,7 +121,8 @@ class Searcher:
         degraded = self._runtime.warning  # one line whenever the configured provider is not used
         if degraded is not None:
             warnings.insert(0, degraded)
-        fused = self._fuse(mode, vector, keyword)
+        # Fewer keyword hits than asked for: the leg returned every match (per agent, too).
+        fused = self._fuse(mode, vector, keyword, keyword_exhaustive=len(keyword) < limit)
         decay = hybrid.temporal_decay
         if decay.enabled:
             fused = apply_temporal_decay(fused, now=now, half_life_days=decay.half_life_days)
@@ -194,7 +195,12 @@ class Searcher:
         ]
 
     def _fuse(
-        self, mode: SearchMode, vector: list[Candidate], keyword: list[Candidate]
+        self,
+        mode: SearchMode,
+        vector: list[Candidate],
+        keyword: list[Candidate],
+        *,
+        keyword_exhaustive: bool = False,
     ) -> list[Fused]:
         hybrid = self._settings.query.hybrid
         if mode == "keyword":
@@ -205,7 +211,11 @@ class Searcher:
             return rrf_merge(vector, keyword, k=hybrid.rrf_k)
         if hybrid.fusion == "zscore":
             return zscore_merge(
-                vector, keyword, vector_weight=hybrid.vector_weight, text_weight=hybrid.text_weight
+                vector,
+                keyword,
+                vector_weight=hybrid.vector_weight,
+                text_weight=hybrid.text_weight,
+                keyword_exhaustive=keyword_exhaustive,
             )
         return weighted_merge(
             vector, keyword, vector_weight=hybrid.vector_weight, text_weight=hybrid.text_weight

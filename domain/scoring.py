@@ -285,6 +285,7 @@ def zscore_merge(
     vector_weight: float,
     text_weight: float,
     group: KeywordGroup = None,
+    keyword_exhaustive: bool = False,
 ) -> list[Fused]:
     """Standardised fusion: each leg's scores become z-scores within this query's candidates,
     then score = z_to_unit((w_v·z_v + w_t·z_t) / √(w_v² + w_t²)), weights normalised to sum 1.
@@ -298,12 +299,21 @@ def zscore_merge(
     an absolute relevance; `weighted_merge` keeps absolute scores. Ties keep union order.
     With `group` (several stores), keyword evidence is standardised within each group; the
     vector leg stays one pool, since cosines of one model are on one scale in every store.
+
+    `keyword_exhaustive` says the keyword leg returned every match (fewer than it asked for):
+    a chunk it missed then has bm25 evidence 0, exactly, and is standardised with that value
+    instead of taking the floor. Without it, a rare word matching one or two chunks gave them
+    no edge over chunks without it (one hit: z = 0 against a floor of -1), so a semantically
+    closer chunk buried the exact match. (Not with `group`: a missed chunk has no group.)
     """
     total = vector_weight + text_weight
     w_v, w_t = (0.5, 0.5) if total <= 0 else (vector_weight / total, text_weight / total)
     z_vector, vector_floor = _standardised(_vector_scores(vector))
-    z_keyword, keyword_floor = _standardised_groups(_keyword_evidence(keyword), group)
     ids = list(dict.fromkeys([c.chunk_id for c in vector] + [c.chunk_id for c in keyword]))
+    evidence = _keyword_evidence(keyword)
+    if keyword_exhaustive and evidence and group is None:
+        evidence = {chunk_id: evidence.get(chunk_id, 0.0) for chunk_id in ids}
+    z_keyword, keyword_floor = _standardised_groups(evidence, group)
     legs = [(w_v, z_vector, vector_floor), (w_t, z_keyword, keyword_floor)]
     legs = [leg for leg in legs if leg[1]]  # an empty leg says nothing about anyone
     norm = math.sqrt(math.fsum(w * w for w, _, _ in legs)) or 1.0

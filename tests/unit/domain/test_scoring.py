@@ -222,6 +222,32 @@ class TestZscoreMerge:
         merged = zscore_merge(vector, keyword, vector_weight=0.5, text_weight=0.5)
         assert ids(merged) == ["b", "a"]
 
+    def test_an_exhaustive_keyword_leg_lifts_its_only_match_over_closer_vectors(self) -> None:
+        # The SIGKILL suite's case: a planted rare word in one note; the vector leg's 200
+        # candidates (a default search's pool) spread 0.80-0.90, the note in the lower half.
+        vector = [cand(f"t{i}", 0.80 + i / 2000) for i in range(200)] + [cand("note", 0.83)]
+        keyword = [cand("note", -3.2)]
+        floored = zscore_merge(vector, keyword, vector_weight=0.7, text_weight=0.3)
+        exact = zscore_merge(
+            vector, keyword, vector_weight=0.7, text_weight=0.3, keyword_exhaustive=True
+        )
+        assert ids(floored)[0] != "note"  # the match only took the leg's own z of 0
+        assert ids(exact)[0] == "note"
+
+    def test_an_exhaustive_keyword_leg_scores_missed_chunks_as_evidence_zero(self) -> None:
+        # Two matches with distinct evidence: without the flag the weaker one is standardised
+        # to the floor every non-matching chunk gets; with it, it stays above them.
+        vector = [cand("a", 0.9), cand("b", 0.8), cand("c", 0.8)]
+        keyword = [cand("a", -5.0), cand("b", -1.0)]
+        merged = zscore_merge(
+            vector, keyword, vector_weight=0.5, text_weight=0.5, keyword_exhaustive=True
+        )
+        by_id = {item.chunk_id: item.score for item in merged}
+        assert by_id[ChunkId("b")] > by_id[ChunkId("c")]  # same cosine, b has the word
+        floored = zscore_merge(vector, keyword, vector_weight=0.5, text_weight=0.5)
+        scores = {item.chunk_id: item.score for item in floored}
+        assert scores[ChunkId("b")] == pytest.approx(scores[ChunkId("c")])
+
     def test_an_empty_leg_leaves_the_other_legs_order(self) -> None:
         vector = [cand("a", 0.5), cand("b", 0.9), cand("c", 0.7)]
         merged = zscore_merge(vector, [], vector_weight=0.4, text_weight=0.6)
