@@ -24,15 +24,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
-from pgvector.psycopg import register_vector
-from psycopg import Connection as DriverConnection
-from psycopg.rows import TupleRow
-from psycopg.types import TypeInfo
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
+
+if TYPE_CHECKING:  # the driver and pgvector are the `postgres` extra: imported when used
+    from psycopg import Connection as DriverConnection
+    from psycopg.rows import TupleRow
 
 from memlane.adapters.postgres import migrations
 from memlane.application.ports.index_store import StoreError, StoreReadOnly
@@ -71,6 +71,9 @@ def translate(exc: BaseException, where: str) -> StoreError:
 
 def _register_vector(driver: DriverConnection[TupleRow]) -> bool:
     """Install pgvector's adapters on one driver connection; False before the extension exists."""
+    from pgvector.psycopg import register_vector
+    from psycopg.types import TypeInfo
+
     if TypeInfo.fetch(driver, "vector") is None:
         return False
     register_vector(driver)
@@ -85,6 +88,8 @@ def _on_connect(driver: DriverConnection[TupleRow], _record: object) -> None:
 
 def driver_connection(conn: Connection) -> DriverConnection[TupleRow]:
     """The psycopg connection under `conn`, in the same transaction (for binary results)."""
+    from psycopg import Connection as DriverConnection
+
     driver = conn.connection.driver_connection
     if not isinstance(driver, DriverConnection):
         raise StoreError("the PostgreSQL store needs the psycopg 3 driver")

@@ -9,15 +9,17 @@ chunk keeps its token count (`doc_len`), the D of bm25.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-from pgvector import Vector as PgVector
 from sqlalchemy import Connection
 
 from memlane.application.ports.index_store import IndexedFile, SourceCount, VectorProgress
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.index_meta import KEYWORD_ONLY_MODEL
 from memlane.domain.search import Candidate
+
+if TYPE_CHECKING:  # pgvector is the `postgres` extra
+    from pgvector import Vector as PgVector
 from memlane.domain.sources import Source
 
 _CHUNK_COLUMNS = "id, source, path, start_line, end_line, text, hash, timestamp"

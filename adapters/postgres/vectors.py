@@ -19,15 +19,17 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
-from pgvector import Vector as PgVector
 from sqlalchemy import Connection
 
 from memlane.adapters.postgres import meta
 from memlane.adapters.postgres.database import driver_connection
 from memlane.application.ports.embedding import Vector
+
+if TYPE_CHECKING:  # pgvector is the `postgres` extra: imported when a vector is sent
+    from pgvector import Vector as PgVector
 from memlane.application.ports.index_store import DimensionMismatch, StoreError
 from memlane.domain.index_meta import KEYWORD_ONLY_MODEL
 from memlane.domain.sources import Source
@@ -49,6 +51,8 @@ def check_vector(vector: Sequence[float]) -> None:
 def to_wire(vector: Sequence[float]) -> PgVector:
     """Return `vector` as pgvector's value at float32 precision (what pgvector stores); it is
     sent in binary with a `%b` placeholder (database.py registers the adapters)."""
+    from pgvector import Vector as PgVector
+
     return PgVector(np.asarray(vector, dtype=np.float32))
 
 
