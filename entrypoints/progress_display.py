@@ -14,11 +14,10 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Final, TextIO
+from typing import TextIO
 
 from memlane.application.reports import SyncProgress
-
-DEFAULT_EVERY_SECONDS: Final = 10.0
+from memlane.entrypoints.config.env import progress_every_seconds
 
 
 def progress_text(p: SyncProgress, elapsed: float) -> str:
@@ -53,19 +52,12 @@ def _clock(seconds: float) -> str:
     return f"{int(seconds // 60)}:{int(seconds % 60):02d}"
 
 
-def _every(env: dict[str, str] | os._Environ[str]) -> float:
-    try:
-        return max(0.0, float(env.get("MEMLANE_PROGRESS_SECONDS", DEFAULT_EVERY_SECONDS)))
-    except ValueError:
-        return DEFAULT_EVERY_SECONDS
-
-
 @contextmanager
 def sync_progress(stream: TextIO | None = None) -> Iterator[Callable[[SyncProgress], None]]:
     """A progress callback for `MemoryManager.sync` writing to `stream` (default stderr)."""
     out = stream or sys.stderr
     tty = out.isatty()
-    every = _every(os.environ)
+    every = progress_every_seconds(os.environ)
     started = time.monotonic()
     last_line = started
     shown = False

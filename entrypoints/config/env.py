@@ -22,6 +22,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
+import structlog
+
+from memlane.application.progress import DEFAULT_LOG_EVERY_SECONDS
 from memlane.domain.config import MemorySettings
 from memlane.domain.errors import ConfigError
 from memlane.domain.providers import provider_info
@@ -164,3 +167,22 @@ def env_value(env: Mapping[str, str], name: str) -> str | None:
     """The variable's value, stripped; None when it is unset or blank."""
     value = env.get(name, "").strip()
     return value or None
+
+
+def progress_every_seconds(env: Mapping[str, str]) -> float:
+    """Seconds between plain progress lines (MEMLANE_PROGRESS_SECONDS, 10 by default): the CLI's
+    lines on a pipe and the log lines of a sync nobody draws read the same value. A value that
+    is not a number is said on stderr, then the default is used."""
+    raw = env.get("MEMLANE_PROGRESS_SECONDS")
+    if raw is None:
+        return DEFAULT_LOG_EVERY_SECONDS
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        structlog.get_logger(__name__).warning(
+            "setting_ignored",
+            variable="MEMLANE_PROGRESS_SECONDS",
+            value=raw,
+            reason=f"not a number; using {DEFAULT_LOG_EVERY_SECONDS:g} s",
+        )
+        return DEFAULT_LOG_EVERY_SECONDS

@@ -48,7 +48,6 @@ from memlane.application.ports.index_store import IndexStore, StoreCorrupt
 from memlane.application.ports.index_transfer import IndexTransfer
 from memlane.application.ports.note_writer import NoteWriter
 from memlane.application.ports.sync_lock import SyncLock
-from memlane.application.progress import DEFAULT_LOG_EVERY_SECONDS
 from memlane.application.provider_selection import ProviderChoice, choose_provider
 from memlane.application.reports import RecoveryStats
 from memlane.application.writing import WriteNote
@@ -61,6 +60,7 @@ from memlane.entrypoints.config.env import (
     base_url_for,
     headers_for,
     key_optional,
+    progress_every_seconds,
     store_url_for,
 )
 from memlane.entrypoints.config.runtime import RuntimeConfig, store_path
@@ -181,16 +181,6 @@ def make_runtime(
         clock=clock,
         cooldown=settings.remote.failure_cooldown_seconds,
     )
-
-
-def progress_log_seconds(env: Mapping[str, str]) -> float:
-    """Seconds between the progress log lines of a sync without a watcher: the same variable
-    as the CLI's plain progress lines (MEMLANE_PROGRESS_SECONDS), 10 by default."""
-    raw = env.get("MEMLANE_PROGRESS_SECONDS")
-    try:
-        return DEFAULT_LOG_EVERY_SECONDS if raw is None else max(0.0, float(raw))
-    except ValueError:
-        return DEFAULT_LOG_EVERY_SECONDS
 
 
 def scope_hash(settings: MemorySettings, workspace: Path) -> str:
@@ -386,7 +376,7 @@ class Container(containers.DeclarativeContainer):
         redact=providers.Callable(_redactor, settings),
         recovery_stats=providers.Callable(_recovery, index_store),
         host_lock=providers.Callable(sync_lock_for, runtime_config, database.provider),
-        progress_log_seconds=providers.Callable(progress_log_seconds, env),
+        progress_log_seconds=providers.Callable(progress_every_seconds, env),
         others=providers.Singleton(StoreAgentIndexes, runtime_config, env),
     )
     manager = application.manager

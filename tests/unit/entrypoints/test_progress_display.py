@@ -46,3 +46,19 @@ class TestSyncProgress:
         lines = out.getvalue().splitlines()
         assert lines[0].startswith("vectors: 0/64 chunks (0 %)")
         assert lines[1].startswith("vectors: 32/64 chunks (50 %)")
+
+
+class TestProgressEverySeconds:
+    def test_a_number_a_default_and_a_loud_bad_value(self) -> None:
+        from structlog.testing import capture_logs
+
+        from memlane.entrypoints.config.env import progress_every_seconds
+
+        assert progress_every_seconds({"MEMLANE_PROGRESS_SECONDS": "2.5"}) == 2.5
+        assert progress_every_seconds({"MEMLANE_PROGRESS_SECONDS": "-3"}) == 0.0
+        assert progress_every_seconds({}) == 10.0
+        with capture_logs() as logs:
+            assert progress_every_seconds({"MEMLANE_PROGRESS_SECONDS": "soon"}) == 10.0
+        assert [(e["event"], e["variable"], e["value"]) for e in logs] == [
+            ("setting_ignored", "MEMLANE_PROGRESS_SECONDS", "soon")
+        ]
