@@ -18,6 +18,7 @@ from pathlib import Path
 import sqlean
 import sqlite_vec
 
+from memlane.adapters.store.fts5_numbers import read_varint
 from memlane.bench.kill_workspace import KillWorkspace
 
 _LABELS = {"user": "User", "assistant": "Assistant"}
@@ -130,6 +131,16 @@ def check_rows(ws: KillWorkspace) -> list[str]:
         has_vec = q("SELECT count(*) FROM sqlite_master WHERE name = 'chunks_vec'").fetchone()[0]
         vec = q("SELECT count(*) FROM chunks_vec").fetchone()[0] if has_vec else 0
         indexed = {(s, p): h for s, p, h in q("SELECT source, path, hash FROM files")}
+        averages = q("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()
+        sizes = [read_varint(bytes(sz), 0)[0] for (sz,) in q("SELECT sz FROM chunks_fts_docsize")]
+    # bm25 reads N and the token total from FTS5's averages record: it must count the live rows.
+    if averages is not None and averages[0]:
+        n_rows, at = read_varint(bytes(averages[0]), 0)
+        recorded = (n_rows, read_varint(bytes(averages[0]), at)[0])
+        if recorded != (len(sizes), sum(sizes)):
+            failures.append(
+                f"keyword statistics {recorded} (rows, tokens) for live {(len(sizes), sum(sizes))}"
+            )
     if (chunks, no_fts) != (fts, 0):
         failures.append(f"fts rows {fts} for {chunks} chunks, {no_fts} chunk(s) without one")
     if orphans or empty:

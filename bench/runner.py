@@ -92,6 +92,9 @@ def open_unit(opener: Opener, paths: UnitPaths, config: Mapping[str, Any]) -> Ma
         state_dir=str(paths.state_dir),
         agent_id=AGENT_ID,
         config=config,
+        # A unit's store may be a copy of another work dir's (a private copy for a side run):
+        # the unit's own workspace is the right one, so the recorded one is moved, not refused.
+        move_workspace=True,
     )
 
 

@@ -43,7 +43,9 @@ class UnitPaths:
     @classmethod
     def for_unit(cls, work_dir: Path, dataset: str, unit_id: str) -> UnitPaths:
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in unit_id)
-        return cls(work_dir / dataset / safe)
+        # Absolute: the store path goes into the unit's config, where a relative path is read
+        # against the state dir (as the reference reads it), not against the current directory.
+        return cls(work_dir.resolve() / dataset / safe)
 
     def store_path(self, store_key: str) -> Path:
         return self.state_dir / "memory" / f"{AGENT_ID}-{store_key}.sqlite"

@@ -59,6 +59,10 @@ from memlane.domain.cjk import HAN, HANGUL, KANA
 # stemmer (English suffixes; CJK n-grams pass through unchanged) lifted SciFact keyword-only nDCG@10
 # from 0.655 to 0.692 (bench/RESULTS.md); the store rebuilds its keyword table when this changes.
 FTS_TOKENIZER: Final = "porter unicode61 remove_diacritics 2"
+# Version of what `fts_document` makes of a text. A keyword row is deleted by handing FTS5 the
+# document it was built from (recomputed from the chunk's text), so a store whose rows were built
+# by another version rebuilds its keyword table: bump this whenever `fts_document`'s output changes.
+FTS_DOCUMENT_VERSION: Final = "1"
 
 # Upper bound on OR-ed terms in one MATCH expression: a pasted page must not build a huge query.
 MAX_FTS_TERMS: Final = 64

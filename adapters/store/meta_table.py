@@ -16,6 +16,7 @@ from memlane.adapters.store.in_lists import placeholders
 SCHEMA_VERSION_KEY: Final = "store_schema_version"
 DB_ID_KEY: Final = "db_id"
 TOKENIZER_KEY: Final = "fts_tokenizer"
+FTS_DOCUMENT_KEY: Final = "fts_document_version"
 VECTOR_DIMS_KEY: Final = "vector_dims"
 VEC_STALE_KEY: Final = "vec_table_stale"
 GENERATION_KEY: Final = "vector_generation"

@@ -20,7 +20,7 @@ from typing import Final
 from sqlalchemy import Connection
 
 from memlane.adapters.store import meta_table, schema
-from memlane.domain.keywords import FTS_TOKENIZER, fts_document
+from memlane.domain.keywords import FTS_DOCUMENT_VERSION, FTS_TOKENIZER, fts_document
 
 Migration = Callable[[Connection], None]
 
@@ -108,6 +108,13 @@ _M005: Final = (
     "PRIMARY KEY (key, path))"
 )
 
+# The keyword table again, without `contentless_delete=1`: a DELETE on such a table does not take
+# the deleted rows out of FTS5's row count and token total (SQLite 3.50), so bm25 drifted with
+# every edit. Rows are now deleted with the 'delete' command and their document (rows.py).
+_M006_FTS: Final = (
+    "CREATE VIRTUAL TABLE chunks_fts USING fts5(terms, content='', tokenize='{tokenizer}')"
+)
+
 
 def m001_core_tables(conn: Connection) -> None:
     """Create files, chunks, embedding_cache, events and tracking, and name the file."""
@@ -153,12 +160,33 @@ def m005_issues(conn: Connection) -> None:
     conn.exec_driver_sql(_M005)
 
 
+def m006_keyword_statistics(conn: Connection) -> None:
+    """Rebuild the keyword table so that deleting a row also updates bm25's statistics.
+
+    The drifted statistics of the old table are dropped with it; the rows are rebuilt from
+    `chunks.text` with the tokenizer recorded for the file (a file built with an older one is
+    then rebuilt at open, as before), and the document analysis is recorded.
+    """
+    tokenizer = meta_table.get(conn, meta_table.TOKENIZER_KEY) or FTS_TOKENIZER
+    conn.exec_driver_sql("DROP TABLE IF EXISTS chunks_fts")
+    conn.exec_driver_sql(_M006_FTS.format(tokenizer=tokenizer.replace("'", "''")))
+    existing = conn.exec_driver_sql("SELECT rid, text FROM chunks").all()
+    if existing:
+        conn.exec_driver_sql(
+            "INSERT INTO chunks_fts(rowid, terms) VALUES (?, ?)",
+            [(rid, fts_document(text)) for rid, text in existing],
+        )
+    meta_table.put(conn, meta_table.TOKENIZER_KEY, tokenizer)
+    meta_table.put(conn, meta_table.FTS_DOCUMENT_KEY, FTS_DOCUMENT_VERSION)
+
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     m001_core_tables,
     m002_keyword_table,
     m003_vector_rowid_index,
     m004_vector_deletions,
     m005_issues,
+    m006_keyword_statistics,
 )
 
 

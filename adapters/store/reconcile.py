@@ -10,12 +10,33 @@ from __future__ import annotations
 from sqlalchemy import Connection
 
 from memlane.adapters.store import meta_table, schema
-from memlane.domain.keywords import FTS_TOKENIZER, fts_document
+from memlane.domain.keywords import FTS_DOCUMENT_VERSION, FTS_TOKENIZER, fts_document
+
+
+def _keyword_table_outdated(conn: Connection) -> bool:
+    """The keyword table was built by another tokenizer or another `fts_document`."""
+    return (
+        meta_table.get(conn, meta_table.TOKENIZER_KEY) != FTS_TOKENIZER
+        or meta_table.get(conn, meta_table.FTS_DOCUMENT_KEY) != FTS_DOCUMENT_VERSION
+    )
+
+
+def rebuild_keyword_table(conn: Connection) -> None:
+    """Drop the keyword table and build it again from `chunks.text` with today's analysis."""
+    conn.exec_driver_sql(f"DROP TABLE IF EXISTS {schema.FTS_TABLE}")
+    schema.create_fts_table(conn)
+    rows = conn.exec_driver_sql("SELECT rid, text FROM chunks").all()
+    conn.exec_driver_sql(
+        f"INSERT INTO {schema.FTS_TABLE}(rowid, terms) VALUES (?, ?)",
+        [(rid, fts_document(text)) for rid, text in rows],
+    )
+    meta_table.put(conn, meta_table.TOKENIZER_KEY, FTS_TOKENIZER)
+    meta_table.put(conn, meta_table.FTS_DOCUMENT_KEY, FTS_DOCUMENT_VERSION)
 
 
 def needs_reconcile(conn: Connection, vector_loaded: bool) -> bool:
     """Return whether `reconcile` has work to do (checked cheaply in a read transaction)."""
-    if meta_table.get(conn, meta_table.TOKENIZER_KEY) != FTS_TOKENIZER:
+    if _keyword_table_outdated(conn):
         return True
     if not vector_loaded:
         return False
@@ -29,19 +50,13 @@ def needs_reconcile(conn: Connection, vector_loaded: bool) -> bool:
 def reconcile(conn: Connection, vector_loaded: bool) -> None:
     """Rebuild what is out of date.
 
-    * the FTS tokenizer changed since the keyword table was built: rebuild it from chunks.text;
+    * the FTS tokenizer or the document analysis changed since the keyword table was built:
+      rebuild it from chunks.text (its rows could not be deleted exactly otherwise);
     * a process without sqlite-vec wrote vectors (flagged stale) or the vec table is missing:
       rebuild the vec table from the float32 blobs in `chunks`.
     """
-    if meta_table.get(conn, meta_table.TOKENIZER_KEY) != FTS_TOKENIZER:
-        conn.exec_driver_sql(f"DROP TABLE IF EXISTS {schema.FTS_TABLE}")
-        schema.create_fts_table(conn)
-        rows = conn.exec_driver_sql("SELECT rid, text FROM chunks").all()
-        conn.exec_driver_sql(
-            f"INSERT INTO {schema.FTS_TABLE}(rowid, terms) VALUES (?, ?)",
-            [(rid, fts_document(text)) for rid, text in rows],
-        )
-        meta_table.put(conn, meta_table.TOKENIZER_KEY, FTS_TOKENIZER)
+    if _keyword_table_outdated(conn):
+        rebuild_keyword_table(conn)
     dims = meta_table.vector_dims(conn)
     if not vector_loaded or dims is None:
         return

@@ -70,9 +70,7 @@ def delete_rids(conn: Connection, rids: Sequence[int], vec: Vec0Table) -> None:
         vec.mark_stale(conn)
     for batch in batches(rids):
         marks = placeholders(len(batch))
-        conn.exec_driver_sql(
-            f"DELETE FROM {schema.FTS_TABLE} WHERE rowid IN ({marks})", tuple(batch)
-        )
+        delete_keyword_rows(conn, batch)
         if vec_ready:
             conn.exec_driver_sql(
                 f"DELETE FROM {schema.VEC_TABLE} WHERE rowid IN ({marks})", tuple(batch)
@@ -87,6 +85,24 @@ def delete_rids(conn: Connection, rids: Sequence[int], vec: Vec0Table) -> None:
         "DELETE FROM vector_deletions WHERE seq <= (SELECT max(seq) FROM vector_deletions) - ?",
         (_DELETION_LOG_KEPT,),
     )
+
+
+def delete_keyword_rows(conn: Connection, rids: Sequence[object]) -> None:
+    """Delete the keyword rows of chunks that still exist, keeping bm25's statistics exact.
+
+    FTS5's 'delete' command takes the document the row was built from, recomputed here from the
+    chunk's text (`FTS_DOCUMENT_VERSION` guarantees it is the same document), and takes it out of
+    the row count and token total as well as the postings.
+    """
+    texts = conn.exec_driver_sql(
+        f"SELECT rid, text FROM chunks WHERE rid IN ({placeholders(len(rids))})", tuple(rids)
+    ).all()
+    if texts:
+        conn.exec_driver_sql(
+            f"INSERT INTO {schema.FTS_TABLE}({schema.FTS_TABLE}, rowid, terms) "
+            "VALUES ('delete', ?, ?)",
+            [(int(rid), fts_document(str(text))) for rid, text in texts],
+        )
 
 
 def insert_chunks(

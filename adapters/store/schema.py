@@ -26,12 +26,15 @@ def create_fts_table(conn: Connection) -> None:
     """Create the keyword table: contentless FTS5 over the `terms` of each chunk (rowid = rid).
 
     Contentless (`content=''`) because the terms are derived from `chunks.text`, which is stored
-    already; `contentless_delete=1` lets a file's rows be deleted by rowid.
+    already. Rows are deleted with FTS5's 'delete' command and the row's document
+    (`rows.delete_rids`), not with `contentless_delete=1`: a DELETE on such a table leaves the
+    deleted rows in the row count and token total bm25 reads (SQLite 3.50), so every edit would
+    skew keyword scores away from a fresh index's.
     """
     quoted = FTS_TOKENIZER.replace("'", "''")
     conn.exec_driver_sql(
         f"CREATE VIRTUAL TABLE IF NOT EXISTS {FTS_TABLE} USING fts5("
-        f"terms, content='', contentless_delete=1, tokenize='{quoted}')"
+        f"terms, content='', tokenize='{quoted}')"
     )
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import sqlean
 import sqlite_vec
 
+from memlane.adapters.store.fts5_numbers import read_varint
 from memlane.application.ports.index_store import IndexedFile
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.sources import Source
@@ -75,6 +76,7 @@ def consistency(path: Path) -> dict[str, int]:
             if has_vec
             else with_vectors
         )
+        statistics = keyword_statistics(conn)
         orphans = conn.execute(
             "SELECT count(*) FROM chunks c WHERE NOT EXISTS "
             "(SELECT 1 FROM files f WHERE f.source = c.source AND f.path = c.path)"
@@ -84,4 +86,19 @@ def consistency(path: Path) -> dict[str, int]:
     assert (chunks, missing_fts) == (fts, 0)
     assert (with_vectors, missing_vec) == (vec, 0)
     assert orphans == 0
+    # bm25 reads N and the token total from FTS5's averages record: it must count the live rows.
+    assert statistics["recorded"] == statistics["live"], statistics
     return {"chunks": chunks, "fts": fts, "vec": vec}
+
+
+def keyword_statistics(conn: sqlite3.Connection) -> dict[str, tuple[int, int]]:
+    """(rows, tokens) as FTS5's averages record says ("recorded") and as its rows add up."""
+    block = conn.execute("SELECT block FROM chunks_fts_data WHERE id = 1").fetchone()
+    recorded = (0, 0)
+    if block is not None and block[0]:
+        n_rows, at = read_varint(bytes(block[0]), 0)
+        recorded = (n_rows, read_varint(bytes(block[0]), at)[0])
+    sizes = [
+        read_varint(bytes(sz), 0)[0] for (sz,) in conn.execute("SELECT sz FROM chunks_fts_docsize")
+    ]
+    return {"recorded": recorded, "live": (len(sizes), sum(sizes))}

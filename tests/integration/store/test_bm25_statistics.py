@@ -1,10 +1,9 @@
 """Keyword scores of an edited index equal those of a fresh index of the same files.
 
-Known defect (found in session 6, not fixed): SQLite's FTS5 does not decrement its averages
-record (row count, token total) on `DELETE` from a `contentless_delete=1` table, so every
-replace of a file's chunks inflates the N and token total bm25 reads. The test is marked
-xfail(strict): when the store keeps its own statistics it passes, and strict mode then fails
-the run until the mark is removed.
+SQLite's FTS5 does not decrement its averages record (row count, token total) on `DELETE` from
+a `contentless_delete=1` table, so with such a table every replace of a file's chunks inflated
+the N and token total bm25 reads. The store now deletes keyword rows with FTS5's 'delete'
+command and the row's document; this test failed before that.
 """
 
 from __future__ import annotations
@@ -17,6 +16,13 @@ import memlane
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.domain.keywords import build_fts_query
 from memlane.domain.sources import ALL_SOURCES
+from tests.integration.store.helpers import (
+    keyword_statistics,
+    make_chunks,
+    make_file,
+    make_vectors,
+    raw_connect,
+)
 
 pytestmark = pytest.mark.integration
 
@@ -51,11 +57,35 @@ def _scores(root: Path, *, edit_after_first_index: bool) -> list[tuple[str, floa
     return [(hit.chunk_id, round(hit.score, 9)) for hit in hits]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="FTS5 contentless_delete tables keep deleted rows in bm25's N (bench/RESULTS.md)",
-)
 def test_an_edited_index_scores_like_a_fresh_one(tmp_path: Path) -> None:
     edited = _scores(tmp_path / "edited", edit_after_first_index=True)
     fresh = _scores(tmp_path / "fresh", edit_after_first_index=False)
     assert edited == fresh
+
+
+def test_every_kind_of_write_keeps_the_statistics_of_the_live_rows(tmp_path: Path) -> None:
+    # Replacing a file's chunks, attaching vectors (a vector backfill re-inserts each row under a
+    # new rid) and deleting a file all delete keyword rows.
+    path = tmp_path / "index.db"
+    store = SqliteIndexStore.open(path)
+    try:
+        for name in ("a", "b", "c"):
+            chunks = make_chunks(f"memory/{name}.md", 3)
+            store.replace_file(make_file(f"memory/{name}.md"), chunks, [None] * 3, "fts-only")
+        edited = make_chunks("memory/a.md", 2, version="v2")
+        store.replace_file(make_file("memory/a.md", version="v2"), edited, [None] * 2, "fts-only")
+        vectors = make_vectors(3, seed=1)
+        store.set_vectors(
+            "m", {c.id: v for c, v in zip(make_chunks("memory/b.md", 3), vectors, strict=True) if v}
+        )
+        store.delete_file("memory", "memory/c.md")
+    finally:
+        store.close()
+
+    conn = raw_connect(path)
+    try:
+        statistics = keyword_statistics(conn)
+    finally:
+        conn.close()
+    assert statistics["live"][0] == 5
+    assert statistics["recorded"] == statistics["live"]

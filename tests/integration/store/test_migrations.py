@@ -3,7 +3,7 @@
 `_CREATED_BY` records what each store schema version created, as read back from
 `sqlite_master` of files built by the code that shipped it (versions 1-4 shipped together
 in 1bd3098 and were unchanged until the DDL was frozen; version 5, the issues table, came with
-issue #14). If a test here fails because a
+issue #14; version 6 rebuilt the keyword table). If a test here fails because a
 migration now creates something else, the migration was edited: add a new one instead.
 """
 
@@ -28,7 +28,7 @@ from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.index_meta import IndexMeta, index_meta_to_json
 from memlane.domain.keywords import FTS_TOKENIZER, fts_document
 from memlane.domain.sources import ALL_SOURCES
-from tests.integration.store.helpers import consistency
+from tests.integration.store.helpers import consistency, keyword_statistics
 
 pytestmark = pytest.mark.integration
 
@@ -146,6 +146,19 @@ _CREATED_BY: dict[int, list[tuple[str, str, str | None]]] = {
         ),
         ("index", "sqlite_autoindex_issues_1", None),
     ],
+    # Version 6 rebuilt the keyword table without contentless_delete (bm25's statistics).
+    6: [
+        (
+            "table",
+            "chunks_fts",
+            f"CREATE VIRTUAL TABLE chunks_fts USING fts5(terms, content='', "
+            f"tokenize='{FTS_TOKENIZER}')",
+        ),
+        *[
+            (kind, name, sql.replace(", origin INTEGER", "") if sql else sql)
+            for kind, name, sql in _FTS_SHADOWS
+        ],
+    ],
 }
 
 KEY = CacheKey("fake", "m", "key")
@@ -202,11 +215,12 @@ def _vec_tables(path: Path) -> set[str]:
 
 
 def _expected(version: int) -> set[tuple[str, str, str | None]]:
-    return {
-        (kind, name, None if sql is None else " ".join(sql.split()))
-        for v in range(1, version + 1)
-        for kind, name, sql in _CREATED_BY[v]
-    }
+    """What versions 1..`version` leave: a later version's object replaces one of its name."""
+    by_name: dict[str, tuple[str, str, str | None]] = {}
+    for v in range(1, version + 1):
+        for kind, name, sql in _CREATED_BY[v]:
+            by_name[name] = (kind, name, None if sql is None else " ".join(sql.split()))
+    return set(by_name.values())
 
 
 def _history(version: int, tokenizer: str) -> list[migrations.Migration]:
@@ -341,3 +355,23 @@ class TestUpgrade:
         assert log.tracked("h") == 1
         assert consistency(path) == {"chunks": 2, "fts": 2, "vec": 2}
         db.close()
+
+    def test_drifted_keyword_statistics_are_repaired_by_the_upgrade(self, tmp_path: Path) -> None:
+        # A version-5 file whose keyword rows were deleted with DELETE (contentless_delete):
+        # FTS5 still counts them in bm25's N and token total until version 6 rebuilds the table.
+        path = tmp_path / "old.db"
+        _build_at(path, 5)
+        conn = sqlean.connect(str(path))
+        conn.execute("DELETE FROM chunks_fts WHERE rowid = 2")
+        conn.execute("DELETE FROM chunks WHERE rid = 2")
+        conn.commit()
+        drifted = keyword_statistics(conn)
+        conn.close()
+        assert drifted["recorded"][0] == 2 and drifted["live"][0] == 1
+
+        SqliteIndexStore.open(path).close()
+
+        conn = sqlean.connect(str(path))
+        repaired = keyword_statistics(conn)
+        conn.close()
+        assert repaired["recorded"] == repaired["live"] == (1, 2)

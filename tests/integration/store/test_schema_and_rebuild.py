@@ -16,6 +16,7 @@ from memlane.adapters.store.sqlite_event_log import SqliteEventLog
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.application.ports.index_store import StoreError
 from memlane.domain import events
+from memlane.domain.keywords import FTS_DOCUMENT_VERSION
 from memlane.domain.sources import ALL_SOURCES
 from tests.integration.store.helpers import consistency, make_chunks, make_file, make_vectors
 
@@ -84,6 +85,28 @@ class TestMigrations:
 
         assert len(reopened.search_keyword('"topic2"', sources=ALL_SOURCES, limit=5)) == 1
         assert consistency(path)["fts"] == 4
+        reopened.close()
+
+    def test_another_document_analysis_rebuilds_the_keyword_table(self, tmp_path: Path) -> None:
+        # Rows are deleted by handing FTS5 the document they were built from: a table built by
+        # another `fts_document` must be rebuilt before any row of it is deleted.
+        path = tmp_path / "index.db"
+        store = SqliteIndexStore.open(path)
+        store.replace_file(
+            make_file("memory/a.md"), make_chunks("memory/a.md", 4), [None] * 4, "fts-only"
+        )
+        store.close()
+        conn = sqlean.connect(str(path))
+        conn.execute("UPDATE meta SET value = 'old' WHERE key = 'fts_document_version'")
+        conn.execute("INSERT INTO chunks_fts(rowid, terms) VALUES (999, 'stale postings')")
+        conn.commit()
+        conn.close()
+
+        reopened = SqliteIndexStore.open(path)
+
+        assert reopened.search_keyword('"stale"', sources=ALL_SOURCES, limit=5) == []
+        assert consistency(path)["fts"] == 4
+        assert _meta(path, "fts_document_version") == FTS_DOCUMENT_VERSION
         reopened.close()
 
     def test_vectors_written_without_sqlite_vec_reach_the_vec_table_later(
