@@ -111,6 +111,8 @@ class NumpyE5:
         for layer in w.layers:
             qkv = x @ layer.qkv
             qkv += layer.qkv_bias
+            # The softmax scale on the queries (n x 384) rather than the scores (12 x n x n).
+            qkv[:, :hidden] *= scale
             for a, b in itertools.pairwise(offsets):
                 n = int(b - a)
                 # Contiguous per-head copies: numpy hands strided stacks to a slow loop, not BLAS.
@@ -119,11 +121,12 @@ class NumpyE5:
                 key_t = np.ascontiguousarray(part[:, 1].transpose(1, 2, 0))
                 value = np.ascontiguousarray(part[:, 2].transpose(1, 0, 2))
                 scores = query @ key_t
-                scores *= scale
                 scores -= scores.max(axis=2, keepdims=True)
                 np.exp(scores, out=scores)
-                scores /= scores.sum(axis=2, keepdims=True)
-                context[a:b] = (scores @ value).transpose(1, 0, 2).reshape(n, hidden)
+                # Normalised after the product: 12 x n x 32 divisions instead of 12 x n x n.
+                mixed = scores @ value
+                mixed /= scores.sum(axis=2, keepdims=True)
+                context[a:b] = mixed.transpose(1, 0, 2).reshape(n, hidden)
             attended = context @ layer.out
             attended += layer.out_bias
             x += attended
