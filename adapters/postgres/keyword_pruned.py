@@ -3,27 +3,30 @@
 Why: ranking every row that holds any query term costs what the commonest term costs. In the
 store bench (Zipf words, a common and a rare word per query) one term is in most of the
 agent's rows, and aggregating its postings with the chunks' lengths took ~1.1 s at 100k chunks,
-whatever `limit` was, while the answer only ever comes from the rare term's few hundred rows.
+whatever `limit` was, while the answer comes from the rare term's few hundred rows.
 
-How (exact, the same ranks and order as the full computation in keyword_search.py):
+How (exact: the same ranks, bit for bit, and the same order as the full computation in
+keyword_search.py, which the tests compare it with):
 
 * a term's contribution to a row's bm25 score is idf * f * (k1 + 1) / (f + k1 * (1 - b +
   b * D / avgdl)) < idf * (k1 + 1) for every f and D (1 - b > 0), so each term has an upper
   bound known before any posting is read (its idf, summed over its repeats in the query);
 * terms are taken by descending bound (the rarest first). A step reads the rows holding the
-  taken term, with their length and source and the frequencies of EVERY query term in them,
-  and scores them exactly (bm25.py, the same floats as the full path). Once the limit-th best
-  score exceeds the sum of the bounds of the terms not taken yet, a row holding only those
-  terms scores below it, so it cannot enter the top k and those terms' postings are never
-  read. Ties are impossible across that line (strict inequality with a margin for rounding);
-  inside the scored rows they break by rid, as the full path does;
-* rows outside the source filter are dropped by the step's query; the bound argument holds for
-  the filtered ranking the same way.
+  taken term within the source filter, with their length and the frequencies of EVERY query
+  term in them, and scores them exactly (bm25.py, the same floats as the full path). Once the
+  limit-th best score exceeds the sum of the bounds of the terms not taken yet (with a margin
+  for rounding), a row holding only those terms scores below it, and they are never read;
+* if the last term is reached, every row not scored yet holds that term and no other query
+  term, so its score is a function of its frequency and length alone, falling as the length
+  grows for a given frequency (IEEE operations are monotone). For each distinct frequency of
+  the term, its `limit` shortest rows (ties by rid) therefore contain every such row of the top
+  k: an index on (agent, term, tf, doc_len, rid) hands them over without reading the rest of a
+  common term's postings;
+* ties break by rid, as in the full path and in FTS5 (rows visited in rowid order).
 
-When the candidate rows would be many (the query's rarest terms are common too), the plan gives
-up before reading anything and the caller runs the full computation, which PostgreSQL
-aggregates faster than rows can be scored here one by one: `plan` says so from the document
-frequencies alone.
+The rows scored one by one cost a transfer and a Python loop each: when the terms before the
+last would bring more than MAX_CANDIDATES of them, `top` gives up before reading them and the
+caller ranks in full, which PostgreSQL aggregates faster.
 """
 
 from __future__ import annotations
