@@ -68,11 +68,12 @@ class HitCache:
 
 
 def _stats(conn: Connection, agent: str) -> tuple[int, int]:
-    rows, total = conn.exec_driver_sql(
+    """The agent's rows and token total counted from its chunks (the reference path)."""
+    n_rows, total = conn.exec_driver_sql(
         "SELECT count(*), coalesce(sum(doc_len), 0) FROM memlane_chunks WHERE agent = %s",
         (agent,),
     ).one()
-    return int(rows), int(total)
+    return int(n_rows), int(total)
 
 
 def _phrase_freqs(conn: Connection, agent: str, phrase: Sequence[str]) -> dict[int, float]:
