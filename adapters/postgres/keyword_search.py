@@ -2,10 +2,18 @@
 
 A query's phrases come from `analysis.parse_match` and are tokenised like the documents. The
 statistics (rows N, total tokens, rows per phrase) are the agent's, as in its own SQLite file.
+N and the token total come from `memlane_keyword_stats`, kept by every postings write; the rows
+per term are counted from the postings and cached per process under the agent's generation
+(`HitCache`), which every postings write renews, in the same transaction: a search reads the
+generation in its snapshot, so a cached count is the count that snapshot would give. The
+unpruned reference path (`prune=False`) counts everything afresh instead.
 
-Two paths, one ranking:
+Three paths, one ranking:
 
-* every phrase is one token (what `build_fts_query` produces): PostgreSQL scores the matching
+* every phrase is one token (what `build_fts_query` produces) and the rarest terms bring few
+  rows: exact MaxScore pruning (keyword_pruned.py) reads only the postings that can reach the
+  top k;
+* every phrase is one token, otherwise ("full"): PostgreSQL scores the matching
   rows with the same formula and keeps a head of `limit * 2 + 16`, then the head is scored again
   in Python (bm25.py) and cut to `limit`. The SQL pass only chooses the head; summation order
   in SQL may differ in the last bit, which can only swap near-equal rows at the head's edge,
@@ -17,20 +25,55 @@ Two paths, one ranking:
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
+from typing import Final
 
 from sqlalchemy import Connection
 
-from memlane.adapters.postgres import bm25
+from memlane.adapters.postgres import bm25, keyword_pruned, rows
 from memlane.domain.sources import Source
+
+PRUNED: Final = "pruned"
+FULL: Final = "full"
+PHRASES: Final = "phrases"
+_CACHE_LIMIT: Final = 4096
+
+
+class HitCache:
+    """Rows per term of one agent at one generation (thread-safe; one per store)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._key: tuple[str, int] | None = None
+        self._hits: dict[str, int] = {}
+
+    def hits(
+        self, conn: Connection, agent: str, generation: int, terms: Sequence[str]
+    ) -> dict[str, int]:
+        """Return term -> rows containing it, counting only the terms not cached yet."""
+        with self._lock:
+            if self._key != (agent, generation) or len(self._hits) > _CACHE_LIMIT:
+                self._key, self._hits = (agent, generation), {}
+            known = {t: self._hits[t] for t in terms if t in self._hits}
+        missing = [t for t in dict.fromkeys(terms) if t not in known]
+        if missing:
+            counted = _hit_counts(conn, agent, missing)
+            fresh = {t: counted.get(t, 0) for t in missing}
+            with self._lock:
+                if self._key == (agent, generation):
+                    self._hits.update(fresh)
+            known |= fresh
+        return known
 
 
 def _stats(conn: Connection, agent: str) -> tuple[int, int]:
-    rows, total = conn.exec_driver_sql(
+    """The agent's rows and token total counted from its chunks (the reference path)."""
+    n_rows, total = conn.exec_driver_sql(
         "SELECT count(*), coalesce(sum(doc_len), 0) FROM memlane_chunks WHERE agent = %s",
         (agent,),
     ).one()
-    return int(rows), int(total)
+    return int(n_rows), int(total)
 
 
 def _phrase_freqs(conn: Connection, agent: str, phrase: Sequence[str]) -> dict[int, float]:
@@ -76,23 +119,41 @@ def top(
     phrases: Sequence[Sequence[str]],
     sources: Sequence[Source],
     limit: int,
-) -> list[tuple[int, float]]:
-    """Return (rid, bm25 rank) of the best `limit` rows matching any phrase, best first."""
+    *,
+    cache: HitCache | None,
+) -> tuple[list[tuple[int, float]], str]:
+    """Return (rid, bm25 rank) of the best `limit` rows matching any phrase, best first, and
+    the path that ranked them (PRUNED, FULL or PHRASES). Without `cache`: the unpruned
+    reference, every statistic counted from the rows (the same answer, slower)."""
     phrases = [p for p in phrases if p]
     if not phrases:
-        return []
-    rows, total = _stats(conn, agent)
-    if rows == 0:
-        return []
-    avgdl = float(total) / float(rows)
+        return [], FULL
+    if cache is None:
+        n_rows, total = _stats(conn, agent)
+        generation = 0
+    else:
+        n_rows, total, generation = rows.keyword_stats(conn, agent)
+    if n_rows <= 0:
+        return [], FULL
+    avgdl = float(total) / float(n_rows)
+    path = PHRASES
     if all(len(p) == 1 for p in phrases):
         terms = [p[0] for p in phrases]
-        hits = _hit_counts(conn, agent, terms)
-        idfs = [bm25.idf(rows, hits.get(t, 0)) for t in terms]
+        if cache is None:
+            hits = _hit_counts(conn, agent, terms)
+        else:
+            hits = cache.hits(conn, agent, generation, terms)
+        idfs = [bm25.idf(n_rows, hits.get(t, 0)) for t in terms]
+        if cache is not None:
+            order = keyword_pruned.plan(terms, idfs, hits)
+            pruned = keyword_pruned.top(conn, agent, terms, idfs, order, sources, limit, avgdl)
+            if pruned is not None:
+                return pruned, PRUNED
+        path = FULL
         freqs = _head_freqs(conn, agent, terms, idfs, sources, limit, avgdl)
     else:
         freqs = [_phrase_freqs(conn, agent, p) for p in phrases]
-        idfs = [bm25.idf(rows, len(f)) for f in freqs]
+        idfs = [bm25.idf(n_rows, len(f)) for f in freqs]
     matched = sorted({rid for f in freqs for rid in f})
     info = _sources_of(conn, agent, matched)
     wanted = set(sources)
@@ -102,7 +163,7 @@ def top(
         if rid in info and info[rid][0] in wanted
     ]
     ranked.sort()
-    return [(rid, score) for score, rid in ranked[:limit]]
+    return [(rid, score) for score, rid in ranked[:limit]], path
 
 
 def _hit_counts(conn: Connection, agent: str, terms: Sequence[str]) -> dict[str, int]:

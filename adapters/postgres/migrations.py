@@ -90,7 +90,48 @@ def m002_chunk_stats_index(conn: Connection) -> None:
     )
 
 
-MIGRATIONS: Final[tuple[Migration, ...]] = (m001_core_tables, m002_chunk_stats_index)
+def m003_keyword_pruning(conn: Connection) -> None:
+    """Serve the keyword leg's exact top-k pruning: each chunk's length and source copied into
+    its postings, which an index orders by term, frequency and length (a common term's best
+    rows are read from it, no join with the chunks); and per agent its rows, token total and a
+    generation drawn from a sequence on every postings write (bm25's N and avgdl without a
+    count, and a key under which a process may cache document frequencies)."""
+    conn.exec_driver_sql(
+        "ALTER TABLE memlane_postings ADD COLUMN IF NOT EXISTS doc_len integer, "
+        "ADD COLUMN IF NOT EXISTS source text"
+    )
+    conn.exec_driver_sql(
+        "UPDATE memlane_postings p SET doc_len = c.doc_len, source = c.source "
+        "FROM memlane_chunks c WHERE c.agent = p.agent AND c.rid = p.rid"
+    )
+    # A posting without its chunk was never valid (they are written and deleted together).
+    conn.exec_driver_sql("DELETE FROM memlane_postings WHERE doc_len IS NULL")
+    conn.exec_driver_sql(
+        "ALTER TABLE memlane_postings ALTER COLUMN doc_len SET NOT NULL, "
+        "ALTER COLUMN source SET NOT NULL"
+    )
+    conn.exec_driver_sql(
+        "CREATE INDEX IF NOT EXISTS memlane_postings_impact "
+        "ON memlane_postings (agent, term, tf, doc_len, rid) INCLUDE (source)"
+    )
+    conn.exec_driver_sql("CREATE SEQUENCE IF NOT EXISTS memlane_keyword_generation")
+    conn.exec_driver_sql(
+        "CREATE TABLE IF NOT EXISTS memlane_keyword_stats ("
+        "agent text PRIMARY KEY, rows bigint NOT NULL, tokens bigint NOT NULL, "
+        "generation bigint NOT NULL)"
+    )
+    conn.exec_driver_sql(
+        "INSERT INTO memlane_keyword_stats(agent, rows, tokens, generation) "
+        "SELECT agent, count(*), sum(doc_len), nextval('memlane_keyword_generation') "
+        "FROM memlane_chunks GROUP BY agent ON CONFLICT (agent) DO NOTHING"
+    )
+
+
+MIGRATIONS: Final[tuple[Migration, ...]] = (
+    m001_core_tables,
+    m002_chunk_stats_index,
+    m003_keyword_pruning,
+)
 
 
 def schema_version(conn: Connection) -> int:

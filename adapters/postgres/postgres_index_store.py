@@ -56,9 +56,12 @@ class PostgresIndexStore:
         *,
         cache_agent: str | None = None,
         analyser: Fts5Analyser | None = None,
+        keyword_pruning: bool = True,
     ) -> None:
         """Serve `agent`'s rows; `cache_agent` names whose embedding cache to use (a rebuild
-        writes under a temporary id but shares the live agent's cache)."""
+        writes under a temporary id but shares the live agent's cache). `keyword_pruning=False`
+        ranks every matching row in the keyword leg (the same answer, slower: the reference the
+        tests and the store bench compare the pruned path with)."""
         if not agent:
             raise StoreError("an agent id is required")
         self._db = db
@@ -66,6 +69,9 @@ class PostgresIndexStore:
         self._cache_agent = cache_agent or agent
         self._owns_analyser = analyser is None
         self._analyser = analyser or Fts5Analyser()
+        self._hit_cache = keyword_search.HitCache() if keyword_pruning else None
+        # The keyword leg's path of the last search (keyword_search.PRUNED, FULL or PHRASES).
+        self.last_keyword_plan = ""
 
     @property
     def database(self) -> PostgresDatabase:
@@ -260,7 +266,9 @@ class PostgresIndexStore:
             return []
         tokens = self._analyser.tokens(phrases)
         with self._db.read() as conn:
-            scored = keyword_search.top(conn, self._agent, tokens, sources, limit)
+            scored, self.last_keyword_plan = keyword_search.top(
+                conn, self._agent, tokens, sources, limit, cache=self._hit_cache
+            )
             return rows.candidates(conn, self._agent, scored)
 
     def cache_get(self, key: CacheKey, hashes: Sequence[ContentHash]) -> dict[ContentHash, Vector]:

@@ -26,7 +26,13 @@ from memlane.application.ports.index_store import CacheKey, IndexedFile, IndexWr
 from memlane.domain.chunks import Chunk, ContentHash
 from memlane.domain.index_meta import IndexMeta
 
-_SWAPPED_TABLES = ("memlane_postings", "memlane_chunks", "memlane_files", "memlane_meta")
+_SWAPPED_TABLES = (
+    "memlane_postings",
+    "memlane_chunks",
+    "memlane_files",
+    "memlane_meta",
+    "memlane_keyword_stats",
+)
 
 
 def _delete_agent_rows(conn: Connection, agent: str) -> None:

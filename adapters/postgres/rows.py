@@ -3,7 +3,8 @@
 Every function runs inside the caller's transaction and filters by agent. A chunk's postings
 (one row per distinct token: its frequency and positions) carry the chunk's rid, so a chunk and
 its keyword rows are written and deleted together, as with the SQLite store's FTS5 rows. The
-chunk keeps its token count (`doc_len`), the D of bm25.
+chunk keeps its token count (`doc_len`), the D of bm25; each posting repeats it and the chunk's
+source, so the keyword leg ranks a term's postings without a join (keyword_pruned.py).
 """
 
 from __future__ import annotations
@@ -41,10 +42,33 @@ def delete_file_chunks(conn: Connection, agent: str, source: str, path: str) -> 
         "AND c.agent = %s AND c.source = %s AND c.path = %s AND p.rid = c.rid",
         (agent, agent, source, path),
     )
-    conn.exec_driver_sql(
-        "DELETE FROM memlane_chunks WHERE agent = %s AND source = %s AND path = %s",
+    gone, tokens = conn.exec_driver_sql(
+        "WITH d AS (DELETE FROM memlane_chunks WHERE agent = %s AND source = %s AND path = %s "
+        "RETURNING doc_len) SELECT count(*), coalesce(sum(doc_len), 0) FROM d",
         (agent, source, path),
+    ).one()
+    if gone:
+        _add_keyword_stats(conn, agent, -int(gone), -int(tokens))
+
+
+def _add_keyword_stats(conn: Connection, agent: str, rows: int, tokens: int) -> None:
+    """Add to the agent's row count and token total (bm25's N and avgdl) and give it a new
+    generation: every write of postings passes here, in the same transaction."""
+    conn.exec_driver_sql(
+        "INSERT INTO memlane_keyword_stats AS s(agent, rows, tokens, generation) "
+        "VALUES (%s, %s, %s, nextval('memlane_keyword_generation')) "
+        "ON CONFLICT (agent) DO UPDATE SET rows = s.rows + excluded.rows, "
+        "tokens = s.tokens + excluded.tokens, generation = excluded.generation",
+        (agent, rows, tokens),
     )
+
+
+def keyword_stats(conn: Connection, agent: str) -> tuple[int, int, int]:
+    """Return the agent's (rows, token total, generation); (0, 0, 0) before any write."""
+    row = conn.exec_driver_sql(
+        "SELECT rows, tokens, generation FROM memlane_keyword_stats WHERE agent = %s", (agent,)
+    ).first()
+    return (0, 0, 0) if row is None else (int(row[0]), int(row[1]), int(row[2]))
 
 
 def _postings(tokens: Sequence[str]) -> dict[str, list[int]]:
@@ -97,19 +121,24 @@ def insert_chunks(
     rids: list[int] = []
     tfs: list[int] = []
     positions: list[str] = []
+    lengths: list[int] = []
+    sources: list[str] = []
     for (chunk, _, _, _), chunk_tokens in zip(rows, tokens, strict=True):
         for term, offsets in _postings(chunk_tokens).items():
             terms.append(term)
             rids.append(rid_of[chunk.id])
             tfs.append(len(offsets))
             positions.append("{" + ",".join(map(str, offsets)) + "}")
+            lengths.append(len(chunk_tokens))
+            sources.append(chunk.source)
     if terms:
         conn.exec_driver_sql(
-            "INSERT INTO memlane_postings(agent, term, rid, tf, positions) "
-            "SELECT %s, t, r, f, p::int[] FROM unnest(%s::text[], %s::bigint[], %s::int[], "
-            "%s::text[]) AS u(t, r, f, p)",
-            (agent, terms, rids, tfs, positions),
+            "INSERT INTO memlane_postings(agent, term, rid, tf, positions, doc_len, source) "
+            "SELECT %s, t, r, f, p::int[], d, s FROM unnest(%s::text[], %s::bigint[], "
+            "%s::int[], %s::text[], %s::int[], %s::text[]) AS u(t, r, f, p, d, s)",
+            (agent, terms, rids, tfs, positions, lengths, sources),
         )
+    _add_keyword_stats(conn, agent, len(rows), sum(len(t) for t in tokens))
 
 
 def put_file(conn: Connection, agent: str, file: IndexedFile) -> None:

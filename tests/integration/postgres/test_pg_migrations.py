@@ -24,6 +24,7 @@ TABLES = {
     "memlane_embedding_cache",
     "memlane_events",
     "memlane_tracking",
+    "memlane_keyword_stats",
 }
 
 
