@@ -131,7 +131,9 @@ def test_a_search_in_another_process_answers_while_the_first_index_runs(
 
     assert verify(ws, vectors=False) == []
     after = _search(cli, word)
-    assert not [w for w in after.get("warnings", []) if str(w).startswith("indexing ")]
+    warnings = after.get("warnings", [])
+    assert isinstance(warnings, list)
+    assert not [w for w in warnings if str(w).startswith("indexing ")]
     assert _dump(ws.db)["record"] == 0
 
 

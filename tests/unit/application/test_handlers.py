@@ -12,6 +12,7 @@ from memlane.application.handlers import IndexFile, RebuildIndex, RemoveFile, bu
 from memlane.application.indexing import FilePreparer
 from memlane.application.issues import IssueBoard
 from memlane.application.ports.embedding import EmbeddingProvider, EmbeddingUnavailable
+from memlane.application.ports.index_store import IndexedFile, IndexRebuild
 from memlane.application.progress import ProgressTracker
 from memlane.application.reports import SyncProgress
 from memlane.domain import events
@@ -467,9 +468,12 @@ class TestFirstIndex:
         monkeypatch.setattr(rig.store, "begin_rebuild", _no_rebuild_aside)
         written: list[str] = []
         write = rig.store.replace_file
-        monkeypatch.setattr(
-            rig.store, "replace_file", lambda f, *rest: (written.append(f.path), write(f, *rest))
-        )
+
+        def spy(file: IndexedFile, *rest: Any) -> None:
+            written.append(file.path)
+            write(file, *rest)
+
+        monkeypatch.setattr(rig.store, "replace_file", spy)
 
         (rebuilt,) = rig.rebuild_index()(reindex())
 
@@ -487,18 +491,25 @@ class TestFirstIndex:
 
         assert rig.store.files() == [] and rig.store.meta() is None
 
-    def test_rows_of_another_build_are_replaced_by_a_rebuild_aside(self) -> None:
+    def test_rows_of_another_build_are_replaced_by_a_rebuild_aside(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
         rig = Rig()
         rig.memory.write("a.md", NOTE)
         rig.index_file()(changed("a.md"))
         rig.store.first_index_elsewhere(replace(meta(), chunk_tokens=200), 1, running=False)
-        rebuilds: list[object] = []
+        rebuilds: list[IndexRebuild] = []
         begin = rig.store.begin_rebuild
-        rig.store.begin_rebuild = lambda: rebuilds.append(1) or begin()  # type: ignore[method-assign]
+
+        def aside() -> IndexRebuild:
+            rebuilds.append(begin())
+            return rebuilds[-1]
+
+        monkeypatch.setattr(rig.store, "begin_rebuild", aside)
 
         rig.rebuild_index()(reindex())
 
-        assert rebuilds == [1]
+        assert len(rebuilds) == 1
         assert rig.store.meta() == meta() and rig.store.first_index() is None
 
 
