@@ -104,17 +104,16 @@ def run(db: Path, repeat: int) -> dict[str, Any]:
 
             counted = [_ms(count) for _ in range(repeat)]
             kept = [_ms(lambda: store.vector_progress(model)) for _ in range(repeat)]
-            after_own, carried_writes = [], []
+            # Alternated, so the machine's drift hits both alike.
+            after_own, carried_writes, plain_writes = [], [], []
             for _ in range(repeat):
                 own = _batch(store, model, dims, rng)
                 carried_writes.append(_ms(lambda: store.set_vectors(model, own)))  # noqa: B023
                 after_own.append(_ms(lambda: store.vector_progress(model)))
-            plain_writes = []
-            for _ in range(repeat):
                 plain = _batch(store, model, dims, rng)
                 store.invalidate_caches()  # nothing kept: the write carries nothing over
                 plain_writes.append(_ms(lambda: store.set_vectors(model, plain)))  # noqa: B023
-            store.vector_progress(model)
+                store.vector_progress(model)  # counted again, kept for the next round
             after_other = []
             for _ in range(repeat):
                 other.set_vectors(model, _batch(other, model, dims, rng))
