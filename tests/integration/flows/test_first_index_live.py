@@ -118,6 +118,16 @@ def test_a_search_in_another_process_answers_while_the_first_index_runs(
         assert len(progress) == 1, warnings
         assert f"/ {len(ws.live):,} files" in progress[0]
         assert "results cover the files indexed so far" in progress[0]
+        status = cli.run("status", "--json")
+        assert status.returncode == 0, status.stderr[-2000:]
+        assert json.loads(status.stdout)["indexing"] == {
+            "filesDone": len(paths),
+            "filesTotal": len(ws.live),
+            "running": True,
+        }
+        text = cli.run("status").stdout
+        assert f"Indexing: {len(paths):,} / {len(ws.live):,} files" in text
+        assert "first index running" in text
         # The search did not start an index of its own: only the frozen process writes.
         seen = _indexed(ws.db)
         assert seen is not None and not seen[1] and len(seen[0]) == len(paths)

@@ -8,6 +8,7 @@ from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
 from memlane.application.ports.embedding import EmbeddingUnavailable
 from memlane.application.ports.index_store import IndexedFile, VectorProgress
 from memlane.application.queries import Searcher
+from memlane.application.reports import IndexingProgress
 from memlane.application.sync import SyncService
 from memlane.application.vector_backfill import BACKFILL_BATCH, SEARCH_BACKFILL_LIMIT
 from memlane.domain import events
@@ -195,6 +196,9 @@ class TestFirstIndexInAnotherProcess:
             response.warnings
         )
         assert world.store.meta() is None  # still the other process's to finish
+        assert world.manager().status().indexing == IndexingProgress(
+            files_done=1, files_total=3, running=True
+        )
 
     def test_an_interrupted_one_is_named_so(self, world: World) -> None:
         _notes(world, 3)
