@@ -6,8 +6,8 @@ what lets the message bus advance its tracking position after the handler's own 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Final
+from collections.abc import Callable, Mapping, Sequence
+from typing import Final, Literal
 
 import structlog
 
@@ -17,14 +17,16 @@ from memlane.application.issues import FileVersion, IssueBoard
 from memlane.application.messagebus import Handler, Routes
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.file_source import FileMissing, SourceError
-from memlane.application.ports.index_store import IndexStore, IndexWriter
+from memlane.application.ports.index_store import IndexedFile, IndexStore, IndexWriter
 from memlane.application.progress import ProgressTracker
 from memlane.domain import events
-from memlane.domain.index_meta import IndexMeta
-from memlane.domain.sources import Source
+from memlane.domain.index_meta import IndexMeta, reindex_reason
+from memlane.domain.sources import FileStat, Source
 from memlane.domain.text_decoding import NotText
 
 log = structlog.get_logger()
+
+_FileKey = tuple[Source, str]
 
 
 class IndexFile:
@@ -130,17 +132,27 @@ class RemoveFile:
 
 
 class RebuildIndex:
-    """On ReindexRequired: build a complete new index aside, then swap it in atomically, so
-    readers never see a half-built index.
+    """On ReindexRequired: index every file again, keyword rows first.
 
-    The new index gets every chunk and keyword row, and the vectors the embedding cache already
-    holds; the provider is not called (`defer`): embedding a large first index takes hours on a
-    local model, and search should not wait for it. The sync's vector backfill embeds the rest
-    after the swap, in committed batches.
+    An existing index (a `--force`, a change of chunking, sources or scope) is rebuilt aside and
+    swapped in atomically, so its readers never see a half-built index; any failure before the
+    swap aborts the rebuild and the previous index stays in place. The first index of a store
+    (no index meta yet: nothing to protect) is written straight into the live store instead,
+    each file in its own transaction, so a search answers from the first files within seconds
+    rather than after the whole history (minutes at 100k chunks) and says how far indexing is
+    (`IndexStore.first_index`). The index meta, written last, marks it complete. A first index
+    killed midway is completed by the next sync, which keeps the files already written
+    (unchanged content hash) and removes any whose file is gone, so it ends as a clean build
+    would; when the interrupted one built another shape, or rows exist without its record, the
+    rebuild goes aside instead.
+
+    Either way the index gets every chunk and keyword row, and the vectors the embedding cache
+    already holds; the provider is not called (`defer`): embedding a large first index takes
+    hours on a local model, and search should not wait for it. The sync's vector backfill embeds
+    the rest in committed batches.
 
     Every configured source is included, whatever triggered the rebuild (a rebuild that dropped
-    transcripts would silently lose them from search). Any failure before the swap aborts the
-    rebuild and the previous index stays in place.
+    transcripts would silently lose them from search).
     """
 
     name: Final = "rebuild_index"
@@ -171,15 +183,15 @@ class RebuildIndex:
     def __call__(self, event: events.Event) -> Sequence[events.Event]:
         assert isinstance(event, events.ReindexRequired)
         started = self._clock.monotonic()
-        rebuild = self._store.begin_rebuild()
-        try:
-            files, chunks = self._fill(rebuild)
-            meta = self._wanted_meta()
-            rebuild.set_meta(meta)
-            rebuild.commit()
-        except BaseException:
-            rebuild.abort()
-            raise
+        how, written = self._plan()
+        counted = self._aside() if how == "aside" else None
+        if how == "live":
+            counted = self._first_index(written)
+        if counted is None:
+            # Another process writes the first index now; doing it twice gains nothing.
+            log.info("first_index_running_elsewhere")
+            return []
+        files, chunks = counted
         return [
             events.IndexRebuilt(
                 occurred_at=self._clock.now(),
@@ -190,13 +202,63 @@ class RebuildIndex:
             )
         ]
 
-    def _fill(self, rebuild: IndexWriter) -> tuple[int, int]:
-        """Index every file of every source into `rebuild` (cached vectors only); return counts."""
-        listing = []
+    def _plan(self) -> tuple[Literal["aside", "live", "elsewhere"], dict[_FileKey, IndexedFile]]:
+        """How to build: aside (an index exists, or rows of an unknown build are there),
+        elsewhere (another process writes the first index now), or live, straight into the
+        store, given the files a killed first index already wrote."""
+        if self._store.meta() is not None:
+            return "aside", {}
+        state = self._store.first_index()
+        if state is not None and state.running_elsewhere:
+            return "elsewhere", {}
+        written = {(f.source, f.path): f for f in self._store.files()}
+        if written and (
+            state is None or reindex_reason(state.meta, self._wanted_meta()) is not None
+        ):
+            return "aside", {}  # rows of another build: a clean one replaces them all
+        return "live", written
+
+    def _aside(self) -> tuple[int, int]:
+        """Rebuild into a temporary index and swap it in; return (files, chunks)."""
+        rebuild = self._store.begin_rebuild()
+        try:
+            counted = self._fill(rebuild, self._listing())
+            rebuild.set_meta(self._wanted_meta())
+            rebuild.commit()
+        except BaseException:
+            rebuild.abort()
+            raise
+        return counted
+
+    def _first_index(self, written: Mapping[_FileKey, IndexedFile]) -> tuple[int, int] | None:
+        """Write every file into the live store, one transaction each, then the meta; None
+        when another process claimed the first index first."""
+        listing = self._listing()
+        if not self._store.claim_first_index(self._wanted_meta(), len(listing)):
+            return None
+        counted = self._fill(self._store, listing, written)
+        listed = {(source, stat.path) for source, stat in listing}
+        for key in sorted(written.keys() - listed):  # written by a killed run, gone since
+            self._store.delete_file(*key)
+        self._store.set_meta(self._wanted_meta())
+        return counted
+
+    def _listing(self) -> list[tuple[Source, FileStat]]:
+        listing: list[tuple[Source, FileStat]] = []
         for source in self._sources:
             scan = self._preparer.source(source).scan()
             self._issues.replace_scan_issues(source, scan.issues)
             listing += [(source, stat) for stat in scan.files]
+        return listing
+
+    def _fill(
+        self,
+        writer: IndexWriter,
+        listing: Sequence[tuple[Source, FileStat]],
+        written: Mapping[_FileKey, IndexedFile] | None = None,
+    ) -> tuple[int, int]:
+        """Index every listed file into `writer` (cached vectors only), skipping those `written`
+        with the same content; return (files, chunks)."""
         self._progress.set_phase("rebuild", total=len(listing))
         provider = self._runtime.usable
         files = chunks = 0
@@ -206,17 +268,25 @@ class RebuildIndex:
             except (SourceError, NotText) as exc:
                 version = FileVersion(mtime=stat.mtime, size=stat.size)
                 self._issues.report(source, stat.path, _reason(exc), version=version)
+                if written and (source, stat.path) in written:  # a killed run indexed it
+                    self._store.delete_file(source, stat.path)
                 self._progress.file_done()
                 continue
-            outcome = write_prepared(
-                rebuild, prepared, provider, use_cache=self._use_cache, defer=True
-            )
+            kept = written.get((source, stat.path)) if written else None
+            if kept is not None and kept.hash == prepared.file.hash:
+                if kept != prepared.file:
+                    self._store.touch_file(prepared.file)
+                chunks += len(prepared.chunks)
+            else:
+                outcome = write_prepared(
+                    writer, prepared, provider, use_cache=self._use_cache, defer=True
+                )
+                chunks += outcome.chunks
             if prepared.problems:
                 self._issues.report(source, stat.path, "; ".join(prepared.problems))
             else:
                 self._issues.clear(source, stat.path)
             files += 1
-            chunks += outcome.chunks
             self._progress.file_done()
         return files, chunks
 

@@ -121,6 +121,8 @@ class Searcher:
         degraded = self._runtime.warning  # one line whenever the configured provider is not used
         if degraded is not None:
             warnings.insert(0, degraded)
+        if not legs.many:
+            warnings += self._first_index()
         # Fewer keyword hits than asked for: the leg returned every match (per agent, too).
         fused = self._fuse(mode, vector, keyword, keyword_exhaustive=len(keyword) < limit)
         decay = hybrid.temporal_decay
@@ -182,6 +184,19 @@ class Searcher:
             warnings.append(f"vector search skipped until the index is re-embedded: {exc}")
             return [], True
         return found, False
+
+    def _first_index(self) -> list[str]:
+        """A warning while the first index is still being written (the search answers from the
+        files indexed so far), or was interrupted and waits for the next sync."""
+        first = self._store.first_index()
+        if first is None:
+            return []
+        if first.running is False:
+            return [
+                f"the first index was interrupted ({first.text()}): results cover the files "
+                "indexed so far; the next sync (`memlane index`) completes it"
+            ]
+        return [f"{first.text()}: results cover the files indexed so far"]
 
     def _partial_vectors(self, provider: EmbeddingProvider) -> list[str]:
         """A warning while some chunks have no vector of the model yet (cheap when none lacks

@@ -85,6 +85,17 @@ class RecoveryStats:
 
 
 @dataclass(frozen=True, slots=True)
+class IndexingProgress:
+    """A first index being written into the live store: files in the index so far, of the
+    files it found; whether its writer still runs (False: interrupted, the next sync completes
+    it; None: the store cannot tell)."""
+
+    files_done: int
+    files_total: int
+    running: bool | None
+
+
+@dataclass(frozen=True, slots=True)
 class StatusReport:
     """What `status` reports: provider and search mode, counts per source, store, cache and
     event-log state, the last sync, and the issues found while scanning."""
@@ -128,3 +139,4 @@ class StatusReport:
     # while the vector backfill runs.
     vectors: VectorProgress | None = None
     vector_index: VectorIndexState | None = None  # the vector leg's engine and index file
+    indexing: IndexingProgress | None = None  # a first index under way (or interrupted)

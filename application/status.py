@@ -11,7 +11,13 @@ from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.event_log import EventLog
 from memlane.application.ports.file_source import FileSource
 from memlane.application.ports.index_store import IndexStore
-from memlane.application.reports import RecoveryStats, SearchMode, SourceStatus, StatusReport
+from memlane.application.reports import (
+    IndexingProgress,
+    RecoveryStats,
+    SearchMode,
+    SourceStatus,
+    StatusReport,
+)
 from memlane.application.sync import SyncService
 from memlane.domain.config import MemorySettings
 from memlane.domain.index_meta import vector_label
@@ -143,6 +149,17 @@ class StatusReporter:
             warnings=tuple(w for w in [self._warning(selected)] if w),
             vectors=vectors,
             vector_index=self._store.vector_index_state(),
+            indexing=self._indexing(),
+        )
+
+    def _indexing(self) -> IndexingProgress | None:
+        first = self._store.first_index()
+        if first is None:
+            return None
+        return IndexingProgress(
+            files_done=min(first.files_done, first.files_total),
+            files_total=first.files_total,
+            running=first.running,
         )
 
     def _warning(self, selected: bool) -> str | None:

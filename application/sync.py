@@ -40,6 +40,7 @@ from memlane.application.ports.clock import Clock
 from memlane.application.ports.event_log import EventLog, RecordedEvent
 from memlane.application.ports.file_source import FileSource
 from memlane.application.ports.index_store import (
+    FirstIndexState,
     IndexStore,
     StoreReadOnly,
     SyncRecord,
@@ -273,6 +274,9 @@ class SyncService:
         Raises SyncFailed when a handler could not commit a change (the rest is done).
         """
         with self._lock, self._hold_host():
+            elsewhere = self._store.first_index()
+            if elsewhere is not None and elsewhere.running_elsewhere:
+                return self._skipped(trigger, elsewhere)
             self._bus.take_failures()  # a failure from before this sync is not this sync's
             report = self._run(
                 trigger, force=force, progress=progress, backfill_limit=backfill_limit
@@ -285,11 +289,43 @@ class SyncService:
             raise SyncFailed(failures)
         return report
 
+    def _skipped(self, trigger: SyncTrigger, first: FirstIndexState) -> SyncReport:
+        """The report of a sync not run because another process writes the first index: it
+        indexes every file (the ones changed meanwhile too, when it reaches them), so this sync
+        would only do its work twice. Searches answer from the files written so far."""
+        log.info(
+            "sync_skipped_first_index_elsewhere",
+            reason=trigger.value,
+            files_done=first.files_done,
+            files_total=first.files_total,
+        )
+        with self._state_lock:
+            self._dirty = True  # this process has not seen the files: the next search tries again
+        return SyncReport(
+            reason=trigger.value,
+            full_reindex=False,
+            files_indexed=0,
+            files_removed=0,
+            files_unchanged=0,
+            chunks_embedded=0,
+            vectors_backfilled=0,
+            events_handled=0,
+            duration_ms=0.0,
+            issues=self._issues.all(),
+            warnings=(
+                f"another process is building the first index ({first.text()}): this sync is "
+                "skipped, searches answer from the files indexed so far",
+            ),
+        )
+
     def backfill_step(self) -> int:
         """Embed and commit one batch of missing vectors under the sync lock; return how many
         chunks got a vector (0: none missing, no usable provider, or the provider failed, which
         `status` and the runtime's warning then say)."""
         with self._lock, self._hold_host():
+            first = self._store.first_index()
+            if first is not None and first.running_elsewhere:
+                return 0  # its writer backfills once its keyword rows are in
             return self._vectors.step()
 
     def vector_progress(self) -> VectorProgress | None:

@@ -127,6 +127,19 @@ def _vector_index_line(s: StatusReport) -> list[str]:
     return [f"Vector index: {v.engine}{covered} — {v.state}"]
 
 
+def _indexing_line(s: StatusReport) -> list[str]:
+    i = s.indexing
+    if i is None:
+        return []
+    percent = 100 * i.files_done // i.files_total if i.files_total else 100
+    state = {
+        True: "first index running",
+        False: "first index interrupted; `memlane index` completes it",
+        None: "first index",
+    }[i.running]
+    return [f"Indexing: {i.files_done:,} / {i.files_total:,} files ({percent} %), {state}"]
+
+
 def status_text(s: StatusReport) -> str:
     lines = [
         f"Memory ({s.agent_id})",
@@ -147,6 +160,7 @@ def status_text(s: StatusReport) -> str:
         f"Vector: {'ready' if s.vector_available else 'unavailable'}"
         + (f" ({s.vector_error})" if s.vector_error else ""),
         f"Vector dims: {s.vector_dims or '-'}",
+        *_indexing_line(s),
         *([] if s.vectors is None else [f"Vectors: {s.vectors.ratio()} chunks embedded"]),
         *_vector_index_line(s),
         f"Embedding cache: {s.cache_entries} entries (cap {s.cache_max_entries or 'none'})",

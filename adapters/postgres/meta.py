@@ -45,3 +45,13 @@ def register_agent(conn: Connection, agent: str) -> None:
     conn.exec_driver_sql(
         "INSERT INTO memlane_agents(agent) VALUES (%s) ON CONFLICT (agent) DO NOTHING", (agent,)
     )
+
+
+# A first index being written into the live rows (IndexStore.first_index): JSON with the
+# writer, the files it found and the IndexMeta it builds; deleted with the meta's write.
+FIRST_INDEX_KEY: Final = "first_index"
+
+
+def delete(conn: Connection, agent: str, key: str) -> None:
+    """Remove `key` of `agent` (no-op when unset)."""
+    conn.exec_driver_sql("DELETE FROM memlane_meta WHERE agent = %s AND key = %s", (agent, key))

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import math
+import os
+import socket
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
@@ -30,6 +32,7 @@ from memlane.application.ports.embedding import Vector
 from memlane.application.ports.index_store import (
     CacheKey,
     DimensionMismatch,
+    FirstIndexState,
     IndexedFile,
     IndexRebuild,
     RecordedIssue,
@@ -120,6 +123,8 @@ class PostgresIndexStore:
         def work(conn: Connection) -> None:
             self._register(conn)
             meta_rows.put(conn, self._agent, meta_rows.INDEX_META_KEY, index_meta_to_json(meta))
+            # A first index is complete when its meta is written.
+            meta_rows.delete(conn, self._agent, meta_rows.FIRST_INDEX_KEY)
             if meta.dimensions is not None:
                 vector_leg.change_dims(conn, self._agent, meta.dimensions)
 
@@ -235,6 +240,40 @@ class PostgresIndexStore:
         with self._db.read() as conn:
             return rows.vector_progress(conn, self._agent, model)
 
+    def first_index(self) -> FirstIndexState | None:
+        """The first index being written into the agent's rows (see IndexStore).
+
+        Whether its writer still runs is not known here (`running` None): every sync of the
+        agent holds the SyncLock, so a sync never meets the record of a running writer, and a
+        record it meets is an interrupted first index to complete.
+        """
+        with self._db.read() as conn:
+            value = meta_rows.get(conn, self._agent, meta_rows.FIRST_INDEX_KEY)
+            if value is None:
+                return None
+            done = rows.file_count(conn, self._agent)
+        record = json.loads(value)
+        return FirstIndexState(
+            meta=index_meta_from_json(str(record["meta"])),
+            files_total=int(record["files"]),
+            files_done=done,
+            running=None,
+            here=record["owner"] == _this_process(),
+        )
+
+    def claim_first_index(self, meta: IndexMeta, files_total: int) -> bool:
+        """Record this process as the first index's writer (see IndexStore); always granted:
+        the caller holds the agent's SyncLock."""
+        record = {"owner": _this_process(), "files": files_total, "meta": index_meta_to_json(meta)}
+        value = json.dumps(record)
+
+        def work(conn: Connection) -> None:
+            self._register(conn)
+            meta_rows.put(conn, self._agent, meta_rows.FIRST_INDEX_KEY, value)
+
+        self._db.write(work)
+        return True
+
     def search_vector(
         self, vector: Vector, *, model: str, sources: Sequence[Source], limit: int
     ) -> list[Candidate]:
@@ -315,3 +354,8 @@ class PostgresIndexStore:
 
 
 vectors_check = vector_leg.check_vector
+
+
+def _this_process() -> str:
+    """The writer named in a first index's record: this host and process."""
+    return f"{socket.gethostname()}-{os.getpid()}"

@@ -215,6 +215,15 @@ def files(conn: Connection, agent: str, source: Source | None) -> list[IndexedFi
     return [_file_from_row(tuple(r)) for r in rows]
 
 
+def file_count(conn: Connection, agent: str) -> int:
+    """Return how many files the agent's index holds."""
+    return int(
+        conn.exec_driver_sql(
+            "SELECT count(*) FROM memlane_files WHERE agent = %s", (agent,)
+        ).scalar_one()
+    )
+
+
 def counts(conn: Connection, agent: str) -> list[SourceCount]:
     """Return files and chunks per source present in the index."""
     file_counts = {

@@ -24,7 +24,8 @@ from pathlib import Path
 
 from sqlalchemy import Connection
 
-from memlane.adapters.store import embedding_cache, meta_table, rows, sync_state
+from memlane.adapters.store import embedding_cache, first_index, meta_table, rows, sync_state
+from memlane.adapters.store import vector_progress as progress_counts
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.keyword_search import KeywordSearch
 from memlane.adapters.store.rebuild import SqliteIndexRebuild
@@ -32,12 +33,12 @@ from memlane.adapters.store.temp_files import temp_path_for
 from memlane.adapters.store.vec0 import Vec0Table
 from memlane.adapters.store.vector_code_index import CodeVectorIndex
 from memlane.adapters.store.vector_codec import check_vector
-from memlane.adapters.store.vector_progress import vector_progress
 from memlane.adapters.store.vector_search import VectorSearch, vector_index
 from memlane.application.ports.embedding import Vector
 from memlane.application.ports.index_store import (
     CacheKey,
     DimensionMismatch,
+    FirstIndexState,
     IndexedFile,
     IndexRebuild,
     RecordedIssue,
@@ -49,7 +50,12 @@ from memlane.application.ports.index_store import (
 )
 from memlane.application.reports import RecoveryStats
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
-from memlane.domain.index_meta import IndexMeta, index_meta_from_json, index_meta_to_json
+from memlane.domain.index_meta import (
+    KEYWORD_ONLY_MODEL,
+    IndexMeta,
+    index_meta_from_json,
+    index_meta_to_json,
+)
 from memlane.domain.search import Candidate
 from memlane.domain.sources import ALL_SOURCES, Source
 
@@ -64,6 +70,7 @@ class SqliteIndexStore:
         self._vec0 = Vec0Table(db)
         self._vectors = vector_index(vector_search, self._vec0, db.path)
         self._keywords = KeywordSearch()
+        self._progress = progress_counts.ProgressCounts()
 
     @classmethod
     def open(cls, path: str | Path, *, vector_search: VectorSearch = "codes") -> SqliteIndexStore:
@@ -87,9 +94,13 @@ class SqliteIndexStore:
         """Replace every row of one file in ONE transaction (see IndexWriter)."""
         dims = check_file_rows(file, chunks, vectors)
 
-        def work(conn: Connection) -> None:
+        def work(conn: Connection) -> progress_counts.Change | None:
+            before = progress_counts.version(conn)
+            counted = self._progress.model_at(before)
             self._vec0.ensure_dims(conn, dims)
-            rows.delete_rids(conn, rows.file_rids(conn, file.source, file.path), self._vec0)
+            old = rows.file_rids(conn, file.source, file.path)
+            gone = None if counted is None else progress_counts.rows_with(conn, old, counted)
+            rows.delete_rids(conn, old, self._vec0)
             rows.insert_chunks(
                 conn,
                 [(c, v, model) for c, v in zip(chunks, vectors, strict=True)],
@@ -98,14 +109,26 @@ class SqliteIndexStore:
             )
             rows.put_file(conn, file)
             meta_table.bump_generation(conn)
+            if counted is None or gone is None:
+                return None
+            labels = [model if v is not None else KEYWORD_ONLY_MODEL for v in vectors]
+            added = labels.count(counted)
+            return progress_counts.Change(
+                before=before,
+                after=progress_counts.version(conn),
+                model=counted,
+                done=added - gone.done,
+                total=len(chunks) - gone.total,
+            )
 
-        self._db.write(work)
+        self._progress.committed(self._db.write(work))
 
     def set_meta(self, meta: IndexMeta) -> None:
         """Store the meta; a new `dimensions` rebuilds the vector table (see IndexWriter)."""
 
         def work(conn: Connection) -> None:
             meta_table.put(conn, meta_table.INDEX_META_KEY, index_meta_to_json(meta))
+            first_index.finish(conn)  # a first index is complete when its meta is written
             if meta.dimensions is not None:
                 self._vec0.change_dims(conn, meta.dimensions)
 
@@ -118,12 +141,20 @@ class SqliteIndexStore:
     def delete_file(self, source: Source, path: str) -> None:
         """Remove every row of one file in one transaction (no-op if it is not indexed)."""
 
-        def work(conn: Connection) -> None:
-            rows.delete_rids(conn, rows.file_rids(conn, source, path), self._vec0)
+        def work(conn: Connection) -> progress_counts.Change | None:
+            before = progress_counts.version(conn)
+            counted = self._progress.model_at(before)
+            old = rows.file_rids(conn, source, path)
+            gone = None if counted is None else progress_counts.rows_with(conn, old, counted)
+            rows.delete_rids(conn, old, self._vec0)
             rows.delete_file(conn, source, path)
             meta_table.bump_generation(conn)
+            if counted is None or gone is None:
+                return None
+            after = progress_counts.version(conn)
+            return progress_counts.Change(before, after, counted, -gone.done, -gone.total)
 
-        self._db.write(work)
+        self._progress.committed(self._db.write(work))
 
     def set_vectors(self, model: str, vectors: Mapping[ChunkId, Vector]) -> None:
         """Attach vectors to existing chunks in one transaction (unknown ids are ignored).
@@ -138,10 +169,14 @@ class SqliteIndexStore:
         for v in vectors.values():
             check_vector(v)
 
-        def work(conn: Connection) -> None:
+        def work(conn: Connection) -> progress_counts.Change | None:
+            before = progress_counts.version(conn)
+            counted = self._progress.model_at(before)
             self._vec0.ensure_dims(conn, next(iter(dims)))
             found = rows.chunks_by_id(conn, list(vectors))
-            rows.delete_rids(conn, [rid for rid, _ in found], self._vec0)
+            rids = [rid for rid, _ in found]
+            had = None if counted is None else progress_counts.rows_with(conn, rids, counted)
+            rows.delete_rids(conn, rids, self._vec0)
             rows.insert_chunks(
                 conn,
                 [(chunk, vectors[chunk.id], model) for _, chunk in found],
@@ -149,8 +184,12 @@ class SqliteIndexStore:
                 self._vec0,
             )
             meta_table.bump_generation(conn)
+            if counted is None or had is None:
+                return None
+            gained = (len(found) if model == counted else 0) - had.done
+            return progress_counts.Change(before, progress_counts.version(conn), counted, gained, 0)
 
-        self._db.write(work)
+        self._progress.committed(self._db.write(work))
 
     def cache_put(self, key: CacheKey, vectors: Mapping[ContentHash, Vector]) -> None:
         """Store vectors in the cache; they become the most recently used entries."""
@@ -193,9 +232,19 @@ class SqliteIndexStore:
             return rows.chunks_without_vectors(conn, model, limit)
 
     def vector_progress(self, model: str) -> VectorProgress:
-        """Count the chunks with a vector of `model`, and all chunks (see IndexStore)."""
+        """Count the chunks with a vector of `model`, and all chunks (see IndexStore); counted
+        again only when the chunk rows changed since (`vector_progress.ProgressCounts`)."""
         with self._db.read() as conn:
-            return vector_progress(conn, model)
+            return self._progress.get(conn, model)
+
+    def first_index(self) -> FirstIndexState | None:
+        """The first index being written into this database (see IndexStore)."""
+        with self._db.read() as conn:
+            return first_index.state(conn)
+
+    def claim_first_index(self, meta: IndexMeta, files_total: int) -> bool:
+        """Record this process as the writer of the first index (see IndexStore)."""
+        return self._db.write(lambda conn: first_index.claim(conn, meta, files_total))
 
     def search_vector(
         self, vector: Vector, *, model: str, sources: Sequence[Source], limit: int
@@ -295,6 +344,7 @@ class SqliteIndexStore:
     def invalidate_caches(self) -> None:
         """Forget in-process caches (after the file was swapped under this store)."""
         self._vectors.invalidate()
+        self._progress.forget()
 
     def close(self) -> None:
         """Release connections; idempotent."""

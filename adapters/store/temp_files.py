@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import contextlib
 import glob
-import hashlib
 import os
 import re
-import socket
 import uuid
 from pathlib import Path
+
+from memlane.adapters.store.processes import alive, host_tag
 
 _SIDE_FILES = ("", "-wal", "-shm", "-journal")
 _TEMP_NAME = re.compile(r"\.tmp-(?P<host>[0-9a-f]{8})-(?P<pid>\d+)-[0-9a-f]{32}")
@@ -29,31 +29,17 @@ def remove_files(path: Path) -> None:
             Path(f"{path}{suffix}").unlink()
 
 
-def _host_tag() -> str:
-    return hashlib.sha256(socket.gethostname().encode()).hexdigest()[:8]
-
-
 def temp_path_for(db_path: Path) -> Path:
     """A fresh temporary database path beside `db_path`: `<db>.tmp-<host>-<pid>-<uuid>`."""
-    name = f"{db_path.name}.tmp-{_host_tag()}-{os.getpid()}-{uuid.uuid4().hex}"
+    name = f"{db_path.name}.tmp-{host_tag()}-{os.getpid()}-{uuid.uuid4().hex}"
     return db_path.with_name(name)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # it exists, under another user
-        return True
-    return True
 
 
 def remove_abandoned_temps(db_path: Path) -> list[Path]:
     """Delete the temporary databases of this host's rebuilds whose process is gone; return
     them. Best effort: a folder or file we may not touch is left as it is."""
     removed: list[Path] = []
-    host = _host_tag()
+    host = host_tag()
     try:
         candidates = list(db_path.parent.glob(f"{glob.escape(db_path.name)}.tmp-*"))
     except OSError:
@@ -62,7 +48,7 @@ def remove_abandoned_temps(db_path: Path) -> list[Path]:
         match = _TEMP_NAME.fullmatch(candidate.name[len(db_path.name) :])
         if match is None:  # a -wal / -shm side file, an older name, or not ours
             continue
-        if match.group("host") == host and not _alive(int(match.group("pid"))):
+        if match.group("host") == host and not alive(int(match.group("pid"))):
             try:
                 remove_files(candidate)
             except OSError:

@@ -97,6 +97,36 @@ class VectorProgress:
 
 
 @dataclass(frozen=True, slots=True)
+class FirstIndexState:
+    """A first index being written into the live store file by file (no complete index yet).
+
+    With no index there is nothing to protect, so the first index commits each file's rows in
+    its own transaction and searches answer from the files written so far; `set_meta` at the end
+    marks the index complete. `running` says whether its writer still runs (None: the store
+    cannot tell, a shared server where the sync lock keeps a second sync out anyway); `here`,
+    whether that writer is this process. A record whose writer is gone is an interrupted first
+    index: the next sync completes it, keeping the files already written.
+    """
+
+    meta: IndexMeta  # what it builds: a resumed first index must build the same shape
+    files_total: int  # files found to index when it started
+    files_done: int  # files in the index so far
+    running: bool | None
+    here: bool
+
+    @property
+    def running_elsewhere(self) -> bool:
+        """Whether another process writes it now: a sync here would do the same work twice."""
+        return self.running is True and not self.here
+
+    def text(self) -> str:
+        """`indexing 5,000 / 14,285 files (35 %)`, the words of warnings and `status`."""
+        done = min(self.files_done, self.files_total)
+        percent = 100 * done // self.files_total if self.files_total else 100
+        return f"indexing {done:,} / {self.files_total:,} files ({percent} %)"
+
+
+@dataclass(frozen=True, slots=True)
 class RecordedIssue:
     """A per-file problem as kept with the index, so that a new process still reports it.
 
@@ -244,8 +274,20 @@ class IndexStore(IndexWriter, Protocol):
         """Count the chunks whose vector was made by `model`, and all chunks, in one snapshot.
 
         `total - done` is what `chunks_without_vectors(model)` would return without a limit;
-        the count is cheap when nothing is missing (searches ask it every time).
+        searches ask it every time, so a store answers it cheaply when nothing changed since it
+        last counted (and when nothing is missing).
         """
+        ...
+
+    def first_index(self) -> FirstIndexState | None:
+        """The first index being written into this store; None when there is none (the index is
+        complete, or nothing was ever written). Cheap: searches ask it every time."""
+        ...
+
+    def claim_first_index(self, meta: IndexMeta, files_total: int) -> bool:
+        """Record, in one transaction, that this process now writes the first index (building
+        `meta`, `files_total` files) straight into the live store; return False, writing
+        nothing, when another process still runs one. `set_meta` ends the record."""
         ...
 
     def search_vector(

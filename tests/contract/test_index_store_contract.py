@@ -475,6 +475,33 @@ class TestVectorsAndMeta:
 KEY = CacheKey("fake", MODEL, "key")
 
 
+class TestFirstIndex:
+    """A first index written straight into the live store: its record, files done, its end."""
+
+    def test_a_claimed_first_index_counts_files_until_the_meta_ends_it(
+        self, store: IndexStore
+    ) -> None:
+        assert store.first_index() is None
+        assert store.claim_first_index(make_meta(), 3)
+        state = store.first_index()
+        assert state is not None
+        assert (state.meta, state.files_total, state.files_done) == (make_meta(), 3, 0)
+        assert state.here and not state.running_elsewhere
+        assert state.text() == "indexing 0 / 3 files (0 %)"
+
+        store.replace_file(make_file(), [make_chunk(0, "one")], [None], "fts-only")
+        store.replace_file(make_file("memory/b.md"), [], [], "fts-only")
+        state = store.first_index()
+        assert state is not None and state.files_done == 2
+        assert state.text() == "indexing 2 / 3 files (66 %)"
+        assert store.claim_first_index(make_meta(), 4)  # the same writer may claim again
+        assert (store.first_index() or state).files_total == 4
+
+        store.set_meta(make_meta())
+        assert store.first_index() is None
+        assert store.meta() == make_meta()
+
+
 class TestEmbeddingCache:
     def test_put_then_get_by_key_and_hash(self, store: IndexStore) -> None:
         store.cache_put(KEY, {ContentHash("h1"): [0.5, 0.25], ContentHash("h2"): [1.0, 0.0]})

@@ -20,6 +20,7 @@ from memlane.application.ports.embedding import Vector
 from memlane.application.ports.index_store import (
     CacheKey,
     DimensionMismatch,
+    FirstIndexState,
     IndexedFile,
     IndexRebuild,
     RecordedIssue,
@@ -96,6 +97,9 @@ class _State:
     # Like the SQLite file, a rebuild's swap replaces these too (the sync records them again).
     issues: list[RecordedIssue] = field(default_factory=list)
     last_sync: SyncRecord | None = None
+    # A first index under way: what it builds, its files, and whether another (simulated)
+    # process writes it (running_elsewhere) or this store did (claim_first_index).
+    first_index: tuple[IndexMeta, int, bool | None, bool] | None = None
 
 
 class _FakeWriter:
@@ -164,6 +168,7 @@ class _FakeWriter:
 
     def set_meta(self, meta: IndexMeta) -> None:
         self._state.meta = meta
+        self._state.first_index = None
         if meta.dimensions is None:
             return
         if self._state.dims is not None and self._state.dims != meta.dimensions:
@@ -219,6 +224,30 @@ class FakeIndexStore(_FakeWriter):
 
     def meta(self) -> IndexMeta | None:
         return self._state.meta
+
+    def first_index(self) -> FirstIndexState | None:
+        if self._state.first_index is None:
+            return None
+        meta, total, running, here = self._state.first_index
+        return FirstIndexState(
+            meta=meta,
+            files_total=total,
+            files_done=len(self._state.files),
+            running=running,
+            here=here,
+        )
+
+    def claim_first_index(self, meta: IndexMeta, files_total: int) -> bool:
+        current = self.first_index()
+        if current is not None and current.running_elsewhere:
+            return False
+        self._state.first_index = (meta, files_total, True, True)
+        return True
+
+    def first_index_elsewhere(self, meta: IndexMeta, files_total: int, *, running: bool) -> None:
+        """Test helper: another process started (and, unless `running`, died during) a first
+        index of this store."""
+        self._state.first_index = (meta, files_total, running, False)
 
     def file(self, source: Source, path: str) -> IndexedFile | None:
         return self._state.files.get((source, path))

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 import pytest
 
@@ -11,6 +12,7 @@ from memlane.application.handlers import IndexFile, RebuildIndex, RemoveFile, bu
 from memlane.application.indexing import FilePreparer
 from memlane.application.issues import IssueBoard
 from memlane.application.ports.embedding import EmbeddingProvider, EmbeddingUnavailable
+from memlane.application.ports.index_store import IndexedFile, IndexRebuild
 from memlane.application.progress import ProgressTracker
 from memlane.application.reports import SyncProgress
 from memlane.domain import events
@@ -421,6 +423,98 @@ class TestRebuildIndex:
         phases = [(r.phase, r.files_total) for r in rig.reports]
         assert ("rebuild", 2) in phases
         assert rig.reports[-1].files_done == 2
+
+
+class TestFirstIndex:
+    """No index yet: the files go straight into the live store, one write each."""
+
+    def test_it_is_written_file_by_file_into_the_live_store_and_ended_by_the_meta(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        rig = Rig()
+        rig.memory.write("a.md", NOTE)
+        rig.memory.write("b.md", OTHER)
+        rig.sessions.write("sessions/s.jsonl", message("user", "hello there"))
+        monkeypatch.setattr(rig.store, "begin_rebuild", _no_rebuild_aside)
+        seen: list[tuple[int, int]] = []
+        write = rig.store.replace_file
+
+        def spy(*args: Any) -> None:
+            state = rig.store.first_index()
+            assert state is not None and state.here and rig.store.meta() is None
+            seen.append((state.files_done, state.files_total))
+            write(*args)
+
+        monkeypatch.setattr(rig.store, "replace_file", spy)
+
+        (rebuilt,) = rig.rebuild_index()(reindex())
+
+        assert isinstance(rebuilt, events.IndexRebuilt) and rebuilt.files == 3
+        assert seen == [(0, 3), (1, 3), (2, 3)]  # each file committed before the next
+        assert rig.store.meta() == meta()
+        assert rig.store.first_index() is None
+
+    def test_an_interrupted_one_is_completed_keeping_the_unchanged_files(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        rig = Rig()
+        for name, text in (("a.md", NOTE), ("b.md", OTHER), ("gone.md", NOTE + "x\n")):
+            rig.memory.write(name, text)
+            rig.index_file()(changed(name))  # what the killed run wrote
+        rig.store.first_index_elsewhere(meta(), 3, running=False)
+        rig.memory.write("b.md", OTHER + "\nedited after the kill\n")
+        rig.memory.delete("gone.md")
+        rig.memory.write("c.md", "# New\n\nwritten after the kill\n")
+        monkeypatch.setattr(rig.store, "begin_rebuild", _no_rebuild_aside)
+        written: list[str] = []
+        write = rig.store.replace_file
+
+        def spy(file: IndexedFile, *rest: Any) -> None:
+            written.append(file.path)
+            write(file, *rest)
+
+        monkeypatch.setattr(rig.store, "replace_file", spy)
+
+        (rebuilt,) = rig.rebuild_index()(reindex())
+
+        assert isinstance(rebuilt, events.IndexRebuilt) and rebuilt.files == 3
+        assert sorted(written) == ["b.md", "c.md"]  # a.md kept as the killed run wrote it
+        assert _paths(rig.store) == [("memory", "a.md"), ("memory", "b.md"), ("memory", "c.md")]
+        assert rig.store.meta() == meta() and rig.store.first_index() is None
+
+    def test_one_another_process_writes_is_left_to_it(self) -> None:
+        rig = Rig()
+        rig.memory.write("a.md", NOTE)
+        rig.store.first_index_elsewhere(meta(), 1, running=True)
+
+        assert rig.rebuild_index()(reindex()) == []
+
+        assert rig.store.files() == [] and rig.store.meta() is None
+
+    def test_rows_of_another_build_are_replaced_by_a_rebuild_aside(
+        self, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        rig = Rig()
+        rig.memory.write("a.md", NOTE)
+        rig.index_file()(changed("a.md"))
+        rig.store.first_index_elsewhere(replace(meta(), chunk_tokens=200), 1, running=False)
+        rebuilds: list[IndexRebuild] = []
+        begin = rig.store.begin_rebuild
+
+        def aside() -> IndexRebuild:
+            rebuilds.append(begin())
+            return rebuilds[-1]
+
+        monkeypatch.setattr(rig.store, "begin_rebuild", aside)
+
+        rig.rebuild_index()(reindex())
+
+        assert len(rebuilds) == 1
+        assert rig.store.meta() == meta() and rig.store.first_index() is None
+
+
+def _no_rebuild_aside() -> None:
+    raise AssertionError("a first index must not be built aside")
 
 
 class TestRoutes:

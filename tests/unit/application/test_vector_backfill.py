@@ -4,14 +4,34 @@ it is. On fakes only."""
 
 from __future__ import annotations
 
+from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
 from memlane.application.ports.embedding import EmbeddingUnavailable
-from memlane.application.ports.index_store import VectorProgress
+from memlane.application.ports.index_store import IndexedFile, VectorProgress
+from memlane.application.queries import Searcher
+from memlane.application.reports import IndexingProgress
 from memlane.application.sync import SyncService
 from memlane.application.vector_backfill import BACKFILL_BATCH, SEARCH_BACKFILL_LIMIT
 from memlane.domain import events
-from memlane.domain.index_meta import vector_label
+from memlane.domain.chunking import chunk_text
+from memlane.domain.chunks import ChunkingPolicy
+from memlane.domain.hashing import bytes_hash
+from memlane.domain.index_meta import KEYWORD_ONLY_MODEL, IndexMeta, vector_label
+from memlane.domain.search import SearchQuery
 from tests.fakes.embedding import FakeEmbeddingProvider
 from tests.unit.application.conftest import World
+
+_META = IndexMeta(
+    schema_version=1,
+    chunker_version=1,
+    sources=("memory",),
+    scope_hash="scope-1",
+    chunk_tokens=400,
+    chunk_overlap=80,
+    provider="fake",
+    model="m",
+    provider_key="k",
+    dimensions=16,
+)
 
 NOTE = "# Note {n}\n\nThe ingest service number {n} deploys to cluster {n} on Tuesdays.\n"
 
@@ -130,3 +150,80 @@ class TestBackfillStep:
 
         fell = [r.event for r in world.log.tail(50) if isinstance(r.event, events.ProviderFellBack)]
         assert [e.to_provider for e in fell] == ["fallback"]
+
+
+def _written_alone(world: World, path: str) -> None:
+    """One note's rows as another process's first index committed them (keyword rows only)."""
+    text = world.memory.read_bytes(path).decode()
+    chunks = chunk_text("memory", path, text, ChunkingPolicy())
+    file = IndexedFile(
+        source="memory", path=path, hash=bytes_hash(text.encode()), mtime=1.0, size=1
+    )
+    world.store.replace_file(file, chunks, [None] * len(chunks), KEYWORD_ONLY_MODEL)
+
+
+class TestFirstIndexInAnotherProcess:
+    """Another process writes the first index straight into the store: this one neither
+    indexes the files a second time nor waits; its searches answer from what is there."""
+
+    def test_a_sync_is_skipped_and_says_why(self, world: World) -> None:
+        _notes(world, 3)
+        world.store.first_index_elsewhere(_META, 3, running=True)
+        manager = world.manager()
+
+        report = manager.sync()
+
+        assert report.warnings == (
+            "another process is building the first index (indexing 0 / 3 files (0 %)): this "
+            "sync is skipped, searches answer from the files indexed so far",
+        )
+        assert (report.files_indexed, report.events_handled) == (0, 0)
+        assert world.store.files() == [] and world.store.meta() is None
+        assert world.embedder is not None and world.embedder.embedded_texts == []
+        assert world.application().syncing().backfill_step() == 0
+
+    def test_a_search_answers_from_the_files_written_so_far_and_says_how_far(
+        self, world: World
+    ) -> None:
+        _notes(world, 3)
+        _written_alone(world, "memory/n001.md")
+        world.store.first_index_elsewhere(_META, 3, running=True)
+
+        response = world.manager().search("ingest service number 1")
+
+        assert [r.path for r in response.results][:1] == ["memory/n001.md"]
+        assert "indexing 1 / 3 files (33 %): results cover the files indexed so far" in (
+            response.warnings
+        )
+        assert world.store.meta() is None  # still the other process's to finish
+        assert world.manager().status().indexing == IndexingProgress(
+            files_done=1, files_total=3, running=True
+        )
+
+    def test_an_interrupted_one_is_named_so(self, world: World) -> None:
+        _notes(world, 3)
+        _written_alone(world, "memory/n001.md")
+        world.store.first_index_elsewhere(_META, 3, running=False)
+        searcher = Searcher(
+            store=world.store,
+            runtime=EmbeddingRuntime(lambda: Selection(provider=None)),
+            settings=world.settings,
+        )
+
+        response = searcher.search(SearchQuery("ingest service number 1"), now=0.0)
+
+        assert response.warnings == (
+            "the first index was interrupted (indexing 1 / 3 files (33 %)): results cover the "
+            "files indexed so far; the next sync (`memlane index`) completes it",
+        )
+
+    def test_the_next_sync_completes_an_interrupted_one(self, world: World) -> None:
+        _notes(world, 3)
+        _written_alone(world, "memory/n001.md")
+        world.store.first_index_elsewhere(_META, 3, running=False)
+
+        report = world.manager().sync()
+
+        assert report.full_reindex and report.files_indexed == 3
+        assert [f.path for f in world.store.files()] == [f"memory/n{n:03}.md" for n in range(3)]
+        assert world.store.first_index() is None and world.store.meta() is not None
