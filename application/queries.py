@@ -17,8 +17,8 @@ query embedding; the candidates form one pool (ids qualified by agent) and are f
 single-index rule. Cosines of one model are on one scale in every index; agents whose index
 recorded another model are refused. bm25 is pooled raw: its idf comes from each index's own
 statistics, so it is comparable between indexes of similar make-up, which the measurement in
-bench/agents_split_bench.py showed to be the better bet than per-agent standardisation
-(`group` in domain/scoring.py), which ranks every agent's best keyword hit alike.
+bench/agents_split_bench.py showed to be the better bet than per-agent standardisation (the
+benchmark's alternative rule), which ranks every agent's best keyword hit alike.
 """
 
 from __future__ import annotations
@@ -230,8 +230,8 @@ class _Legs:
             [(None, own)] if stores is None else [(a, own if s is None else s) for a, s in stores]
         )
         # bm25 evidence is pooled raw across agents, like one index's: measured on a split
-        # corpus (bench/agents_split_bench.py), normalising it per agent (`group` of the fusion
-        # rules) put every agent's best keyword hit on top and halved keyword recall@1.
+        # corpus (bench/agents_split_bench.py), normalising it per agent (the benchmark's
+        # alternative) put every agent's best keyword hit on top and halved keyword recall@1.
         self.many = stores is not None
 
     def keyword(self, text: str, sources: Sequence[Source], limit: int) -> list[Candidate]:
