@@ -138,6 +138,7 @@ class Searcher:
             model=provider.model if provider is not None else None,
             vector_leg=bool(vector),  # no cosines (keyword-only, failed leg): no floor
             term_share=self._settings.query.relevance_term_share,
+            keyword_term_share=self._settings.query.relevance_keyword_term_share,
         )
         kept = apply_relevance_floor(kept, floor, text)
         if hybrid.mmr.enabled:  # diversify among the results that qualify, not the whole pool

@@ -237,7 +237,10 @@ def fused_pool(record: dict[str, Any], fusion: str) -> list[Fused]:
         return rrf_merge(vec, kw)
     if fusion == "weighted":
         return weighted_merge(vec, kw, vector_weight=0.7, text_weight=0.3)
-    return zscore_merge(vec, kw, vector_weight=0.5, text_weight=0.5)
+    # As the Searcher fuses: fewer keyword hits than asked for means the leg returned them all.
+    return zscore_merge(
+        vec, kw, vector_weight=0.5, text_weight=0.5, keyword_exhaustive=len(kw) < POOL
+    )
 
 
 def replay(pool: Sequence[Fused], fusion: str, min_score: float, floor: Floor) -> list[Fused]:

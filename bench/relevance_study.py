@@ -120,7 +120,7 @@ def load(legs_dir: Path, pairs: Sequence[str], fusion: str) -> list[Query]:
             for unit in dataset.units():
                 doc_of_path = unit.doc_of_path()
                 gold.update({(unit.unit_id, q.qid): (q, doc_of_path) for q in unit.queries})
-        metric = foreign.REAL_METRIC.get(m_name, "turn_recall@L5")
+        metric = foreign.REAL_METRIC.get(m_name, "turn_recall@L5" if turn_level else "recall@5")
         for rec in records:
             n = rec["n_chunks"]
             terms = rec["terms"]
@@ -299,17 +299,72 @@ def margin(c: float, g: float, e: float) -> Rule:
     )
 
 
+def paths(sure: float, c: float, kc: float, e: float, scaled: bool, kb: float, mb: int) -> Rule:
+    """Each leg's path with its own word requirement: a sure cosine alone; a cosine at the floor
+    with a share `kc` of the query's words; bm25 evidence (raw, or / ln N when `scaled`) with a
+    share `kb` and at least `mb` of the words (all of them for shorter queries)."""
+
+    def ev_ok(q: Query, h: Hit) -> bool:
+        if h.ev is None:
+            return False
+        return (h.ev / math.log(max(q.n_chunks, 3)) if scaled else h.ev) >= e
+
+    return lambda q, h: (
+        (h.cos is not None and h.cos >= sure)
+        or (h.cos is not None and h.cos >= c and h.dshare >= kc)
+        or (ev_ok(q, h) and h.dshare >= kb and h.matched >= min(mb, q.n_keys))
+    )
+
+
 def grid(name: str) -> list[tuple[str, Rule]]:
+    if name == "paths_refine":
+        return [
+            (f"sure{su}|cos>={c}&d>={kc}|ev>={e}&d>={kb}", paths(su, c, kc, e, False, kb, 1))
+            for su, c, kc, e, kb in [
+                *[(0.86, c, 0.2, e, 0.34) for c in (0.79, 0.80, 0.805) for e in (4.0, 5.0, 6.0)],
+                (0.86, 0.805, 0.2, 6.0, 0.3),
+                (0.86, 0.805, 0.15, 6.0, 0.34),
+                (0.86, 0.805, 0.25, 6.0, 0.34),
+                (0.85, 0.805, 0.2, 6.0, 0.34),
+                (0.87, 0.805, 0.2, 6.0, 0.34),
+            ]
+        ]
+    if name == "paths":
+        return [
+            (
+                f"sure{su}|cos>={c}&d>={kc}|ev{'/lnN' if sc else ''}>={e}&d>={kb}&m>={mb}",
+                paths(su, c, kc, e, sc, kb, mb),
+            )
+            for su, c, kc, (e, sc), kb, mb in itertools.product(
+                [0.86, 9.0],
+                [0.805],
+                [0.0, 0.2],
+                [(6.0, False), (1.13, True), (99.0, False)],
+                [0.0, 0.2, 0.34, 0.5],
+                [1, 2],
+            )
+            if not (e == 99.0 and (kb > 0 or mb > 1))
+        ]
+    if name == "gated_short":
+        return [
+            (f"sure{su}|known>={kn}&(cos>={c}|ev>={e})&d>={k}&m>={m}", gated(su, kn, c, e, k, m))
+            for su, kn, c, e, k, m in [
+                (9.0, 0.0, 0.805, 6, 0.0, 0),
+                (0.86, 0.0, 0.805, 6, 0.2, 0),
+                (0.86, 0.67, 0.805, 6, 0.0, 0),
+                (0.85, 0.75, 0.805, 6, 0.0, 0),
+            ]
+        ]
     if name == "gated":
         return [
             (f"sure{su}|known>={kn}&(cos>={c}|ev>={e})&d>={k}&m>={m}", gated(su, kn, c, e, k, m))
             for su, kn, c, e, k, m in itertools.product(
-                [0.86, 0.87, 9.0],
-                [0.0, 0.5, 0.67, 0.75, 0.8, 1.0],
-                [0.805, 0.81],
+                [0.83, 0.84, 0.85, 0.86, 0.87],
+                [0.0, 0.5, 0.6, 0.67, 0.75, 0.8, 1.0],
+                [0.80, 0.805, 0.81],
                 [6, 99],
                 [0.0, 0.2],
-                [0, 2],
+                [0],
             )
         ]
     if name == "margin":
@@ -419,7 +474,7 @@ def main(argv: list[str] | None = None) -> None:
                     if k.startswith("loss_") and k not in ("loss_locomo", "loss_lme_pooled")
                 )
             )
-            if ok:
+            if ok or family.endswith("_short"):
                 rows.append((a["reduction"], label, halves))
         rows.sort(key=lambda r: -r[0])
         print(f"\n== {family}: best on {args.pick_on} within the losses ({len(rows)} admissible)")
