@@ -140,7 +140,10 @@ class Searcher:
             term_share=self._settings.query.relevance_term_share,
             keyword_term_share=self._settings.query.relevance_keyword_term_share,
         )
-        kept = apply_relevance_floor(kept, floor, text)
+        # Without MMR only the first max_results count, so the floor judges no more than those.
+        kept = apply_relevance_floor(
+            kept, floor, text, limit=None if hybrid.mmr.enabled else max_results
+        )
         if hybrid.mmr.enabled:  # diversify among the results that qualify, not the whole pool
             kept = mmr_rerank(kept, lambda_=hybrid.mmr.lambda_, limit=max_results)
         kept = kept[:max_results]

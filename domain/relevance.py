@@ -28,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 from memlane.domain.keywords import fts_document, fts_query_terms
@@ -76,11 +77,32 @@ def query_keys(query: str) -> frozenset[str]:
 
 
 def term_share(keys: frozenset[str], text: str) -> float:
-    """Share of `keys` found in `text` (indexed as the keyword leg indexes it); 1 if no keys."""
+    """Share of `keys` found in `text` (indexed as the keyword leg indexes it); 1 if no keys.
+
+    A word of the text has a query word's key only if it starts with that key less its last
+    letter (the stemming drops endings, "-ies" becomes "-y"), so each key is looked for as a
+    substring first, and only the words of the text that start with it are keyed: a search
+    reads up to a few hundred candidate texts, and keying every word of each was most of its
+    time.
+    """
     if not keys:
         return 1.0
-    found = {word_key(w) for w in _WORD.findall(fts_document(text))} & keys
-    return len(found) / len(keys)
+    document = fts_document(text)
+    lowered = document.lower()
+    found = 0
+    for key in keys:
+        probe = key[:-1] or key
+        if probe in lowered and any(
+            word_key(w) == key for w in _words_starting(probe).findall(document)
+        ):
+            found += 1
+    return found / len(keys)
+
+
+@lru_cache(maxsize=1024)
+def _words_starting(probe: str) -> re.Pattern[str]:
+    """The words (as `_WORD` splits them) that start with `probe`, in any letter case."""
+    return re.compile(rf"(?<![^\W_]){re.escape(probe)}[^\W_]*", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,11 +155,18 @@ class RelevanceFloor:
 
 
 def apply_relevance_floor(
-    fused: Sequence[Fused], floor: RelevanceFloor, query: str = ""
+    fused: Sequence[Fused], floor: RelevanceFloor, query: str = "", *, limit: int | None = None
 ) -> list[Fused]:
-    """The items `floor` admits for `query`, in their order."""
+    """The items `floor` admits for `query`, in their order; only the first `limit` of them
+    if given (the rest are not judged: reading their texts is the floor's cost)."""
     keys = query_keys(query) if floor.reads_words else frozenset()
-    return [item for item in fused if floor.admits(item, keys)]
+    kept: list[Fused] = []
+    for item in fused:
+        if limit is not None and len(kept) >= limit:
+            break
+        if floor.admits(item, keys):
+            kept.append(item)
+    return kept
 
 
 def floor_for(

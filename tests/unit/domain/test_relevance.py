@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from memlane.domain.chunks import ChunkId
+from memlane.domain.keywords import fts_document
 from memlane.domain.relevance import (
     CALIBRATED_COSINE_FLOORS,
     CALIBRATED_SURE_COSINES,
@@ -120,6 +123,24 @@ class TestTermShare:
 
         assert 0.0 < term_share(keys, "他在北京大学读书") < 1.0
 
+    @pytest.mark.parametrize(
+        ("query", "text"),
+        [
+            ("studies of cities", "She STUDIED the City; a study of two cities."),
+            ("restaurants Caroline", "CAROLINE's restaurant-hopping: restaurateurs"),
+            ("go tries", "goes trying tried — Go!"),
+            ("北京大学在哪里", "他在北京大学读书，北京很大"),
+            ("서울에서 물을", "저는 서울에서 일하고 물을 마셔요"),
+            ("ΣΑΣ café", "σας CAFÉ cafe\u0301s"),
+        ],
+    )
+    def test_the_share_is_the_keyed_words_of_the_indexed_text(self, query: str, text: str) -> None:
+        """The substring shortcut must find exactly what keying every word would."""
+        keys = query_keys(query)
+        every_word = {word_key(w) for w in re.findall(r"[^\W_]+", fts_document(text))}
+
+        assert term_share(keys, text) == len(every_word & keys) / len(keys)
+
     def test_a_query_without_words_cannot_be_judged_by_words(self) -> None:
         assert term_share(frozenset(), "anything") == 1.0
 
@@ -164,6 +185,20 @@ class TestWordRequirement:
 
         assert [i.chunk_id for i in kept] == ["b", "c", "d"]
         assert [i.score for i in kept] == [0.8, 0.7, 0.6]
+
+
+class TestLimit:
+    def test_a_limit_gives_the_first_admitted_hits(self) -> None:
+        items = [
+            item(str(n), cosine=0.85, evidence=None, score=1 - n / 100, text=text)
+            for n, text in enumerate(["beach", "Caroline", "beach", "Korean", "try", "beach"])
+        ]
+
+        everything = apply_relevance_floor(items, WORDY, QUERY)
+
+        assert [i.chunk_id for i in everything] == ["1", "3", "4"]
+        for limit in range(5):
+            assert apply_relevance_floor(items, WORDY, QUERY, limit=limit) == everything[:limit]
 
 
 class TestKeywordEvidence:
