@@ -317,6 +317,18 @@ def paths(sure: float, c: float, kc: float, e: float, scaled: bool, kb: float, m
 
 
 def grid(name: str) -> list[tuple[str, Rule]]:
+    if name == "paths_bm25":
+        return [
+            (f"sure{su}|cos>={c}&d>={kc}|ev>={e}&d>={kb}", paths(su, c, kc, e, False, kb, 1))
+            for su, c, kc, e, kb in [
+                *[(0.86, 0.805, 0.2, e, 0.34) for e in (0.0, 2.0, 3.0, 4.0)],
+                (0.86, 0.805, 0.2, 0.0, 0.4),
+                (0.86, 0.805, 0.2, 0.0, 0.5),
+                (0.86, 0.80, 0.2, 0.0, 0.34),
+                (0.86, 0.81, 0.2, 0.0, 0.34),
+                (0.86, 0.81, 0.2, 4.0, 0.34),
+            ]
+        ]
     if name == "paths_refine":
         return [
             (f"sure{su}|cos>={c}&d>={kc}|ev>={e}&d>={kb}", paths(su, c, kc, e, False, kb, 1))

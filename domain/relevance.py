@@ -8,7 +8,7 @@ vouches for it:
 
 - its cosine is sure (so high that no words are needed; known per model);
 - its cosine clears the floor and the hit holds a share of the query's words (a fifth);
-- its bm25 evidence clears the keyword floor and the hit holds more than a third of the words.
+- the keyword leg found it and it holds more than a third of the words.
 
 It only removes hits; the order of the hits it keeps is the fusion's.
 
@@ -40,10 +40,11 @@ from memlane.domain.scoring import Fused
 CALIBRATED_COSINE_FLOORS: Final[Mapping[tuple[str, str], float]] = {
     ("local", "multilingual-e5-small"): 0.805,
 }
-# bm25 evidence (−rank, summed over the matched words) that vouches for a hit with its words.
-# It is not scale-free (a rare word weighs more in a larger index), which is why this path asks
-# for more of the query's words than the cosine path.
-KEYWORD_EVIDENCE_FLOOR: Final = 6.0
+# bm25 evidence (−rank) a keyword hit needs besides its words: none, any keyword match. bm25 is
+# not scale-free (a rare word weighs more in a larger index, and one rare word shared by chance
+# cleared the floor of 6 used before), while the share of the query's words is; measured with
+# floors of 0 to 6, the words alone removed as many foreign hits and lost less recall.
+KEYWORD_EVIDENCE_FLOOR: Final = 0.0
 # The share of the query's words (its keyword terms) a hit must hold for its cosine to count
 # (`query.relevanceTermShare`), and for its bm25 evidence (`query.relevanceKeywordTermShare`):
 # one word in five, and more than one in three (2 of 3, 2 of 4, 2 of 5, 3 of 6 ...).

@@ -344,7 +344,10 @@ class TestRelevanceFloor:
 
         cosine_only = search(searcher(store, provider, relevance_floor=0.01, term_share=0.0), query)
         half = search(searcher(store, provider, relevance_floor=0.01, term_share=0.5), query)
-        all_words = search(searcher(store, provider, relevance_floor=0.01, term_share=1.0), query)
+        every_word = searcher(
+            store, provider, relevance_floor=0.01, term_share=1.0, keyword_term_share=1.0
+        )
+        all_words = search(every_word, query)
 
         with_billing = [r for r in cosine_only.results if "billing" in r.snippet.lower()]
         assert 0 < len(with_billing) < len(cosine_only.results)
