@@ -311,9 +311,7 @@ def print_calibration(table: dict[str, dict[str, dict[str, list[float]]]], half:
         print(f"{label:28}" + "".join(cells))
 
 
-def pick(
-    table: dict[str, dict[str, dict[str, list[float]]]], real: str, max_loss: float
-) -> str:
+def pick(table: dict[str, dict[str, dict[str, list[float]]]], real: str, max_loss: float) -> str:
     """On half A: the floor with the fewest foreign hits (all foreign pairs of `table` pooled)
     whose loss of `real`'s target metric against no floor is at most `max_loss`."""
     none = _label((None, None))
