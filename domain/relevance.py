@@ -80,19 +80,19 @@ def query_keys(query: str) -> frozenset[str]:
 def term_share(keys: frozenset[str], text: str) -> float:
     """Share of `keys` found in `text` (indexed as the keyword leg indexes it); 1 if no keys.
 
-    A word of the text has a query word's key only if it starts with that key less its last
-    letter (the stemming drops endings, "-ies" becomes "-y"), so each key is looked for as a
-    substring first, and only the words of the text that start with it are keyed: a search
-    reads up to a few hundred candidate texts, and keying every word of each was most of its
-    time.
+    A word of the text has a query word's key only if it starts with that key (the stemming
+    only drops endings), or with the key less its "y" when "-ies" became "-y". So each key is
+    looked for as a substring first, and only the words of the text that start with it are
+    keyed: a search reads up to a few hundred candidate texts, and keying every word of each
+    was most of its time.
     """
     if not keys:
         return 1.0
-    document = fts_document(text)
+    document = text if text.isascii() else fts_document(text)  # ASCII is indexed as it is
     lowered = document.lower()
     found = 0
     for key in keys:
-        probe = key[:-1] or key
+        probe = key[:-1] if len(key) > 1 and key.endswith("y") else key
         if probe in lowered and any(
             word_key(w) == key for w in _words_starting(probe).findall(document)
         ):
