@@ -17,8 +17,8 @@ query embedding; the candidates form one pool (ids qualified by agent) and are f
 single-index rule. Cosines of one model are on one scale in every index; agents whose index
 recorded another model are refused. bm25 is pooled raw: its idf comes from each index's own
 statistics, so it is comparable between indexes of similar make-up, which the measurement in
-bench/agents_split_bench.py showed to be the better bet than per-agent standardisation
-(`group` in domain/scoring.py), which ranks every agent's best keyword hit alike.
+bench/agents_split_bench.py showed to be the better bet than per-agent standardisation (the
+benchmark's alternative rule), which ranks every agent's best keyword hit alike.
 """
 
 from __future__ import annotations
@@ -140,8 +140,12 @@ class Searcher:
             model=provider.model if provider is not None else None,
             vector_leg=bool(vector),  # no cosines (keyword-only, failed leg): no floor
             term_share=self._settings.query.relevance_term_share,
+            keyword_term_share=self._settings.query.relevance_keyword_term_share,
         )
-        kept = apply_relevance_floor(kept, floor, text)
+        # Without MMR only the first max_results count, so the floor judges no more than those.
+        kept = apply_relevance_floor(
+            kept, floor, text, limit=None if hybrid.mmr.enabled else max_results
+        )
         if hybrid.mmr.enabled:  # diversify among the results that qualify, not the whole pool
             kept = mmr_rerank(kept, lambda_=hybrid.mmr.lambda_, limit=max_results)
         kept = kept[:max_results]
@@ -245,8 +249,8 @@ class _Legs:
             [(None, own)] if stores is None else [(a, own if s is None else s) for a, s in stores]
         )
         # bm25 evidence is pooled raw across agents, like one index's: measured on a split
-        # corpus (bench/agents_split_bench.py), normalising it per agent (`group` of the fusion
-        # rules) put every agent's best keyword hit on top and halved keyword recall@1.
+        # corpus (bench/agents_split_bench.py), normalising it per agent (the benchmark's
+        # alternative) put every agent's best keyword hit on top and halved keyword recall@1.
         self.many = stores is not None
 
     def keyword(self, text: str, sources: Sequence[Source], limit: int) -> list[Candidate]:

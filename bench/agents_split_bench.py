@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import shutil
 import statistics
 import time
@@ -36,7 +37,7 @@ from memlane.domain.agents import agent_of, qualified
 from memlane.domain.embedding import query_embedding_input
 from memlane.domain.index_meta import vector_label
 from memlane.domain.keywords import build_fts_query
-from memlane.domain.scoring import weighted_merge, zscore_merge
+from memlane.domain.scoring import Fused, weighted_merge, z_to_unit, zscore_merge
 from memlane.domain.search import Candidate
 
 SHARED_WORK = Path("/work/main/bench/work")
@@ -179,17 +180,23 @@ def _replay(
                 close = store.search_vector(vector, model=label, sources=("memory",), limit=200)
                 near += [replace(c, chunk_id=qualified(agent, c.chunk_id)) for c in close]
             near.sort(key=lambda c: -c.score)
-            for name, group in (("pooled_raw", None), ("per_agent", agent_of)):
-                rules = {
-                    "keyword": weighted_merge(
-                        [], keyword, vector_weight=0.0, text_weight=1.0, group=group
+            rankings = {
+                "pooled_raw": {
+                    "keyword": _lines(
+                        weighted_merge([], keyword, vector_weight=0.0, text_weight=1.0)
                     ),
-                    "hybrid": zscore_merge(
-                        near, keyword, vector_weight=0.5, text_weight=0.5, group=group
+                    "hybrid": _lines(
+                        zscore_merge(near, keyword, vector_weight=0.5, text_weight=0.5)
                     ),
-                }
-                for rule, fused in rules.items():
-                    hits = [(f.path, f.start_line, f.end_line) for f in fused[:10]]
+                },
+                "per_agent": {
+                    "keyword": _per_agent_keyword(keyword),
+                    "hybrid": _per_agent_zscore(near, keyword),
+                },
+            }
+            for name, rules in rankings.items():
+                for rule, ranked_lines in rules.items():
+                    hits = ranked_lines[:10]
                     ranked = metrics.distinct_ids(hits, doc_of_path)
                     _scores(ranked, query.gold_docs, values, f"{rule}:{name}:")
     finally:
@@ -200,6 +207,73 @@ def _replay(
         rule, name, metric = key.split(":")
         table.setdefault(f"{rule}:{metric}", {})[name] = round(statistics.fmean(v), 4)
     return table
+
+
+Lines = list[tuple[str, int, int]]
+
+
+def _lines(fused: Sequence[Fused]) -> Lines:
+    return [(f.path, f.start_line, f.end_line) for f in fused]
+
+
+def _by_agent(cands: Sequence[Candidate]) -> dict[str, list[Candidate]]:
+    split: dict[str, list[Candidate]] = {}
+    for c in cands:
+        split.setdefault(agent_of(c.chunk_id), []).append(c)
+    return split
+
+
+def _per_agent_keyword(keyword: Sequence[Candidate]) -> Lines:
+    """The alternative to pooling bm25 raw: each agent's keyword hits normalised on their own
+    (each agent's best hit → 1.0), then one list by that score (ties: agent order, then rank)."""
+    fused = [f for group in _by_agent(keyword).values()
+             for f in weighted_merge([], group, vector_weight=0.0, text_weight=1.0)]  # fmt: skip
+    return _lines(sorted(fused, key=lambda f: -f.score))
+
+
+def _z(scores: dict[str, float]) -> tuple[dict[str, float], float]:
+    """z-scores (population spread) and the floor for a chunk the leg missed, as the domain's
+    z-score fusion standardises one leg (no spread: hits 0, misses -1)."""
+    if not scores:
+        return {}, 0.0
+    mean = statistics.fmean(scores.values())
+    spread = statistics.pstdev(scores.values())
+    if spread <= 1e-9:
+        return dict.fromkeys(scores, 0.0), -1.0
+    z = {k: (v - mean) / spread for k, v in scores.items()}
+    return z, min(z.values())
+
+
+def _per_agent_zscore(near: Sequence[Candidate], keyword: Sequence[Candidate]) -> Lines:
+    """The domain's z-score fusion (0.5 / 0.5) with the keyword leg standardised per agent
+    instead of as one pool (cosines stay one pool: one model, one scale); a chunk a leg missed
+    takes the lowest of the agents' floors."""
+    cosine: dict[str, float] = {}
+    for c in near:
+        cosine[c.chunk_id] = max(c.score, cosine.get(c.chunk_id, -math.inf))
+    z_vector, vector_floor = _z(cosine)
+    z_keyword: dict[str, float] = {}
+    floors: list[float] = []
+    for group in _by_agent(keyword).values():
+        evidence: dict[str, float] = {}
+        for c in group:
+            evidence[c.chunk_id] = max(0.0, -c.score, evidence.get(c.chunk_id, 0.0))
+        z, floor = _z(evidence)
+        z_keyword.update(z)
+        floors.append(floor)
+    keyword_floor = min(floors, default=0.0)
+    legs = [(z_vector, vector_floor), (z_keyword, keyword_floor)]
+    legs = [leg for leg in legs if leg[0]]
+    norm = math.sqrt(0.25 * len(legs)) or 1.0
+    first: dict[str, Candidate] = {}
+    for c in [*near, *keyword]:
+        first.setdefault(c.chunk_id, c)
+    score = {
+        chunk_id: z_to_unit(sum(0.5 * z.get(chunk_id, floor) for z, floor in legs) / norm)
+        for chunk_id in first
+    }
+    ranked = sorted(first, key=lambda chunk_id: -score[chunk_id])
+    return [(first[i].path, first[i].start_line, first[i].end_line) for i in ranked]
 
 
 def _table(figures: dict[str, Any]) -> str:

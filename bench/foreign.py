@@ -28,6 +28,7 @@ import math
 import statistics
 import time
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +47,7 @@ from memlane.bench.workspace import UnitPaths, materialize
 from memlane.domain.chunks import ChunkId
 from memlane.domain.index_meta import vector_label
 from memlane.domain.keywords import build_fts_query, fts_query_terms, quote_fts_term
-from memlane.domain.relevance import RelevanceFloor, apply_relevance_floor
+from memlane.domain.relevance import RelevanceFloor, apply_relevance_floor, floor_for
 from memlane.domain.scoring import Fused, apply_min_score, rrf_merge, weighted_merge, zscore_merge
 from memlane.domain.search import Candidate
 
@@ -237,7 +238,10 @@ def fused_pool(record: dict[str, Any], fusion: str) -> list[Fused]:
         return rrf_merge(vec, kw)
     if fusion == "weighted":
         return weighted_merge(vec, kw, vector_weight=0.7, text_weight=0.3)
-    return zscore_merge(vec, kw, vector_weight=0.5, text_weight=0.5)
+    # As the Searcher fuses: fewer keyword hits than asked for means the leg returned them all.
+    return zscore_merge(
+        vec, kw, vector_weight=0.5, text_weight=0.5, keyword_exhaustive=len(kw) < POOL
+    )
 
 
 def replay(pool: Sequence[Fused], fusion: str, min_score: float, floor: Floor) -> list[Fused]:
@@ -308,9 +312,7 @@ def print_calibration(table: dict[str, dict[str, dict[str, list[float]]]], half:
         print(f"{label:28}" + "".join(cells))
 
 
-def pick(
-    table: dict[str, dict[str, dict[str, list[float]]]], real: str, max_loss: float
-) -> str:
+def pick(table: dict[str, dict[str, dict[str, list[float]]]], real: str, max_loss: float) -> str:
     """On half A: the floor with the fewest foreign hits (all foreign pairs of `table` pooled)
     whose loss of `real`'s target metric against no floor is at most `max_loss`."""
     none = _label((None, None))
@@ -326,6 +328,35 @@ def pick(
         if label != none and base - statistics.fmean(table[real][label]["A"]) <= max_loss
     ]
     return min(allowed, key=hits) if allowed else none
+
+
+def floor_cost(pairs: Sequence[str], legs_dir: Path, limit: int) -> None:
+    """Time the relevance floor alone on recorded pools (texts from the stores): the default
+    floor of the bundled model against the cosine-or-bm25 floor without words, side by side
+    per query, as the Searcher applies it (after minScore, judging up to 6 kept hits)."""
+    from memlane.bench.relevance_study import chunk_texts  # a study helper, read-only
+
+    words = floor_for(None, provider="local", model="multilingual-e5-small", vector_leg=True)
+    floors = {"cosine or bm25 (no words)": RelevanceFloor(0.805, 6.0), "default (words)": words}
+    for pair in pairs:
+        queries_name, memory_name = parse_pair(pair)
+        texts = chunk_texts(legs_dir, memory_name)
+        wanted = {q.qid: q.text for q in foreign_queries(queries_name, None)}
+        records = json.loads(legs_path(legs_dir, pair).read_text())[:limit]
+        timings: dict[str, list[float]] = {name: [] for name in floors}
+        for rec in records:
+            pool = [replace(f, text=texts[str(f.chunk_id)]) for f in fused_pool(rec, "zscore")]
+            kept = apply_min_score(pool, 0.0 if queries_name == memory_name else 0.35,
+                                   text_weight=0.0)  # fmt: skip
+            for name, floor in floors.items():
+                start = time.perf_counter()
+                apply_relevance_floor(kept, floor, wanted[rec["qid"]], limit=MAX_RESULTS)
+                timings[name].append((time.perf_counter() - start) * 1000)
+        cells = ", ".join(
+            f"{name}: p50 {statistics.median(v):.3f} ms, p90 {sorted(v)[int(0.9 * len(v))]:.3f} ms"
+            for name, v in timings.items()
+        )
+        print(f"{pair} ({len(records)} queries): {cells}", flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -348,6 +379,11 @@ def main(argv: list[str] | None = None) -> None:
     cal.add_argument("--evidence", default="none,6,7,8,9,10,11,12")
     cal.add_argument("--pick-for", help="the real set whose loss bounds the pick (half A)")
     cal.add_argument("--max-loss", type=float, default=0.007)
+    cost = sub.add_parser("cost", help="time the floor alone on recorded pools")
+    cost.add_argument("pairs", nargs="+")
+    cost.add_argument("--legs-dir", type=Path, default=DEFAULT_WORK)
+    cost.add_argument("--data-root", type=Path, default=registry.DEFAULT_DATA_ROOT)
+    cost.add_argument("--limit", type=int, default=300, help="recorded queries per pair")
     args = p.parse_args(argv)
     DATA_ROOT[0] = args.data_root
     if args.cmd == "calibrate":
@@ -362,6 +398,8 @@ def main(argv: list[str] | None = None) -> None:
             print(f"\npicked on half A ({args.pick_for} loss <= {args.max_loss}): {chosen}")
     elif args.cmd == "run":
         run(args.pairs, args.work_dir, args.limit, json.loads(args.config))
+    elif args.cmd == "cost":
+        floor_cost(args.pairs, args.legs_dir, args.limit)
     elif args.cmd == "collect":
         collect(args.pairs, args.work_dir, args.legs_dir, args.limit)
 

@@ -179,9 +179,10 @@ class QuerySettings:
     # The cosine a hit needs, unless its bm25 evidence vouches for it (domain/relevance.py).
     # None: the calibrated floor of the bundled model, none for other models; 0: no floor.
     relevance_floor: float | None = None
-    # The share of the query's words a hit needs for that cosine or evidence to count (unless
-    # its cosine is calibrated as sure). None: the calibrated share; 0: no word requirement.
+    # The share of the query's words a hit needs for that cosine to count (unless the cosine is
+    # calibrated as sure), and for its bm25 evidence. None: the measured share; 0: no words.
     relevance_term_share: float | None = None
+    relevance_keyword_term_share: float | None = None
     hybrid: HybridSettings = HybridSettings()
 
 

@@ -173,12 +173,22 @@ _CJK_STOP_WORD_AT: Final = re.compile(
 )
 
 
+_FIRST_MARK: Final = "\u0300"  # no nonspacing mark (category Mn) lies below U+0300
+
+
 def _normalize(text: str) -> str:
     """NFKC, then drop nonspacing marks (unicode61 would split words at them)."""
     if text.isascii():
         return text
     folded = unicodedata.normalize("NFKC", text)
-    return "".join(ch for ch in folded if unicodedata.category(ch) != "Mn")
+    # The marks are looked up once per distinct character, not per character: a search reads
+    # hundreds of candidate texts (domain/relevance.py), where a per-character loop dominated.
+    marks = {
+        ord(ch): None
+        for ch in set(folded)
+        if ch >= _FIRST_MARK and unicodedata.category(ch) == "Mn"
+    }
+    return folded.translate(marks) if marks else folded
 
 
 def _bigrams(run: str) -> list[str]:

@@ -8,9 +8,9 @@ Every function is pure and returns a new list; the clock's "now" is an argument.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Final, TypeAlias
+from typing import Final
 
 from memlane.domain.chunks import ChunkId
 from memlane.domain.search import Candidate, ScoreExplanation
@@ -22,11 +22,6 @@ RRF_K: Final = 60
 # gets a relaxed min-score threshold, so it is not lost just because no vector agreed with it.
 TOP_KEYWORD_TEXT_SCORE: Final = 1.0
 _EPSILON: Final = 1e-9
-
-# Which store a candidate's keyword score was computed in (None: one store, one scale). bm25
-# depends on the store's own statistics (document count, average length, document frequency),
-# so keyword scores are only normalised, ranked or standardised within their group.
-KeywordGroup: TypeAlias = Callable[[ChunkId], str] | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,33 +86,16 @@ def _keyword_evidence(keyword: Sequence[Candidate]) -> dict[ChunkId, float]:
     return evidence
 
 
-def _keyword_text_scores(
-    keyword: Sequence[Candidate], group: KeywordGroup = None
-) -> dict[ChunkId, float]:
-    """Best normalised text score per chunk: bm25_rank_to_score / the set's best (best → 1.0);
-    with `group`, the best of the chunk's own group (each store's best keyword hit → 1.0).
+def _keyword_text_scores(keyword: Sequence[Candidate]) -> dict[ChunkId, float]:
+    """Best normalised text score per chunk: bm25_rank_to_score / the set's best (best → 1.0).
 
-    If no hit of a set has a positive score (all ranks ≥ 0), each is an equally good match: 1.0.
+    If no hit has a positive score (all ranks ≥ 0), each is an equally good match: 1.0.
     """
-    scores: dict[ChunkId, float] = {}
-    for members in _grouped(_keyword_evidence(keyword), group):
-        raw = {c: bm25_rank_to_score(-x) for c, x in members.items()}
-        best = max(raw.values(), default=0.0)
-        if best <= 0.0:
-            scores.update(dict.fromkeys(raw, 1.0))
-        else:
-            scores.update({chunk_id: score / best for chunk_id, score in raw.items()})
-    return scores
-
-
-def _grouped(scores: dict[ChunkId, float], group: KeywordGroup) -> list[dict[ChunkId, float]]:
-    """`scores` split by `group` (insertion order kept), or as one set without a group."""
-    if group is None:
-        return [scores]
-    split: dict[str, dict[ChunkId, float]] = {}
-    for chunk_id, value in scores.items():
-        split.setdefault(group(chunk_id), {})[chunk_id] = value
-    return list(split.values())
+    raw = {c: bm25_rank_to_score(-x) for c, x in _keyword_evidence(keyword).items()}
+    best = max(raw.values(), default=0.0)
+    if best <= 0.0:
+        return dict.fromkeys(raw, 1.0)
+    return {chunk_id: score / best for chunk_id, score in raw.items()}
 
 
 def _finite(value: float) -> float:
@@ -136,10 +114,9 @@ def _fuse(
     vector: Sequence[Candidate],
     keyword: Sequence[Candidate],
     score_of: dict[ChunkId, float],
-    group: KeywordGroup = None,
 ) -> list[Fused]:
     """Union by chunk id (vector order first, then new keyword hits); sorted by score, stable."""
-    text_scores = _keyword_text_scores(keyword, group)
+    text_scores = _keyword_text_scores(keyword)
     evidence = _keyword_evidence(keyword)
     vector_scores = _vector_scores(vector)
     base: dict[ChunkId, Candidate] = {}
@@ -174,7 +151,6 @@ def weighted_merge(
     *,
     vector_weight: float,
     text_weight: float,
-    group: KeywordGroup = None,
 ) -> list[Fused]:
     """Weighted fusion: score = vector_weight × cosine + text_weight × text_score.
 
@@ -182,10 +158,9 @@ def weighted_merge(
     leg is normalised within this result set (best keyword hit → text_score 1.0), so a strong
     keyword-only hit scores exactly `text_weight` and can pass `apply_min_score` (unnormalised,
     its text score is below 1, so it would always miss the threshold and exact matches be lost).
-    A missing leg counts 0. With `group`, each group's best keyword hit gets text_score 1.0.
-    Sorted by score descending, ties keep union order.
+    A missing leg counts 0. Sorted by score descending, ties keep union order.
     """
-    text_scores = _keyword_text_scores(keyword, group)
+    text_scores = _keyword_text_scores(keyword)
     vector_scores = _vector_scores(vector)
     ids = list(dict.fromkeys([c.chunk_id for c in vector] + [c.chunk_id for c in keyword]))
     score_of = {
@@ -193,7 +168,7 @@ def weighted_merge(
         + text_weight * text_scores.get(chunk_id, 0.0)
         for chunk_id in ids
     }
-    return _fuse(vector, keyword, score_of, group)
+    return _fuse(vector, keyword, score_of)
 
 
 def _ranks(ids: Iterable[ChunkId]) -> dict[ChunkId, int]:
@@ -208,7 +183,6 @@ def rrf_merge(
     keyword: Sequence[Candidate],
     *,
     k: int = RRF_K,
-    group: KeywordGroup = None,
 ) -> list[Fused]:
     """Reciprocal-rank fusion: score = Σ over legs of 1 / (k + rank), rank 1-based per leg.
 
@@ -216,21 +190,18 @@ def rrf_merge(
     order; a repeated chunk keeps its best rank). Raw RRF scores are tiny and not comparable to
     `min_score`, so they are divided by the best possible 2 / (k + 1): 1.0 means first in both
     legs, 0.5 first in one leg only. `vector_score`/`text_score` are filled as in
-    `weighted_merge` for `--explain`. With `group`, keyword ranks count within each group (a
-    store's best keyword hit has rank 1 whatever the other stores' bm25 scales).
+    `weighted_merge` for `--explain`.
     """
     by_cosine = sorted(vector, key=lambda c: -_finite(c.score))
     by_rank = sorted(keyword, key=lambda c: c.score if math.isfinite(c.score) else math.inf)
     vector_ranks = _ranks(c.chunk_id for c in by_cosine)
-    keyword_ranks: dict[ChunkId, int] = {}
-    for members in _grouped({c.chunk_id: 0.0 for c in by_rank}, group):
-        keyword_ranks.update(_ranks(members))
+    keyword_ranks = _ranks(c.chunk_id for c in by_rank)
     best = 2.0 / (k + 1)
     score_of: dict[ChunkId, float] = {}
     for chunk_id in list(vector_ranks) + list(keyword_ranks):
         total = sum(1.0 / (k + r[chunk_id]) for r in (vector_ranks, keyword_ranks) if chunk_id in r)
         score_of[chunk_id] = total / best
-    return _fuse(vector, keyword, score_of, group)
+    return _fuse(vector, keyword, score_of)
 
 
 def _standardised(scores: dict[ChunkId, float]) -> tuple[dict[ChunkId, float], float]:
@@ -252,24 +223,6 @@ def _standardised(scores: dict[ChunkId, float]) -> tuple[dict[ChunkId, float], f
     return z, min(z.values())
 
 
-def _standardised_groups(
-    scores: dict[ChunkId, float], group: KeywordGroup
-) -> tuple[dict[ChunkId, float], float]:
-    """`_standardised` within each group; the floor is the lowest of the groups' floors.
-
-    Each group then has mean 0 and spread 1, so the union is on one scale again whatever each
-    store's own bm25 scale was: any positive rescaling or shift of one group's scores leaves
-    every fused score unchanged.
-    """
-    z: dict[ChunkId, float] = {}
-    floors: list[float] = []
-    for members in _grouped(scores, group):
-        member_z, floor = _standardised(members)
-        z.update(member_z)
-        floors.append(floor)
-    return z, min(floors, default=0.0)
-
-
 def z_to_unit(z: float) -> float:
     """Map a z-score monotonically into (0, 1): 0.5 + atan(z) / π (0.5 is "average", z = 1 →
     0.75). Not Φ: the normal CDF rounds to exactly 1.0 in floats above z ≈ 8, and one outlying
@@ -284,7 +237,6 @@ def zscore_merge(
     *,
     vector_weight: float,
     text_weight: float,
-    group: KeywordGroup = None,
     keyword_exhaustive: bool = False,
 ) -> list[Fused]:
     """Standardised fusion: each leg's scores become z-scores within this query's candidates,
@@ -297,23 +249,21 @@ def zscore_merge(
     keyword-only). A chunk missing from a leg takes that leg's floor (see `_standardised`).
     The final score is relative to this query's candidates (0.5 = average in both legs), not
     an absolute relevance; `weighted_merge` keeps absolute scores. Ties keep union order.
-    With `group` (several stores), keyword evidence is standardised within each group; the
-    vector leg stays one pool, since cosines of one model are on one scale in every store.
 
     `keyword_exhaustive` says the keyword leg returned every match (fewer than it asked for):
     a chunk it missed then has bm25 evidence 0, exactly, and is standardised with that value
     instead of taking the floor. Without it, a rare word matching one or two chunks gave them
     no edge over chunks without it (one hit: z = 0 against a floor of -1), so a semantically
-    closer chunk buried the exact match. (Not with `group`: a missed chunk has no group.)
+    closer chunk buried the exact match.
     """
     total = vector_weight + text_weight
     w_v, w_t = (0.5, 0.5) if total <= 0 else (vector_weight / total, text_weight / total)
     z_vector, vector_floor = _standardised(_vector_scores(vector))
     ids = list(dict.fromkeys([c.chunk_id for c in vector] + [c.chunk_id for c in keyword]))
     evidence = _keyword_evidence(keyword)
-    if keyword_exhaustive and evidence and group is None:
+    if keyword_exhaustive and evidence:
         evidence = {chunk_id: evidence.get(chunk_id, 0.0) for chunk_id in ids}
-    z_keyword, keyword_floor = _standardised_groups(evidence, group)
+    z_keyword, keyword_floor = _standardised(evidence)
     legs = [(w_v, z_vector, vector_floor), (w_t, z_keyword, keyword_floor)]
     legs = [leg for leg in legs if leg[1]]  # an empty leg says nothing about anyone
     norm = math.sqrt(math.fsum(w * w for w, _, _ in legs)) or 1.0
@@ -321,7 +271,7 @@ def zscore_merge(
         chunk_id: z_to_unit(math.fsum(w * z.get(chunk_id, floor) for w, z, floor in legs) / norm)
         for chunk_id in ids
     }
-    return _fuse(vector, keyword, score_of, group)
+    return _fuse(vector, keyword, score_of)
 
 
 def apply_min_score(fused: Sequence[Fused], min_score: float, *, text_weight: float) -> list[Fused]:

@@ -346,6 +346,7 @@ def _query(read: _Reader) -> QuerySettings:
         min_score=read.number("query.minScore"),
         relevance_floor=read.optional_number("query.relevanceFloor"),
         relevance_term_share=read.optional_number("query.relevanceTermShare"),
+        relevance_keyword_term_share=read.optional_number("query.relevanceKeywordTermShare"),
         hybrid=HybridSettings(
             enabled=read.flag("query.hybrid.enabled"),
             vector_weight=vector,

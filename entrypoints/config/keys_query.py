@@ -32,10 +32,18 @@ QUERY_KEYS: Final[tuple[Key, ...]] = (
     Key(
         "query.relevanceTermShare",
         NUM,
-        "Share of the query's words a hit needs for its cosine or keyword evidence to count "
-        "(a hit of calibrated, very high cosine needs none); unset or 0: no word requirement; "
-        "0.2 measured (bench/RESULTS.md).",
+        "Share of the query's words a hit needs for its cosine to count (a hit of calibrated, "
+        "very high cosine needs none); unset: 0.2; 0: no words (bench/RESULTS.md).",
         "query.relevance_term_share",
+        low=0,
+        high=1,
+    ),
+    Key(
+        "query.relevanceKeywordTermShare",
+        NUM,
+        "Share of the query's words a hit needs for its keyword (bm25) evidence to count; "
+        "unset: 0.34 (more than a third); 0: no words (bench/RESULTS.md).",
+        "query.relevance_keyword_term_share",
         low=0,
         high=1,
     ),

@@ -223,9 +223,13 @@ class TestDefaultModel:
         """No config: the default local provider embeds the notes and answers by meaning."""
 
         async def scenario(client: Client) -> None:
-            payload = await _search(client, "who looks after production incidents")
+            payload = await _search(client, "who is on call when production breaks")
             assert payload["provider"] == "local" and payload["mode"] == "hybrid"
             assert payload["results"][0]["path"] == "MEMORY.md"  # type: ignore[index]
+            # The relevance floor (on by default with this model): a question the notes hold
+            # nothing about gets no hits, although relative fusion would rank some.
+            foreign = await _search(client, "what is the boiling point of tungsten in kelvin")
+            assert foreign["results"] == []
 
         _run(home, scenario, keyword_only=False)
 

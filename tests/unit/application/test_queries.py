@@ -50,6 +50,7 @@ def searcher(
     fallback_from: str | None = None,
     relevance_floor: float | None = None,
     term_share: float | None = None,
+    keyword_term_share: float | None = None,
 ) -> Searcher:
     settings = MemorySettings(
         query=QuerySettings(
@@ -57,6 +58,7 @@ def searcher(
             hybrid=hybrid or HybridSettings(),
             relevance_floor=relevance_floor,
             relevance_term_share=term_share,
+            relevance_keyword_term_share=keyword_term_share,
         )
     )
     runtime = EmbeddingRuntime(lambda: Selection(provider=provider, fallback_from=fallback_from))
@@ -340,18 +342,29 @@ class TestRelevanceFloor:
         store = index(provider)
         query = "billing zebra"  # every hit lacks "zebra": half the words at most
 
-        cosine_only = search(
-            searcher(store, provider, relevance_floor=0.01, term_share=0.0), query
-        )
+        cosine_only = search(searcher(store, provider, relevance_floor=0.01, term_share=0.0), query)
         half = search(searcher(store, provider, relevance_floor=0.01, term_share=0.5), query)
-        all_words = search(
-            searcher(store, provider, relevance_floor=0.01, term_share=1.0), query
+        every_word = searcher(
+            store, provider, relevance_floor=0.01, term_share=1.0, keyword_term_share=1.0
         )
+        all_words = search(every_word, query)
 
         with_billing = [r for r in cosine_only.results if "billing" in r.snippet.lower()]
         assert 0 < len(with_billing) < len(cosine_only.results)
         assert [r.path for r in half.results] == [r.path for r in with_billing]
         assert all_words.results == []
+
+    def test_by_default_a_cosine_needs_a_fifth_of_the_query_words(self) -> None:
+        provider = FakeEmbeddingProvider()
+        store = index(provider)
+        query = "billing zebra"  # a hit holding "billing" holds half the words
+
+        cosine_only = search(searcher(store, provider, relevance_floor=0.01, term_share=0.0), query)
+        default = search(searcher(store, provider, relevance_floor=0.01), query)
+
+        with_billing = [r.path for r in cosine_only.results if "billing" in r.snippet.lower()]
+        assert 0 < len(with_billing) < len(cosine_only.results)
+        assert [r.path for r in default.results] == with_billing
 
     def test_keyword_only_search_is_not_floored(self) -> None:
         store = index(None)

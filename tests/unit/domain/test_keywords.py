@@ -20,6 +20,7 @@ from memlane.domain.keywords import (
     MAX_FTS_TERMS,
     PORTUGUESE_STOP_WORDS,
     SPANISH_STOP_WORDS,
+    _normalize,
     build_fts_query,
     fts_document,
     fts_query_terms,
@@ -118,6 +119,15 @@ class TestFtsDocument:
 
     def test_arabic_vowel_marks_are_dropped_so_words_stay_whole(self) -> None:
         assert fts_document("مَرْحَبًا") == "مرحبا"
+
+    @settings(max_examples=300)
+    @given(st.text(alphabet=st.characters(codec="utf-8"), max_size=40))
+    def test_marks_are_dropped_exactly_as_a_per_character_check_would(self, text: str) -> None:
+        """The mark lookup runs once per distinct character; the result must not change."""
+        folded = unicodedata.normalize("NFKC", text)
+        expected = "".join(ch for ch in folded if unicodedata.category(ch) != "Mn")
+
+        assert _normalize(text) == (text if text.isascii() else expected)
 
 
 class TestBuildFtsQuery:

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from memlane.domain.chunks import ChunkId
+from memlane.domain.keywords import fts_document
 from memlane.domain.relevance import (
     CALIBRATED_COSINE_FLOORS,
     CALIBRATED_SURE_COSINES,
+    COSINE_TERM_SHARE,
     KEYWORD_EVIDENCE_FLOOR,
-    MEASURED_TERM_SHARE,
+    KEYWORD_TERM_SHARE,
     RelevanceFloor,
     apply_relevance_floor,
     floor_for,
@@ -89,8 +93,13 @@ class TestAdmits:
         assert [i.chunk_id for i in kept] == ["a", "c", "d"]
 
 
+# The shipped shape: a fifth of the words for a cosine, more than a third for bm25 evidence.
 WORDY = RelevanceFloor(
-    min_cosine=0.8, min_keyword_evidence=7.0, min_term_share=0.5, sure_cosine=0.9
+    min_cosine=0.8,
+    min_keyword_evidence=7.0,
+    cosine_term_share=0.2,
+    keyword_term_share=0.34,
+    sure_cosine=0.9,
 )
 QUERY = "Which Korean restaurants did Caroline try?"  # keys: korean, restaur, caroline, try
 
@@ -114,6 +123,24 @@ class TestTermShare:
 
         assert 0.0 < term_share(keys, "他在北京大学读书") < 1.0
 
+    @pytest.mark.parametrize(
+        ("query", "text"),
+        [
+            ("studies of cities", "She STUDIED the City; a study of two cities."),
+            ("restaurants Caroline", "CAROLINE's restaurant-hopping: restaurateurs"),
+            ("go tries", "goes trying tried — Go!"),
+            ("北京大学在哪里", "他在北京大学读书，北京很大"),
+            ("서울에서 물을", "저는 서울에서 일하고 물을 마셔요"),
+            ("ΣΑΣ café", "σας CAFÉ cafe\u0301s"),
+        ],
+    )
+    def test_the_share_is_the_keyed_words_of_the_indexed_text(self, query: str, text: str) -> None:
+        """The substring shortcut must find exactly what keying every word would."""
+        keys = query_keys(query)
+        every_word = {word_key(w) for w in re.findall(r"[^\W_]+", fts_document(text))}
+
+        assert term_share(keys, text) == len(every_word & keys) / len(keys)
+
     def test_a_query_without_words_cannot_be_judged_by_words(self) -> None:
         assert term_share(frozenset(), "anything") == 1.0
 
@@ -123,19 +150,28 @@ class TestWordRequirement:
         ("cosine", "evidence", "text", "kept"),
         [
             (0.85, None, "Caroline tried a Korean place", True),  # cosine + 3 of 4 words
+            (0.85, None, "a lovely day with Caroline", True),  # cosine + 1 of 4 (a fifth)
             (0.85, None, "a lovely afternoon at the beach", False),  # cosine, no words
             (None, 9.0, "Korean restaurants everywhere", True),  # evidence + 2 of 4 words
-            (None, 9.0, "Korean food", False),  # evidence, 1 of 4 words
+            (None, 9.0, "Korean food", False),  # evidence, 1 of 4: a chance rare word
+            (0.85, 9.0, "Korean food", True),  # ... but 1 of 4 is enough for the cosine
             (0.92, None, "a lovely afternoon at the beach", True),  # a sure cosine needs none
             (0.70, 1.0, "Caroline tried Korean restaurants", False),  # words alone never do
         ],
     )
-    def test_cosine_or_evidence_counts_only_with_the_words(
+    def test_each_leg_counts_only_with_its_share_of_the_words(
         self, cosine: float | None, evidence: float | None, text: str, kept: bool
     ) -> None:
         hit = item("a", cosine=cosine, evidence=evidence, score=0.5, text=text)
 
         assert WORDY.admits(hit, query_keys(QUERY)) is kept
+
+    def test_a_leg_whose_share_is_zero_needs_no_words(self) -> None:
+        hit = item("a", cosine=None, evidence=9.0, score=0.5, text="Korean food")
+        loose = RelevanceFloor(0.8, 7.0, cosine_term_share=0.2, keyword_term_share=0.0)
+
+        assert loose.admits(hit, query_keys(QUERY))
+        assert not WORDY.admits(hit, query_keys(QUERY))
 
     def test_filtering_reads_the_query_and_keeps_the_order(self) -> None:
         items = [
@@ -149,6 +185,20 @@ class TestWordRequirement:
 
         assert [i.chunk_id for i in kept] == ["b", "c", "d"]
         assert [i.score for i in kept] == [0.8, 0.7, 0.6]
+
+
+class TestLimit:
+    def test_a_limit_gives_the_first_admitted_hits(self) -> None:
+        items = [
+            item(str(n), cosine=0.85, evidence=None, score=1 - n / 100, text=text)
+            for n, text in enumerate(["beach", "Caroline", "beach", "Korean", "try", "beach"])
+        ]
+
+        everything = apply_relevance_floor(items, WORDY, QUERY)
+
+        assert [i.chunk_id for i in everything] == ["1", "3", "4"]
+        for limit in range(5):
+            assert apply_relevance_floor(items, WORDY, QUERY, limit=limit) == everything[:limit]
 
 
 class TestKeywordEvidence:
@@ -169,44 +219,43 @@ class TestKeywordEvidence:
 
 
 class TestFloorFor:
-    def test_the_bundled_model_gets_its_calibrated_floor_without_words(self) -> None:
+    def test_the_bundled_model_gets_its_calibrated_floor_words_and_sure_cosine(self) -> None:
         floor = floor_for(None, provider=BUNDLED[0], model=BUNDLED[1], vector_leg=True)
 
-        assert floor == RelevanceFloor(CALIBRATED_COSINE_FLOORS[BUNDLED], KEYWORD_EVIDENCE_FLOOR)
-        assert floor.active
+        assert floor == RelevanceFloor(
+            CALIBRATED_COSINE_FLOORS[BUNDLED],
+            KEYWORD_EVIDENCE_FLOOR,
+            COSINE_TERM_SHARE,
+            KEYWORD_TERM_SHARE,
+            CALIBRATED_SURE_COSINES[BUNDLED],
+        )
+        assert floor.active and floor.reads_words
+        assert 0.0 < COSINE_TERM_SHARE < KEYWORD_TERM_SHARE  # bm25 needs more of the words
 
-    def test_a_configured_share_adds_the_words_and_the_sure_cosine(self) -> None:
+    def test_configured_shares_win_and_zero_drops_the_words(self) -> None:
         floor = floor_for(
             None,
             provider=BUNDLED[0],
             model=BUNDLED[1],
             vector_leg=True,
-            term_share=MEASURED_TERM_SHARE,
+            term_share=0.0,
+            keyword_term_share=0.0,
         )
 
-        assert floor == RelevanceFloor(
-            CALIBRATED_COSINE_FLOORS[BUNDLED],
-            KEYWORD_EVIDENCE_FLOOR,
-            MEASURED_TERM_SHARE,
-            CALIBRATED_SURE_COSINES[BUNDLED],
-        )
+        assert (floor.cosine_term_share, floor.keyword_term_share) == (0.0, 0.0)
+        assert floor.active and not floor.reads_words
 
     def test_a_model_nobody_calibrated_has_no_floor(self) -> None:
         floor = floor_for(None, provider="openai", model="text-embedding-3-small", vector_leg=True)
 
         assert not floor.active
 
-    def test_a_configured_floor_wins_for_any_model(self) -> None:
+    def test_a_configured_floor_wins_for_any_model_without_a_sure_cosine(self) -> None:
         floor = floor_for(0.4, provider="openai", model="text-embedding-3-small", vector_leg=True)
 
-        assert floor == RelevanceFloor(0.4, KEYWORD_EVIDENCE_FLOOR)
-
-    def test_the_sure_cosine_is_only_known_for_a_calibrated_model(self) -> None:
-        floor = floor_for(
-            0.4, provider="openai", model="text-embedding-3-small", vector_leg=True, term_share=0.2
+        assert floor == RelevanceFloor(
+            0.4, KEYWORD_EVIDENCE_FLOOR, COSINE_TERM_SHARE, KEYWORD_TERM_SHARE, None
         )
-
-        assert floor == RelevanceFloor(0.4, KEYWORD_EVIDENCE_FLOOR, 0.2, None)
 
     def test_zero_turns_it_off(self) -> None:
         assert not floor_for(0.0, provider=BUNDLED[0], model=BUNDLED[1], vector_leg=True).active

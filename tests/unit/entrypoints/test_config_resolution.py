@@ -269,6 +269,8 @@ class TestClamps:
             ("query.relevanceFloor", 1.5, "query.relevance_floor", 1.0),
             ("query.relevanceTermShare", -1, "query.relevance_term_share", 0.0),
             ("query.relevanceTermShare", 2, "query.relevance_term_share", 1.0),
+            ("query.relevanceKeywordTermShare", -1, "query.relevance_keyword_term_share", 0.0),
+            ("query.relevanceKeywordTermShare", 2, "query.relevance_keyword_term_share", 1.0),
             ("query.hybrid.candidateMultiplier", 50, "query.hybrid.candidate_multiplier", 20),
             ("query.hybrid.candidateMultiplier", 0, "query.hybrid.candidate_multiplier", 1),
             ("query.hybrid.minCandidates", 0, "query.hybrid.min_candidates", 1),
@@ -365,6 +367,9 @@ class TestClamps:
         assert resolve_settings(tree()).query.relevance_term_share is None
         configured = resolve_settings(tree({"query": {"relevanceTermShare": 0.3}}))
         assert configured.query.relevance_term_share == pytest.approx(0.3)
+        assert resolve_settings(tree()).query.relevance_keyword_term_share is None
+        keyword = resolve_settings(tree({"query": {"relevanceKeywordTermShare": 0.5}}))
+        assert keyword.query.relevance_keyword_term_share == pytest.approx(0.5)
 
     @given(st.floats(allow_nan=False, allow_infinity=False))
     def test_min_score_always_lands_in_the_unit_interval(self, value: float) -> None:
