@@ -64,6 +64,10 @@ class Fused:
 # --- keyword scores ------------------------------------------------------------------------------
 
 
+# Below this, 1 + x is an exact float, so x / (1 + x) is monotonic after rounding.
+_EXACT_ONE_PLUS: Final = 2.0**52
+
+
 def bm25_rank_to_score(rank: float) -> float:
     """Map an FTS5 `bm25()` rank (negative, lower is better) monotonically into [0, 1).
 
@@ -74,6 +78,9 @@ def bm25_rank_to_score(rank: float) -> float:
     if not math.isfinite(rank):
         return 0.0
     x = max(0.0, -rank)
+    if x >= _EXACT_ONE_PLUS:
+        # 1 + x is no longer exact, and x / (1 + x) could then fall as x grows.
+        return 1.0
     return x / (1.0 + x)
 
 
