@@ -9,8 +9,9 @@ mtime of its `files` row, so the sync the CLI runs before each search finds noth
 serves the vector leg.
 The first search (it builds the code file) is not timed. Then, alternately, each in a fresh
 process: the whole `memlane search --json`, and the bundled model alone (load, then one query
-embedding), so the CLI's time splits into model load + query embedding + the rest (imports,
-config, store open, both legs, output). With `--phases`, each round also runs
+embedding). That second process also imports memlane and numpy before building the model, so
+its "model load" is mostly imports (the constructor itself took 40 ms at 1M); `--phases` gives
+the real split. With `--phases`, each round also runs
 `bench/cli_phases.py`: the same search through the CLI's own objects in a fresh process, each
 step timed (interpreter start, imports, config, manager open, sync, model load, query embedding,
 each leg, output), so the end-to-end figure splits by where a fresh process spends its time.
