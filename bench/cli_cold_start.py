@@ -9,11 +9,17 @@ mtime of its `files` row, so the sync the CLI runs before each search finds noth
 serves the vector leg.
 The first search (it builds the code file) is not timed. Then, alternately, each in a fresh
 process: the whole `memlane search --json`, and the bundled model alone (load, then one query
-embedding), so the CLI's time splits into model load + query embedding + the rest (imports,
-config, store open, both legs, output).
+embedding). That second process also imports memlane and numpy before building the model, so
+its "model load" is mostly imports (the constructor itself took 40 ms at 1M); `--phases` gives
+the real split. With `--phases`, each round also runs
+`bench/cli_phases.py`: the same search through the CLI's own objects in a fresh process, each
+step timed (interpreter start, imports, config, manager open, sync, model load, query embedding,
+each leg, output), so the end-to-end figure splits by where a fresh process spends its time.
 
     .venv/bin/python bench/cli_cold_start.py --store bench/work/stores/100000 \
         --work bench/work/cli-100k --rounds 5 --out cli_cold_start_100k
+    .venv/bin/python bench/cli_cold_start.py --store bench/work/stores/1000000 \
+        --work bench/work/cli-1m --rounds 5 --phases --out cli_cold_start_1m
 
 Writes bench/results/<out>.json.
 """
@@ -47,8 +53,10 @@ print(round((t1 - t0) * 1000, 1), round((t2 - t1) * 1000, 1))
 """
 
 
-def _memlane(work: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    cli = Path(sys.executable).parent / "memlane"
+def _memlane(
+    work: Path, *args: str, python: str = sys.executable
+) -> subprocess.CompletedProcess[str]:
+    cli = Path(python).parent / "memlane"
     return subprocess.run(
         [str(cli), "--config", str(work / "config.json5"), "--state-dir", str(work / "state"),
          "--workspace", str(work / "ws"), *args],
@@ -76,6 +84,9 @@ def _prepare(store: Path, work: Path) -> None:
     assert meta.dimensions == 384, meta
     target = work / "index.db"
     shutil.copy(store / "index.db", target)
+    codes = store / "index.db.vcodes"
+    if codes.exists():  # its header decides whether the first search reuses it or rebuilds
+        shutil.copy(codes, work / "index.db.vcodes")
     database = SqliteDatabase.open(target, load_vector=False)
 
     def adopt(conn: Any) -> None:
@@ -100,6 +111,29 @@ def _prepare(store: Path, work: Path) -> None:
     (work / "config.json5").write_text(_CONFIG % target)
 
 
+def _phases(work: Path, python: str = sys.executable) -> dict[str, float]:
+    """One fresh process running the CLI's search step by step (bench/cli_phases.py)."""
+    script = Path(__file__).parent / "cli_phases.py"
+    args = [str(work / "config.json5"), str(work / "state"), str(work / "ws"), _QUERY]
+    spawned = time.monotonic()  # one clock for every process (Linux)
+    done = subprocess.run(
+        [python, str(script), repr(spawned), *args],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    ended = time.monotonic()
+    assert json.loads(done.stdout)["results"], done.stdout
+    line = next(x for x in done.stderr.splitlines() if x.startswith("phases "))
+    ms: dict[str, float] = json.loads(line.removeprefix("phases "))
+    ms["exit"] = round(ended * 1000 - ms.pop("ended_clock_ms"), 1)
+    ms["total"] = round((ended - spawned) * 1000, 1)
+    return ms
+
+
+def _medians(runs: list[dict[str, float]]) -> dict[str, float]:
+    keys = sorted({k for p in runs for k in p})
+    return {k: round(statistics.median(p.get(k, 0.0) for p in runs), 1) for k in keys}
+
+
 def _pct(samples: list[float]) -> dict[str, float]:
     return {"median_ms": round(statistics.median(samples), 1), "min_ms": round(min(samples), 1)}
 
@@ -110,27 +144,43 @@ def main() -> None:
     parser.add_argument("--work", type=Path, required=True)
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--out", default="cli_cold_start")
+    parser.add_argument("--phases", action="store_true", help="also time the steps (see above)")
+    parser.add_argument(
+        "--baseline",
+        help="another checkout's venv python (e.g. /work/main/.venv/bin/python): its CLI and "
+        "steps are run too, alternately with this one's, on the same workspace",
+    )
     args = parser.parse_args()
     work = args.work.resolve()
     if not (work / "index.db").exists():
         _prepare(args.store.resolve(), work)
     first = _memlane(work, "search", _QUERY, "--json")  # builds the code file: not timed
+    load_before = [round(x, 2) for x in os.getloadavg()]
     hits = json.loads(first.stdout)["results"]
     cli: list[float] = []
     load: list[float] = []
     embed: list[float] = []
-    for _ in range(args.rounds):
-        t = time.perf_counter()
-        done = _memlane(work, "search", _QUERY, "--json")
-        cli.append((time.perf_counter() - t) * 1000)
-        assert json.loads(done.stdout)["results"], done.stdout
+    phases: list[dict[str, float]] = []
+    base_cli: list[float] = []
+    base_phases: list[dict[str, float]] = []
+    for n in range(args.rounds):
+        # Which checkout goes first alternates by round, so neither always finds a warmer cache.
+        pythons = [sys.executable] + ([args.baseline] if args.baseline else [])
+        for python in pythons if n % 2 == 0 else pythons[::-1]:
+            t = time.perf_counter()
+            done = _memlane(work, "search", _QUERY, "--json", python=python)
+            (cli if python == sys.executable else base_cli).append((time.perf_counter() - t) * 1000)
+            assert json.loads(done.stdout)["results"], done.stdout
         model = subprocess.run(
             [sys.executable, "-c", _MODEL_ONLY % _QUERY], capture_output=True, text=True, check=True
         )
         a, b = model.stdout.split()
         load.append(float(a))
         embed.append(float(b))
-    result = {
+        if args.phases:
+            for python in pythons if n % 2 == 0 else pythons[::-1]:
+                (phases if python == sys.executable else base_phases).append(_phases(work, python))
+    result: dict[str, Any] = {
         "store": str(args.store),
         "chunks": json.loads((args.store / "build.json").read_text())["chunks"],
         "query": _QUERY,
@@ -143,6 +193,20 @@ def main() -> None:
             statistics.median(cli) - statistics.median(load) - statistics.median(embed), 1
         ),
         "samples": {"cli": cli, "model_load": load, "query_embedding": embed},
+    }
+    if phases:
+        result["phases_median_ms"] = _medians(phases)
+        result["samples"]["phases"] = phases
+    if args.baseline:
+        result["baseline"] = {
+            "python": args.baseline,
+            "cli_search_ms": _pct(base_cli),
+            "phases_median_ms": _medians(base_phases) if base_phases else None,
+            "samples": {"cli": base_cli, "phases": base_phases},
+        }
+    result["load_average_1_5_15"] = {
+        "before": load_before,
+        "after": [round(x, 2) for x in os.getloadavg()],
     }
     target = Path(__file__).parent / "results" / f"{args.out}.json"
     target.write_text(json.dumps(result, indent=2) + "\n")

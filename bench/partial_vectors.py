@@ -26,8 +26,10 @@ from typing import Any
 
 from memlane.bench import metrics
 from memlane.bench.datasets import registry
-from memlane.bench.fusion_study import LEGS_DIR, PRIMARY, RULES, Leg
+from memlane.bench.fusion_study import LEGS_DIR, PRIMARY, RULES, Leg, _candidates
 from memlane.bench.runner import score_query
+from memlane.domain.chunks import ChunkId
+from memlane.domain.scoring import _keyword_evidence, _standardised, _vector_scores
 
 RESULTS = Path(__file__).parent / "results"
 POOL = 200
@@ -39,7 +41,30 @@ def _embedded(chunk_id: str, coverage: float, seed: int) -> bool:
     return int.from_bytes(digest[:8], "big") / 2**64 < coverage
 
 
-def study(name: str, coverages: list[float], seeds: int) -> dict[str, Any]:
+def _neutral(vec: Leg, kw: Leg, embedded: set[str]) -> list[str]:
+    """Not shipped: the z-score fusion (0.5 / 0.5), except that a chunk with no vector yet takes
+    the vector leg's mean (z = 0, "unknown") instead of its floor; an embedded chunk the leg did
+    not return keeps the floor, as in the shipped rule."""
+    z_v, floor_v = _standardised(_vector_scores(_candidates(vec, POOL, keyword=False)))
+    z_k, floor_k = _standardised(_keyword_evidence(_candidates(kw, POOL, keyword=True)))
+    ids = list(
+        dict.fromkeys(
+            [e[4] for e in sorted(vec, key=lambda e: -e[3])[:POOL]]
+            + [e[4] for e in sorted(kw, key=lambda e: -e[3])[:POOL]]
+        )
+    )
+
+    def score(c: str) -> float:
+        cid = ChunkId(c)
+        k = 0.5 * z_k.get(cid, floor_k) if z_k else 0.0
+        if not z_v:
+            return k
+        return k + 0.5 * z_v.get(cid, floor_v if c in embedded else 0.0)
+
+    return sorted(ids, key=lambda c: -score(c))
+
+
+def study(name: str, coverages: list[float], seeds: int, neutral: bool = False) -> dict[str, Any]:
     """Mean metrics per coverage (averaged over `seeds` draws of which chunks are embedded)."""
     dataset = registry.load(name, None, registry.DEFAULT_DATA_ROOT)
     records = json.loads((LEGS_DIR / f"{name}.json").read_text())
@@ -68,6 +93,9 @@ def study(name: str, coverages: list[float], seeds: int) -> dict[str, Any]:
                 for seed in range(seeds):
                     partial = [e for e in vec if _embedded(e[4], p, seed)]
                     runs.append((f"hybrid@{p:g}", hybrid(partial, kw, POOL)))
+                    if neutral:
+                        embedded = {e[4] for e in [*vec, *kw] if _embedded(e[4], p, seed)}
+                        runs.append((f"neutral@{p:g}", _neutral(partial, kw, embedded)))
             for row, ranked in runs:
                 hits: list[metrics.Hit] = [where[c] for c in ranked[:KEEP]]
                 add(row, score_query(q, hits, doc_of_path, turn_level=dataset.turn_level))
@@ -82,11 +110,15 @@ def main() -> None:
     parser.add_argument("sets", nargs="+")
     parser.add_argument("--coverage", default="0,0.1,0.25,0.5,0.75,0.9,1")
     parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument(
+        "--neutral", action="store_true", help="also the unshipped 'no vector = z 0' rule"
+    )
+    parser.add_argument("--out", default="partial_vectors")
     args = parser.parse_args()
     coverages = [float(c) for c in args.coverage.split(",")]
-    doc = {name: study(name, coverages, args.seeds) for name in args.sets}
+    doc = {name: study(name, coverages, args.seeds, args.neutral) for name in args.sets}
     RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / "partial_vectors.json"
+    out = RESULTS / f"{args.out}.json"
     out.write_text(json.dumps(doc, indent=2) + "\n")
     for name, rows in doc.items():
         cols = list(next(iter(rows.values())))

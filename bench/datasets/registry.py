@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -9,8 +10,12 @@ from pathlib import Path
 from memlane.bench.datasets import beir, locomo, longmemeval
 from memlane.bench.datasets.model import Dataset
 
-# The repository root is two levels above this package; data lives beside the repo.
-DEFAULT_DATA_ROOT = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+# The repository root is two levels above this package; data lives beside the repo. A checkout
+# elsewhere (a git worktree one level deeper) names the folder with MEMLANE_BENCH_DATA.
+DEFAULT_DATA_ROOT = Path(
+    os.environ.get("MEMLANE_BENCH_DATA")
+    or Path(__file__).resolve().parents[2].parent / "shared" / "data"
+)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,32 +4,20 @@ concrete adapters."""
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from dependency_injector import containers, providers
 
 from memlane.adapters.clock import SystemClock
-from memlane.adapters.embedding._http import HttpEmbeddingProvider, HttpOptions
-from memlane.adapters.embedding.gemini import GeminiEmbeddingProvider
-from memlane.adapters.embedding.gguf import GgufEmbeddingProvider
 from memlane.adapters.embedding.local import LocalEmbeddingProvider
-from memlane.adapters.embedding.mistral import MistralEmbeddingProvider
-from memlane.adapters.embedding.ollama import OllamaEmbeddingProvider
-from memlane.adapters.embedding.openai import OpenAIEmbeddingProvider
-from memlane.adapters.embedding.voyage import VoyageEmbeddingProvider
-from memlane.adapters.postgres.database import PostgresDatabase
-from memlane.adapters.postgres.postgres_event_log import PostgresEventLog
-from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
-from memlane.adapters.postgres.sync_lock import PostgresSyncLock
-from memlane.adapters.postgres.transfer import PostgresIndexTransfer
-from memlane.adapters.postgres.transfer import agents as postgres_agents
 from memlane.adapters.sources.filesystem import FilesystemMemorySource
 from memlane.adapters.sources.jsonl_sessions import JsonlSessionSource
 from memlane.adapters.sources.note_writer import FilesystemNoteWriter
-from memlane.adapters.sources.watcher import WatchdogChangeWatcher
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.meta_table import INDEX_META_KEY
 from memlane.adapters.store.meta_table import recorded_workspace as recorded_workspace_of
@@ -43,7 +31,7 @@ from memlane.application.memory import MemoryManager
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.embedding import EmbeddingProvider, ProviderNotConfigured
 from memlane.application.ports.event_log import EventLog
-from memlane.application.ports.file_source import FileSource
+from memlane.application.ports.file_source import ChangeWatcher, FileSource
 from memlane.application.ports.index_store import IndexStore, StoreCorrupt
 from memlane.application.ports.index_transfer import IndexTransfer
 from memlane.application.ports.note_writer import NoteWriter
@@ -68,17 +56,35 @@ from memlane.entrypoints.config.runtime import RuntimeConfig, store_path
 from memlane.entrypoints.container.agents import StoreAgentIndexes
 from memlane.entrypoints.container.application import Application
 
+if TYPE_CHECKING:
+    from memlane.adapters.embedding._http import HttpEmbeddingProvider
+    from memlane.adapters.postgres.database import PostgresDatabase
+
+    StoreDatabase = SqliteDatabase | PostgresDatabase
+
 ProviderFactory = Callable[[], EmbeddingProvider]
 
+# What a search with the bundled model on the SQLite store does not need is imported when it is
+# used: the HTTP providers (httpx and five API clients), the PostgreSQL adapters and watchdog.
+# A fresh `memlane search` process imported them all before its first line of work (measured in
+# bench/RESULTS.md, "A million chunks", the CLI cold start).
 
 # Every HTTP provider, built the same way from one HttpOptions; capabilities are class attributes.
-HTTP_PROVIDERS: tuple[type[HttpEmbeddingProvider], ...] = (
-    OpenAIEmbeddingProvider,
-    GeminiEmbeddingProvider,
-    VoyageEmbeddingProvider,
-    MistralEmbeddingProvider,
-    OllamaEmbeddingProvider,
-)
+# Provider id -> (module, class); the id is the class's `provider_id` (a unit test checks it).
+HTTP_PROVIDERS: dict[str, tuple[str, str]] = {
+    "openai": ("memlane.adapters.embedding.openai", "OpenAIEmbeddingProvider"),
+    "gemini": ("memlane.adapters.embedding.gemini", "GeminiEmbeddingProvider"),
+    "voyage": ("memlane.adapters.embedding.voyage", "VoyageEmbeddingProvider"),
+    "mistral": ("memlane.adapters.embedding.mistral", "MistralEmbeddingProvider"),
+    "ollama": ("memlane.adapters.embedding.ollama", "OllamaEmbeddingProvider"),
+}
+
+
+def http_provider_class(name: str) -> type[HttpEmbeddingProvider]:
+    """The HTTP provider class of `name` (a key of HTTP_PROVIDERS), imported now."""
+    module, attribute = HTTP_PROVIDERS[name]
+    found: type[HttpEmbeddingProvider] = getattr(importlib.import_module(module), attribute)
+    return found
 
 
 def _meta_reader(store: Callable[[], IndexStore]) -> Callable[[], IndexMeta | None]:
@@ -96,17 +102,18 @@ def provider_factories(
     follows what the index was embedded with (`local.documentKernel: auto`).
     """
     remote = settings.remote
-    shared = HttpOptions(
-        headers=dict(remote.headers),
-        timeout=remote.timeout_seconds,
-        query_timeout=remote.query_timeout_seconds,
-        max_concurrency=remote.max_concurrency,
-    )
 
-    def http(cls: type[HttpEmbeddingProvider]) -> ProviderFactory:
-        name = cls.provider_id
-
+    def http(name: str) -> ProviderFactory:
         def build() -> EmbeddingProvider:
+            from memlane.adapters.embedding._http import HttpOptions
+
+            cls = http_provider_class(name)
+            shared = HttpOptions(
+                headers=dict(remote.headers),
+                timeout=remote.timeout_seconds,
+                query_timeout=remote.query_timeout_seconds,
+                max_concurrency=remote.max_concurrency,
+            )
             # Resolved when built, not before: a missing env secret only matters if selected,
             # and then it is a provider that cannot run (said loudly), not a startup error.
             try:
@@ -136,6 +143,8 @@ def provider_factories(
     def local() -> EmbeddingProvider:
         path = settings.local.model_path
         if path and path.endswith(".gguf"):
+            from memlane.adapters.embedding.gguf import GgufEmbeddingProvider
+
             return GgufEmbeddingProvider(model_path=path, threads=settings.local.threads)
         meta = recorded_meta() if recorded_meta is not None else None
         recorded = meta.provider_key if meta is not None and meta.provider == "local" else None
@@ -146,7 +155,7 @@ def provider_factories(
             recorded_key=recorded,
         )
 
-    factories = {"local": local, **{cls.provider_id: http(cls) for cls in HTTP_PROVIDERS}}
+    factories = {"local": local, **{name: http(name) for name in HTTP_PROVIDERS}}
     if settings.provider_alias:
         # Selected by the id as written, so a fallback mapped onto the same memlane provider
         # (`provider: lmstudio`, `fallback: openai`) is a different provider, not "the same one".
@@ -261,28 +270,35 @@ def _recovery(store: IndexStore) -> Callable[[], RecoveryStats] | None:
     return stats
 
 
-StoreDatabase = SqliteDatabase | PostgresDatabase
+def _postgres_database(url: str) -> PostgresDatabase:
+    from memlane.adapters.postgres.database import PostgresDatabase
+
+    return PostgresDatabase.open(url)
 
 
 def open_database(rc: RuntimeConfig, env: Mapping[str, str]) -> StoreDatabase:
     """The database `store.driver` names: the agent's SQLite file, or the shared PostgreSQL."""
     if rc.settings.store.driver == "postgres":
-        return PostgresDatabase.open(store_url_for(rc.settings, env))
+        return _postgres_database(store_url_for(rc.settings, env))
     return SqliteDatabase.open(rc.store_path, load_vector=rc.settings.store.vector_enabled)
 
 
 def index_store_for(rc: RuntimeConfig, db: StoreDatabase) -> IndexStore:
     """The IndexStore of the agent in `db`."""
-    if isinstance(db, PostgresDatabase):
-        return PostgresIndexStore(db, rc.agent_id)
-    return SqliteIndexStore(db)
+    if isinstance(db, SqliteDatabase):
+        return SqliteIndexStore(db)
+    from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
+
+    return PostgresIndexStore(db, rc.agent_id)
 
 
 def event_log_for(rc: RuntimeConfig, db: StoreDatabase) -> EventLog:
     """The EventLog of the agent in `db`."""
-    if isinstance(db, PostgresDatabase):
-        return PostgresEventLog(db, rc.agent_id)
-    return SqliteEventLog(db)
+    if isinstance(db, SqliteDatabase):
+        return SqliteEventLog(db)
+    from memlane.adapters.postgres.postgres_event_log import PostgresEventLog
+
+    return PostgresEventLog(db, rc.agent_id)
 
 
 def sync_lock_for(rc: RuntimeConfig, database: Callable[[], StoreDatabase]) -> SyncLock | None:
@@ -291,7 +307,11 @@ def sync_lock_for(rc: RuntimeConfig, database: Callable[[], StoreDatabase]) -> S
     if rc.settings.store.driver != "postgres":
         return None
     db = database()
-    return PostgresSyncLock(db, rc.agent_id) if isinstance(db, PostgresDatabase) else None
+    if isinstance(db, SqliteDatabase):
+        return None
+    from memlane.adapters.postgres.sync_lock import PostgresSyncLock
+
+    return PostgresSyncLock(db, rc.agent_id)
 
 
 def _is_postgres_url(target: str) -> bool:
@@ -301,7 +321,9 @@ def _is_postgres_url(target: str) -> bool:
 def stored_agents(rc: RuntimeConfig, env: Mapping[str, str]) -> list[str]:
     """The agents the configured store holds (`store copy --all-agents`)."""
     if rc.settings.store.driver == "postgres":
-        db = PostgresDatabase.open(store_url_for(rc.settings, env))
+        from memlane.adapters.postgres.transfer import agents as postgres_agents
+
+        db = _postgres_database(store_url_for(rc.settings, env))
         try:
             return postgres_agents(db)
         finally:
@@ -312,7 +334,9 @@ def stored_agents(rc: RuntimeConfig, env: Mapping[str, str]) -> list[str]:
 def configured_transfer(rc: RuntimeConfig, env: Mapping[str, str], agent: str) -> IndexTransfer:
     """Bulk access to `agent`'s index in the configured store (the copy's source)."""
     if rc.settings.store.driver == "postgres":
-        return PostgresIndexTransfer(PostgresDatabase.open(store_url_for(rc.settings, env)), agent)
+        from memlane.adapters.postgres.transfer import PostgresIndexTransfer
+
+        return PostgresIndexTransfer(_postgres_database(store_url_for(rc.settings, env)), agent)
     return SqliteIndexTransfer.open(store_path(rc.settings, rc.state_dir, agent, env))
 
 
@@ -320,7 +344,9 @@ def target_transfer(target: str, agent: str) -> IndexTransfer:
     """Bulk access to `agent`'s index at `target`: a PostgreSQL URL, or a SQLite state dir
     (`sqlite:DIR` or DIR; the index goes to DIR/agents/<agent>/memory.db)."""
     if _is_postgres_url(target):
-        return PostgresIndexTransfer(PostgresDatabase.open(target), agent)
+        from memlane.adapters.postgres.transfer import PostgresIndexTransfer
+
+        return PostgresIndexTransfer(_postgres_database(target), agent)
     state = Path(target.removeprefix("sqlite:")).expanduser()
     return SqliteIndexTransfer.open(state / "agents" / agent / "memory.db")
 
@@ -348,6 +374,25 @@ def memory_listing(manager: MemoryManager) -> Callable[[], list[str]]:
     return lambda: [f.path for f in source.scan().files]
 
 
+class _WatchdogOnStart:
+    """The watchdog ChangeWatcher, imported and built when a watch starts: every manager gets
+    a watcher, but a CLI search or `index` never starts one."""
+
+    def __init__(self) -> None:
+        self._watcher: ChangeWatcher | None = None
+
+    def start(self, roots: Sequence[str], on_change: Callable[[Sequence[str]], None]) -> None:
+        from memlane.adapters.sources.watcher import WatchdogChangeWatcher
+
+        if self._watcher is None:
+            self._watcher = WatchdogChangeWatcher()
+        self._watcher.start(roots, on_change)
+
+    def stop(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
+
+
 class Container(containers.DeclarativeContainer):
     """Wires one agent's adapters from a resolved RuntimeConfig and the environment, and the
     `Application` over them; `manager` is the facade entry points use."""
@@ -369,7 +414,7 @@ class Container(containers.DeclarativeContainer):
     session_source = providers.Singleton(
         lambda rc: JsonlSessionSource(sessions_dir=str(rc.sessions_dir)), runtime_config
     )
-    watcher = providers.Factory(WatchdogChangeWatcher)  # the scheduler debounces its reports
+    watcher = providers.Factory(_WatchdogOnStart)  # the scheduler debounces its reports
     # The store is opened only when the local model is built (it reads the recorded kernel).
     embedder_factories = providers.Singleton(
         provider_factories, settings, env, providers.Callable(_meta_reader, index_store.provider)

@@ -12,10 +12,8 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from memlane.adapters.postgres.database import PostgresDatabase
-from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
-from memlane.adapters.postgres.transfer import agents as postgres_agents
 from memlane.adapters.sources.filesystem import FilesystemMemorySource
 from memlane.adapters.sources.jsonl_sessions import JsonlSessionSource
 from memlane.adapters.store.database import SqliteDatabase
@@ -27,6 +25,9 @@ from memlane.application.ports.index_store import IndexStore
 from memlane.domain.agents import UnknownAgent
 from memlane.entrypoints.config.env import store_url_for
 from memlane.entrypoints.config.runtime import RuntimeConfig, sessions_dir, store_path
+
+if TYPE_CHECKING:  # imported when a PostgreSQL store is used, not by every SQLite search
+    from memlane.adapters.postgres.database import PostgresDatabase
 
 
 class StoreAgentIndexes:
@@ -85,6 +86,10 @@ class StoreAgentIndexes:
     def _open_index(self, agent: str) -> IndexStore:
         settings = self._rc.settings
         if settings.store.driver == "postgres":
+            from memlane.adapters.postgres.database import PostgresDatabase
+            from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
+            from memlane.adapters.postgres.transfer import agents as postgres_agents
+
             if self._postgres is None:
                 self._postgres = PostgresDatabase.open(store_url_for(settings, self._env))
             known = postgres_agents(self._postgres)

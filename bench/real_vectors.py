@@ -1,0 +1,46 @@
+"""Copy every stored vector of the benchmark stores under bench/work into one .npy file.
+
+For `bench/vector_options.py --data real`: the `embedding` blobs (little-endian float32) of the
+`chunks` of each `bench/work/<set>/<unit>/state/memory/bench-local.sqlite`, read-only, in rid
+order, concatenated. Prints the count per store.
+
+    .venv/bin/python bench/real_vectors.py bench/work/real.npy [--dims 384]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+from pathlib import Path
+
+import numpy as np
+
+WORK = Path(__file__).parent / "work"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("out", type=Path)
+    parser.add_argument("--dims", type=int, default=384)
+    args = parser.parse_args()
+    blocks = []
+    for path in sorted(WORK.glob("*/*/state/memory/bench-local.sqlite")):
+        db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        try:
+            rows = [
+                r[0]
+                for r in db.execute(
+                    "SELECT embedding FROM chunks WHERE embedding IS NOT NULL ORDER BY rid"
+                )
+            ]
+        finally:
+            db.close()
+        blocks.append(np.frombuffer(b"".join(rows), dtype="<f4").reshape(-1, args.dims))
+        print(f"{path.relative_to(WORK)}: {len(rows)}")
+    matrix = np.concatenate(blocks)
+    np.save(args.out, matrix)
+    print(f"{matrix.shape[0]} vectors -> {args.out}")
+
+
+if __name__ == "__main__":
+    main()
