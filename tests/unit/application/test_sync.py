@@ -182,8 +182,8 @@ class TestKeywordOnlyAndProviders:
         assert world.embedder is not None
         world.memory.write("MEMORY.md", NOTE)
         manager = world.manager()
-        for _ in range(2):  # the file write and the backfill attempt both fail
-            world.embedder.fail_next(EmbeddingUnavailable("429 rate limited"))
+        # Keyword rows first: the one embedding call of the sync, the backfill's, fails.
+        world.embedder.fail_next(EmbeddingUnavailable("429 rate limited"))
 
         manager.sync()
 

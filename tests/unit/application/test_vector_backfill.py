@@ -7,7 +7,7 @@ from __future__ import annotations
 from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
 from memlane.application.ports.embedding import EmbeddingUnavailable
 from memlane.application.ports.index_store import IndexedFile, VectorProgress
-from memlane.application.queries import Searcher
+from memlane.application.queries import Searcher, waiting_for_vectors
 from memlane.application.reports import IndexingProgress
 from memlane.application.sync import SyncService
 from memlane.application.vector_backfill import BACKFILL_BATCH, SEARCH_BACKFILL_LIMIT
@@ -61,6 +61,38 @@ class TestKeywordRowsFirst:
         response = manager.search("ingest service number 1")
         assert response.results[0].path == "memory/n001.md"
         assert any(w.startswith("vectors 0 / 3 (0 %)") for w in response.warnings)
+
+    def test_a_hybrid_search_answers_by_keywords_until_the_vectors_are_embedded(
+        self, world: World
+    ) -> None:
+        # Fused over part of the vectors, chunks without one sink: measured worse than keywords.
+        _notes(world, SEARCH_BACKFILL_LIMIT + 1)  # too many for a search to embed first
+        manager = world.manager()
+        manager.sync(wait_for_vectors=False)
+        assert world.embedder is not None
+        world.embedder.calls.clear()
+
+        response = manager.search("ingest service number 1")
+
+        assert response.mode == "keyword"
+        assert [c.kind for c in world.embedder.calls] == []  # no query embedded for nothing
+        assert any(
+            "answering by keywords until the vectors are embedded" in w for w in response.warnings
+        )
+
+        manager.sync()  # every vector
+        after = manager.search("ingest service number 1")
+        assert after.mode == "hybrid"
+        assert not any("vectors" in w for w in after.warnings)
+
+
+class TestWaitingForVectors:
+    def test_a_fused_ranking_waits_for_all_but_half_a_percent_of_the_vectors(self) -> None:
+        assert waiting_for_vectors(VectorProgress(done=0, total=3))
+        assert waiting_for_vectors(VectorProgress(done=994, total=1000))
+        assert not waiting_for_vectors(VectorProgress(done=995, total=1000))
+        assert not waiting_for_vectors(VectorProgress(done=3, total=3))
+        assert not waiting_for_vectors(VectorProgress(done=0, total=0))
 
     def test_the_default_sync_ends_with_every_vector(self, world: World) -> None:
         _notes(world, 3)
