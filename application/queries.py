@@ -122,7 +122,17 @@ class Searcher:
         if mode != "vector":
             keyword = legs.keyword(text, sources, limit)
         vector: list[Candidate] = []
-        waiting = self._waiting_for_vectors(provider, legs) if mode == "hybrid" else None
+        # Counted once per search (a PostgreSQL store counts on every call).
+        own_progress = (
+            None
+            if provider is None
+            else self._store.vector_progress(vector_label(provider.model, provider.key))
+        )
+        waiting = (
+            self._waiting_for_vectors(provider, legs, own_progress)
+            if provider is not None and mode == "hybrid"
+            else None
+        )
         if waiting is not None:
             warnings.append(
                 f"{waiting.text()}: answering by keywords until the vectors are embedded "
@@ -133,7 +143,7 @@ class Searcher:
         elif provider is not None:
             vector, failed = self._vector_leg(provider, text, sources, limit, warnings, legs)
             if not failed:
-                warnings += self._partial_vectors(provider)
+                warnings += self._partial_vectors(own_progress)
             if failed and mode == "vector":
                 # The vector leg failed: answer from keywords rather than nothing.
                 keyword = legs.keyword(text, sources, limit)
@@ -225,23 +235,22 @@ class Searcher:
         return [f"{first.text()}: results cover the files indexed so far"]
 
     def _waiting_for_vectors(
-        self, provider: EmbeddingProvider | None, legs: _Legs
+        self, provider: EmbeddingProvider, legs: _Legs, own: VectorProgress | None
     ) -> VectorProgress | None:
         """The vector progress of an index searched that is too far from complete to fuse."""
-        if provider is None:
-            return None
         label = vector_label(provider.model, provider.key)
         for _, store in legs.stores:
-            progress = store.vector_progress(label)
+            progress = (
+                own if store is self._store and own is not None else store.vector_progress(label)
+            )
             if waiting_for_vectors(progress):
                 return progress
         return None
 
-    def _partial_vectors(self, provider: EmbeddingProvider) -> list[str]:
-        """A warning while some chunks have no vector of the model yet (cheap when none lacks
-        one: the store counts what is missing)."""
-        progress = self._store.vector_progress(vector_label(provider.model, provider.key))
-        if progress.complete:
+    @staticmethod
+    def _partial_vectors(progress: VectorProgress | None) -> list[str]:
+        """A warning while some chunks have no vector of the model yet."""
+        if progress is None or progress.complete:
             return []
         return [
             f"{progress.text()}: the vector leg ranks only the chunks embedded so far, keywords "
