@@ -116,6 +116,16 @@ _M006_FTS: Final = (
 )
 
 
+def _fill_keyword_rows(conn: Connection) -> None:
+    """Give every chunk already present its keyword row (today's document analysis)."""
+    existing = conn.exec_driver_sql("SELECT rid, text FROM chunks").all()
+    if existing:
+        conn.exec_driver_sql(
+            "INSERT INTO chunks_fts(rowid, terms) VALUES (?, ?)",
+            [(rid, fts_document(text)) for rid, text in existing],
+        )
+
+
 def m001_core_tables(conn: Connection) -> None:
     """Create files, chunks, embedding_cache, events and tracking, and name the file."""
     for statement in _M001:
@@ -133,12 +143,7 @@ def m002_keyword_table(conn: Connection, tokenizer: str = FTS_TOKENIZER) -> None
     together, but an upgrade must not leave chunks unsearchable).
     """
     conn.exec_driver_sql(_M002_FTS.format(tokenizer=tokenizer.replace("'", "''")))
-    existing = conn.exec_driver_sql("SELECT rid, text FROM chunks").all()
-    if existing:
-        conn.exec_driver_sql(
-            "INSERT INTO chunks_fts(rowid, terms) VALUES (?, ?)",
-            [(rid, fts_document(text)) for rid, text in existing],
-        )
+    _fill_keyword_rows(conn)
     conn.exec_driver_sql(
         "INSERT OR IGNORE INTO meta(key, value) VALUES (?, ?)",
         (meta_table.TOKENIZER_KEY, tokenizer),
@@ -170,12 +175,7 @@ def m006_keyword_statistics(conn: Connection) -> None:
     tokenizer = meta_table.get(conn, meta_table.TOKENIZER_KEY) or FTS_TOKENIZER
     conn.exec_driver_sql("DROP TABLE IF EXISTS chunks_fts")
     conn.exec_driver_sql(_M006_FTS.format(tokenizer=tokenizer.replace("'", "''")))
-    existing = conn.exec_driver_sql("SELECT rid, text FROM chunks").all()
-    if existing:
-        conn.exec_driver_sql(
-            "INSERT INTO chunks_fts(rowid, terms) VALUES (?, ?)",
-            [(rid, fts_document(text)) for rid, text in existing],
-        )
+    _fill_keyword_rows(conn)
     meta_table.put(conn, meta_table.TOKENIZER_KEY, tokenizer)
     meta_table.put(conn, meta_table.FTS_DOCUMENT_KEY, FTS_DOCUMENT_VERSION)
 
