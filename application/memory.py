@@ -29,7 +29,8 @@ from memlane.application.reports import (
 )
 from memlane.application.scheduler import BackgroundSyncer, SearchSyncPolicy
 from memlane.application.status import StatusReporter
-from memlane.application.sync import SyncService, SyncTrigger
+from memlane.application.sync import SyncService
+from memlane.application.sync_trigger import SyncTrigger
 from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
 from memlane.domain.agents import UnknownAgent, parse_agents
 from memlane.domain.config import MemorySettings

@@ -19,7 +19,8 @@ import structlog
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.file_source import ChangeWatcher, FileSource
 from memlane.application.ports.index_store import IndexStore
-from memlane.application.sync import SyncService, SyncTrigger
+from memlane.application.sync import SyncService
+from memlane.application.sync_trigger import SyncTrigger
 from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
 from memlane.domain.config import SyncSettings
 from memlane.domain.sources import Source

@@ -23,11 +23,9 @@ when there is something to write, so a read-only index can still be synced again
 
 from __future__ import annotations
 
-import enum
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from contextlib import AbstractContextManager, nullcontext
-from dataclasses import replace
 from typing import Final
 
 import structlog
@@ -35,10 +33,9 @@ import structlog
 from memlane.application.change_detection import ChangeDetector
 from memlane.application.embedding_runtime import EmbeddingRuntime
 from memlane.application.issues import IssueBoard
-from memlane.application.messagebus import HandlerFailure, MessageBus
+from memlane.application.messagebus import MessageBus
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.event_log import EventLog, RecordedEvent
-from memlane.application.ports.file_source import FileSource
 from memlane.application.ports.index_store import (
     FirstIndexState,
     IndexStore,
@@ -50,128 +47,19 @@ from memlane.application.ports.index_store import (
 from memlane.application.ports.sync_lock import SyncLock
 from memlane.application.progress import ProgressTracker
 from memlane.application.reports import SyncProgress, SyncReport
+from memlane.application.sync_trigger import SyncFailed, SyncTrigger
 from memlane.application.vector_backfill import BACKFILL_BATCH, VectorBackfill
 from memlane.domain import events
 from memlane.domain.config import MemorySettings
 from memlane.domain.index_meta import (
-    CHUNKER_VERSION,
-    KEYWORD_ONLY_MODEL,
-    SCHEMA_VERSION,
     IndexMeta,
     reindex_reason,
 )
-from memlane.domain.sources import Source
 
 log = structlog.get_logger()
 
 # The log keeps this many events after a sync; older ones are done with and only cost space.
 EVENT_LOG_KEEP: Final = 5000
-
-
-class SyncTrigger(enum.StrEnum):
-    """Why a sync runs. The value is what SyncReport.reason and the gRPC request carry."""
-
-    EXPLICIT = "explicit"  # a caller asked (CLI, API, gRPC)
-    FIRST_SEARCH = "first-search"  # the first search found no index at all
-    WATCH = "watch"  # the file watcher saw a change
-    INTERVAL = "interval"  # the periodic timer fired
-    SEARCH = "search"  # a search found the index dirty
-    SESSION_START = "session-start"  # the first search of a new agent session
-
-    @property
-    def automatic(self) -> bool:
-        """Whether nobody asked for this sync, so transcript growth thresholds apply."""
-        return self in _AUTOMATIC
-
-    @classmethod
-    def parse(cls, value: str) -> SyncTrigger:
-        """Return the trigger named `value`; raise ValueError listing the known names."""
-        try:
-            return cls(value)
-        except ValueError:
-            known = ", ".join(t.value for t in cls)
-            msg = f"unknown sync trigger {value!r} (known: {known})"
-            raise ValueError(msg) from None
-
-
-_AUTOMATIC: Final = frozenset(
-    {SyncTrigger.WATCH, SyncTrigger.INTERVAL, SyncTrigger.SEARCH, SyncTrigger.SESSION_START}
-)
-
-
-class SyncFailed(Exception):
-    """Some change could not be committed (a full disk, an I/O error): the sync did not finish.
-
-    Whatever was not committed is as it was; its events stay pending and the next sync retries
-    them. `failures` lists each handler failure; the message is one line for the CLI.
-    """
-
-    def __init__(self, failures: Sequence[HandlerFailure]) -> None:
-        first = failures[0]
-        more = f" (and {len(failures) - 1} more)" if len(failures) > 1 else ""
-        super().__init__(
-            f"{len(failures)} change(s) could not be written: {first.subject}: "
-            f"{first.error}{more}; the index keeps its previous state, the next sync retries"
-        )
-        self.failures = tuple(failures)
-
-
-class WantedMeta:
-    """The IndexMeta this configuration asks for; a stored meta that differs means rebuild."""
-
-    def __init__(
-        self,
-        *,
-        store: IndexStore,
-        runtime: EmbeddingRuntime,
-        sources: Mapping[Source, FileSource],
-        settings: MemorySettings,
-        scope_hash: str,
-        workspace: str = "",
-    ) -> None:
-        self._store = store
-        self._runtime = runtime
-        self._sources = tuple(sorted(sources))
-        self._settings = settings
-        self._scope_hash = scope_hash
-        self._workspace = workspace
-
-    def __call__(self) -> IndexMeta:
-        """Return the wanted meta; embedding fields stay as stored when keyword-only."""
-        provider = self._runtime.provider
-        stored = self._store.meta()
-        base = IndexMeta(
-            schema_version=SCHEMA_VERSION,
-            chunker_version=CHUNKER_VERSION,
-            sources=self._sources,
-            scope_hash=self._scope_hash,
-            chunk_tokens=self._settings.chunking.tokens,
-            chunk_overlap=self._settings.chunking.overlap,
-            session_chunk_tokens=self._settings.session_chunking.tokens,
-            session_chunk_overlap=self._settings.session_chunking.overlap,
-            provider="none",
-            model=KEYWORD_ONLY_MODEL,
-            provider_key="",
-            dimensions=None,
-            workspace=self._workspace,
-        )
-        if provider is not None:
-            return replace(
-                base,
-                provider=provider.id,
-                model=provider.model,
-                provider_key=provider.key,
-                dimensions=provider.dimensions,
-            )
-        if stored is not None:  # keep the vectors we have for when the provider returns
-            return replace(
-                base,
-                provider=stored.provider,
-                model=stored.model,
-                provider_key=stored.provider_key,
-                dimensions=stored.dimensions,
-            )
-        return base
 
 
 class SyncService:

@@ -20,7 +20,7 @@ import click
 from memlane import __version__
 from memlane.application.ports.event_log import EventLogError
 from memlane.application.ports.index_store import StoreCorrupt, StoreError, caused_by
-from memlane.application.sync import SyncFailed
+from memlane.application.sync_trigger import SyncFailed
 from memlane.domain.agents import parse_agents
 from memlane.domain.errors import DISABLED_REASON
 from memlane.domain.events import event_to_record, type_name

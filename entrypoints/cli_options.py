@@ -12,7 +12,7 @@ from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.event_log import EventLogError
 from memlane.application.ports.file_source import FileMissing, SourceError
 from memlane.application.ports.index_store import StoreCorrupt, StoreError, caused_by
-from memlane.application.sync import SyncFailed
+from memlane.application.sync_trigger import SyncFailed
 from memlane.application.workspace import WorkspaceError
 from memlane.domain.errors import DISABLED_REASON, ConfigError, InvalidQuery
 from memlane.entrypoints.config.runtime import RuntimeConfig

@@ -23,7 +23,8 @@ from memlane.application.queries import Searcher
 from memlane.application.reports import RecoveryStats
 from memlane.application.scheduler import BackgroundSyncer, SearchSyncPolicy
 from memlane.application.status import StatusReporter
-from memlane.application.sync import SyncService, WantedMeta
+from memlane.application.sync import SyncService
+from memlane.application.wanted_meta import WantedMeta
 from memlane.domain.config import MemorySettings
 from memlane.domain.sources import Source
 

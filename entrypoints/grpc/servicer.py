@@ -52,7 +52,7 @@ from memlane.application.reports import (
     SyncProgress,
     SyncReport,
 )
-from memlane.application.sync import SyncFailed, SyncTrigger
+from memlane.application.sync_trigger import SyncFailed, SyncTrigger
 from memlane.domain.errors import ConfigError, InvalidQuery, MemoryDisabled
 from memlane.domain.events import type_name
 from memlane.entrypoints.grpc._generated import memlane_pb2 as pb

@@ -40,7 +40,7 @@ from memlane.application.ports.file_source import (
 )
 from memlane.application.ports.index_store import StoreError
 from memlane.application.scheduler import FIRST_SYNC_RUNNING
-from memlane.application.sync import SyncFailed
+from memlane.application.sync_trigger import SyncFailed
 from memlane.application.writing import WriteNote
 from memlane.domain.errors import ConfigError, InvalidQuery, MemoryDisabled
 from memlane.entrypoints.api import memory_get_tool, memory_search_tool

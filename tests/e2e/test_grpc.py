@@ -44,7 +44,7 @@ from memlane.application.reports import (
     SyncProgress,
     SyncReport,
 )
-from memlane.application.sync import SyncTrigger
+from memlane.application.sync_trigger import SyncTrigger
 from memlane.domain.errors import ConfigError, InvalidQuery
 from memlane.domain.events import Event, FileChanged, FileIndexed, FileRemoved
 from memlane.domain.search import ScoreExplanation, SearchResult

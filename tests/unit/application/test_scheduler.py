@@ -11,7 +11,7 @@ import pytest
 from memlane.application.ports.file_source import ScanResult
 from memlane.application.ports.index_store import VectorProgress
 from memlane.application.scheduler import FIRST_SYNC_RUNNING, SearchSyncPolicy, SyncPlan
-from memlane.application.sync import SyncTrigger
+from memlane.application.sync_trigger import SyncTrigger
 from memlane.domain.config import SyncSettings
 from tests.fakes.file_source import FakeChangeWatcher, FakeFileSource
 from tests.unit.application.conftest import World

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memlane.application.ports.embedding import EmbeddingUnavailable
-from memlane.application.sync import SyncTrigger
+from memlane.application.sync_trigger import SyncTrigger
 from memlane.domain import events
 from memlane.domain.chunks import ChunkingPolicy
 from memlane.domain.index_meta import vector_label

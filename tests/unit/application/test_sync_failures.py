@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memlane.application.ports.index_store import StoreError
-from memlane.application.sync import SyncFailed
+from memlane.application.sync_trigger import SyncFailed
 from tests.unit.application.conftest import World
 
 
