@@ -108,11 +108,17 @@ class MemoryManager:
     ) -> SyncReport | None:
         """Sync before reading; a read-only index is searched as it is (None, said once).
 
+        A fresh process (the CLI) cannot know what changed since the last sync, so this scans
+        the sources; with `sync.onSearch: false` an existing index is searched as it is (None:
+        the user keeps it fresh another way, a watcher or `index`), while an index that was
+        never built still gets its first sync.
         Missing vectors are embedded here only when few are missing (SEARCH_BACKFILL_LIMIT):
         a search must not wait for a large backfill; it answers with a warning saying how far
         the vectors are.
         """
         self._require_enabled()
+        if not self.settings.sync.on_search and self._syncing.has_index():
+            return None
         return self._syncing.run_unless_read_only(trigger, progress, SEARCH_BACKFILL_LIMIT)
 
     def search(

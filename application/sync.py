@@ -141,6 +141,10 @@ class SyncService:
         """The report of the last finished sync, None before the first."""
         return self._last
 
+    def has_index(self) -> bool:
+        """Whether a sync ever completed on this index (its IndexMeta is written last)."""
+        return self._store.meta() is not None
+
     def mark_dirty(self) -> None:
         """Note that files changed; the next search or background sync picks it up."""
         with self._state_lock:

@@ -134,7 +134,12 @@ MEMORY_SEARCH_KEYS: Final[tuple[Key, ...]] = (
         high=MAX_SAFE_INT,
     ),
     Key("sync.onSessionStart", BOOL, "Sync when a session starts.", "sync.on_session_start"),
-    Key("sync.onSearch", BOOL, "Sync a dirty index before searching.", "sync.on_search"),
+    Key(
+        "sync.onSearch",
+        BOOL,
+        "Sync before searching (the CLI scans the files; servers sync when marked dirty).",
+        "sync.on_search",
+    ),
     Key("sync.watch", BOOL, "Watch the files and sync on change.", "sync.watch"),
     Key(
         "sync.watchDebounceMs",

@@ -8,7 +8,7 @@ import pytest
 
 from memlane.application.ports.file_source import FileRefused
 from memlane.application.reports import SyncProgress
-from memlane.domain.config import HybridSettings, MemorySettings, QuerySettings
+from memlane.domain.config import HybridSettings, MemorySettings, QuerySettings, SyncSettings
 from memlane.domain.errors import InvalidQuery
 from tests.unit.application.conftest import World, message
 
@@ -198,3 +198,36 @@ class TestDeepStatus:
         assert shallow.issues == []
         assert SourceIssue(path="memory/link.md", reason="escapes") in deep.issues
         assert {s.source: s.files_on_disk for s in deep.by_source} == {"memory": 0, "sessions": 0}
+
+
+class TestSyncBeforeSearch:
+    """`refresh` is the sync a fresh process (the CLI) runs before it searches."""
+
+    def test_by_default_a_change_on_disk_is_indexed_before_the_search(self, world: World) -> None:
+        world.memory.write("MEMORY.md", "# Keys\n\nThe staging vault key rotates monthly.\n")
+        world.manager().sync()
+        world.memory.write("memory/new.md", "# Pager\n\nThe pager rota changes on Fridays.\n")
+
+        report = world.manager().refresh()
+
+        assert report is not None and report.files_indexed == 1
+        assert "memory/new.md" in {f.path for f in world.store.files("memory")}
+
+    def test_with_on_search_off_an_existing_index_is_searched_as_it_is(self, world: World) -> None:
+        world.memory.write("MEMORY.md", "# Keys\n\nThe staging vault key rotates monthly.\n")
+        world.manager().sync()
+        world.memory.write("memory/new.md", "# Pager\n\nThe pager rota changes on Fridays.\n")
+        manager = world.manager(sync=SyncSettings(on_search=False))
+
+        assert manager.refresh() is None
+        assert "memory/new.md" not in {f.path for f in world.store.files("memory")}
+
+    def test_with_on_search_off_a_never_built_index_still_gets_its_first_sync(
+        self, world: World
+    ) -> None:
+        world.memory.write("MEMORY.md", "# Keys\n\nThe staging vault key rotates monthly.\n")
+        manager = world.manager(sync=SyncSettings(on_search=False))
+
+        report = manager.refresh()
+
+        assert report is not None and report.files_indexed == 1
