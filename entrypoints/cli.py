@@ -38,6 +38,7 @@ from memlane.entrypoints.cli_output import (
 )
 from memlane.entrypoints.cli_servers import mcp, serve, store_group
 from memlane.entrypoints.config.schema import json_schema
+from memlane.entrypoints.fast_exit import exit_code, exit_without_teardown
 from memlane.entrypoints.logging import configure_logging
 from memlane.entrypoints.progress_display import sync_progress
 
@@ -332,8 +333,11 @@ cli.add_command(mcp)
 
 
 def main() -> None:
-    """Console-script entry point."""
-    cli(prog_name="memlane")
+    """Console-script entry point (ends without the interpreter's teardown: `fast_exit`)."""
+    try:
+        cli.main(prog_name="memlane")
+    except SystemExit as done:
+        exit_without_teardown(exit_code(done.code))
 
 
 if __name__ == "__main__":

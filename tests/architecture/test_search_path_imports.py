@@ -29,11 +29,11 @@ NOT_ON_THE_SEARCH_PATH = (
 
 CHILD = """
 import json, sys
-from memlane.entrypoints.cli import main
+from memlane.entrypoints.cli import cli  # not main(): it ends the process when done
 sys.argv = ["memlane", "--state-dir", {state!r}, "--workspace", {workspace!r},
             "--config", {config!r}, "search", "--json", "rollback"]
 try:
-    main()
+    cli.main(prog_name="memlane")
 except SystemExit as exc:
     if exc.code:
         raise
