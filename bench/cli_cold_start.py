@@ -4,8 +4,9 @@ The store is a copy of one kept by `bench/store_bench.py --keep DIR` (synthetic 
 vectors), made searchable by the CLI with the bundled model: its chunks are relabelled with the
 model's id and it gets the IndexMeta of a one-note workspace indexed by the real CLI (so the CLI
 accepts it as its own index); the workspace gets a stub per synthetic file with the size and
-mtime of its `files` row, so the sync the CLI runs before each search finds nothing to do
-(background syncs are off). No sqlite-vec: the bulk store has no vec0 mirror, the code file
+mtime of its `files` row, so the sync the CLI runs before each search (`sync.onSearch`, on by
+default; `--on-search false` turns it off) finds nothing to do but its stat scan (background
+syncs are off). No sqlite-vec: the bulk store has no vec0 mirror, the code file
 serves the vector leg.
 The first search (it builds the code file) is not timed. Then, alternately, each in a fresh
 process: the whole `memlane search --json`, and the bundled model alone (load, then one query
@@ -39,7 +40,7 @@ from typing import Any
 
 _QUERY = "w17 certificate renewal w4242"
 _CONFIG = """{ agents: { defaults: { memorySearch: {
-  sync: { onSearch: false, watch: false, onSessionStart: false },
+  sync: { onSearch: %s, watch: false, onSessionStart: false },
   store: { path: "%s", vector: { enabled: false } } } } } }"""
 _MODEL_ONLY = """
 import time
@@ -73,7 +74,7 @@ def _prepare(store: Path, work: Path) -> None:
 
     (work / "ws" / "memory").mkdir(parents=True, exist_ok=True)
     (work / "ws" / "memory" / "note.md").write_text("# Note\n\nThe w17 certificate renews.\n")
-    (work / "config.json5").write_text(_CONFIG % (work / "tiny.db"))
+    (work / "config.json5").write_text(_CONFIG % ("false", work / "tiny.db"))
     _memlane(work, "index")
     tiny = SqliteIndexStore.open(work / "tiny.db")
     meta = tiny.meta()
@@ -108,7 +109,6 @@ def _prepare(store: Path, work: Path) -> None:
         stub.parent.mkdir(parents=True, exist_ok=True)
         stub.write_bytes(b"x" * int(size))
         os.utime(stub, (float(mtime), float(mtime)))
-    (work / "config.json5").write_text(_CONFIG % target)
 
 
 def _phases(work: Path, python: str = sys.executable) -> dict[str, float]:
@@ -146,6 +146,13 @@ def main() -> None:
     parser.add_argument("--out", default="cli_cold_start")
     parser.add_argument("--phases", action="store_true", help="also time the steps (see above)")
     parser.add_argument(
+        "--on-search",
+        choices=["true", "false"],
+        default="true",
+        help="sync.onSearch: true (the default) scans the workspace before each search; false "
+        "searches the index as it is (a checkout older than session 8 scans either way)",
+    )
+    parser.add_argument(
         "--baseline",
         help="another checkout's venv python (e.g. /work/main/.venv/bin/python): its CLI and "
         "steps are run too, alternately with this one's, on the same workspace",
@@ -154,6 +161,7 @@ def main() -> None:
     work = args.work.resolve()
     if not (work / "index.db").exists():
         _prepare(args.store.resolve(), work)
+    (work / "config.json5").write_text(_CONFIG % (args.on_search, work / "index.db"))
     first = _memlane(work, "search", _QUERY, "--json")  # builds the code file: not timed
     load_before = [round(x, 2) for x in os.getloadavg()]
     hits = json.loads(first.stdout)["results"]
@@ -184,6 +192,8 @@ def main() -> None:
         "store": str(args.store),
         "chunks": json.loads((args.store / "build.json").read_text())["chunks"],
         "query": _QUERY,
+        "sync_on_search": args.on_search,
+        "workspace_files": sum(len(names) for _, _, names in os.walk(work / "ws")),
         "first_results": len(hits),
         "status_vector_index": json.loads(_memlane(work, "status", "--json").stdout)["vectorIndex"],
         "cli_search_ms": _pct(cli),
