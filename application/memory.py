@@ -88,12 +88,17 @@ class MemoryManager:
         """Bring the index in line with the files; `force` rebuilds it completely (safely).
 
         Returns once every chunk has its vector too, unless `wait_for_vectors` is false: then it
-        returns when the keyword rows are committed and the background syncer (`start`) or a
-        later sync embeds the rest (`status` shows how far, searches warn meanwhile).
+        returns when the keyword rows are committed and the background syncer (`start`, now or
+        already running) or a later sync embeds the rest; the report's `vectors` and `status`
+        show how far, searches warn meanwhile.
         """
         self._require_enabled()
-        limit = None if wait_for_vectors else 0
-        return self._syncing.run(trigger, force=force, progress=progress, backfill_limit=limit)
+        if wait_for_vectors:
+            return self._syncing.run(trigger, force=force, progress=progress)
+        report = self._syncing.run(trigger, force=force, progress=progress, backfill_limit=0)
+        # A running worker may be idle, waiting for a request: hand it the missing vectors.
+        self._background.backfill()
+        return report
 
     def _require_enabled(self) -> None:
         # `memorySearch.enabled: false` means no index at all: no sync, no search (the entry

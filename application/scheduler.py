@@ -115,6 +115,8 @@ class BackgroundSyncer:
         self._thread: threading.Thread | None = None
         self._watching = False
         self._vectors_pending = True  # until a backfill batch finds nothing (more) to do
+        self._backfills_asked = 0  # bumped by `backfill`: a step that found nothing before
+        # the latest ask must not clear the flag that ask set
 
     @property
     def started(self) -> bool:
@@ -126,6 +128,20 @@ class BackgroundSyncer:
         """The trigger of the requested sync that has not started yet, if any."""
         with self._lock:
             return self._plan.pending
+
+    @property
+    def vectors_pending(self) -> bool:
+        """Whether the worker still embeds vectors between syncs (until a batch finds none)."""
+        with self._lock:
+            return self._vectors_pending
+
+    def backfill(self) -> None:
+        """Note that chunks may lack vectors (a sync that returned without waiting for them):
+        the worker embeds them batch by batch whenever no sync is due, even when it was idle."""
+        with self._lock:
+            self._backfills_asked += 1
+            self._vectors_pending = True
+        self._wake.set()
 
     def request(self, trigger: SyncTrigger) -> None:
         """Mark the index dirty and, once started, schedule a debounced sync."""
@@ -171,7 +187,8 @@ class BackgroundSyncer:
                 now = self._clock.monotonic()
                 trigger = self._plan.due(now)
                 wait = self._plan.wait(now) if trigger is None else 0.0
-            if trigger is None and self._vectors_pending:
+                backfill = self._vectors_pending
+            if trigger is None and backfill:
                 self._backfill_step()
                 continue
             if trigger is None:
@@ -191,18 +208,22 @@ class BackgroundSyncer:
             self._syncing.run_unless_read_only(trigger, backfill_limit=0)
         except Exception:
             log.exception("background_sync_failed", reason=trigger.value)
-        self._vectors_pending = True
+        with self._lock:
+            self._vectors_pending = True
 
     def _backfill_step(self) -> None:
         """One batch of the vector backfill; when none is left (or the provider failed), wait
-        for the next sync, which may bring new chunks."""
+        for the next sync (or `backfill`), which may bring new chunks."""
+        with self._lock:
+            asked = self._backfills_asked
         try:
             done = self._syncing.backfill_step()
         except Exception:
             log.exception("background_backfill_failed")
             done = 0
-        if done == 0:
-            self._vectors_pending = False
+        with self._lock:
+            if done == 0 and self._backfills_asked == asked:
+                self._vectors_pending = False
 
 
 # The warning of a search that read an index its first sync is still building (the MCP server,
