@@ -6,7 +6,9 @@ few syncs as it can without leaving a change waiting longer than the debounce wi
 
 The background syncer also runs the vector backfill, one committed batch at a time while no
 sync is due: its syncs only commit keyword rows and leave missing vectors to these batches, so
-a change is indexed within the debounce window even during a backfill of hours.
+a change is indexed within the debounce window even during a backfill of hours. A sync run
+elsewhere that did not wait for its vectors (gRPC `Sync` with `wait_for_vectors` false) hands
+them to the worker through `backfill`.
 """
 
 from __future__ import annotations
