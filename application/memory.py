@@ -278,10 +278,16 @@ class MemoryManager:
         )
 
     async def async_sync(
-        self, *, force: bool = False, trigger: SyncTrigger = SyncTrigger.EXPLICIT
+        self,
+        *,
+        force: bool = False,
+        trigger: SyncTrigger = SyncTrigger.EXPLICIT,
+        wait_for_vectors: bool = True,
     ) -> SyncReport:
         """Awaitable `sync`."""
-        return await asyncio.to_thread(self.sync, force=force, trigger=trigger)
+        return await asyncio.to_thread(
+            self.sync, force=force, trigger=trigger, wait_for_vectors=wait_for_vectors
+        )
 
     async def astatus(self, *, deep: bool = False) -> StatusReport:
         """Awaitable `status`."""
