@@ -95,10 +95,12 @@ class MemoryManager:
         self._require_enabled()
         if wait_for_vectors:
             return self._syncing.run(trigger, force=force, progress=progress)
-        report = self._syncing.run(trigger, force=force, progress=progress, backfill_limit=0)
-        # A running worker may be idle, waiting for a request: hand it the missing vectors.
-        self._background.backfill()
-        return report
+        try:
+            return self._syncing.run(trigger, force=force, progress=progress, backfill_limit=0)
+        finally:
+            # A running worker may be idle, waiting for a request: hand it the missing vectors
+            # (those of the files committed before a failure too).
+            self._background.backfill()
 
     def _require_enabled(self) -> None:
         # `memorySearch.enabled: false` means no index at all: no sync, no search (the entry
