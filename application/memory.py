@@ -88,12 +88,19 @@ class MemoryManager:
         """Bring the index in line with the files; `force` rebuilds it completely (safely).
 
         Returns once every chunk has its vector too, unless `wait_for_vectors` is false: then it
-        returns when the keyword rows are committed and the background syncer (`start`) or a
-        later sync embeds the rest (`status` shows how far, searches warn meanwhile).
+        returns when the keyword rows are committed and the background syncer (`start`, now or
+        already running) or a later sync embeds the rest; the report's `vectors` and `status`
+        show how far, searches warn meanwhile.
         """
         self._require_enabled()
-        limit = None if wait_for_vectors else 0
-        return self._syncing.run(trigger, force=force, progress=progress, backfill_limit=limit)
+        if wait_for_vectors:
+            return self._syncing.run(trigger, force=force, progress=progress)
+        try:
+            return self._syncing.run(trigger, force=force, progress=progress, backfill_limit=0)
+        finally:
+            # A running worker may be idle, waiting for a request: hand it the missing vectors
+            # (those of the files committed before a failure too).
+            self._background.backfill()
 
     def _require_enabled(self) -> None:
         # `memorySearch.enabled: false` means no index at all: no sync, no search (the entry
@@ -279,10 +286,16 @@ class MemoryManager:
         )
 
     async def async_sync(
-        self, *, force: bool = False, trigger: SyncTrigger = SyncTrigger.EXPLICIT
+        self,
+        *,
+        force: bool = False,
+        trigger: SyncTrigger = SyncTrigger.EXPLICIT,
+        wait_for_vectors: bool = True,
     ) -> SyncReport:
         """Awaitable `sync`."""
-        return await asyncio.to_thread(self.sync, force=force, trigger=trigger)
+        return await asyncio.to_thread(
+            self.sync, force=force, trigger=trigger, wait_for_vectors=wait_for_vectors
+        )
 
     async def astatus(self, *, deep: bool = False) -> StatusReport:
         """Awaitable `status`."""

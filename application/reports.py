@@ -63,6 +63,9 @@ class SyncReport:
     duration_ms: float
     issues: list[SourceIssue] = field(default_factory=list)
     warnings: tuple[str, ...] = ()  # e.g. the configured embedding provider could not run
+    # Chunks with a vector of the index's model, of all chunks, as the sync left them (None: a
+    # keyword-only index); fewer when the sync did not wait for the vector backfill.
+    vectors: VectorProgress | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,7 +6,9 @@ few syncs as it can without leaving a change waiting longer than the debounce wi
 
 The background syncer also runs the vector backfill, one committed batch at a time while no
 sync is due: its syncs only commit keyword rows and leave missing vectors to these batches, so
-a change is indexed within the debounce window even during a backfill of hours.
+a change is indexed within the debounce window even during a backfill of hours. A sync run
+elsewhere that did not wait for its vectors (gRPC `Sync` with `wait_for_vectors` false) hands
+them to the worker through `backfill`.
 """
 
 from __future__ import annotations
@@ -115,6 +117,8 @@ class BackgroundSyncer:
         self._thread: threading.Thread | None = None
         self._watching = False
         self._vectors_pending = True  # until a backfill batch finds nothing (more) to do
+        self._backfills_asked = 0  # bumped by `backfill`: a step that found nothing before
+        # the latest ask must not clear the flag that ask set
 
     @property
     def started(self) -> bool:
@@ -126,6 +130,20 @@ class BackgroundSyncer:
         """The trigger of the requested sync that has not started yet, if any."""
         with self._lock:
             return self._plan.pending
+
+    @property
+    def vectors_pending(self) -> bool:
+        """Whether the worker still embeds vectors between syncs (until a batch finds none)."""
+        with self._lock:
+            return self._vectors_pending
+
+    def backfill(self) -> None:
+        """Note that chunks may lack vectors (a sync that returned without waiting for them):
+        the worker embeds them batch by batch whenever no sync is due, even when it was idle."""
+        with self._lock:
+            self._backfills_asked += 1
+            self._vectors_pending = True
+        self._wake.set()
 
     def request(self, trigger: SyncTrigger) -> None:
         """Mark the index dirty and, once started, schedule a debounced sync."""
@@ -171,7 +189,8 @@ class BackgroundSyncer:
                 now = self._clock.monotonic()
                 trigger = self._plan.due(now)
                 wait = self._plan.wait(now) if trigger is None else 0.0
-            if trigger is None and self._vectors_pending:
+                backfill = self._vectors_pending
+            if trigger is None and backfill:
                 self._backfill_step()
                 continue
             if trigger is None:
@@ -191,18 +210,22 @@ class BackgroundSyncer:
             self._syncing.run_unless_read_only(trigger, backfill_limit=0)
         except Exception:
             log.exception("background_sync_failed", reason=trigger.value)
-        self._vectors_pending = True
+        with self._lock:
+            self._vectors_pending = True
 
     def _backfill_step(self) -> None:
         """One batch of the vector backfill; when none is left (or the provider failed), wait
-        for the next sync, which may bring new chunks."""
+        for the next sync (or `backfill`), which may bring new chunks."""
+        with self._lock:
+            asked = self._backfills_asked
         try:
             done = self._syncing.backfill_step()
         except Exception:
             log.exception("background_backfill_failed")
             done = 0
-        if done == 0:
-            self._vectors_pending = False
+        with self._lock:
+            if done == 0 and self._backfills_asked == asked:
+                self._vectors_pending = False
 
 
 # The warning of a search that read an index its first sync is still building (the MCP server,

@@ -314,6 +314,7 @@ class SyncService:
             duration_ms=round((self._clock.monotonic() - started) * 1000, 2),
             issues=self._issues.all(),
             warnings=tuple(w for w in [self._runtime.warning] if w is not None),
+            vectors=self._vectors.index_progress(),
         )
         finished_at = self._clock.now().isoformat()
         self._issues.persist()

@@ -80,6 +80,15 @@ class VectorBackfill:
             return None
         return self._store.vector_progress(vector_label(provider.model, provider.key))
 
+    def index_progress(self) -> VectorProgress | None:
+        """How far the vectors of the model the index records are, the numbers `status` shows;
+        None for a keyword-only index or before the first index. Unlike `progress`, a provider
+        cooling down after a failure still counts: its vectors are still owed."""
+        meta = self._store.meta()
+        if self._runtime.provider is None or meta is None or meta.dimensions is None:
+            return None
+        return self._store.vector_progress(vector_label(meta.model, meta.provider_key))
+
     def run(self, *, limit: int | None = None) -> int:
         """Backfill every missing vector, reporting progress; skipped (0) when more than
         `limit` are missing. Return how many chunks got a vector."""

@@ -147,10 +147,23 @@ class MemlaneClient:
         return get_result_from_pb(reply)
 
     def sync(
-        self, *, force: bool = False, reason: str | None = None, timeout: float | None = None
+        self,
+        *,
+        force: bool = False,
+        reason: str | None = None,
+        timeout: float | None = None,
+        wait_for_vectors: bool = True,
     ) -> SyncReport:
-        """Sync the index now; `timeout` overrides the default deadline (a reindex takes long)."""
-        request = pb.SyncRequest(force=force, reason=reason)
+        """Sync the index now; `timeout` overrides the default deadline (a reindex takes long).
+
+        With `wait_for_vectors=False` the call returns once the keyword rows are committed and
+        the server embeds the missing vectors in the background: the report's `vectors` says
+        how far they were, `status().vectors` how far they are.
+        """
+        # The field stays unset for the default, so the request is what older clients send.
+        request = pb.SyncRequest(
+            force=force, reason=reason, wait_for_vectors=None if wait_for_vectors else False
+        )
         try:
             reply = self._stub.Sync(
                 request,

@@ -16,6 +16,7 @@ from google.protobuf.message import Message
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from memlane.application.ports.event_log import RecordedEvent
+from memlane.application.ports.index_store import VectorProgress
 from memlane.application.reports import (
     GetResult,
     RecoveryStats,
@@ -86,6 +87,10 @@ def get_result_to_pb(result: GetResult) -> pb.GetResponse:
     )
 
 
+def _vectors_pb(vectors: VectorProgress | None) -> pb.VectorProgress | None:
+    return None if vectors is None else pb.VectorProgress(done=vectors.done, total=vectors.total)
+
+
 def sync_report_to_pb(report: SyncReport) -> pb.SyncReport:
     """Convert a SyncReport to its message."""
     return pb.SyncReport(
@@ -100,6 +105,7 @@ def sync_report_to_pb(report: SyncReport) -> pb.SyncReport:
         duration_ms=report.duration_ms,
         issues=[_issue_pb(i) for i in report.issues],
         warnings=list(report.warnings),
+        vectors=_vectors_pb(report.vectors),
     )
 
 
@@ -150,6 +156,7 @@ def status_report_to_pb(report: StatusReport) -> pb.StatusReport:
         last_synced_at=report.last_synced_at,
         last_sync_reason=report.last_sync_reason,
         read_only=report.read_only,
+        vectors=_vectors_pb(report.vectors),
     )
 
 
@@ -246,6 +253,12 @@ def get_result_from_pb(m: pb.GetResponse) -> GetResult:
     )
 
 
+def _vectors(m: pb.SyncReport | pb.StatusReport) -> VectorProgress | None:
+    if not m.HasField("vectors"):
+        return None
+    return VectorProgress(done=m.vectors.done, total=m.vectors.total)
+
+
 def sync_report_from_pb(m: pb.SyncReport) -> SyncReport:
     """Rebuild a SyncReport from its message."""
     return SyncReport(
@@ -260,6 +273,7 @@ def sync_report_from_pb(m: pb.SyncReport) -> SyncReport:
         duration_ms=m.duration_ms,
         issues=[_issue(i) for i in m.issues],
         warnings=tuple(m.warnings),
+        vectors=_vectors(m),
     )
 
 
@@ -312,6 +326,7 @@ def status_report_from_pb(m: pb.StatusReport) -> StatusReport:
         last_sync_reason=_opt(m, "last_sync_reason", m.last_sync_reason),
         read_only=_opt(m, "read_only", m.read_only),
         warnings=tuple(m.warnings),
+        vectors=_vectors(m),
     )
 
 

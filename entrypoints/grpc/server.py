@@ -119,7 +119,9 @@ def build_server(
 
     Returns the server and the port actually bound; the caller runs `server.start()` and later
     `server.stop(grace)`. Each event stream holds a worker thread: at most `max_workers // 2`
-    streams are served at once, so unary calls always find a thread.
+    streams are served at once, so unary calls always find a thread. Start the manager's
+    background work too (`manager.start()`, as `memlane serve` does): a `Sync` that does not wait
+    for its vectors leaves them to it (else to the next sync that waits).
 
     Raises OSError when the address cannot be bound, ValueError for an empty token.
     """

@@ -129,6 +129,7 @@ class ServedManager(Protocol):
         force: bool = False,
         trigger: SyncTrigger = SyncTrigger.EXPLICIT,
         progress: Callable[[SyncProgress], None] | None = None,
+        wait_for_vectors: bool = True,
     ) -> SyncReport: ...
 
     def status(self, *, deep: bool = False) -> StatusReport: ...
@@ -272,9 +273,20 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
             except ValueError as exc:  # the trigger switches behaviour: never guess one
                 rpc.done(code=grpc.StatusCode.INVALID_ARGUMENT.name)
                 context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        report = rpc.run(lambda: self._manager.sync(force=request.force, trigger=trigger))
+        # Unset means wait: what every client did before the field existed.
+        wait = request.wait_for_vectors if request.HasField("wait_for_vectors") else True
+        report = rpc.run(
+            lambda: self._manager.sync(force=request.force, trigger=trigger, wait_for_vectors=wait)
+        )
         response = rpc.run(lambda: sync_report_to_pb(report))
-        rpc.done(full_reindex=report.full_reindex, files_indexed=report.files_indexed)
+        vectors = report.vectors
+        rpc.done(
+            full_reindex=report.full_reindex,
+            files_indexed=report.files_indexed,
+            wait_for_vectors=wait,
+            vectors_done=None if vectors is None else vectors.done,
+            vectors_total=None if vectors is None else vectors.total,
+        )
         return response
 
     def Status(  # noqa: N802 - gRPC method names

@@ -34,7 +34,7 @@ from memlane.application.ports.embedding import (
 )
 from memlane.application.ports.event_log import RecordedEvent
 from memlane.application.ports.file_source import FileMissing, FileRefused
-from memlane.application.ports.index_store import StoreError
+from memlane.application.ports.index_store import StoreError, VectorProgress
 from memlane.application.reports import (
     GetResult,
     RecoveryStats,
@@ -188,8 +188,9 @@ class CannedManager:
         force: bool = False,
         trigger: SyncTrigger = SyncTrigger.EXPLICIT,
         progress: Callable[[SyncProgress], None] | None = None,
+        wait_for_vectors: bool = True,
     ) -> SyncReport:
-        self._enter("sync", force=force, trigger=trigger)
+        self._enter("sync", force=force, trigger=trigger, wait_for_vectors=wait_for_vectors)
         return SyncReport(
             reason=trigger.value,
             full_reindex=force,
@@ -202,6 +203,7 @@ class CannedManager:
             duration_ms=31.5,
             issues=[SourceIssue("memory/big.md", "larger than 10 MB")],
             warnings=("embedding provider openai failed (HTTP 500); keyword-only",),
+            vectors=VectorProgress(done=9 if wait_for_vectors else 4, total=9),
         )
 
     def status(self, *, deep: bool = False) -> StatusReport:
@@ -258,6 +260,7 @@ class CannedManager:
                 if deep
                 else ()
             ),
+            vectors=VectorProgress(done=3, total=9) if deep else None,
         )
 
     def recent_events(self, limit: int = 50) -> list[RecordedEvent]:
@@ -438,7 +441,11 @@ class TestSync:
         got = canned_served.client.sync(force=True, reason="watch")
 
         assert got == canned.sync(force=True, trigger=SyncTrigger.WATCH)
-        assert canned.calls[0] == ("sync", {"force": True, "trigger": SyncTrigger.WATCH})
+        assert canned.calls[0] == (
+            "sync",
+            {"force": True, "trigger": SyncTrigger.WATCH, "wait_for_vectors": True},
+        )
+        assert got.vectors == VectorProgress(done=9, total=9)
 
     def test_an_unknown_reason_is_an_invalid_argument(
         self, canned_served: Served, canned: CannedManager
@@ -455,7 +462,33 @@ class TestSync:
     ) -> None:
         canned_served.client.sync()
 
-        assert canned.calls == [("sync", {"force": False, "trigger": SyncTrigger.EXPLICIT})]
+        assert canned.calls == [
+            ("sync", {"force": False, "trigger": SyncTrigger.EXPLICIT, "wait_for_vectors": True})
+        ]
+
+    def test_not_waiting_for_vectors_reaches_the_manager_and_the_reply_says_how_far(
+        self, canned_served: Served, canned: CannedManager
+    ) -> None:
+        got = canned_served.client.sync(wait_for_vectors=False)
+
+        assert canned.calls == [
+            ("sync", {"force": False, "trigger": SyncTrigger.EXPLICIT, "wait_for_vectors": False})
+        ]
+        assert got.vectors == VectorProgress(done=4, total=9)
+
+    def test_a_request_without_the_field_waits_as_before_it_existed(
+        self, canned_served: Served, canned: CannedManager
+    ) -> None:
+        """An older client's request (the field unset) keeps today's behaviour: wait."""
+        stub = memlane_pb2_grpc.MemoryServiceStub(canned_served.client.channel)
+        request = memlane_pb2.SyncRequest(force=False)
+        metadata = (("authorization", f"Bearer {TOKEN}"),)
+
+        reply = stub.Sync(request, metadata=metadata, timeout=5)
+
+        assert not request.HasField("wait_for_vectors")
+        assert canned.calls[0][1]["wait_for_vectors"] is True
+        assert (reply.vectors.done, reply.vectors.total) == (9, 9)
 
 
 class TestStatus:
@@ -474,6 +507,15 @@ class TestStatus:
         assert got.by_source[1].files_on_disk is None
         assert got.fallback_from is None
         assert got.warnings == () and got.read_only is None and got.last_synced_at is None
+        assert got.vectors is None  # a keyword-only index
+
+    def test_vector_progress_arrives_for_polling(
+        self, canned_served: Served, canned: CannedManager
+    ) -> None:
+        got = canned_served.client.status(deep=True)
+
+        assert got.vectors == VectorProgress(done=3, total=9)
+        assert got.last_sync is not None and got.last_sync.vectors is None
 
 
 class TestWatchEvents:

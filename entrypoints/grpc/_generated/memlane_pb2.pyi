@@ -320,25 +320,62 @@ class SyncRequest(_message.Message):
 
     FORCE_FIELD_NUMBER: _builtins.int
     REASON_FIELD_NUMBER: _builtins.int
+    WAIT_FOR_VECTORS_FIELD_NUMBER: _builtins.int
     force: _builtins.bool
     """a safe full reindex"""
     reason: _builtins.str
     """recorded with the sync; unset: "explicit" """
+    wait_for_vectors: _builtins.bool
+    """Unset or true: return once every chunk has its vector (a first index with the bundled model
+    takes hours). False: return once the files and keyword rows are committed (search answers);
+    the server keeps embedding the missing vectors in the background, and `vectors` in this
+    reply and in StatusReport say how far it is.
+    """
     def __init__(
         self,
         *,
         force: _builtins.bool = ...,
         reason: _builtins.str | None = ...,
+        wait_for_vectors: _builtins.bool | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_reason", b"_reason", "reason", b"reason"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_reason", b"_reason", "_wait_for_vectors", b"_wait_for_vectors", "reason", b"reason", "wait_for_vectors", b"wait_for_vectors"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_reason", b"_reason", "force", b"force", "reason", b"reason"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_reason", b"_reason", "_wait_for_vectors", b"_wait_for_vectors", "force", b"force", "reason", b"reason", "wait_for_vectors", b"wait_for_vectors"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__reason: _TypeAlias = _typing.Literal["reason"]  # noqa: Y015
     _WhichOneofArgType__reason: _TypeAlias = _typing.Literal["_reason", b"_reason"]  # noqa: Y015
+    _WhichOneofReturnType__wait_for_vectors: _TypeAlias = _typing.Literal["wait_for_vectors"]  # noqa: Y015
+    _WhichOneofArgType__wait_for_vectors: _TypeAlias = _typing.Literal["_wait_for_vectors", b"_wait_for_vectors"]  # noqa: Y015
+    @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__reason) -> _WhichOneofReturnType__reason | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__wait_for_vectors) -> _WhichOneofReturnType__wait_for_vectors | None: ...
 
 Global___SyncRequest: _TypeAlias = SyncRequest  # noqa: Y015
+
+@_typing.final
+class VectorProgress(_message.Message):
+    """Chunks with a vector of the index's model, of all the chunks in the index."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DONE_FIELD_NUMBER: _builtins.int
+    TOTAL_FIELD_NUMBER: _builtins.int
+    done: _builtins.int
+    total: _builtins.int
+    def __init__(
+        self,
+        *,
+        done: _builtins.int = ...,
+        total: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["done", b"done", "total", b"total"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___VectorProgress: _TypeAlias = VectorProgress  # noqa: Y015
 
 @_typing.final
 class SourceIssue(_message.Message):
@@ -377,6 +414,7 @@ class SyncReport(_message.Message):
     DURATION_MS_FIELD_NUMBER: _builtins.int
     ISSUES_FIELD_NUMBER: _builtins.int
     WARNINGS_FIELD_NUMBER: _builtins.int
+    VECTORS_FIELD_NUMBER: _builtins.int
     reason: _builtins.str
     full_reindex: _builtins.bool
     files_indexed: _builtins.int
@@ -392,6 +430,12 @@ class SyncReport(_message.Message):
     def warnings(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """e.g. the configured embedding provider could not run"""
 
+    @_builtins.property
+    def vectors(self) -> Global___VectorProgress:
+        """How far the vectors were when the sync returned; done < total when it did not wait for
+        them (or the provider failed: see `warnings`). Unset: a keyword-only index.
+        """
+
     def __init__(
         self,
         *,
@@ -406,10 +450,11 @@ class SyncReport(_message.Message):
         duration_ms: _builtins.float = ...,
         issues: _abc.Iterable[Global___SourceIssue] | None = ...,
         warnings: _abc.Iterable[_builtins.str] | None = ...,
+        vectors: Global___VectorProgress | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["vectors", b"vectors"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["chunks_embedded", b"chunks_embedded", "duration_ms", b"duration_ms", "events_handled", b"events_handled", "files_indexed", b"files_indexed", "files_removed", b"files_removed", "files_unchanged", b"files_unchanged", "full_reindex", b"full_reindex", "issues", b"issues", "reason", b"reason", "vectors_backfilled", b"vectors_backfilled", "warnings", b"warnings"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["chunks_embedded", b"chunks_embedded", "duration_ms", b"duration_ms", "events_handled", b"events_handled", "files_indexed", b"files_indexed", "files_removed", b"files_removed", "files_unchanged", b"files_unchanged", "full_reindex", b"full_reindex", "issues", b"issues", "reason", b"reason", "vectors", b"vectors", "vectors_backfilled", b"vectors_backfilled", "warnings", b"warnings"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -533,6 +578,7 @@ class StatusReport(_message.Message):
     LAST_SYNCED_AT_FIELD_NUMBER: _builtins.int
     LAST_SYNC_REASON_FIELD_NUMBER: _builtins.int
     READ_ONLY_FIELD_NUMBER: _builtins.int
+    VECTORS_FIELD_NUMBER: _builtins.int
     agent_id: _builtins.str
     workspace: _builtins.str
     store_path: _builtins.str
@@ -578,6 +624,12 @@ class StatusReport(_message.Message):
         or that failed when last used, as recorded with the index): the same lines as `status`.
         """
 
+    @_builtins.property
+    def vectors(self) -> Global___VectorProgress:
+        """The numbers of `memlane status` ("Vectors: done / total"); done < total while the vectors are
+        being embedded (poll this after a Sync that did not wait). Unset: a keyword-only index.
+        """
+
     def __init__(
         self,
         *,
@@ -613,10 +665,11 @@ class StatusReport(_message.Message):
         last_synced_at: _builtins.str | None = ...,
         last_sync_reason: _builtins.str | None = ...,
         read_only: _builtins.str | None = ...,
+        vectors: Global___VectorProgress | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_cache_max_entries", b"_cache_max_entries", "_fallback_from", b"_fallback_from", "_fallback_reason", b"_fallback_reason", "_last_sync", b"_last_sync", "_last_sync_reason", b"_last_sync_reason", "_last_synced_at", b"_last_synced_at", "_model", b"_model", "_provider_reason", b"_provider_reason", "_read_only", b"_read_only", "_vector_dims", b"_vector_dims", "_vector_error", b"_vector_error", "cache_max_entries", b"cache_max_entries", "fallback_from", b"fallback_from", "fallback_reason", b"fallback_reason", "last_sync", b"last_sync", "last_sync_reason", b"last_sync_reason", "last_synced_at", b"last_synced_at", "model", b"model", "provider_reason", b"provider_reason", "read_only", b"read_only", "readonly_recovery", b"readonly_recovery", "vector_dims", b"vector_dims", "vector_error", b"vector_error"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_cache_max_entries", b"_cache_max_entries", "_fallback_from", b"_fallback_from", "_fallback_reason", b"_fallback_reason", "_last_sync", b"_last_sync", "_last_sync_reason", b"_last_sync_reason", "_last_synced_at", b"_last_synced_at", "_model", b"_model", "_provider_reason", b"_provider_reason", "_read_only", b"_read_only", "_vector_dims", b"_vector_dims", "_vector_error", b"_vector_error", "cache_max_entries", b"cache_max_entries", "fallback_from", b"fallback_from", "fallback_reason", b"fallback_reason", "last_sync", b"last_sync", "last_sync_reason", b"last_sync_reason", "last_synced_at", b"last_synced_at", "model", b"model", "provider_reason", b"provider_reason", "read_only", b"read_only", "readonly_recovery", b"readonly_recovery", "vector_dims", b"vector_dims", "vector_error", b"vector_error", "vectors", b"vectors"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_cache_max_entries", b"_cache_max_entries", "_fallback_from", b"_fallback_from", "_fallback_reason", b"_fallback_reason", "_last_sync", b"_last_sync", "_last_sync_reason", b"_last_sync_reason", "_last_synced_at", b"_last_synced_at", "_model", b"_model", "_provider_reason", b"_provider_reason", "_read_only", b"_read_only", "_vector_dims", b"_vector_dims", "_vector_error", b"_vector_error", "agent_id", b"agent_id", "by_source", b"by_source", "cache_entries", b"cache_entries", "cache_max_entries", b"cache_max_entries", "chunks", b"chunks", "dirty", b"dirty", "embed_failures", b"embed_failures", "events_pending", b"events_pending", "events_position", b"events_position", "extra_paths", b"extra_paths", "fallback_from", b"fallback_from", "fallback_reason", b"fallback_reason", "files", b"files", "fts_available", b"fts_available", "issues", b"issues", "last_sync", b"last_sync", "last_sync_reason", b"last_sync_reason", "last_synced_at", b"last_synced_at", "model", b"model", "provider", b"provider", "provider_reason", b"provider_reason", "read_only", b"read_only", "readonly_recovery", b"readonly_recovery", "requested_provider", b"requested_provider", "search_mode", b"search_mode", "sources", b"sources", "store_path", b"store_path", "vector_available", b"vector_available", "vector_dims", b"vector_dims", "vector_error", b"vector_error", "warnings", b"warnings", "workspace", b"workspace"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_cache_max_entries", b"_cache_max_entries", "_fallback_from", b"_fallback_from", "_fallback_reason", b"_fallback_reason", "_last_sync", b"_last_sync", "_last_sync_reason", b"_last_sync_reason", "_last_synced_at", b"_last_synced_at", "_model", b"_model", "_provider_reason", b"_provider_reason", "_read_only", b"_read_only", "_vector_dims", b"_vector_dims", "_vector_error", b"_vector_error", "agent_id", b"agent_id", "by_source", b"by_source", "cache_entries", b"cache_entries", "cache_max_entries", b"cache_max_entries", "chunks", b"chunks", "dirty", b"dirty", "embed_failures", b"embed_failures", "events_pending", b"events_pending", "events_position", b"events_position", "extra_paths", b"extra_paths", "fallback_from", b"fallback_from", "fallback_reason", b"fallback_reason", "files", b"files", "fts_available", b"fts_available", "issues", b"issues", "last_sync", b"last_sync", "last_sync_reason", b"last_sync_reason", "last_synced_at", b"last_synced_at", "model", b"model", "provider", b"provider", "provider_reason", b"provider_reason", "read_only", b"read_only", "readonly_recovery", b"readonly_recovery", "requested_provider", b"requested_provider", "search_mode", b"search_mode", "sources", b"sources", "store_path", b"store_path", "vector_available", b"vector_available", "vector_dims", b"vector_dims", "vector_error", b"vector_error", "vectors", b"vectors", "warnings", b"warnings", "workspace", b"workspace"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__cache_max_entries: _TypeAlias = _typing.Literal["cache_max_entries"]  # noqa: Y015
     _WhichOneofArgType__cache_max_entries: _TypeAlias = _typing.Literal["_cache_max_entries", b"_cache_max_entries"]  # noqa: Y015

@@ -79,7 +79,8 @@ class MemoryServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def Sync(self, request, context):
-        """Bring the index up to date now (or rebuild it safely with `force`).
+        """Bring the index up to date now (or rebuild it safely with `force`); by default it returns
+        once every chunk has its vector, with `wait_for_vectors: false` once the keyword rows are in.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')

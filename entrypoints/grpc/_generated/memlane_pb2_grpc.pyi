@@ -52,7 +52,9 @@ class MemoryServiceStub:
     Get: _grpc.UnaryUnaryMultiCallable[_memlane_pb2.GetRequest, _memlane_pb2.GetResponse]
     """Read lines of a memory file or transcript; refuses every other path."""
     Sync: _grpc.UnaryUnaryMultiCallable[_memlane_pb2.SyncRequest, _memlane_pb2.SyncReport]
-    """Bring the index up to date now (or rebuild it safely with `force`)."""
+    """Bring the index up to date now (or rebuild it safely with `force`); by default it returns
+    once every chunk has its vector, with `wait_for_vectors: false` once the keyword rows are in.
+    """
     Status: _grpc.UnaryUnaryMultiCallable[_memlane_pb2.StatusRequest, _memlane_pb2.StatusReport]
     """The index's status (provider, counts, vector/FTS availability, issues)."""
     WatchEvents: _grpc.UnaryStreamMultiCallable[_memlane_pb2.WatchEventsRequest, _memlane_pb2.IndexEvent]
@@ -69,7 +71,9 @@ class MemoryServiceAsyncStub(MemoryServiceStub):
     Get: _aio.UnaryUnaryMultiCallable[_memlane_pb2.GetRequest, _memlane_pb2.GetResponse]  # type: ignore[assignment]
     """Read lines of a memory file or transcript; refuses every other path."""
     Sync: _aio.UnaryUnaryMultiCallable[_memlane_pb2.SyncRequest, _memlane_pb2.SyncReport]  # type: ignore[assignment]
-    """Bring the index up to date now (or rebuild it safely with `force`)."""
+    """Bring the index up to date now (or rebuild it safely with `force`); by default it returns
+    once every chunk has its vector, with `wait_for_vectors: false` once the keyword rows are in.
+    """
     Status: _aio.UnaryUnaryMultiCallable[_memlane_pb2.StatusRequest, _memlane_pb2.StatusReport]  # type: ignore[assignment]
     """The index's status (provider, counts, vector/FTS availability, issues)."""
     WatchEvents: _aio.UnaryStreamMultiCallable[_memlane_pb2.WatchEventsRequest, _memlane_pb2.IndexEvent]  # type: ignore[assignment]
@@ -101,7 +105,9 @@ class MemoryServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _memlane_pb2.SyncRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_memlane_pb2.SyncReport, _abc.Awaitable[_memlane_pb2.SyncReport]]:
-        """Bring the index up to date now (or rebuild it safely with `force`)."""
+        """Bring the index up to date now (or rebuild it safely with `force`); by default it returns
+        once every chunk has its vector, with `wait_for_vectors: false` once the keyword rows are in.
+        """
 
     @_abc_1.abstractmethod
     def Status(

@@ -222,6 +222,29 @@ class TestBackgroundSyncer:
             background.stop()
         assert syncing.vector_progress() == VectorProgress(done=40, total=40)
 
+    def test_a_sync_that_did_not_wait_wakes_an_idle_worker_to_embed_the_rest(
+        self, world: World
+    ) -> None:
+        """A server's `Sync` that returns before the vectors (gRPC `wait_for_vectors` false)
+        hands them to the worker even when it had nothing left to do and waits for a request."""
+        _quick(world)
+        for n in range(40):  # more than one batch
+            world.memory.write(f"memory/n{n}.md", f"# Note {n}\n\nThe cluster {n} note.\n")
+        app = world.application()
+        manager, syncing, background = app.manager(), app.syncing(), app.background()
+        manager.start()
+        try:
+            # Idle: the start-up backfill step found no vectors missing, nothing is requested.
+            assert wait_until(lambda: not background.vectors_pending)
+
+            report = manager.sync(wait_for_vectors=False)
+
+            assert report.vectors == VectorProgress(done=0, total=40)
+            assert wait_until(lambda: (syncing.vector_progress() or _NONE).complete, timeout=20)
+        finally:
+            background.stop()
+        assert syncing.vector_progress() == VectorProgress(done=40, total=40)
+
     def test_a_failing_sync_does_not_end_the_worker(self, world: World) -> None:
         failing = _FailingOnceSource(source_name="memory")
         failing.write("MEMORY.md", "# Notes\n\nfirst\n")

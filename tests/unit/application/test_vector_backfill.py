@@ -56,6 +56,7 @@ class TestKeywordRowsFirst:
         report = manager.sync(wait_for_vectors=False)
 
         assert report.full_reindex and report.vectors_backfilled == 0
+        assert report.vectors == VectorProgress(done=0, total=3)
         assert world.embedder is not None and world.embedder.embedded_texts == []
         assert manager.status().vectors == VectorProgress(done=0, total=3)
         response = manager.search("ingest service number 1")
@@ -101,6 +102,7 @@ class TestWaitingForVectors:
         report = manager.sync()
 
         assert report.vectors_backfilled == 3
+        assert report.vectors == VectorProgress(done=3, total=3)
         assert manager.status().vectors == VectorProgress(done=3, total=3)
         assert not any("vectors" in w for w in manager.search("ingest").warnings)
 
@@ -117,6 +119,30 @@ class TestWaitingForVectors:
         assert (0, total) in vector_reports
         assert (BACKFILL_BATCH, total) in vector_reports
         assert vector_reports[-1] == (total, total)
+
+    def test_a_keyword_only_sync_reports_no_vectors(self, world: World) -> None:
+        world.embedder = None
+        _notes(world, 3)
+        manager = world.manager()
+
+        report = manager.sync(wait_for_vectors=False)
+
+        assert report.files_indexed == 3
+        assert report.vectors is None
+        assert manager.status().vectors is None
+
+    def test_a_provider_cooling_down_still_reports_the_vectors_it_owes(self, world: World) -> None:
+        """Nothing silent: a failed provider leaves vectors missing, and the report says so."""
+        _notes(world, 3)
+        manager = world.manager()
+        assert world.embedder is not None
+        world.embedder.fail_next(EmbeddingUnavailable("503 overloaded"))
+
+        report = manager.sync()
+
+        assert report.vectors == VectorProgress(done=0, total=3)
+        assert report.vectors == manager.status().vectors
+        assert report.warnings  # and the provider's failure is a warning
 
 
 class TestBackfillBeforeASearch:
