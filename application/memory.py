@@ -12,12 +12,15 @@ import asyncio
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
+import structlog
+
 from memlane.application.messagebus import MessageBus
 from memlane.application.ports.agent_indexes import AgentIndexes
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.event_log import EventLog, RecordedEvent
 from memlane.application.ports.file_source import FileSource
 from memlane.application.ports.index_store import IndexStore
+from memlane.application.ports.watch_lease import LeaseHolder, WatchLease
 from memlane.application.queries import Searcher
 from memlane.application.reading import read_lines
 from memlane.application.reports import (
@@ -37,6 +40,8 @@ from memlane.domain.config import MemorySettings
 from memlane.domain.errors import DISABLED_REASON, MemoryDisabled
 from memlane.domain.search import SearchQuery, check_query_text
 from memlane.domain.sources import Source
+
+log = structlog.get_logger()
 
 
 class MemoryManager:
@@ -59,6 +64,8 @@ class MemoryManager:
         clock: Clock,
         redact: Callable[[str], str] | None = None,
         others: AgentIndexes | None = None,
+        lease: WatchLease | None = None,
+        lease_scope: str = "",
     ) -> None:
         self.agent_id = agent_id
         self.workspace = workspace
@@ -74,6 +81,8 @@ class MemoryManager:
         self._clock = clock
         self._redact = redact
         self._others = others  # None: a store of this agent alone (a fake in tests)
+        self._lease = lease
+        self._lease_scope = lease_scope
         self._closed = False
         self._close_hooks: list[Callable[[], None]] = []
 
@@ -126,7 +135,23 @@ class MemoryManager:
         self._require_enabled()
         if not self.settings.sync.on_search and self._syncing.has_index():
             return None
+        if self._watched_and_fresh():
+            return None
         return self._syncing.run_unless_read_only(trigger, progress, SEARCH_BACKFILL_LIMIT)
+
+    def _watcher_of_this_index(self) -> LeaseHolder | None:
+        """The live process watching this very index (same workspace, store and sources)."""
+        holder = None if self._lease is None else self._lease.holder()
+        return holder if holder is not None and holder.scope == self._lease_scope else None
+
+    def _watched_and_fresh(self) -> bool:
+        """Whether a live watcher of this very index says every change it saw is indexed
+        (the scan before a search is then skipped: a second per 50,000 notes here)."""
+        holder = self._watcher_of_this_index()
+        if holder is None or not holder.fresh or not self._syncing.has_index():
+            return False
+        log.debug("sync_skipped", reason="a watcher keeps the index fresh", watcher=holder.pid)
+        return True
 
     def search(
         self,
@@ -203,7 +228,9 @@ class MemoryManager:
 
     def status(self, *, deep: bool = False) -> StatusReport:
         """Report the index; `deep` also selects and probes the embedding provider."""
-        return self._status.report(deep=deep)
+        report = self._status.report(deep=deep)
+        watcher = self._watcher_of_this_index()
+        return report if watcher is None else replace(report, watcher=watcher)
 
     def recent_events(self, limit: int = 50) -> list[RecordedEvent]:
         """Return the newest `limit` events of the log, oldest first."""

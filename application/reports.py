@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Literal, TypeAlias
 
 from memlane.application.ports.index_store import VectorIndexState, VectorProgress
+from memlane.application.ports.watch_lease import LeaseHolder
 from memlane.domain.search import SearchResult
 from memlane.domain.sources import Source, SourceIssue
 
@@ -66,6 +67,8 @@ class SyncReport:
     # Chunks with a vector of the index's model, of all chunks, as the sync left them (None: a
     # keyword-only index); fewer when the sync did not wait for the vector backfill.
     vectors: VectorProgress | None = None
+    # Transcripts that grew below the sessions.delta* thresholds, left for a later sync.
+    files_held_back: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,3 +146,6 @@ class StatusReport:
     vectors: VectorProgress | None = None
     vector_index: VectorIndexState | None = None  # the vector leg's engine and index file
     indexing: IndexingProgress | None = None  # a first index under way (or interrupted)
+    # A live process watching this index (`watch`, `serve`, `mcp`) and its last word: a CLI
+    # search skips its scan of the files while that word is "every change indexed".
+    watcher: LeaseHolder | None = None

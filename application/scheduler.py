@@ -21,6 +21,7 @@ import structlog
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.file_source import ChangeWatcher, FileSource
 from memlane.application.ports.index_store import IndexStore
+from memlane.application.ports.watch_lease import WatchLease
 from memlane.application.sync import SyncService
 from memlane.application.sync_trigger import SyncTrigger
 from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
@@ -100,6 +101,8 @@ class BackgroundSyncer:
         settings: SyncSettings,
         sources: Mapping[Source, FileSource],
         watcher: ChangeWatcher | None = None,
+        lease: WatchLease | None = None,
+        lease_scope: str = "",
     ) -> None:
         self._syncing = syncing
         self._clock = clock
@@ -116,6 +119,10 @@ class BackgroundSyncer:
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
         self._watching = False
+        self._lease = lease
+        self._lease_scope = lease_scope
+        self._leased = False  # this process holds the lease (it watches)
+        self._changes_seen = 0  # watcher reports so far: a sync is fresh if none came during it
         self._vectors_pending = True  # until a backfill batch finds nothing (more) to do
         self._backfills_asked = 0  # bumped by `backfill`: a step that found nothing before
         # the latest ask must not clear the flag that ask set
@@ -167,9 +174,17 @@ class BackgroundSyncer:
             roots = [root for source in self._sources.values() for root in source.watch_roots()]
             self._watcher.start(roots, self._on_change)
             self._watching = True
+            if self._lease is not None:
+                self._leased = self._lease.acquire(self._lease_scope)
+            if self._leased:  # "fresh" only after a scan made while the watcher was live
+                self.request(SyncTrigger.WATCH)
 
     def stop(self) -> None:
         """Stop the watcher and the worker; a sync in progress finishes first."""
+        with self._lock:
+            if self._leased and self._lease is not None:
+                self._leased = False
+                self._lease.release()  # first: no reader may trust a watcher that is stopping
         if self._watching and self._watcher is not None:
             self._watcher.stop()
         self._stopping.set()
@@ -181,6 +196,10 @@ class BackgroundSyncer:
         # The detector rescans every source by stat, which is cheap and also catches what a
         # watcher cannot map (moved folders); the paths are only logged.
         log.debug("watch_changed", paths=len(paths), sample=list(paths[:3]))
+        with self._lock:  # one lock with the sync's verdict: a change is never overwritten
+            self._changes_seen += 1
+            if self._leased and self._lease is not None:
+                self._lease.set_fresh(False)  # before the sync is even scheduled
         self.request(SyncTrigger.WATCH)
 
     def _loop(self) -> None:
@@ -203,15 +222,22 @@ class BackgroundSyncer:
         with self._lock:
             # Requests arriving during the sync stay pending: the sync may have scanned past them.
             self._plan.synced(self._clock.monotonic())
+            changes_before = self._changes_seen
         if self._stopping.is_set():
             return
+        report = None
         try:
             # Vectors are left to the batches between syncs (`_backfill_step`).
-            self._syncing.run_unless_read_only(trigger, backfill_limit=0)
+            report = self._syncing.run_unless_read_only(trigger, backfill_limit=0)
         except Exception:
             log.exception("background_sync_failed", reason=trigger.value)
         with self._lock:
             self._vectors_pending = True
+            if self._leased and self._lease is not None:
+                # Fresh: the sync succeeded, held nothing back, and no change came while it ran.
+                quiet = self._changes_seen == changes_before and self._plan.pending is None
+                clean = report is not None and report.files_held_back == 0
+                self._lease.set_fresh(quiet and clean)
 
     def _backfill_step(self) -> None:
         """One batch of the vector backfill; when none is left (or the provider failed), wait

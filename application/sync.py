@@ -284,7 +284,7 @@ class SyncService:
                 if force
                 else reindex_reason(stored, wanted, legacy_scope_hash=self._legacy_scope_hash)
             )
-            unchanged = 0
+            unchanged = held_back = 0
             if full is not None:
                 handled += self._bus.publish(
                     [events.ReindexRequired(occurred_at=self._clock.now(), reason=full)]
@@ -294,7 +294,7 @@ class SyncService:
                 if stored != wanted:
                     self._store.set_meta(wanted)
                 detection = self._detector.detect(respect_thresholds=trigger.automatic)
-                unchanged = detection.unchanged
+                unchanged, held_back = detection.unchanged, detection.held_back
                 self._progress.set_phase("index", total=len(detection.events))
                 handled += self._bus.publish(detection.events)
             backfilled = self._vectors.run(limit=backfill_limit)
@@ -308,6 +308,7 @@ class SyncService:
             files_indexed=counts.indexed,
             files_removed=counts.removed,
             files_unchanged=unchanged,
+            files_held_back=held_back,
             chunks_embedded=self._progress.chunks_embedded,
             vectors_backfilled=backfilled,
             events_handled=handled,

@@ -140,6 +140,13 @@ def _indexing_line(s: StatusReport) -> list[str]:
     return [f"Indexing: {i.files_done:,} / {i.files_total:,} files ({percent} %), {state}"]
 
 
+def _watcher_line(s: StatusReport) -> list[str]:
+    if s.watcher is None:
+        return []
+    word = "every change indexed" if s.watcher.fresh else "changes pending"
+    return [f"Watcher: pid {s.watcher.pid}, {word} (searches skip their scan while so)"]
+
+
 def status_text(s: StatusReport) -> str:
     lines = [
         f"Memory ({s.agent_id})",
@@ -153,6 +160,7 @@ def status_text(s: StatusReport) -> str:
     lines += [f"  {b.source} · {b.files} files · {b.chunks} chunks" for b in s.by_source]
     lines += [
         f"Dirty: {'yes' if s.dirty else 'no'}",
+        *_watcher_line(s),
         f"Last sync: {s.last_synced_at or 'never'}"
         + (f" ({s.last_sync_reason})" if s.last_sync_reason else ""),
         f"Store: {s.store_path}",

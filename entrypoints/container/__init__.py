@@ -55,6 +55,7 @@ from memlane.entrypoints.config.env import (
 from memlane.entrypoints.config.runtime import RuntimeConfig, store_path
 from memlane.entrypoints.container.agents import StoreAgentIndexes
 from memlane.entrypoints.container.application import Application
+from memlane.entrypoints.container.lease import lease_scope, watch_lease_for
 
 if TYPE_CHECKING:
     from memlane.adapters.embedding._http import HttpEmbeddingProvider
@@ -439,6 +440,13 @@ class Container(containers.DeclarativeContainer):
         runtime=embedding_runtime,
         clock=clock,
         watcher=watcher,
+        lease=providers.Singleton(watch_lease_for, runtime_config),
+        lease_scope=providers.Callable(
+            lease_scope,
+            runtime_config,
+            env,
+            providers.Callable(lambda rc: scope_hash(rc.settings, rc.workspace), runtime_config),
+        ),
         redact=providers.Callable(_redactor, settings),
         recovery_stats=providers.Callable(_recovery, index_store),
         host_lock=providers.Callable(sync_lock_for, runtime_config, database.provider),

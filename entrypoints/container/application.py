@@ -17,6 +17,7 @@ from memlane.application.messagebus import MessageBus
 from memlane.application.ports.agent_indexes import AgentIndexes
 from memlane.application.ports.file_source import ChangeWatcher, FileSource
 from memlane.application.ports.sync_lock import SyncLock
+from memlane.application.ports.watch_lease import WatchLease
 from memlane.application.progress import ProgressTracker
 from memlane.application.provider_failures import ProviderFailureRecord
 from memlane.application.queries import Searcher
@@ -74,6 +75,9 @@ class Application(containers.DeclarativeContainer):
     runtime = providers.Dependency(instance_of=EmbeddingRuntime)
     clock = providers.Dependency(instance_of=object)  # a Clock
     watcher: providers.Provider[ChangeWatcher | None] = providers.Object(None)  # None: no watch
+    # Watchers tell other processes the index is fresh (None: no lease, a searcher scans).
+    lease: providers.Provider[WatchLease | None] = providers.Object(None)
+    lease_scope: providers.Provider[str] = providers.Object("")
     redact: providers.Provider[Callable[[str], str] | None] = providers.Object(None)
     recovery_stats: providers.Provider[Callable[[], RecoveryStats] | None] = providers.Object(None)
     host_lock: providers.Provider[SyncLock | None] = providers.Object(None)  # shared stores only
@@ -171,6 +175,8 @@ class Application(containers.DeclarativeContainer):
         settings=settings.provided.sync,
         sources=sources,
         watcher=watcher,
+        lease=lease,
+        lease_scope=lease_scope,
     )
     search_policy = providers.Singleton(
         SearchSyncPolicy,
@@ -195,4 +201,6 @@ class Application(containers.DeclarativeContainer):
         clock=clock,
         redact=redact,
         others=others,
+        lease=lease,
+        lease_scope=lease_scope,
     )

@@ -17,6 +17,9 @@ from tests.fakes.embedding import FakeEmbeddingProvider
 from tests.fakes.event_log import FakeEventLog
 from tests.fakes.file_source import FakeChangeWatcher, FakeFileSource
 from tests.fakes.index_store import FakeIndexStore
+from tests.fakes.watch_lease import FakeWatchLease
+
+LEASE_SCOPE = '["/fake/workspace", "sqlite:/fake/memory.db"]'
 
 
 @dataclass
@@ -31,6 +34,7 @@ class World:
     embedder: FakeEmbeddingProvider | None = field(default_factory=FakeEmbeddingProvider)
     fallback: EmbeddingProvider | None = None
     watcher: FakeChangeWatcher | None = None
+    lease: FakeWatchLease | None = None
     settings: MemorySettings = field(
         default_factory=lambda: MemorySettings(query=QuerySettings(min_score=0.0))
     )
@@ -64,6 +68,8 @@ class World:
             clock=self.clock,
             scope_hash="scope-1",
             watcher=self.watcher,
+            lease=self.lease,
+            lease_scope=LEASE_SCOPE,
         )
 
 

@@ -1,0 +1,97 @@
+"""Adapter: the watch lease as a locked file in the agent's state folder.
+
+The holder keeps an exclusive `flock` on `<path>` for as long as it watches; the kernel drops
+it when the process ends, however it ends. What the holder says is in `<path>.state`, a small
+JSON file replaced atomically (write, then rename). A reader that can take a shared lock on
+`<path>` knows no live process holds the lease and ignores whatever state file is left.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from memlane.application.ports.watch_lease import LeaseHolder
+
+log = structlog.get_logger()
+
+
+class FileWatchLease:
+    """The lease of one agent's index on this host."""
+
+    def __init__(self, path: str) -> None:
+        self._path = Path(path)
+        self._state_path = Path(f"{path}.state")
+        self._fd: int | None = None
+        self._scope = ""
+
+    def acquire(self, scope: str) -> bool:
+        self._scope = scope
+        if self._fd is None:
+            try:
+                self._path.parent.mkdir(parents=True, exist_ok=True)
+                fd = os.open(self._path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+            except OSError as exc:
+                log.warning("watch_lease_unavailable", path=str(self._path), error=str(exc))
+                return False
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:  # another watcher holds it: this one watches without a lease
+                os.close(fd)
+                return False
+            self._fd = fd
+        self._write(fresh=False)
+        return True
+
+    def set_fresh(self, fresh: bool) -> None:
+        if self._fd is not None:
+            self._write(fresh=fresh)
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        fd, self._fd = self._fd, None
+        with contextlib.suppress(OSError):  # a reader ignores a state nobody holds the lock for
+            self._state_path.unlink()
+        os.close(fd)  # drops the lock
+
+    def holder(self) -> LeaseHolder | None:
+        try:
+            fd = os.open(self._path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return None  # never held here
+        try:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+            except OSError:
+                return self._read_state()  # locked: a live process holds the lease
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            return None
+        finally:
+            os.close(fd)
+
+    def _write(self, *, fresh: bool) -> None:
+        state = {"pid": os.getpid(), "scope": self._scope, "fresh": fresh}
+        tmp = self._state_path.with_name(f"{self._state_path.name}.{os.getpid()}.tmp")
+        try:
+            tmp.write_text(json.dumps(state), encoding="utf-8")
+            tmp.replace(self._state_path)
+        except OSError as exc:  # readers then find no state and scan: slower, never stale
+            log.warning("watch_lease_state_not_written", path=str(tmp), error=str(exc))
+            with contextlib.suppress(OSError):
+                self._state_path.unlink()
+
+    def _read_state(self) -> LeaseHolder | None:
+        try:
+            state: Any = json.loads(self._state_path.read_text(encoding="utf-8"))
+            return LeaseHolder(
+                pid=int(state["pid"]), scope=str(state["scope"]), fresh=state["fresh"] is True
+            )
+        except (OSError, ValueError, KeyError, TypeError):
+            return None  # not written yet, or unreadable: as if there were no lease

@@ -1,0 +1,90 @@
+"""Integration: the watch lease file between real processes: a live holder is seen with its
+last word, a killed one is not (its state file left behind is ignored), and one holder only."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from memlane.adapters.sources.watch_lease import FileWatchLease
+
+pytestmark = pytest.mark.integration
+
+HOLDER = """
+import sys, time
+from memlane.adapters.sources.watch_lease import FileWatchLease
+lease = FileWatchLease(sys.argv[1])
+print("acquired" if lease.acquire("scope-a") else "refused", flush=True)
+lease.set_fresh(sys.argv[2] == "fresh")
+print("said", flush=True)
+time.sleep(120)
+"""
+
+
+def _hold(path: Path, word: str) -> subprocess.Popen[str]:
+    child = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(path), word], stdout=subprocess.PIPE, text=True
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "acquired"
+    assert child.stdout.readline().strip() == "said"
+    return child
+
+
+def _end(child: subprocess.Popen[str], sig: int = signal.SIGKILL) -> None:
+    child.send_signal(sig)
+    child.wait()
+    if child.stdout is not None:
+        child.stdout.close()
+
+
+def test_a_live_holder_is_seen_with_its_word(tmp_path: Path) -> None:
+    path = tmp_path / "agents" / "main" / "watch.lease"
+    child = _hold(path, "fresh")
+    try:
+        holder = FileWatchLease(str(path)).holder()
+        assert holder is not None
+        assert (holder.pid, holder.scope, holder.fresh) == (child.pid, "scope-a", True)
+    finally:
+        _end(child)
+
+
+def test_a_killed_holder_holds_nothing_whatever_it_left(tmp_path: Path) -> None:
+    path = tmp_path / "watch.lease"
+    child = _hold(path, "fresh")
+    _end(child)
+
+    assert Path(f"{path}.state").exists()  # no chance to clean up
+    assert FileWatchLease(str(path)).holder() is None
+
+
+def test_one_holder_at_a_time_and_the_next_after_release(tmp_path: Path) -> None:
+    path = tmp_path / "watch.lease"
+    child = _hold(path, "stale")
+    second = FileWatchLease(str(path))
+    try:
+        assert second.acquire("scope-b") is False
+        holder = second.holder()
+        assert holder is not None and holder.fresh is False and holder.scope == "scope-a"
+    finally:
+        _end(child)
+    deadline = time.monotonic() + 10
+    while not second.acquire("scope-b") and time.monotonic() < deadline:
+        time.sleep(0.05)
+    second.set_fresh(True)
+    try:
+        holder = FileWatchLease(str(path)).holder()
+        assert holder is not None and holder.scope == "scope-b" and holder.fresh is True
+    finally:
+        second.release()
+    assert FileWatchLease(str(path)).holder() is None
+    assert not Path(f"{path}.state").exists()
+
+
+def test_no_lease_file_means_no_holder(tmp_path: Path) -> None:
+    assert FileWatchLease(str(tmp_path / "never" / "watch.lease")).holder() is None

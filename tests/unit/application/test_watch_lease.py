@@ -1,0 +1,145 @@
+"""The watch lease in the application: a watcher says when every change it saw is indexed, and
+a search in another process skips its scan only on that word (fakes; the file lock itself is
+tested in tests/integration/sources/test_watch_lease_file.py)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from memlane.domain.config import SyncSettings
+from tests.fakes.file_source import FakeChangeWatcher
+from tests.fakes.watch_lease import FakeWatchLease
+from tests.unit.application.conftest import LEASE_SCOPE, World
+from tests.unit.application.test_scheduler import wait_until
+
+NOTE = "# Keys\n\nThe staging vault key rotates monthly.\n"
+NEW = "# Pager\n\nThe pager rota changes on Fridays.\n"
+
+
+@pytest.fixture
+def leased(world: World) -> World:
+    world.lease = FakeWatchLease()
+    world.memory.write("MEMORY.md", NOTE)
+    world.manager().sync()
+    world.memory.write("memory/new.md", NEW)  # on disk, not yet indexed
+    return world
+
+
+def _indexed(world: World) -> set[str]:
+    return {f.path for f in world.store.files("memory")}
+
+
+class TestSearchSkipsTheScanOnlyOnAFreshWatchersWord:
+    def test_a_fresh_watcher_of_this_index_spares_the_scan(self, leased: World) -> None:
+        assert leased.lease is not None
+        leased.lease.holder_pid, leased.lease.scope, leased.lease.fresh = 4242, LEASE_SCOPE, True
+
+        manager = leased.manager()
+
+        assert manager.refresh() is None
+        assert "memory/new.md" not in _indexed(leased)
+        watcher = manager.status().watcher
+        assert watcher is not None and (watcher.pid, watcher.fresh) == (4242, True)
+
+    @pytest.mark.parametrize(
+        ("pid", "scope", "fresh"),
+        [
+            (None, LEASE_SCOPE, True),  # nobody holds it (a dead watcher's word is gone)
+            (4242, LEASE_SCOPE, False),  # the watcher saw a change it has not indexed yet
+            (4242, '["/other/workspace", "sqlite:/fake/memory.db"]', True),  # another scope
+        ],
+    )
+    def test_otherwise_the_search_scans(
+        self, leased: World, pid: int | None, scope: str, fresh: bool
+    ) -> None:
+        assert leased.lease is not None
+        leased.lease.holder_pid, leased.lease.scope, leased.lease.fresh = pid, scope, fresh
+
+        manager = leased.manager()
+        report = manager.refresh()
+
+        assert report is not None and report.files_indexed == 1
+        assert "memory/new.md" in _indexed(leased)
+        watcher = manager.status().watcher
+        assert (watcher is not None) == (pid is not None and scope == LEASE_SCOPE)
+
+
+class TestTheWatcherHoldsTheLease:
+    def _start(self, world: World) -> tuple[FakeWatchLease, FakeChangeWatcher]:
+        world.watcher = FakeChangeWatcher()
+        world.lease = FakeWatchLease()
+        world.settings = replace(world.settings, sync=SyncSettings(watch_debounce_ms=0))
+        return world.lease, world.watcher
+
+    def test_fresh_only_after_a_scan_made_while_watching_and_never_across_a_change(
+        self, world: World
+    ) -> None:
+        lease, watcher = self._start(world)
+        world.memory.write("MEMORY.md", NOTE)
+        app = world.application()
+        syncing, background = app.syncing(), app.background()
+
+        background.start()
+        try:
+            assert lease.holder_pid == 1 and lease.scope == LEASE_SCOPE
+            assert wait_until(lambda: lease.fresh)  # the start sync indexed MEMORY.md
+            assert "MEMORY.md" in _indexed(world)
+            synced = syncing.last_report
+
+            world.memory.write("memory/new.md", NEW)
+            watcher.trigger(["memory/new.md"])
+            assert wait_until(lambda: syncing.last_report is not synced and lease.fresh)
+            assert "memory/new.md" in _indexed(world)
+        finally:
+            background.stop()
+        assert lease.released == 1 and lease.holder() is None
+        assert lease.history[0] is False  # acquired as not fresh
+
+    def test_a_change_reported_is_unfresh_before_any_sync_runs(self, world: World) -> None:
+        lease, watcher = self._start(world)
+        world.settings = replace(world.settings, sync=SyncSettings(watch_debounce_ms=60_000))
+        world.memory.write("MEMORY.md", NOTE)
+        world.manager().sync()
+        background = world.application().background()
+
+        background.start()
+        try:
+            lease.fresh = True  # as if the start sync had run
+            watcher.trigger(["MEMORY.md"])
+            assert lease.fresh is False  # the debounce window has not even begun to run out
+        finally:
+            background.stop()
+
+    def test_transcript_growth_held_back_is_not_fresh(self, world: World) -> None:
+        lease, _ = self._start(world)
+        thresholds = replace(SyncSettings().sessions, delta_bytes=10_000_000, delta_messages=1000)
+        world.settings = replace(
+            world.settings, sync=SyncSettings(watch_debounce_ms=0, sessions=thresholds)
+        )
+        world.sessions.write("sessions/a.jsonl", '{"type": "session"}\n')
+        world.manager().sync()
+        world.sessions.append("sessions/a.jsonl", '{"type": "session"}\n')
+        app = world.application()
+        syncing, background = app.syncing(), app.background()
+
+        background.start()
+        try:
+            assert wait_until(lambda: syncing.last_report is not None)
+            report = syncing.last_report
+            assert report is not None and report.files_held_back == 1
+            assert lease.fresh is False
+        finally:
+            background.stop()
+
+    def test_a_second_watcher_gets_no_lease_and_leaves_the_first_ones(self, world: World) -> None:
+        lease, _ = self._start(world)
+        lease.holder_pid, lease.scope, lease.fresh = 777, LEASE_SCOPE, True
+        background = world.application().background()
+
+        background.start()
+        background.stop()
+
+        assert lease.holder() is not None and lease.holder_pid == 777 and lease.fresh
+        assert lease.released == 0
