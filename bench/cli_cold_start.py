@@ -111,6 +111,27 @@ def _prepare(store: Path, work: Path) -> None:
         os.utime(stub, (float(mtime), float(mtime)))
 
 
+def _start_watcher(work: Path) -> subprocess.Popen[bytes]:
+    """`memlane watch` on the workspace, returned once its lease says every change is indexed."""
+    from memlane.adapters.sources.watch_lease import FileWatchLease
+
+    cli = Path(sys.executable).parent / "memlane"
+    watcher = subprocess.Popen(
+        [str(cli), "--config", str(work / "config.json5"), "--state-dir", str(work / "state"),
+         "--workspace", str(work / "ws"), "watch"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    lease = FileWatchLease(str(work / "state" / "agents" / "main" / "watch.lease"))
+    deadline = time.monotonic() + 600
+    while time.monotonic() < deadline:
+        holder = lease.holder()
+        if holder is not None and holder.fresh:
+            return watcher
+        assert watcher.poll() is None, "memlane watch ended"
+        time.sleep(0.5)
+    raise SystemExit("memlane watch never said the index was fresh")
+
+
 def _phases(work: Path, python: str = sys.executable) -> dict[str, float]:
     """One fresh process running the CLI's search step by step (bench/cli_phases.py)."""
     script = Path(__file__).parent / "cli_phases.py"
@@ -153,6 +174,12 @@ def main() -> None:
         "searches the index as it is (a checkout older than session 8 scans either way)",
     )
     parser.add_argument(
+        "--watcher",
+        action="store_true",
+        help="run `memlane watch` (this checkout) on the workspace during the rounds: its lease "
+        "lets a search skip the scan once every change is indexed",
+    )
+    parser.add_argument(
         "--baseline",
         help="another checkout's venv python (e.g. /work/main/.venv/bin/python): its CLI and "
         "steps are run too, alternately with this one's, on the same workspace",
@@ -163,6 +190,7 @@ def main() -> None:
         _prepare(args.store.resolve(), work)
     (work / "config.json5").write_text(_CONFIG % (args.on_search, work / "index.db"))
     first = _memlane(work, "search", _QUERY, "--json")  # builds the code file: not timed
+    watcher = _start_watcher(work) if args.watcher else None
     load_before = [round(x, 2) for x in os.getloadavg()]
     hits = json.loads(first.stdout)["results"]
     cli: list[float] = []
@@ -188,11 +216,15 @@ def main() -> None:
         if args.phases:
             for python in pythons if n % 2 == 0 else pythons[::-1]:
                 (phases if python == sys.executable else base_phases).append(_phases(work, python))
+    if watcher is not None:
+        watcher.terminate()
+        watcher.wait(timeout=60)
     result: dict[str, Any] = {
         "store": str(args.store),
         "chunks": json.loads((args.store / "build.json").read_text())["chunks"],
         "query": _QUERY,
         "sync_on_search": args.on_search,
+        "watcher_running": args.watcher,
         "workspace_files": sum(len(names) for _, _, names in os.walk(work / "ws")),
         "first_results": len(hits),
         "status_vector_index": json.loads(_memlane(work, "status", "--json").stdout)["vectorIndex"],
