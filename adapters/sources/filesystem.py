@@ -23,7 +23,6 @@ from memlane.adapters.sources._paths import (
     split_indexed_path,
     stat_regular,
 )
-from memlane.adapters.sources._stat_pool import stat_all
 from memlane.application.ports.file_source import FileRefused, ScanResult, SourceError
 from memlane.domain.sources import FileStat, Source, SourceIssue
 
@@ -56,7 +55,6 @@ class _Walk:
     seen_dirs: set[tuple[int, int]] = field(default_factory=set)
     linked_dirs: list[str] = field(default_factory=list)
     deferred: deque[tuple[str, str]] = field(default_factory=deque)  # symlinks: (path, rel)
-    notes: list[tuple[str, str]] = field(default_factory=list)  # (path, rel) found, to stat
 
 
 def _join_rel(parent: str, name: str) -> str:
@@ -240,20 +238,7 @@ class FilesystemMemorySource:
                 pushed = self._visit(walk, entry, _join_rel(dir_rel, entry.name))
                 if pushed is not None:
                     stack.append(pushed)
-        self._record_notes(walk)
         return True
-
-    def _record_notes(self, walk: _Walk) -> None:
-        """Stat the notes a folder walk found (in parallel) and record them in walk order."""
-        found, walk.notes = walk.notes, []
-        stats = stat_all([path for path, _ in found], follow_symlinks=False)
-        for (_, rel), st in zip(found, stats, strict=True):
-            if isinstance(st, FileNotFoundError):
-                continue  # vanished while listing: the next scan will tell
-            if isinstance(st, OSError):
-                walk.issues.append(SourceIssue(path=rel, reason=f"cannot stat: {st.strerror}"))
-                continue
-            self._record(walk, st, rel)
 
     def _visit(self, walk: _Walk, entry: os.DirEntry[str], rel: str) -> tuple[str, str] | None:
         """Handle one directory entry; return a folder to descend into, if any."""
@@ -279,7 +264,7 @@ class FilesystemMemorySource:
             if not is_utf8_name(name):
                 walk.issues.append(SourceIssue(path=rel, reason="file name is not valid UTF-8"))
                 return None
-            walk.notes.append((entry.path, rel))  # stat in one parallel batch per walk
+            self._record(walk, entry.stat(follow_symlinks=False), rel)
         except FileNotFoundError:
             return None  # vanished while listing: the next scan will tell
         except OSError as exc:

@@ -18,7 +18,6 @@ from memlane.adapters.sources._paths import (
     split_indexed_path,
     stat_regular,
 )
-from memlane.adapters.sources._stat_pool import stat_all
 from memlane.application.ports.file_source import FileRefused, ScanResult
 from memlane.domain.sources import FileStat, Source, SourceIssue
 
@@ -60,22 +59,20 @@ class JsonlSessionSource:
             return ScanResult(files=[], issues=[SourceIssue(_PREFIX, reason)])
         real_dir = os.path.realpath(self._dir)
         seen: set[tuple[int, int]] = set()
-        listed: list[os.DirEntry[str]] = []
         for entry in entries:
             if not has_suffix(entry.name, _SUFFIX):
                 continue
+            path = f"{_PREFIX}/{entry.name}"
             issue = self._check_entry(entry, real_dir)
             if issue is not None:
-                issues.append(SourceIssue(f"{_PREFIX}/{entry.name}", issue))
+                issues.append(SourceIssue(path, issue))
                 continue
-            listed.append(entry)
-        stats = stat_all([entry.path for entry in listed], follow_symlinks=True)
-        for entry, st in zip(listed, stats, strict=True):
-            path = f"{_PREFIX}/{entry.name}"
-            if isinstance(st, FileNotFoundError):
+            try:
+                st = entry.stat(follow_symlinks=True)
+            except FileNotFoundError:
                 continue
-            if isinstance(st, OSError):
-                issues.append(SourceIssue(path, f"cannot stat: {st.strerror}"))
+            except OSError as exc:
+                issues.append(SourceIssue(path, f"cannot stat: {exc.strerror}"))
                 continue
             if not stat_mod.S_ISREG(st.st_mode):
                 if not stat_mod.S_ISDIR(st.st_mode):
