@@ -72,6 +72,13 @@ def _parser() -> argparse.ArgumentParser:
         "exists (no re-embedding), or by syncing the files",
     )
 
+    run.add_argument(
+        "--force-vector-codes",
+        action="store_true",
+        help="bench only: answer the vector leg from the code file (bits, int8, exact float32 "
+        "re-scoring) at any store size, not the exact matrix below 20,000 vectors",
+    )
+
     rep = sub.add_parser("report", help="re-print tables and plots from a results JSON")
     rep.add_argument("json_file", type=Path)
 
@@ -109,6 +116,7 @@ def _options(
         extra_config=json.loads(args.config),
         passages_per_second=args.rate,
         driver=driver,
+        force_vector_codes=args.force_vector_codes,
     )
 
 
@@ -134,6 +142,8 @@ def cmd_run(args: argparse.Namespace) -> int:
         raise SystemExit("--path needs exactly one data set")
     if args.pg_url is not None and args.driver != "postgres":
         raise SystemExit("--pg-url needs --driver postgres")
+    if args.force_vector_codes and args.driver != "sqlite":
+        raise SystemExit("--force-vector-codes needs --driver sqlite (the code file is SQLite's)")
     if args.dry_run:
         return _run(args, SqliteDriver())
     with open_driver(
@@ -206,6 +216,7 @@ def _save(args: argparse.Namespace, stamp: str, runs: list[DatasetRun]) -> dict[
         "limit_units": args.limit_units,
         "limit_queries": args.limit_queries,
         "driver": args.driver,
+        "force_vector_codes": args.force_vector_codes,
     }
     return report.write_json(args.results_dir / f"{stamp}.json", meta, runs)
 

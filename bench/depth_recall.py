@@ -3,6 +3,14 @@ bit stage keeps more rows, with the query time, on a store kept by `bench/store_
 
     .venv/bin/python bench/depth_recall.py --where bench/work/stores/100000 --keeps 8000 16000 32000
 
+Or on real vectors, the store's own engine at any keep (the file is forced below the store's
+20,000-vector threshold): `--build-from DIR` first fills `--where` with the vectors of a
+`bench/vector_options.py --data real` work dir (f32.npy: the corpus, queries.npy: held-out
+queries), 20 chunks per file through `replace_file`:
+
+    .venv/bin/python bench/depth_recall.py --where bench/work/depth-real \
+        --build-from bench/work/vector-options/real-100000 --limit 10 --keeps 55 110 220 440 4000
+
 Writes bench/results/<out>.json.
 """
 
@@ -19,7 +27,27 @@ import numpy as np
 from memlane.adapters.store import vector_code_index
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
+from memlane.application.ports.index_store import IndexedFile
+from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.sources import ALL_SOURCES
+
+
+def _build_from(source: Path, where: Path) -> None:
+    """Fill `where`/index.db with the corpus of a vector_options work dir; copy its queries."""
+    corpus = np.load(source / "f32.npy")
+    np.save(where / "queries.npy", np.load(source / "queries.npy"))
+    store = SqliteIndexStore(SqliteDatabase.open(where / "index.db", load_vector=False))
+    for first in range(0, len(corpus), 20):
+        block = corpus[first : first + 20]
+        name = f"memory/file{first // 20}.md"
+        chunks = [
+            Chunk(ChunkId(f"c{first + i}"), "memory", name, i * 5 + 1, i * 5 + 5,
+                  f"row {first + i}", ContentHash(f"h{first + i}"))
+            for i in range(len(block))
+        ]  # fmt: skip
+        file = IndexedFile("memory", name, ContentHash(f"f{first}"), 1.0, 100)
+        store.replace_file(file, chunks, block.tolist(), "m")
+    store.close()
 
 
 def main() -> None:
@@ -28,7 +56,13 @@ def main() -> None:
     parser.add_argument("--keeps", type=int, nargs="+", default=[8000, 16000, 32000])
     parser.add_argument("--limit", type=int, default=200)
     parser.add_argument("--out", default="depth_recall")
+    parser.add_argument("--build-from", type=Path, help="a vector_options real work dir")
     args = parser.parse_args()
+    if args.build_from is not None and not (args.where / "index.db").exists():
+        args.where.mkdir(parents=True, exist_ok=True)
+        _build_from(args.build_from, args.where)
+    # The code file at any size (no-op for a store above the threshold).
+    vector_code_index.MIN_ROWS = 0
     queries = [q.tolist() for q in np.load(args.where / "queries.npy")]
     exact_store = SqliteIndexStore(
         SqliteDatabase.open(args.where / "index.db", load_vector=False), vector_search="numpy"
@@ -43,7 +77,11 @@ def main() -> None:
     exact_store.close()
     store = SqliteIndexStore(SqliteDatabase.open(args.where / "index.db", load_vector=False))
     original = vector_code_index.pool_sizes
-    result: dict[str, object] = {"where": str(args.where), "limit": args.limit}
+    result: dict[str, object] = {
+        "where": str(args.where),
+        "limit": args.limit,
+        "pool": original(args.limit)[0],
+    }
     for keep in args.keeps:
         vector_code_index.pool_sizes = lambda limit, keep=keep: (original(limit)[0], keep)  # type: ignore[misc]
         store.search_vector(queries[0], model="m", sources=ALL_SOURCES, limit=args.limit)  # warm

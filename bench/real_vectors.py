@@ -2,7 +2,9 @@
 
 For `bench/vector_options.py --data real`: the `embedding` blobs (little-endian float32) of the
 `chunks` of each `bench/work/<set>/<unit>/state/memory/bench-local.sqlite`, read-only, in rid
-order, concatenated. Prints the count per store.
+order, concatenated. Prints the count per store, and writes it beside the output
+(`<out>.stores.json`: store path and count, in the order of the rows) so a row can be traced
+back to its store and chunk (bench/recall_misses.py).
 
     .venv/bin/python bench/real_vectors.py bench/work/real.npy [--dims 384]
 """
@@ -10,6 +12,7 @@ order, concatenated. Prints the count per store.
 from __future__ import annotations
 
 import argparse
+import json
 import sqlite3
 from pathlib import Path
 
@@ -24,6 +27,7 @@ def main() -> None:
     parser.add_argument("--dims", type=int, default=384)
     args = parser.parse_args()
     blocks = []
+    stores: list[dict[str, object]] = []
     for path in sorted(WORK.glob("*/*/state/memory/bench-local.sqlite")):
         db = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
         try:
@@ -37,8 +41,10 @@ def main() -> None:
             db.close()
         blocks.append(np.frombuffer(b"".join(rows), dtype="<f4").reshape(-1, args.dims))
         print(f"{path.relative_to(WORK)}: {len(rows)}")
+        stores.append({"store": str(path.relative_to(WORK)), "vectors": len(rows)})
     matrix = np.concatenate(blocks)
     np.save(args.out, matrix)
+    Path(f"{args.out}.stores.json").write_text(json.dumps(stores, indent=1) + "\n")
     print(f"{matrix.shape[0]} vectors -> {args.out}")
 
 

@@ -21,6 +21,12 @@ from typing import Any, Protocol, cast
 from memlane.bench import metrics
 from memlane.bench.datasets.model import Dataset, Query, Unit
 from memlane.bench.store_driver import SqliteDriver, StoreDriver
+from memlane.bench.vector_engine import (
+    EngineReport,
+    check_engine,
+    engine_state,
+    forced_code_engine,
+)
 from memlane.bench.workspace import (
     AGENT_ID,
     UnitPaths,
@@ -59,6 +65,8 @@ class Manager(Protocol):
     def search(
         self, query: str, *, max_results: int | None = None, min_score: float | None = None
     ) -> SearchOutcome: ...
+
+    def status(self) -> EngineReport: ...
 
     def close(self) -> None: ...
 
@@ -133,6 +141,8 @@ class RunOptions:
     passages_per_second: float = 1.5
     queries_per_second: float = 15.0
     driver: StoreDriver = field(default_factory=SqliteDriver)
+    # Bench only: the code-file vector engine at any store size (vector_engine.py).
+    force_vector_codes: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,6 +251,9 @@ class UnitRun:
     queries: int
     sync_seconds: dict[str, float] = field(default_factory=dict)
     search_p50_ms: dict[str, float] = field(default_factory=dict)
+    # What answered the vector leg, per mode with one, as the store's status said after the
+    # queries ("codes: no file, exact: 270 vectors, below 20000").
+    vector_engine: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -272,36 +285,47 @@ def run_unit(
         store = options.driver.store_config(paths, key)
         cfg = mode_config(mode, options.provider, store, options.max_results, options.extra_config)
         t0 = time.perf_counter()
-        manager = open_unit(opener, paths, cfg)
-        try:
-            manager.sync(force=False)
-            record.sync_seconds[mode] = time.perf_counter() - t0
-            latencies: list[float] = []
-            for q in unit.queries:
-                t1 = time.perf_counter()
-                outcome = manager.search(q.text, max_results=options.max_results, min_score=0.0)
-                latencies.append((time.perf_counter() - t1) * 1000.0)
-                if len(latencies) % PROGRESS_EVERY == 0:
-                    log(f"    {mode}: {len(latencies)}/{len(unit.queries)} queries")
-                hits = [(r.path, r.start_line, r.end_line) for r in outcome.results]
-                out.records.append(
-                    {
-                        "unit": unit.unit_id,
-                        "qid": q.qid,
-                        "category": q.category,
-                        "mode": mode,
-                        "latency_ms": latencies[-1],
-                        "n_hits": len(hits),
-                        "ranking": ranking_digests(hits),
-                        "metrics": score_query(q, hits, doc_of_path, turn_level=dataset.turn_level),
-                    }
-                )
-            if latencies:
-                record.search_p50_ms[mode] = statistics.median(latencies)
-        finally:
-            manager.close()
+        with forced_code_engine(options.force_vector_codes):
+            manager = open_unit(opener, paths, cfg)
+            try:
+                manager.sync(force=False)
+                record.sync_seconds[mode] = time.perf_counter() - t0
+                latencies: list[float] = []
+                for q in unit.queries:
+                    t1 = time.perf_counter()
+                    outcome = manager.search(q.text, max_results=options.max_results, min_score=0.0)
+                    latencies.append((time.perf_counter() - t1) * 1000.0)
+                    if len(latencies) % PROGRESS_EVERY == 0:
+                        log(f"    {mode}: {len(latencies)}/{len(unit.queries)} queries")
+                    hits = [(r.path, r.start_line, r.end_line) for r in outcome.results]
+                    out.records.append(
+                        {
+                            "unit": unit.unit_id,
+                            "qid": q.qid,
+                            "category": q.category,
+                            "mode": mode,
+                            "latency_ms": latencies[-1],
+                            "n_hits": len(hits),
+                            "ranking": ranking_digests(hits),
+                            "metrics": score_query(
+                                q, hits, doc_of_path, turn_level=dataset.turn_level
+                            ),
+                        }
+                    )
+                if latencies:
+                    record.search_p50_ms[mode] = statistics.median(latencies)
+                engine = ""
+                if key != "fts":
+                    report = manager.status()
+                    record.vector_engine[mode] = engine_state(report)
+                    engine = f", vector leg {record.vector_engine[mode]}"
+                    if options.force_vector_codes:
+                        check_engine(report, f"{dataset.name}/{unit.unit_id} {mode}")
+            finally:
+                manager.close()
         log(
             f"  {dataset.name}/{unit.unit_id} {mode}: sync {record.sync_seconds[mode]:.1f}s, "
             f"{len(unit.queries)} queries, p50 {record.search_p50_ms.get(mode, 0.0):.1f} ms"
+            f"{engine}"
         )
         checkpoint()

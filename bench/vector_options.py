@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import resource
 import statistics
 import subprocess
@@ -42,6 +43,22 @@ OPTIONS = ("exact", "int8", "bits", "hnsw-i8")
 # scan keeps max(20 x that, 4000).
 RESCORE_FLOOR = 200
 BITS_CANDIDATES = 4000
+# --depth-of N: keep the share of the rows each stage keeps in a store of N rows (0: off);
+# DEPTH_STAGES "bits" scales only the bit stage (everything it keeps, up to the re-score pool, is
+# re-scored exactly), "all" scales the float32 re-score pool too.
+DEPTH_OF = 0
+DEPTH_STAGES = "all"
+
+
+def stage_sizes(k: int, n: int) -> tuple[int, int]:
+    """(rows re-scored with float32, rows kept by the bit scan) for a top-k over n rows."""
+    pool = max(k * 2, RESCORE_FLOOR)
+    keep = max(BITS_CANDIDATES, pool * 20)
+    if DEPTH_OF:
+        # The share of the rows the store keeps at DEPTH_OF rows, never fewer than k.
+        keep = max(k, math.ceil(keep * n / DEPTH_OF))
+        pool = min(pool, keep) if DEPTH_STAGES == "bits" else max(k, math.ceil(pool * n / DEPTH_OF))
+    return pool, keep
 
 
 def _clustered(n: int, rng: np.random.Generator) -> np.ndarray:
@@ -150,7 +167,7 @@ class Searcher:
             self.index = index
 
     def top(self, q: np.ndarray, k: int) -> np.ndarray:
-        pool = max(k * 2, RESCORE_FLOOR)
+        pool, c1 = stage_sizes(k, len(self.f32))
         if self.option == "exact":
             return _exact_top(self.f32, q, k)
         if self.option == "int8":
@@ -167,7 +184,7 @@ class Searcher:
             dist = np.bitwise_count(self.bits[0] ^ qb[0]).astype(np.uint16)
             for w in range(1, len(qb)):
                 dist += np.bitwise_count(self.bits[w] ^ qb[w])
-            c1 = min(max(BITS_CANDIDATES, pool * 20), len(dist))
+            c1 = min(c1, len(dist))
             cand = np.argpartition(dist, c1 - 1)[:c1] if c1 < len(dist) else np.arange(len(dist))
             cand.sort()
             approx = np.einsum("ij,j->i", self.codes[cand].astype(np.float32), q * self.scale)
@@ -224,7 +241,7 @@ def query(work: Path, option: str, ef: int) -> dict[str, Any]:
 
 
 def main() -> None:
-    global RESCORE_FLOOR, BITS_CANDIDATES
+    global RESCORE_FLOOR, BITS_CANDIDATES, DEPTH_OF, DEPTH_STAGES
     p = argparse.ArgumentParser(description=__doc__)
     p.add_argument("--data", choices=["clustered", "real"], default="clustered")
     p.add_argument("--size", type=int, default=100_000)
@@ -234,12 +251,20 @@ def main() -> None:
     p.add_argument("--ef", type=int, default=256)
     p.add_argument("--pool", type=int, default=RESCORE_FLOOR, help="float32 re-scoring floor")
     p.add_argument("--bits-candidates", type=int, default=BITS_CANDIDATES)
+    p.add_argument(
+        "--depth-of",
+        type=int,
+        default=0,
+        help="keep the share of the rows the stages keep in a store of this many rows",
+    )
+    p.add_argument("--depth-stages", choices=["all", "bits"], default="all")
     p.add_argument("--work", type=Path, default=Path("/tmp/vector-options"))
     p.add_argument("--tag", default="", help="suffix of the result file name")
     p.add_argument("--step", help=argparse.SUPPRESS)
     p.add_argument("--option", help=argparse.SUPPRESS)
     a = p.parse_args()
     RESCORE_FLOOR, BITS_CANDIDATES = a.pool, a.bits_candidates
+    DEPTH_OF, DEPTH_STAGES = a.depth_of, a.depth_stages
     work = a.work / f"{a.data}-{a.size}"
     if a.step:
         done = build(work, a.option) if a.step == "build" else query(work, a.option, a.ef)
@@ -255,6 +280,10 @@ def main() -> None:
         "ef": a.ef,
         "pool": a.pool,
         "bits_candidates": a.bits_candidates,
+        "depth_of": a.depth_of,
+        "depth_stages": a.depth_stages,
+        # What the stages kept per query here (float32 re-score pool, bit stage), top-10 / 200.
+        "stage_sizes": {"top10": stage_sizes(10, n), "top200": stage_sizes(200, n)},
     }
     for option in a.options:
         row: dict[str, Any] = {}
@@ -262,6 +291,7 @@ def main() -> None:
             cmd = [sys.executable, __file__, "--data", a.data, "--size", str(a.size),
                    "--work", str(a.work), "--ef", str(a.ef), "--pool", str(a.pool),
                    "--bits-candidates", str(a.bits_candidates),
+                   "--depth-of", str(a.depth_of), "--depth-stages", a.depth_stages,
                    "--step", step, "--option", option]  # fmt: skip
             out = subprocess.run(cmd, capture_output=True, text=True, check=True)
             row.update(json.loads(out.stdout.strip().splitlines()[-1]))

@@ -30,6 +30,11 @@ class Outcome:
     results: Sequence[SearchResult]
 
 
+@dataclass(frozen=True, slots=True)
+class Status:
+    vector_index: None
+
+
 class ScriptedManager:
     """Answers every query with the same ranked hits; records how it was opened and used."""
 
@@ -54,6 +59,9 @@ class ScriptedManager:
                 for p, a, b in hits
             ]
         )
+
+    def status(self) -> Status:
+        return Status(vector_index=None)
 
     def close(self) -> None:
         return None

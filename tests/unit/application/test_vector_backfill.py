@@ -88,10 +88,13 @@ class TestKeywordRowsFirst:
 
 
 class TestWaitingForVectors:
-    def test_a_fused_ranking_waits_for_all_but_half_a_percent_of_the_vectors(self) -> None:
+    def test_a_fused_ranking_waits_for_all_but_two_percent_of_the_vectors(self) -> None:
         assert waiting_for_vectors(VectorProgress(done=0, total=3))
-        assert waiting_for_vectors(VectorProgress(done=994, total=1000))
-        assert not waiting_for_vectors(VectorProgress(done=995, total=1000))
+        assert waiting_for_vectors(VectorProgress(done=979, total=1000))
+        assert not waiting_for_vectors(VectorProgress(done=980, total=1000))
+        assert waiting_for_vectors(VectorProgress(done=48, total=50))
+        assert not waiting_for_vectors(VectorProgress(done=49, total=50))  # 2 % of 50: 1 chunk
+        assert not waiting_for_vectors(VectorProgress(done=98, total=100))
         assert not waiting_for_vectors(VectorProgress(done=3, total=3))
         assert not waiting_for_vectors(VectorProgress(done=0, total=0))
 

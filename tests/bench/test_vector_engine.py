@@ -1,0 +1,112 @@
+"""`bench run --force-vector-codes`: the harness's small stores answered by the code-file engine.
+
+Real memlane (`memlane.open`, the bundled model for the hybrid mode) on a real SQLite file; a
+tiny data set, far below the store's 20,000-vector threshold for a code file.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from memlane.adapters.store import vector_code_index
+from memlane.adapters.store.vector_codes import code_path
+from memlane.bench import runner
+from memlane.bench.cli import main
+from memlane.bench.datasets.model import Dataset, DocFile, Query, Unit
+from memlane.bench.runner import DatasetRun, RunOptions, memlane_opener, run_unit
+from memlane.bench.vector_engine import EngineNotForced, forced_code_engine
+from memlane.bench.workspace import UnitPaths
+
+NOTES = {
+    "chairs": "# Office\n\nThe invoice for the office chairs was paid on 3 March.\n",
+    "cat": "# Home\n\nOur cat Miso sleeps on the windowsill every afternoon.\n",
+    "meeting": "# 会议\n\n会议定于明天上午十点开始，地点在三楼会议室。\n",
+    "garden": "# Garden\n\nThe tomatoes in the garden need water every morning in July.\n",
+}
+QUERIES = {
+    "q1": ("when was the invoice for the chairs paid", "chairs"),
+    "q2": ("会议什么时候开始", "meeting"),
+    "q3": ("where does the cat sleep", "cat"),
+}
+
+
+def _dataset() -> Dataset:
+    files = tuple(DocFile("note", f"{k}.md", k, text) for k, text in NOTES.items())
+    queries = tuple(Query(qid, text, {gold: 1}) for qid, (text, gold) in QUERIES.items())
+    unit = Unit("u1", files, queries)
+    return Dataset("mini", units=lambda: iter([unit]))
+
+
+def _run(work_dir: Path, *, forced: bool) -> DatasetRun:
+    dataset = _dataset()
+    (unit,) = list(dataset.units())
+    run = DatasetRun(dataset.name, turn_level=False)
+    options = RunOptions(
+        work_dir=work_dir, modes=("hybrid",), max_results=10, force_vector_codes=forced
+    )
+    run_unit(dataset, unit, options, memlane_opener(), run, lambda _: None)
+    return run
+
+
+def _store(work_dir: Path) -> Path:
+    return UnitPaths.for_unit(work_dir, "mini", "u1").store_path("local")
+
+
+@pytest.mark.integration
+class TestForcedCodeEngine:
+    def test_a_forced_run_answers_from_a_code_file_and_ranks_as_the_exact_one(
+        self, tmp_path: Path
+    ) -> None:
+        exact = _run(tmp_path / "exact", forced=False)
+        forced = _run(tmp_path / "codes", forced=True)
+
+        assert exact.units[0].vector_engine["hybrid"] == (
+            f"codes: no file, exact: {len(NOTES)} vectors, below {vector_code_index.MIN_ROWS}"
+        )
+        assert forced.units[0].vector_engine["hybrid"].startswith(f"codes: {len(NOTES)} vectors")
+        assert not code_path(_store(tmp_path / "exact")).exists()
+        assert code_path(_store(tmp_path / "codes")).exists()
+        # Every row of so small a store is re-scored exactly: the same rankings, query by query.
+        assert all(r["n_hits"] > 0 for r in exact.records)
+        assert [r["ranking"] for r in forced.records] == [r["ranking"] for r in exact.records]
+        assert vector_code_index.MIN_ROWS == 20_000  # the process-wide threshold is restored
+
+    def test_a_forced_run_answered_without_a_code_file_stops(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        @contextmanager
+        def not_applied(forced: bool) -> Iterator[None]:
+            yield
+
+        monkeypatch.setattr(runner, "forced_code_engine", not_applied)
+
+        with pytest.raises(
+            EngineNotForced, match=r"mini/u1 hybrid: .* \(codes: no file, exact: 4 vectors"
+        ):
+            _run(tmp_path, forced=True)
+
+
+class TestForcedCodeEngineSwitch:
+    def test_the_threshold_is_restored_after_the_block_even_on_error(self) -> None:
+        before = vector_code_index.MIN_ROWS
+        seen: list[int] = []
+
+        def fail_inside() -> None:
+            with forced_code_engine(True):
+                seen.append(vector_code_index.MIN_ROWS)
+                raise RuntimeError("boom")
+
+        with pytest.raises(RuntimeError, match="boom"):
+            fail_inside()
+        with forced_code_engine(False):
+            seen.append(vector_code_index.MIN_ROWS)
+        seen.append(vector_code_index.MIN_ROWS)
+        assert seen == [0, before, before]
+
+    def test_forcing_on_postgres_is_a_usage_error(self) -> None:
+        with pytest.raises(SystemExit, match="needs --driver sqlite"):
+            main(["run", "xquad_zh", "--driver", "postgres", "--force-vector-codes"])
