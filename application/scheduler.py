@@ -176,7 +176,10 @@ class BackgroundSyncer:
             self._watching = True
             if self._lease is not None:
                 self._leased = self._lease.acquire(self._lease_scope)
-            if self._leased:  # "fresh" only after a scan made while the watcher was live
+            # "Fresh" only after a scan made while the watcher was live. Without an index yet
+            # no search trusts the lease, and the first index waits for a request as before
+            # (a start-up sync would build it, and hold the sync lock over its vectors).
+            if self._leased and self._syncing.has_index():
                 self.request(SyncTrigger.WATCH)
 
     def stop(self) -> None:

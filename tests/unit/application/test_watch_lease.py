@@ -78,14 +78,16 @@ class TestTheWatcherHoldsTheLease:
     ) -> None:
         lease, watcher = self._start(world)
         world.memory.write("MEMORY.md", NOTE)
+        world.manager().sync()  # an index exists (`watch` syncs, then starts watching)
+        world.memory.write("memory/early.md", NEW)  # changed before the watcher was live
         app = world.application()
         syncing, background = app.syncing(), app.background()
 
         background.start()
         try:
             assert lease.holder_pid == 1 and lease.scope == LEASE_SCOPE
-            assert wait_until(lambda: lease.fresh)  # the start sync indexed MEMORY.md
-            assert "MEMORY.md" in _indexed(world)
+            assert wait_until(lambda: lease.fresh)  # after the start sync's scan...
+            assert "memory/early.md" in _indexed(world)  # ...which found the early change
             synced = syncing.last_report
 
             world.memory.write("memory/new.md", NEW)
@@ -96,6 +98,22 @@ class TestTheWatcherHoldsTheLease:
             background.stop()
         assert lease.released == 1 and lease.holder() is None
         assert lease.history[0] is False  # acquired as not fresh
+
+    def test_without_an_index_the_start_syncs_nothing_and_says_nothing_fresh(
+        self, world: World
+    ) -> None:
+        lease, _ = self._start(world)
+        world.memory.write("MEMORY.md", NOTE)
+        app = world.application()
+        syncing, background = app.syncing(), app.background()
+
+        background.start()
+        try:
+            assert lease.holder_pid == 1
+            assert not wait_until(lambda: syncing.last_report is not None, timeout=0.3)
+            assert lease.fresh is False
+        finally:
+            background.stop()
 
     def test_a_change_reported_is_unfresh_before_any_sync_runs(self, world: World) -> None:
         lease, watcher = self._start(world)
