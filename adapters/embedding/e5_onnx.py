@@ -17,6 +17,7 @@ onnxruntime's own dynamic quantiser does for MatMul weights.
 
 from __future__ import annotations
 
+import logging
 import math
 import queue
 from collections.abc import Sequence
@@ -160,17 +161,32 @@ def int8_graph(weights: E5Weights) -> bytes:
     """The fused-attention graph through onnxruntime's dynamic quantiser: int8 weights, one
     scale per output channel (one scale per matrix gave a lowest cosine of 0.982 against the
     float32 pass, per channel 0.996), activations quantised per product at run time."""
+    # The quantiser advises onnx's "pre-processing" (shape inference and graph clean-ups) on the
+    # root logger; this graph is built clean and onnxruntime optimises it at load: not shown.
+    advice = _DropAdvice()
+    logging.getLogger().addFilter(advice)
+    try:
+        return _quantise(build_graph(weights, contrib=True))
+    finally:
+        logging.getLogger().removeFilter(advice)
+
+
+class _DropAdvice(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return "pre-processing before quantization" not in record.getMessage()
+
+
+def _quantise(graph: bytes) -> bytes:
     import tempfile
     from pathlib import Path
 
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
     import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
 
     with tempfile.TemporaryDirectory(prefix="memlane-e5-int8-") as scratch:
         out = Path(scratch) / "int8.onnx"
         quantize_dynamic(
-            onnx.load_from_string(build_graph(weights, contrib=True)),
+            onnx.load_from_string(graph),
             out,
             per_channel=True,
             weight_type=QuantType.QInt8,

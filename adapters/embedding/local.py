@@ -182,9 +182,8 @@ class LocalEmbeddingProvider:
             from memlane.adapters.embedding.e5_onnx import OnnxE5, int8_graph
 
             try:
-                import onnxruntime  # noqa: F401
-
                 import onnx  # noqa: F401
+                import onnxruntime  # noqa: F401
             except ImportError as exc:  # found at start-up but broken
                 raise EmbeddingRejected(f"local: the onnx kernel cannot load: {exc}") from exc
             # One worker thread per core over one single-threaded session (measured faster
