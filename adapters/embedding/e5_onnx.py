@@ -10,14 +10,12 @@ onnxruntime needs a rectangular batch: each pass's sequences are sorted by lengt
 padded batches whose padding stays small; the mask keeps padded keys out of the softmax and
 padded rows out of the mean.
 
-`int8=True` gives the products int8 weights (one scale per output column, symmetric) and
-quantises the activations per product at run time (onnxruntime's DynamicQuantizeMatMul), as
-onnxruntime's own dynamic quantiser does for MatMul weights.
+`contrib=True` uses onnxruntime's fused Attention op (com.microsoft domain) instead of the
+attention in standard ops; onnxruntime's optimiser fuses the norms and the GELU either way.
 """
 
 from __future__ import annotations
 
-import logging
 import math
 import queue
 from collections.abc import Sequence
@@ -40,7 +38,6 @@ _OPSET = 17
 def build_graph(
     weights: E5Weights,
     *,
-    int8: bool = False,
     contrib: bool = False,
     external: dict[str, npt.NDArray[Any]] | None = None,
 ) -> bytes:
@@ -80,22 +77,8 @@ def build_graph(
         return output
 
     def matmul(x: str, matrix: Floats, bias: Floats, name: str) -> str:
-        if not int8:
-            product = node("MatMul", [x, const(name + ".w", matrix)], name + ".mm")
-            return node("Add", [product, const(name + ".b", bias)], name)
-        column_scale = np.maximum(np.abs(matrix).max(axis=0), 1e-12) / 127.0
-        quantised = np.clip(np.rint(matrix / column_scale), -127, 127).astype(np.int8)
-        return node(
-            "DynamicQuantizeMatMul",
-            [
-                x,
-                const(name + ".w", quantised, np.int8),
-                const(name + ".s", column_scale),
-                const(name + ".z", np.zeros(matrix.shape[1], np.int8), np.int8),
-                const(name + ".b", bias),
-            ],
-            name,
-        )
+        product = node("MatMul", [x, const(name + ".w", matrix)], name + ".mm")
+        return node("Add", [product, const(name + ".b", bias)], name)
 
     def layer_norm(x: str, norm: tuple[Floats, Floats], name: str) -> str:
         gamma, beta = const(name + ".g", norm[0]), const(name + ".beta", norm[1])
@@ -149,7 +132,7 @@ def build_graph(
         inits,
     )
     opsets = [helper.make_opsetid("", _OPSET)]
-    if int8 or contrib:
+    if contrib:
         opsets.append(helper.make_opsetid("com.microsoft", 1))
     model = helper.make_model(graph, opset_imports=opsets, producer_name="memlane")
     model.ir_version = 8
@@ -157,46 +140,7 @@ def build_graph(
     return data
 
 
-def int8_graph(weights: E5Weights) -> bytes:
-    """The fused-attention graph through onnxruntime's dynamic quantiser: int8 weights, one
-    scale per output channel (one scale per matrix gave a lowest cosine of 0.982 against the
-    float32 pass, per channel 0.996), activations quantised per product at run time."""
-    # The quantiser advises onnx's "pre-processing" (shape inference and graph clean-ups) on the
-    # root logger; this graph is built clean and onnxruntime optimises it at load: not shown.
-    advice = _DropAdvice()
-    logging.getLogger().addFilter(advice)
-    try:
-        return _quantise(build_graph(weights, contrib=True))
-    finally:
-        logging.getLogger().removeFilter(advice)
-
-
-class _DropAdvice(logging.Filter):
-    def filter(self, record: logging.LogRecord) -> bool:
-        return "pre-processing before quantization" not in record.getMessage()
-
-
-def _quantise(graph: bytes) -> bytes:
-    import tempfile
-    from pathlib import Path
-
-    import onnx
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    with tempfile.TemporaryDirectory(prefix="memlane-e5-int8-") as scratch:
-        out = Path(scratch) / "int8.onnx"
-        quantize_dynamic(
-            onnx.load_from_string(graph),
-            out,
-            per_channel=True,
-            weight_type=QuantType.QInt8,
-            # onnx's shape inference cannot type the contrib Attention's output.
-            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
-        )
-        return out.read_bytes()
-
-
-_CONTRIB_OPS = {"DynamicQuantizeMatMul", "Attention"}
+_CONTRIB_OPS = {"Attention"}
 
 
 def _attention(
@@ -248,7 +192,6 @@ class OnnxE5(NumpyE5):
         workers: int = 1,
         intra_threads: int = 1,
         sessions: int = 1,
-        int8: bool = False,
         contrib: bool = False,
         arena: bool = True,
         one_per_run: bool = False,
@@ -272,7 +215,7 @@ class OnnxE5(NumpyE5):
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         arrays: dict[str, npt.NDArray[Any]] = {}
         if model is None:
-            model = build_graph(weights, int8=int8, contrib=contrib, external=arrays)
+            model = build_graph(weights, contrib=contrib, external=arrays)
         if arrays:
             names = list(arrays)
             # Kept alive here: the sessions read these buffers for as long as they run.
@@ -286,7 +229,8 @@ class OnnxE5(NumpyE5):
                 )
             )
         self._shared = self._sessions.get() if sessions == 1 else None
-        # An int8 graph quantises each product's input with one scale over the whole tensor:
+        # A dynamically quantised graph (bench/embed_paths.py's int8 paths) quantises each
+        # product's input with one scale over the whole tensor:
         # in a batch, a text's vector would depend on its neighbours (measured: cosine 0.995
         # between a text alone and the same text among others). One sequence a run keeps a
         # text's vector its own.

