@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from memlane.entrypoints.api import open_manager
-from memlane.entrypoints.container import provider_factories
+from memlane.entrypoints.container.embedding import provider_factories
 
 WORDS = [
     "deploy",

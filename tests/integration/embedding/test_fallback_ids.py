@@ -16,7 +16,7 @@ import pytest
 
 from memlane.application.ports.embedding import EmbeddingError
 from memlane.entrypoints.config.resolve import resolve_settings
-from memlane.entrypoints.container import make_runtime, provider_factories
+from memlane.entrypoints.container.embedding import make_runtime, provider_factories
 
 DIMS = 1536  # text-embedding-3-small, the default model a fallback runs (checked by the adapter)
 
