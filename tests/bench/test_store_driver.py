@@ -14,7 +14,7 @@ import pytest
 from memlane.application.ports.index_transfer import TransferCounts, TransferTargetNotEmpty
 from memlane.bench import report
 from memlane.bench.cli import _redacted, main
-from memlane.bench.datasets.model import Dataset, DocFile, Query, Unit
+from memlane.bench.datasets.model import Dataset
 from memlane.bench.runner import DatasetRun, RunOptions, memlane_opener, run_unit
 from memlane.bench.store_driver import (
     PostgresDriver,
@@ -24,26 +24,12 @@ from memlane.bench.store_driver import (
     database_name,
 )
 from memlane.bench.workspace import AGENT_ID, UnitPaths
-
-NOTES = {
-    "chairs": "# Office\n\nThe invoice for the office chairs was paid on 3 March.\n",
-    "cat": "# Home\n\nOur cat Miso sleeps on the windowsill every afternoon.\n",
-    "meeting": "# 会议\n\n会议定于明天上午十点开始，地点在三楼会议室。\n",
-    "garden": "# Garden\n\nThe tomatoes in the garden need water every morning in July.\n",
-}
-QUERIES = {
-    "q1": ("when was the invoice for the chairs paid", "chairs"),
-    "q2": ("会议什么时候开始", "meeting"),
-    "q3": ("where does the cat sleep", "cat"),
-}
+from tests.bench.mini_dataset import NOTES, QUERIES, mini_dataset
 
 
 def _dataset() -> Dataset:
-    files = tuple(DocFile("note", f"{k}.md", k, text) for k, text in NOTES.items())
-    queries = tuple(Query(qid, text, {gold: 1}) for qid, (text, gold) in QUERIES.items())
-    unit = Unit("u1", files, queries)
     # A name of its own: a MEMLANE_TEST_PG_URL server keeps databases between runs.
-    return Dataset(f"mini{uuid.uuid4().hex[:8]}", units=lambda: iter([unit]))
+    return mini_dataset(f"mini{uuid.uuid4().hex[:8]}")
 
 
 def _run(dataset: Dataset, work_dir: Path, driver: StoreDriver) -> DatasetRun:

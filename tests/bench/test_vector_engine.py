@@ -16,29 +16,15 @@ from memlane.adapters.store import vector_code_index
 from memlane.adapters.store.vector_codes import code_path
 from memlane.bench import runner
 from memlane.bench.cli import main
-from memlane.bench.datasets.model import Dataset, DocFile, Query, Unit
+from memlane.bench.datasets.model import Dataset
 from memlane.bench.runner import DatasetRun, RunOptions, memlane_opener, run_unit
 from memlane.bench.vector_engine import EngineNotForced, forced_code_engine
 from memlane.bench.workspace import UnitPaths
-
-NOTES = {
-    "chairs": "# Office\n\nThe invoice for the office chairs was paid on 3 March.\n",
-    "cat": "# Home\n\nOur cat Miso sleeps on the windowsill every afternoon.\n",
-    "meeting": "# 会议\n\n会议定于明天上午十点开始，地点在三楼会议室。\n",
-    "garden": "# Garden\n\nThe tomatoes in the garden need water every morning in July.\n",
-}
-QUERIES = {
-    "q1": ("when was the invoice for the chairs paid", "chairs"),
-    "q2": ("会议什么时候开始", "meeting"),
-    "q3": ("where does the cat sleep", "cat"),
-}
+from tests.bench.mini_dataset import NOTES, mini_dataset
 
 
 def _dataset() -> Dataset:
-    files = tuple(DocFile("note", f"{k}.md", k, text) for k, text in NOTES.items())
-    queries = tuple(Query(qid, text, {gold: 1}) for qid, (text, gold) in QUERIES.items())
-    unit = Unit("u1", files, queries)
-    return Dataset("mini", units=lambda: iter([unit]))
+    return mini_dataset()
 
 
 def _run(work_dir: Path, *, forced: bool) -> DatasetRun:

