@@ -12,6 +12,7 @@ import contextlib
 import fcntl
 import json
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,11 @@ import structlog
 from memlane.application.ports.watch_lease import LeaseHolder
 
 log = structlog.get_logger()
+
+# A reader's shared lock lasts microseconds; a live holder's exclusive one lasts. 0.25 s of tries
+# tells the two apart at a watcher's start.
+_LOCK_TRIES = 25
+_LOCK_PAUSE_S = 0.01
 
 
 class FileWatchLease:
@@ -40,10 +46,9 @@ class FileWatchLease:
             except OSError as exc:
                 log.warning("watch_lease_unavailable", path=str(self._path), error=str(exc))
                 return False
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:  # another watcher holds it: this one watches without a lease
+            if not _lock_exclusive(fd):  # another watcher holds it: this one goes without
                 os.close(fd)
+                log.info("watch_lease_held_elsewhere", path=str(self._path))
                 return False
             self._fd = fd
         self._write(fresh=False)
@@ -95,3 +100,15 @@ class FileWatchLease:
             )
         except (OSError, ValueError, KeyError, TypeError):
             return None  # not written yet, or unreadable: as if there were no lease
+
+
+def _lock_exclusive(fd: int) -> bool:
+    """Take the exclusive lock, waiting out readers: a search's `holder()` holds a shared lock
+    for an instant, which must not cost a starting watcher its lease for its whole life."""
+    for _ in range(_LOCK_TRIES):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except OSError:
+            time.sleep(_LOCK_PAUSE_S)
+    return False

@@ -88,3 +88,24 @@ def test_one_holder_at_a_time_and_the_next_after_release(tmp_path: Path) -> None
 
 def test_no_lease_file_means_no_holder(tmp_path: Path) -> None:
     assert FileWatchLease(str(tmp_path / "never" / "watch.lease")).holder() is None
+
+
+def test_a_reader_checking_at_the_watchers_start_does_not_cost_it_the_lease(
+    tmp_path: Path,
+) -> None:
+    import fcntl
+    import os
+    import threading
+
+    path = tmp_path / "watch.lease"
+    path.touch()
+    reader = os.open(path, os.O_RDONLY)
+    fcntl.flock(reader, fcntl.LOCK_SH)  # a search's holder() check, caught mid-way
+    threading.Timer(0.05, lambda: os.close(reader)).start()
+    watcher = FileWatchLease(str(path))
+    try:
+        assert watcher.acquire("scope-a") is True
+        holder = FileWatchLease(str(path)).holder()
+        assert holder is not None and holder.scope == "scope-a"
+    finally:
+        watcher.release()
