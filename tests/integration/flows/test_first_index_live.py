@@ -102,8 +102,12 @@ def test_a_search_in_another_process_answers_while_the_first_index_runs(
     cli = Cli(ws)
     child = cli.start(("index",), tmp_path / "index.log")
     try:
-        paths = _first_files_seen(child, ws.db)
+        _first_files_seen(child, ws.db)
         os.kill(child.pid, signal.SIGSTOP)  # frozen: the search runs while it is mid-index
+        # Read again once frozen: a file may have been committed between the look and the stop.
+        frozen = _indexed(ws.db)
+        assert frozen is not None and not frozen[1], "the index completed before the stop"
+        paths = frozen[0]
         word, path = _word_of(ws, paths)
 
         payload = _search(cli, word)
