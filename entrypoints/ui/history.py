@@ -1,0 +1,86 @@
+"""Entry point (ui): the syncs the event log shows, for the health page's timeline and plots.
+
+A sync appends what changed (FileChanged, FileDeleted, SessionGrew, ReindexRequired) before any
+handler reacts, then the handlers' outcome facts follow (FileIndexed, FileRemoved,
+IndexRebuilt, ProviderFellBack). So a sync in the log is a run of change facts and the outcome
+facts after it, up to the next change fact that follows an outcome.
+
+Its duration is the time from its first fact to its last, at least the handlers' own
+`duration_ms`. The index size after each sync is counted from the facts: a rebuild states its
+chunk count, a file's indexing its own (replacing what that file had when the log said it), a
+removal drops the file's. The log does not say how many chunks a file had before it was
+indexed within the kept window (a rebuild lists no files), so a file indexed again after a
+rebuild is counted as new: the figure is an estimate between rebuilds, and the health page
+puts the store's own count beside it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memlane.application.ports.event_log import RecordedEvent
+from memlane.domain import events
+
+_CHANGES = (events.FileChanged, events.FileDeleted, events.SessionGrew, events.ReindexRequired)
+
+
+@dataclass(frozen=True, slots=True)
+class SyncRun:
+    """One sync as the log shows it."""
+
+    first_position: int
+    started: float  # epoch seconds of its first fact
+    finished: float  # of its last fact
+    duration_ms: float
+    files_indexed: int
+    files_removed: int
+    rebuilt: bool
+    chunks: int  # the index size after it, as counted from the facts (see the module doc)
+
+
+def sync_runs(records: Sequence[RecordedEvent]) -> list[SyncRun]:
+    """The syncs of `records` (oldest first, as `recent_events` returns them), oldest first."""
+    groups: list[list[RecordedEvent]] = []
+    for record in records:
+        is_change = isinstance(record.event, _CHANGES)
+        after_outcome = bool(groups) and not isinstance(groups[-1][-1].event, _CHANGES)
+        if not groups or (is_change and after_outcome):
+            groups.append([record])
+        else:
+            groups[-1].append(record)
+    per_file: dict[tuple[str, str], int] = {}
+    base = 0
+    runs = []
+    for group in groups:
+        indexed = removed = 0
+        rebuilt = False
+        work_ms = 0.0
+        for record in group:
+            event = record.event
+            if isinstance(event, events.IndexRebuilt):
+                per_file.clear()
+                base, rebuilt = event.chunks, True
+                work_ms += event.duration_ms
+            elif isinstance(event, events.FileIndexed):
+                per_file[(event.source, event.path)] = event.chunks
+                indexed += 1
+                work_ms += event.duration_ms
+            elif isinstance(event, events.FileRemoved):
+                per_file.pop((event.source, event.path), None)
+                removed += 1
+        started = group[0].event.occurred_at.timestamp()
+        finished = group[-1].event.occurred_at.timestamp()
+        runs.append(
+            SyncRun(
+                first_position=group[0].position,
+                started=started,
+                finished=finished,
+                duration_ms=round(max((finished - started) * 1000, work_ms), 1),
+                files_indexed=indexed,
+                files_removed=removed,
+                rebuilt=rebuilt,
+                chunks=base + sum(per_file.values()),
+            )
+        )
+    return runs
