@@ -148,7 +148,7 @@ def status_html(
     sync_form: Safe,
 ) -> Safe:
     """The whole health page body."""
-    by_source = ", ".join(
+    by_source = "; ".join(
         f"{b.source}: {b.files} files, {b.chunks} chunks" for b in report.by_source
     )
     provider = report.provider + (
