@@ -6,12 +6,10 @@ IndexRebuilt, ProviderFellBack). So a sync in the log is a run of change facts a
 facts after it, up to the next change fact that follows an outcome.
 
 Its duration is the time from its first fact to its last, at least the handlers' own
-`duration_ms`. The index size after each sync is counted from the facts: a rebuild states its
-chunk count, a file's indexing its own (replacing what that file had when the log said it), a
-removal drops the file's. The log does not say how many chunks a file had before it was
-indexed within the kept window (a rebuild lists no files), so a file indexed again after a
-rebuild is counted as new: the figure is an estimate between rebuilds, and the health page
-puts the store's own count beside it.
+`duration_ms`. The index size after a sync is known from the log only where a rebuild states its
+chunk count and nothing follows it in that sync: a file's indexing says how many chunks the
+file has, not how many it had (a rebuild lists no files), so after it the size is unknown
+(None). The health page plots the known sizes and the store's own count for now.
 """
 
 from __future__ import annotations
@@ -36,7 +34,7 @@ class SyncRun:
     files_indexed: int
     files_removed: int
     rebuilt: bool
-    chunks: int  # the index size after it, as counted from the facts (see the module doc)
+    chunks: int | None  # the index size after it, when the facts tell (module doc)
 
 
 def sync_runs(records: Sequence[RecordedEvent]) -> list[SyncRun]:
@@ -49,25 +47,23 @@ def sync_runs(records: Sequence[RecordedEvent]) -> list[SyncRun]:
             groups.append([record])
         else:
             groups[-1].append(record)
-    per_file: dict[tuple[str, str], int] = {}
-    base = 0
     runs = []
     for group in groups:
         indexed = removed = 0
         rebuilt = False
         work_ms = 0.0
+        size: int | None = None
         for record in group:
             event = record.event
             if isinstance(event, events.IndexRebuilt):
-                per_file.clear()
-                base, rebuilt = event.chunks, True
+                size, rebuilt = event.chunks, True
                 work_ms += event.duration_ms
             elif isinstance(event, events.FileIndexed):
-                per_file[(event.source, event.path)] = event.chunks
+                size = None
                 indexed += 1
                 work_ms += event.duration_ms
             elif isinstance(event, events.FileRemoved):
-                per_file.pop((event.source, event.path), None)
+                size = None
                 removed += 1
         started = group[0].event.occurred_at.timestamp()
         finished = group[-1].event.occurred_at.timestamp()
@@ -80,7 +76,7 @@ def sync_runs(records: Sequence[RecordedEvent]) -> list[SyncRun]:
                 files_indexed=indexed,
                 files_removed=removed,
                 rebuilt=rebuilt,
-                chunks=base + sum(per_file.values()),
+                chunks=size,
             )
         )
     return runs

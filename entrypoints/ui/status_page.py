@@ -111,7 +111,7 @@ def _runs_html(runs: Sequence[SyncRun]) -> Safe:
             indexed=r.files_indexed,
             removed=r.files_removed,
             duration=f"{r.duration_ms:,.0f} ms",
-            chunks=f"{r.chunks:,}",
+            chunks="–" if r.chunks is None else f"{r.chunks:,}",
         )
         for r in reversed(runs)
     )
@@ -177,9 +177,9 @@ def status_html(
     )
     runs = sync_runs(records)
     durations = Series("sync duration", "ms", [(r.started, r.duration_ms) for r in runs], "dur")
-    sizes = [(r.finished, float(r.chunks)) for r in runs]
-    if sizes:  # the store's own count closes the line (the log's count is an estimate)
-        sizes.append((sizes[-1][0], float(report.chunks)))
+    sizes = [(r.finished, float(r.chunks)) for r in runs if r.chunks is not None]
+    if runs:  # the store's own count, at the newest fact of the log
+        sizes.append((runs[-1].finished, float(report.chunks)))
     size = Series("index size (chunks)", "", sizes, "size")
     return fill(
         '<div class="status-grid"><section><h1>Health</h1>'

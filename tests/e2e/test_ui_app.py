@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
@@ -46,9 +45,7 @@ def manager(tmp_path_factory: pytest.TempPathFactory) -> Iterator[MemoryManager]
     sessions = state / "agents" / "main" / "sessions"
     sessions.mkdir(parents=True)
     (sessions / "s1.jsonl").write_text("".join(json.dumps(r) + "\n" for r in SESSION))
-    opened = open_manager(
-        workspace=workspace, state_dir=state, config={"provider": "none"}, env={}
-    )
+    opened = open_manager(workspace=workspace, state_dir=state, config={"provider": "none"}, env={})
     opened.sync()
     yield opened
     opened.close()
@@ -115,7 +112,9 @@ class TestFile:
     def test_a_transcript_is_a_conversation_with_roles_times_and_masks(
         self, client: TestClient
     ) -> None:
-        page = client.get("/file", params={"path": "sessions/s1.jsonl", "from": "2", "to": "2"}).text
+        page = client.get(
+            "/file", params={"path": "sessions/s1.jsonl", "from": "2", "to": "2"}
+        ).text
 
         assert re.findall(r'<span class="role">(\w+)</span>', page) == ["User", "Assistant"]
         assert "2026-11-20 09:28:10 UTC" in page

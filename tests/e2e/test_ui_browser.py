@@ -53,7 +53,7 @@ XSS_NOTE = (
 )
 
 try:
-    from playwright.sync_api import Browser, Page, expect, sync_playwright
+    from playwright.sync_api import Browser, Dialog, Page, expect, sync_playwright
 except ImportError:  # the dev extra installs it; without it these tests cannot run at all
     sync_playwright = None  # type: ignore[assignment]
 
@@ -63,6 +63,7 @@ class UiProcess:
     proc: subprocess.Popen[bytes]
     url: str
     stderr: Path
+    workspace: str = ""
 
     def diagnostics(self) -> str:
         return self.stderr.read_text(errors="replace")[-4000:]
@@ -145,7 +146,12 @@ def page(browser: Browser) -> Iterator[Page]:
     context = browser.new_context(viewport={"width": 1200, "height": 860})
     opened = context.new_page()
     dialogs: list[str] = []
-    opened.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+
+    def on_dialog(dialog: Dialog) -> None:  # an alert() from an injected script would land here
+        dialogs.append(dialog.message)
+        dialog.dismiss()
+
+    opened.on("dialog", on_dialog)
     yield opened
     context.close()
     assert dialogs == [], f"a page opened a dialog: {dialogs}"
@@ -164,6 +170,7 @@ def demo(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiProcess]:
         ["--state-dir", str(root / "state"), "--workspace", str(root / "workspace"),
          "ui", "--port", port],
     )  # fmt: skip
+    process.workspace = str(root / "workspace")
     try:
         # Every chunk embedded by the bundled model: searches are hybrid, each leg drawn.
         _wait_json(
@@ -256,15 +263,29 @@ class TestSearch:
 
 
 class TestHealth:
-    def test_the_health_page_shows_counts_provider_and_the_log_over_time(
+    def test_sync_now_indexes_a_changed_note_and_the_log_shows_it_over_time(
         self, page: Page, demo: UiProcess, shots: Path
     ) -> None:
         page.goto(f"{demo.url}/status")
-
         expect(page.locator("#vector-text")).to_have_attribute("data-state", "complete")
         expect(page.locator("table.summary")).to_contain_text("multilingual-e5-small")
-        assert int(page.locator("svg.plot.dur").get_attribute("data-points") or 0) >= 1
-        expect(page.locator("#timeline li").first).to_be_visible()
+        before = int(page.locator("svg.plot.dur").get_attribute("data-points") or 0)
+        note = Path(demo.workspace) / "memory" / "2026-11-28.md"
+        note.write_text(note.read_text() + "\n- Marek moved the on-call handover to 11:00.\n")
+
+        page.locator("#sync-now").click()  # a POST carrying the page's CSRF token
+        page.wait_for_url(re.compile(r"/status\?sync=requested"))
+        _wait_json(
+            f"{demo.url}/status.json",
+            lambda d: not d["dirty"] and d["vectors"]["done"] == d["vectors"]["total"],
+            120,
+        )
+        page.reload()
+
+        expect(page.locator("#timeline")).to_contain_text("file_indexed")
+        expect(page.locator("#timeline")).to_contain_text("memory/2026-11-28.md")
+        assert int(page.locator("svg.plot.dur").get_attribute("data-points") or 0) > before
+        expect(page.locator("#problems")).to_have_text("No problems.")
         page.screenshot(path=str(shots / "status.png"), full_page=True)
 
 
@@ -288,7 +309,9 @@ class _GatedEmbeddings:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:
                 request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                inputs = request["input"] if isinstance(request["input"], list) else [request["input"]]
+                inputs = (
+                    request["input"] if isinstance(request["input"], list) else [request["input"]]
+                )
                 if not state.permits.acquire(timeout=120):
                     self.send_error(503, "no permit")
                     return
