@@ -31,6 +31,8 @@ class Highlight:
 def note_html(got: GetResult, highlight: Highlight) -> Safe:
     """A note's lines, numbered, the hit's lines marked; masks of redacted notes visible."""
     lines = got.text.split("\n") if got.text else []
+    if lines and lines[-1] == "":  # the newline ending the last line starts no line of its own
+        lines.pop()
     rows = join(
         fill(
             '<div class="line$cls" id="L$n"><a class="no" href="#L$n">$n</a>'
@@ -75,10 +77,10 @@ def transcript_html(path: str, messages: tuple[TranscriptMessage, ...], hl: High
 
 
 def _head(path: str, kind: str, hl: Highlight) -> Safe:
-    where = f" · hit at lines {hl.start}–{max(hl.start, hl.end)}" if hl.start else ""
+    where = f"hit at lines {hl.start}–{max(hl.start, hl.end)} · " if hl.start else ""
     return fill(
         '<h1 class="file-title"><span class="path">$path</span> <span class="tag">$kind</span>'
-        '</h1><p class="meta">$where <a href="/" data-back>back to the search</a></p>',
+        '</h1><p class="meta">$where<a href="/" data-back>back to the search</a></p>',
         path=path,
         kind=kind,
         where=where,

@@ -109,6 +109,13 @@ class TestFile:
         hit = re.findall(r'<div class="line hit-line" id="L(\d+)"', page)
         assert hit == ["3", "4"]
 
+    def test_the_file_has_its_own_lines_and_no_extra_one_after_the_last_newline(
+        self, client: TestClient
+    ) -> None:
+        page = client.get("/file", params={"path": "MEMORY.md"}).text
+
+        assert re.findall(r'class="line[^"]*" id="L(\d+)"', page) == ["1", "2", "3", "4"]
+
     def test_a_transcript_is_a_conversation_with_roles_times_and_masks(
         self, client: TestClient
     ) -> None:
