@@ -9,13 +9,17 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from starlette.testclient import TestClient
 
 from memlane.application.memory import MemoryManager
 from memlane.entrypoints.api import open_manager
+from memlane.entrypoints.cli import cli
 from memlane.entrypoints.ui.app import UiOptions, build_ui_app
 
 pytestmark = pytest.mark.e2e
@@ -212,3 +216,20 @@ class TestSyncNow:
 
             assert 'id="sync-now"' not in page and 'id="read-only"' in page
             assert c.post("/sync", data={"csrf": "x"}).status_code == 403
+
+
+class TestCommandLine:
+    def test_an_empty_token_is_bad_usage(self, tmp_path: Path) -> None:
+        result = CliRunner().invoke(cli, ["--state-dir", str(tmp_path), "ui", "--token", " "])
+
+        assert result.exit_code == 2 and "--token must not be empty" in result.output
+
+    def test_a_port_in_use_is_a_failure_said_before_anything_opens(self, tmp_path: Path) -> None:
+        with socket.socket() as busy:
+            busy.bind(("127.0.0.1", 0))
+            busy.listen()
+            port = str(busy.getsockname()[1])
+            result = CliRunner().invoke(cli, ["--state-dir", str(tmp_path), "ui", "--port", port])
+
+        assert result.exit_code == 1 and "port already in use" in result.output
+        assert not (tmp_path / "agents").exists()  # no index was opened
