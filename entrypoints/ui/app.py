@@ -30,11 +30,13 @@ from starlette.routing import Route
 from memlane.application.memory import MemoryManager
 from memlane.application.ports.file_source import FileMissing, FileRefused
 from memlane.application.reading import source_of
+from memlane.application.reports import StatusReport
 from memlane.application.sync_trigger import SyncTrigger
 from memlane.domain.errors import InvalidQuery
 from memlane.entrypoints.mcp.http import is_loopback, serve_http
 from memlane.entrypoints.mcp.tools import error_text
 from memlane.entrypoints.ui.file_page import Highlight, note_html, transcript_html
+from memlane.entrypoints.ui.history import SizeSamples
 from memlane.entrypoints.ui.html import Safe, fill, message_page, page
 from memlane.entrypoints.ui.search_page import SearchForm, error_html, form_html, results_html
 from memlane.entrypoints.ui.security import Sessions, UiGate, session_of
@@ -69,6 +71,18 @@ class _State:
     options: UiOptions
     sessions: Sessions = field(default_factory=Sessions)
     first_sync: threading.Event = field(default_factory=threading.Event)
+    sizes: SizeSamples = field(default_factory=SizeSamples)
+
+    def report(self) -> StatusReport:
+        """The status report; keeps the index size for the log position it was taken at."""
+        report = self.manager.status()
+        position = report.events_position
+        if report.events_pending == 0 and position and not self.sizes.known(position):
+            newest = self.manager.recent_events(1)
+            if newest and newest[-1].position == position:
+                at = newest[-1].event.occurred_at.timestamp()
+                self.sizes.add(position, at, report.chunks)
+        return report
 
 
 def _html(body: Safe, status: int = 200) -> HTMLResponse:
@@ -138,18 +152,19 @@ def build_ui_app(manager: MemoryManager, options: UiOptions, *, start: bool = Tr
         return _html(page(title=path, page_name="file", agent=agent, body=body))
 
     async def status(request: Request) -> Response:
-        report = await run_in_threadpool(manager.status)
+        report = await run_in_threadpool(state.report)
         records = await run_in_threadpool(manager.recent_events, EVENTS_SHOWN)
         body = status_html(
             report,
             records,
             first_sync_done=state.first_sync.is_set(),
             sync_form=_sync_form(state, session_of(request)),
+            seen=state.sizes.points(),
         )
         return _html(page(title="Health", page_name="status", agent=agent, body=body))
 
     async def status_data(_request: Request) -> Response:
-        report = await run_in_threadpool(manager.status)
+        report = await run_in_threadpool(state.report)
         return JSONResponse(status_json(report, first_sync_done=state.first_sync.is_set()))
 
     async def sync_now(request: Request) -> Response:

@@ -14,6 +14,7 @@ file has, not how many it had (a rebuild lists no files), so after it the size i
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -80,3 +81,32 @@ def sync_runs(records: Sequence[RecordedEvent]) -> list[SyncRun]:
             )
         )
     return runs
+
+
+class SizeSamples:
+    """Index sizes a running UI saw, one per log position at which nothing was pending.
+
+    The log states the size only at rebuilds (module doc); each time the UI reads the status (a
+    page, the health page's poll) it keeps the store's own count for the log position it was at,
+    at the time of the newest fact there, so the size line fills in while the UI runs.
+    """
+
+    def __init__(self, limit: int = 2000) -> None:
+        self._limit = limit
+        self._lock = threading.Lock()
+        self._by_position: dict[int, tuple[float, int]] = {}
+
+    def known(self, position: int) -> bool:
+        with self._lock:
+            return position in self._by_position
+
+    def add(self, position: int, at: float, chunks: int) -> None:
+        with self._lock:
+            self._by_position[position] = (at, chunks)
+            while len(self._by_position) > self._limit:
+                del self._by_position[min(self._by_position)]
+
+    def points(self) -> list[tuple[float, float]]:
+        """(epoch seconds, chunks), oldest first."""
+        with self._lock:
+            return sorted((at, float(chunks)) for at, chunks in self._by_position.values())

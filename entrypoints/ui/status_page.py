@@ -101,7 +101,7 @@ def _when(epoch: float) -> str:
     return datetime.fromtimestamp(epoch, UTC).strftime("%Y-%m-%d %H:%M:%S")
 
 
-def _runs_html(runs: Sequence[SyncRun]) -> Safe:
+def _runs_html(runs: Sequence[SyncRun], sizes: dict[float, float]) -> Safe:
     rows = join(
         fill(
             "<tr><td>$when</td><td>$kind</td><td>$indexed</td><td>$removed</td>"
@@ -111,7 +111,7 @@ def _runs_html(runs: Sequence[SyncRun]) -> Safe:
             indexed=r.files_indexed,
             removed=r.files_removed,
             duration=f"{r.duration_ms:,.0f} ms",
-            chunks="–" if r.chunks is None else f"{r.chunks:,}",
+            chunks="–" if r.finished not in sizes else f"{sizes[r.finished]:,.0f}",
         )
         for r in reversed(runs)
     )
@@ -146,8 +146,9 @@ def status_html(
     *,
     first_sync_done: bool,
     sync_form: Safe,
+    seen: Sequence[tuple[float, float]] = (),
 ) -> Safe:
-    """The whole health page body."""
+    """The whole health page body; `seen`: index sizes the UI saw (`SizeSamples.points`)."""
     by_source = "; ".join(
         f"{b.source}: {b.files} files, {b.chunks} chunks" for b in report.by_source
     )
@@ -177,9 +178,11 @@ def status_html(
     )
     runs = sync_runs(records)
     durations = Series("sync duration", "ms", [(r.started, r.duration_ms) for r in runs], "dur")
-    sizes = [(r.finished, float(r.chunks)) for r in runs if r.chunks is not None]
-    if runs:  # the store's own count, at the newest fact of the log
-        sizes.append((runs[-1].finished, float(report.chunks)))
+    stated = {r.finished: float(r.chunks) for r in runs if r.chunks is not None}
+    known = {**stated, **dict(seen)}  # the store's count wins where both are
+    sizes = sorted(known.items())
+    if runs and (not sizes or sizes[-1][0] < runs[-1].finished):
+        sizes.append((runs[-1].finished, float(report.chunks)))  # the store's count, now
     size = Series("index size (chunks)", "", sizes, "size")
     return fill(
         '<div class="status-grid"><section><h1>Health</h1>'
@@ -196,7 +199,7 @@ def status_html(
         problems=_problems_html(report),
         plot1=time_plot(durations, bars=True),
         plot2=time_plot(size),
-        runs=_runs_html(runs),
+        runs=_runs_html(runs, known),
         n=len(records),
         events=_events_html(records),
     )

@@ -270,12 +270,13 @@ class TestHealth:
         expect(page.locator("#vector-text")).to_have_attribute("data-state", "complete")
         expect(page.locator("table.summary")).to_contain_text("multilingual-e5-small")
         before = int(page.locator("svg.plot.dur").get_attribute("data-points") or 0)
+        sizes_before = int(page.locator("svg.plot.size").get_attribute("data-points") or 0)
         note = Path(demo.workspace) / "memory" / "2026-11-28.md"
         note.write_text(note.read_text() + "\n- Marek moved the on-call handover to 11:00.\n")
 
         page.locator("#sync-now").click()  # a POST carrying the page's CSRF token
         page.wait_for_url(re.compile(r"/status\?sync=requested"))
-        _wait_json(
+        done = _wait_json(
             f"{demo.url}/status.json",
             lambda d: not d["dirty"] and d["vectors"]["done"] == d["vectors"]["total"],
             120,
@@ -285,6 +286,11 @@ class TestHealth:
         expect(page.locator("#timeline")).to_contain_text("file_indexed")
         expect(page.locator("#timeline")).to_contain_text("memory/2026-11-28.md")
         assert int(page.locator("svg.plot.dur").get_attribute("data-points") or 0) > before
+        # The size after the new sync, as the page saw it: one more point on the size line.
+        assert int(page.locator("svg.plot.size").get_attribute("data-points") or 0) > sizes_before
+        newest = page.locator("table.runs tbody tr").first.locator("td")
+        assert newest.nth(1).inner_text() == "sync"
+        assert newest.last.inner_text() == f"{done['chunks']:,}"  # chunks after it
         expect(page.locator("#problems")).to_have_text("No problems.")
         page.screenshot(path=str(shots / "status.png"), full_page=True)
 

@@ -10,7 +10,7 @@ from memlane.application.ports.event_log import RecordedEvent
 from memlane.domain import events
 from memlane.domain.search import ScoreExplanation
 from memlane.entrypoints.ui.charts import Series, evidence_bars, time_plot
-from memlane.entrypoints.ui.history import sync_runs
+from memlane.entrypoints.ui.history import SizeSamples, sync_runs
 from memlane.entrypoints.ui.html import Safe, esc, fill
 from memlane.entrypoints.ui.marking import marked, query_terms
 
@@ -116,3 +116,16 @@ class TestSyncRuns:
 
     def test_no_events_no_syncs(self) -> None:
         assert sync_runs([]) == []
+
+
+class TestSizeSamples:
+    def test_one_size_per_log_position_oldest_first_the_oldest_dropped_past_the_limit(
+        self,
+    ) -> None:
+        samples = SizeSamples(limit=2)
+        samples.add(5, 300.0, 12)
+        samples.add(3, 100.0, 10)
+        samples.add(4, 200.0, 11)
+
+        assert samples.points() == [(200.0, 11.0), (300.0, 12.0)]
+        assert samples.known(5) and not samples.known(3)
