@@ -15,7 +15,7 @@ import threading
 import webbrowser
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from importlib.resources import files
 from typing import Final
 from urllib.parse import parse_qs
@@ -31,6 +31,7 @@ from memlane.application.memory import MemoryManager
 from memlane.application.ports.file_source import FileMissing, FileRefused
 from memlane.application.reading import source_of
 from memlane.application.reports import StatusReport
+from memlane.application.scheduler import FIRST_SYNC_RUNNING
 from memlane.application.sync_trigger import SyncTrigger
 from memlane.domain.errors import InvalidQuery
 from memlane.entrypoints.mcp.http import is_loopback, serve_http
@@ -112,6 +113,8 @@ def build_ui_app(manager: MemoryManager, options: UiOptions, *, start: bool = Tr
                 response = await run_in_threadpool(
                     manager.search, form.q, explain=True, agents=form.agents or None
                 )
+                if not state.first_sync.is_set() and FIRST_SYNC_RUNNING not in response.warnings:
+                    response = replace(response, warnings=(*response.warnings, FIRST_SYNC_RUNNING))
                 results = results_html(form, response)
             except InvalidQuery as exc:
                 results, status = error_html(str(exc)), 400

@@ -100,6 +100,16 @@ class TestSearch:
         assert link.group(1).startswith("/file?path=MEMORY.md&amp;from=1&amp;to=")
         assert 'data-evidence="keyword"' in page and "<mark>" in page
 
+    def test_before_the_first_sync_has_finished_a_search_says_so(
+        self, manager: MemoryManager
+    ) -> None:
+        # Without `with`, the app's start-up (which marks the first sync done) never runs.
+        starting = _client(manager)
+
+        page = starting.get("/search", params={"q": "deploy"}).text
+
+        assert "the index is still being built (first sync running)" in page
+
     def test_a_bad_agent_list_is_said_not_crashed(self, client: TestClient) -> None:
         page = client.get("/search", params={"q": "deploy", "agents": "no such/agent"})
 

@@ -69,12 +69,18 @@ class UiProcess:
         return self.stderr.read_text(errors="replace")[-4000:]
 
 
-def _start_ui(root: Path, args: list[str], *, token: str | None = None) -> UiProcess:
-    """`memlane ... ui ARGS` in `root` with a throw-away HOME; returns once /health answers."""
+def _start_ui(
+    root: Path, args: list[str], *, token: str | None = None, browser: str | None = None
+) -> UiProcess:
+    """`memlane ... ui ARGS` in `root` with a throw-away HOME; returns once /health answers.
+    `browser` is the command `--open` runs ($BROWSER, as Python's webbrowser reads it)."""
     home = root / "home"
     home.mkdir(exist_ok=True)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMLANE_", "OPENAI_"))}
+    env.pop("BROWSER", None)
     env.update(HOME=str(home), PYTHONUNBUFFERED="1")
+    if browser is not None:
+        env["BROWSER"] = browser
     stderr = root / f"ui-{len(list(root.glob('ui-*.log')))}.log"
     with stderr.open("wb") as err:
         proc = subprocess.Popen(
@@ -432,12 +438,21 @@ class TestToken:
         config.write_text("{agents: {defaults: {memorySearch: {provider: 'none'}}}}")
         port = str(_free_port())
         args = ["--config", str(config), "--state-dir", str(tmp_path / "state"),
-                "--workspace", str(workspace), "ui", "--host", "0.0.0.0", "--port", port]  # fmt: skip
-        process = _start_ui(tmp_path, args)
+                "--workspace", str(workspace), "ui", "--host", "0.0.0.0", "--port", port,
+                "--open"]  # fmt: skip
+        opened = tmp_path / "opened.txt"
+        recorder = tmp_path / "record-url"  # stands in for the user's browser
+        recorder.write_text(f'#!/bin/sh\nprintf "%s" "$1" > {opened}\n')
+        recorder.chmod(0o755)
+        process = _start_ui(tmp_path, args, browser=f"{recorder} %s")
         try:
             printed = re.search(r"memlane ui: (http://\S+\?token=(\S+))", process.diagnostics())
             assert printed is not None, process.diagnostics()
             token = printed.group(2)
+            deadline = time.monotonic() + 30
+            while not opened.exists() and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert opened.read_text() == printed.group(1)  # --open: the address with the token
 
             refused = page.goto(f"{process.url}/search?q=deploy")
             assert refused is not None and refused.status == 401
