@@ -103,7 +103,8 @@ class UiGate:
         if self._token is not None and given is not None:
             # A first visit with the token: keep it in a cookie, drop it from the address bar.
             rest = [(k, v) for k, v in request.query_params.multi_items() if k != "token"]
-            target = request.url.path + (f"?{urlencode(rest)}" if rest else "")
+            # One leading slash: "//host/..." would send the browser to another site.
+            target = "/" + request.url.path.lstrip("/") + (f"?{urlencode(rest)}" if rest else "")
             response = RedirectResponse(target, status_code=303)
             response.set_cookie(TOKEN_COOKIE, given, httponly=True, samesite="strict")
             await _secured(response)(scope, receive, send)

@@ -191,6 +191,13 @@ class TestToken:
             assert c.get("/", headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
 
 
+    def test_the_redirect_after_the_token_stays_on_this_site(self, manager: MemoryManager) -> None:
+        with _client(manager, token=TOKEN) as c:
+            first = c.get(f"{BASE}//evil.example/x?token={TOKEN}", follow_redirects=False)
+
+            assert first.status_code == 303 and first.headers["location"] == "/evil.example/x"
+
+
 class TestHost:
     def test_a_foreign_host_name_is_refused_on_loopback(self, client: TestClient) -> None:
         assert client.get("/", headers={"Host": "evil.example:8766"}).status_code == 421
