@@ -190,7 +190,6 @@ class TestToken:
             assert c.get("/status").status_code == 200  # the cookie carries it now
             assert c.get("/", headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 200
 
-
     def test_the_redirect_after_the_token_stays_on_this_site(self, manager: MemoryManager) -> None:
         with _client(manager, token=TOKEN) as c:
             first = c.get(f"{BASE}//evil.example/x?token={TOKEN}", follow_redirects=False)
