@@ -46,6 +46,7 @@ BROWSER_ARGS = [
 ]
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 STARTUP_SECONDS = 180.0
+BACKGROUND_MS = 90_000  # waits on the server's background work (a loaded CI machine is slow)
 XSS_NOTE = (
     "# Pasted from a web page\n\n"
     'The snippet <script>window.__owned = 1</script> and <img src="x" '
@@ -409,14 +410,18 @@ class TestLiveVectorProgress:
         for answered in (1, 2):
             gate.permits.release()  # one batch of the backfill may be answered
             page.wait_for_function(
-                "n => document.getElementById('vector-progress').value >= n", arg=32 * answered
+                "n => document.getElementById('vector-progress').value >= n",
+                arg=32 * answered,
+                timeout=BACKGROUND_MS,
             )
             seen.append(int(bar.evaluate("b => b.value")))
             assert page.locator("#vector-text").inner_text().startswith(f"{seen[-1]} / 70")
             if answered == 1:
                 page.screenshot(path=str(shots / "status-backfill.png"), full_page=True)
         gate.permits.release()
-        expect(page.locator("#vector-text")).to_have_attribute("data-state", "complete")
+        expect(page.locator("#vector-text")).to_have_attribute(
+            "data-state", "complete", timeout=BACKGROUND_MS
+        )
 
         assert seen == [32, 64]
         assert int(bar.evaluate("b => b.value")) == BACKFILL_NOTES
