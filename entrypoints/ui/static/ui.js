@@ -74,6 +74,11 @@
   }
 
   function poll() {
+    if (document.hidden) {
+      // A tab nobody looks at asks nothing (each status read counts the index).
+      setTimeout(poll, 1000);
+      return;
+    }
     fetch("/status.json", { credentials: "same-origin", cache: "no-store" })
       .then(function (response) {
         if (!response.ok) throw new Error("status " + response.status);
