@@ -22,7 +22,7 @@ from memlane.application.ports.file_source import FileSource
 from memlane.application.ports.index_store import IndexStore
 from memlane.application.ports.watch_lease import LeaseHolder, WatchLease
 from memlane.application.queries import Searcher
-from memlane.application.reading import read_lines
+from memlane.application.reading import read_lines, read_messages
 from memlane.application.reports import (
     GetResult,
     SearchResponse,
@@ -40,6 +40,7 @@ from memlane.domain.config import MemorySettings
 from memlane.domain.errors import DISABLED_REASON, MemoryDisabled
 from memlane.domain.search import SearchQuery, check_query_text
 from memlane.domain.sources import Source
+from memlane.domain.transcripts import TranscriptMessage
 
 log = structlog.get_logger()
 
@@ -209,13 +210,7 @@ class MemoryManager:
         `agent` reads a hit of another agent's memory (a search across agents) from the
         workspace that agent's index recorded; FileMissing when that folder is not on this host.
         """
-        sources, workspace = self._sources, self.workspace
-        if agent is not None and agent != self.agent_id:
-            (name,) = parse_agents([agent])
-            if self._others is None:
-                raise UnknownAgent(name, store="this agent's store", known=[self.agent_id])
-            files = self._others.files(name)
-            sources, workspace = files.sources, files.workspace
+        sources, workspace = self._files_of(agent)
         return read_lines(
             sources,
             path,
@@ -225,6 +220,24 @@ class MemoryManager:
             redact_notes=self.settings.redaction.notes,
             workspace=workspace,
         )
+
+    def messages(
+        self, path: str, *, agent: str | None = None
+    ) -> tuple[str, tuple[TranscriptMessage, ...]]:
+        """The messages of a transcript (role, JSONL line, time), redacted as `get` shows them;
+        the same refusals as `get`, and FileRefused for a path that is not a transcript."""
+        sources, workspace = self._files_of(agent)
+        return read_messages(sources, path, redact=self._redact, workspace=workspace)
+
+    def _files_of(self, agent: str | None) -> tuple[Mapping[Source, FileSource], str]:
+        """The sources and workspace of `agent`'s files (None or this agent: its own)."""
+        if agent is None or agent == self.agent_id:
+            return self._sources, self.workspace
+        (name,) = parse_agents([agent])
+        if self._others is None:
+            raise UnknownAgent(name, store="this agent's store", known=[self.agent_id])
+        files = self._others.files(name)
+        return files.sources, files.workspace
 
     def status(self, *, deep: bool = False) -> StatusReport:
         """Report the index; `deep` also selects and probes the embedding provider."""

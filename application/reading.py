@@ -18,13 +18,14 @@ from __future__ import annotations
 import ntpath
 import posixpath
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 
 from memlane.application.ports.file_source import FileMissing, FileRefused, FileSource
 from memlane.application.reports import GetResult
 from memlane.domain.errors import InvalidQuery
 from memlane.domain.sources import Source
 from memlane.domain.text_decoding import NotText, decode_text
-from memlane.domain.transcripts import parse_transcript
+from memlane.domain.transcripts import TranscriptMessage, parse_transcript
 
 MAX_LINES = 10_000
 
@@ -52,22 +53,10 @@ def read_lines(
     Raises InvalidQuery for a blank path or bad numbers, FileRefused for paths outside the
     sources, and the other SourceErrors for unreadable files.
     """
-    raw: object = path  # callers outside mypy (the Python API, tools) may pass anything
-    if not isinstance(raw, str):
-        raise InvalidQuery(f"path must be a string, not {type(raw).__name__}")
-    path = normalise_path(path.strip(), workspace)
-    if not path:
-        raise InvalidQuery("path required")
+    path, source, data = _read(sources, path, workspace)
     start = _start(from_line)
     count = _positive("lines", lines or None, MAX_LINES)
-    source = source_of(path)
-    reader = sources.get(source)
-    if reader is None:
-        raise FileRefused(path, f"the {source} source is not enabled")
-    try:
-        data = reader.read_bytes(path)
-    except FileMissing:
-        # Only a path the source accepted can be missing: refusals are raised before.
+    if data is None:
         return GetResult(path=path, text="", from_line=start, lines=count, source=source)
     if source == "sessions":
         transcript = parse_transcript(data)
@@ -90,6 +79,49 @@ def read_lines(
     return GetResult(
         path=path, text="\n".join(selected), from_line=start, lines=count, source=source
     )
+
+
+def read_messages(
+    sources: Mapping[Source, FileSource],
+    path: str,
+    *,
+    redact: Callable[[str], str] | None = None,
+    workspace: str | None = None,
+) -> tuple[str, tuple[TranscriptMessage, ...]]:
+    """The indexed path and the messages of transcript `path` (role, JSONL line, time), each
+    text passed through `redact` as the index and `read_lines` have it; a missing transcript
+    has none. The same checks and refusals as `read_lines`, and FileRefused for a note."""
+    path, source, data = _read(sources, path, workspace)
+    if source != "sessions":
+        raise FileRefused(path, "not a transcript (sessions/*.jsonl)")
+    if data is None:
+        return path, ()
+    messages = parse_transcript(data).messages
+    if redact is not None:
+        messages = tuple(replace(m, text=redact(m.text)) for m in messages)
+    return path, messages
+
+
+def _read(
+    sources: Mapping[Source, FileSource], path: str, workspace: str | None
+) -> tuple[str, Source, bytes | None]:
+    """Check `path` and read it through its source: (indexed path, source, bytes or None when
+    the file does not exist). Raises InvalidQuery, FileRefused and the other SourceErrors."""
+    raw: object = path  # callers outside mypy (the Python API, tools) may pass anything
+    if not isinstance(raw, str):
+        raise InvalidQuery(f"path must be a string, not {type(raw).__name__}")
+    path = normalise_path(path.strip(), workspace)
+    if not path:
+        raise InvalidQuery("path required")
+    source = source_of(path)
+    reader = sources.get(source)
+    if reader is None:
+        raise FileRefused(path, f"the {source} source is not enabled")
+    try:
+        return path, source, reader.read_bytes(path)
+    except FileMissing:
+        # Only a path the source accepted can be missing: refusals are raised before.
+        return path, source, None
 
 
 def normalise_path(path: str, workspace: str | None = None) -> str:

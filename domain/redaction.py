@@ -113,6 +113,20 @@ def _is_mask(token: str) -> bool:
     return token == MASK or (len(token) == 11 and token[6] == "…")
 
 
+# What the masks above look like in redacted text: `***`, `sk-pro…wxyz` (6 + … + 4 characters
+# that are no spaces) and the PEM elision line. For showing masks, not for finding secrets.
+_MASK_SHAPES: Final = re.compile(
+    rf"{re.escape(MASK)}|{re.escape(PEM_ELISION)}"
+    r"|(?<![\w\-])[^\s…]{6}…[^\s…]{4}(?![\w\-])"
+)
+
+
+def mask_spans(text: str) -> list[tuple[int, int]]:
+    """The (start, end) offsets of the masks in redacted `text`, in order (a page shows them
+    as masks). A partial mask is a 6 + `…` + 4 character token standing alone."""
+    return [match.span() for match in _MASK_SHAPES.finditer(text)]
+
+
 def _in_mask(text: str, start: int, end: int) -> bool:
     """Whether text[start:end] is a mask, or the head or tail of one that a pattern's character
     class cut at the `…` (a second pass over redacted text)."""

@@ -36,7 +36,7 @@ from memlane.entrypoints.cli_output import (
     summary,
     verbose_text,
 )
-from memlane.entrypoints.cli_servers import mcp, serve, store_group
+from memlane.entrypoints.cli_servers import mcp, serve, store_group, ui
 from memlane.entrypoints.config.schema import json_schema
 from memlane.entrypoints.fast_exit import exit_code, exit_without_teardown
 from memlane.entrypoints.logging import configure_logging
@@ -330,6 +330,7 @@ def events(options: Options, limit: int, as_json: bool) -> None:
 cli.add_command(store_group)
 cli.add_command(serve)
 cli.add_command(mcp)
+cli.add_command(ui)
 
 
 def main() -> None:

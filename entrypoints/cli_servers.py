@@ -151,3 +151,34 @@ def mcp(
             check_address(host, port)
     http = HttpOptions(host, port, token or None, tls_cert, tls_key, tls_client_ca)
     run_mcp(options.manager(), read_only=read_only, http=http if use_http else None)
+
+
+@click.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Listen address.")
+@click.option("--port", type=click.IntRange(1, 65535), default=8766, show_default=True)
+@click.option(
+    "--token",
+    envvar="MEMLANE_UI_TOKEN",
+    help="Require this token (generated and printed when --host leaves loopback).",
+)
+@click.option("--read-only", is_flag=True, help="Offer no write action (no 'sync now').")
+@click.option("--open", "open_browser", is_flag=True, help="Open the page in a browser.")
+@global_options
+@click.pass_obj
+def ui(
+    options: Options, host: str, port: int, token: str | None, read_only: bool, open_browser: bool
+) -> None:
+    """Serve a local web page: search with explanations, files, health."""
+    import secrets
+
+    from memlane.entrypoints.mcp.http import is_loopback
+    from memlane.entrypoints.ui.app import UiOptions, run_ui
+
+    with listen_errors():
+        check_token(token)
+        check_address(host, port)
+    if token is None and not is_loopback(host):
+        token = secrets.token_urlsafe(24)  # beyond loopback a token is required: make one
+    settings = UiOptions(host, port, token, read_only, open_browser)
+    manager = options.manager()
+    run_ui(manager, settings, on_ready=lambda: click.echo(f"memlane ui: {settings.url}", err=True))

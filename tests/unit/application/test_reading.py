@@ -1,11 +1,17 @@
-"""read_lines: line ranges of memory files and transcripts, and what it refuses."""
+"""read_lines and read_messages: line ranges of memory files, transcript messages, refusals."""
 
 from __future__ import annotations
 
 import pytest
 
 from memlane.application.ports.file_source import FileRefused, FileSource
-from memlane.application.reading import MAX_LINES, normalise_path, read_lines, source_of
+from memlane.application.reading import (
+    MAX_LINES,
+    normalise_path,
+    read_lines,
+    read_messages,
+    source_of,
+)
 from memlane.domain.errors import InvalidQuery
 from memlane.domain.sources import Source
 from tests.fakes.file_source import FakeFileSource
@@ -114,6 +120,35 @@ class TestTranscripts:
 
         with pytest.raises(FileRefused, match="the sessions source is not enabled"):
             read_lines(only_memory, "sessions/a.jsonl")
+
+
+class TestTranscriptMessages:
+    def test_each_message_keeps_its_role_jsonl_line_and_time_redacted(self) -> None:
+        path, messages = read_messages(
+            sources(), "./sessions/a.jsonl", redact=lambda t: t.replace("sk-123", "***")
+        )
+
+        assert path == "sessions/a.jsonl"
+        assert [(m.line, m.role, m.text) for m in messages] == [
+            (1, "user", "my token is ***"),
+            (3, "assistant", "stored"),
+            (4, "user", "thanks"),
+        ]
+        assert messages[0].timestamp == 1_795_165_200.0  # 2026-11-20T09:00:00Z
+
+    def test_a_missing_transcript_has_no_messages(self) -> None:
+        assert read_messages(sources(), "sessions/none.jsonl") == ("sessions/none.jsonl", ())
+
+    def test_a_note_is_refused(self) -> None:
+        with pytest.raises(FileRefused, match="not a transcript"):
+            read_messages(sources(), "MEMORY.md")
+
+    @pytest.mark.parametrize("probe", ["sessions/../../etc/passwd", "/etc/passwd", ""])
+    def test_escapes_and_blanks_are_refused_as_read_lines_refuses_them(self, probe: str) -> None:
+        with pytest.raises((FileRefused, InvalidQuery)) as refused:
+            read_messages(sources(), probe, workspace="/home/u/ws")
+        with pytest.raises(type(refused.value)):
+            read_lines(sources(), probe, workspace="/home/u/ws")
 
 
 class TestArguments:

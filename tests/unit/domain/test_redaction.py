@@ -16,6 +16,7 @@ from memlane.domain.redaction import (
     Redactor,
     _assignment_starts,
     _matches_at,
+    mask_spans,
     mask_token,
 )
 
@@ -379,3 +380,18 @@ class TestExtraPatterns:
     def test_empty_pattern_is_rejected(self) -> None:
         with pytest.raises(ConfigError):
             Redactor([""])
+
+
+class TestMaskSpans:
+    def test_finds_each_kind_of_mask_the_redactor_writes(self, redactor: Redactor) -> None:
+        text = redactor.redact(
+            f"OPENAI_API_KEY={LONG} and password: hunter2\n"
+            "-----BEGIN PRIVATE KEY-----\nMIIEvQ\nAAAA\n-----END PRIVATE KEY-----\n"
+        )
+
+        found = [text[start:end] for start, end in mask_spans(text)]
+
+        assert found == ["abcdef…6789", "***", "…redacted…"]
+
+    def test_prose_with_an_ellipsis_is_no_mask(self) -> None:
+        assert mask_spans("wait for it…then go, or abcdefgh…12345 and a…b") == []

@@ -1,0 +1,1 @@
+"""Entry point: `memlane ui`, the local web page (search, files, health)."""

@@ -1,0 +1,103 @@
+"""Entry point (ui): the search page: the form, the hits, each with its evidence drawn."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Final
+from urllib.parse import urlencode
+
+from memlane.application.reports import SearchResponse
+from memlane.domain.search import SearchResult
+from memlane.entrypoints.ui.charts import evidence_bars
+from memlane.entrypoints.ui.html import Safe, fill, join
+from memlane.entrypoints.ui.marking import marked, query_terms
+
+MAX_RESULTS: Final = 20
+
+
+@dataclass(frozen=True, slots=True)
+class SearchForm:
+    """The search page's parameters, as the address carries them (`/search?q=...&agents=...`).
+
+    A new filter (a time range: since / until) is one field here, one entry in `from_query`
+    and `params`, one input in `form_html`, and its argument in `ui/app.py`'s search call.
+    """
+
+    q: str = ""
+    agents: str = ""
+
+    @classmethod
+    def from_query(cls, params: Mapping[str, str]) -> SearchForm:
+        return cls(q=params.get("q", ""), agents=params.get("agents", ""))
+
+    def params(self) -> dict[str, str]:
+        """The non-empty parameters (for links back to this search)."""
+        return {k: v for k, v in (("q", self.q), ("agents", self.agents)) if v}
+
+
+def form_html(form: SearchForm) -> Safe:
+    """The search box (focused on load: typing starts at once; Enter searches)."""
+    return fill(
+        '<form class="search" action="/search" method="get" role="search">'
+        '<input id="q" name="q" type="search" value="$q" autofocus autocomplete="off" '
+        'placeholder="Search the memory (any language)" aria-label="query">'
+        '<input id="agents" name="agents" type="text" value="$agents" '
+        'placeholder="agents (a,b)" aria-label="agents" class="agents">'
+        '<button type="submit">Search</button></form>'
+        '<p class="keys">Enter searches · ↑ ↓ move through hits · Enter opens · / back to the '
+        "box</p>",
+        q=form.q,
+        agents=form.agents,
+    )
+
+
+def file_link(result: SearchResult) -> str:
+    """The address of a hit in its file, scrolled to its first line."""
+    params = {"path": result.path, "from": str(result.start_line), "to": str(result.end_line)}
+    if result.agent is not None:
+        params["agent"] = result.agent
+    return f"/file?{urlencode(params)}#L{result.start_line}"
+
+
+def _hit(index: int, result: SearchResult, terms: list[str]) -> Safe:
+    agent = fill('<span class="tag agent">$a</span>', a=result.agent) if result.agent else ""
+    return fill(
+        '<li class="hit" id="hit-$i" data-index="$i">'
+        '<div class="hit-head"><a class="open" href="$href">'
+        '<span class="path">$path</span> <span class="lines">lines $start–$end</span></a>'
+        '$agent<span class="tag source">$source</span>'
+        '<span class="score" title="score">$score</span></div>'
+        '<div class="hit-body"><pre class="snippet">$snippet</pre>$bars</div></li>',
+        i=index,
+        href=file_link(result),
+        path=result.path,
+        start=result.start_line,
+        end=result.end_line,
+        agent=Safe(agent),
+        source=result.source,
+        score=f"{result.score:.3f}",
+        snippet=marked(result.snippet.strip(), terms),
+        bars=evidence_bars(result.explanation),
+    )
+
+
+def results_html(form: SearchForm, response: SearchResponse) -> Safe:
+    """The hits, the mode and provider they came from, and any warning (incomplete answers)."""
+    terms = query_terms(form.q)
+    warnings = join(fill('<p class="warning">$w</p>', w=w) for w in response.warnings)
+    head = fill(
+        '<p class="meta" id="result-meta">$n hit(s) · $mode search · $provider$model</p>',
+        n=len(response.results),
+        mode=response.mode,
+        provider=response.provider,
+        model=f" / {response.model}" if response.model else "",
+    )
+    if not response.results:
+        return join([warnings, head, Safe('<p class="empty">No matches.</p>')])
+    hits = join(_hit(i, r, terms) for i, r in enumerate(response.results))
+    return join([warnings, head, fill('<ol class="hits" id="hits">$h</ol>', h=hits)])
+
+
+def error_html(text: str) -> Safe:
+    return fill('<p class="error" role="alert">$t</p>', t=text)

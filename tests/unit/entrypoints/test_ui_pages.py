@@ -1,0 +1,131 @@
+"""Unit tests: the UI's HTML building blocks: escaping, marked text, evidence bars, plots and the
+syncs read from the event log."""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime, timedelta
+
+from memlane.application.ports.event_log import RecordedEvent
+from memlane.domain import events
+from memlane.domain.search import ScoreExplanation
+from memlane.entrypoints.ui.charts import Series, evidence_bars, time_plot
+from memlane.entrypoints.ui.history import SizeSamples, sync_runs
+from memlane.entrypoints.ui.html import Safe, esc, fill
+from memlane.entrypoints.ui.marking import marked, query_terms
+
+T0 = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
+
+
+class TestEscaping:
+    def test_values_are_escaped_and_safe_markup_is_not(self) -> None:
+        html = fill(
+            "<p title=$t>$body</p>$raw", t='"x" onmouseover=1', body="<script>", raw=Safe("<b>")
+        )
+
+        assert html == "<p title=&quot;x&quot; onmouseover=1>&lt;script&gt;</p><b>"
+
+    def test_esc_leaves_safe_markup_alone(self) -> None:
+        assert esc(Safe("<i>")) == "<i>" and esc("<i>") == "&lt;i&gt;"
+
+
+class TestMarked:
+    def test_query_words_are_marked_case_insensitively_and_the_rest_escaped(self) -> None:
+        html = marked("Roll back <b>the</b> deploy", query_terms("roll back deploy"))
+
+        assert (
+            html == "<mark>Roll</mark> <mark>back</mark> &lt;b&gt;the&lt;/b&gt; <mark>deploy</mark>"
+        )
+
+    def test_overlapping_cjk_bigrams_make_one_mark(self) -> None:
+        html = marked("把数据库迁移到新服务器", query_terms("数据库迁移"))
+
+        assert "<mark>数据库迁移</mark>" in html
+
+    def test_masks_are_shown_as_masks_not_as_marks(self) -> None:
+        html = marked("key: sk-pro…3456 and ***", query_terms("key"))
+
+        assert re.findall(r'<span class="mask"[^>]*>([^<]*)</span>', html) == ["sk-pro…3456", "***"]
+        assert html.startswith("<mark>key</mark>: ")
+
+    def test_a_script_in_a_note_stays_text(self) -> None:
+        html = marked("<script>alert(1)</script>", query_terms("script alert"))
+
+        assert "<script" not in html and "&lt;" in html
+
+
+class TestEvidenceBars:
+    def test_each_leg_is_a_bar_as_long_as_its_share_and_a_missing_leg_says_so(self) -> None:
+        svg = evidence_bars(
+            ScoreExplanation(vector_score=None, text_score=0.5, fused_score=0.25, decay_factor=1.0)
+        )
+
+        widths = dict(
+            re.findall(
+                r'data-evidence="(\w+)".*?class="ev-track"/><rect x="56" y="[\d.]+" width="([\d.]+)"',
+                svg,
+            )
+        )
+        assert widths == {"keyword": "60.0", "vector": "0.0", "fusion": "30.0", "decay": "120.0"}
+        assert 'data-evidence="vector" data-value="–"' in svg
+
+    def test_no_explanation_draws_nothing(self) -> None:
+        assert evidence_bars(None) == ""
+
+
+class TestTimePlot:
+    def test_every_point_is_drawn_with_its_value_in_the_tooltip(self) -> None:
+        t = T0.timestamp()
+        svg = time_plot(
+            Series("sync duration", "ms", [(t, 10.0), (t + 60, 40.0)], "dur"), bars=True
+        )
+
+        assert svg.count("<rect") == 2
+        assert 'data-points="2"' in svg and "40 ms" in svg
+
+    def test_no_points_says_so(self) -> None:
+        assert "no data yet" in time_plot(Series("size", "", [], "size"))
+
+
+def _when(seconds: float) -> datetime:
+    return T0 + timedelta(seconds=seconds)
+
+
+class TestSyncRuns:
+    def test_a_sync_is_its_changes_and_the_outcomes_after_them(self) -> None:
+        records = [
+            RecordedEvent(1, events.ReindexRequired(occurred_at=_when(0), reason="no_index")),
+            RecordedEvent(2, events.IndexRebuilt(occurred_at=_when(2), reason="no_index", files=3, chunks=30, duration_ms=1500.0)),
+            RecordedEvent(3, events.FileChanged(occurred_at=_when(60), source="memory", path="a.md", mtime=1.0, size=9)),
+            RecordedEvent(4, events.FileChanged(occurred_at=_when(60), source="memory", path="b.md", mtime=1.0, size=9)),
+            RecordedEvent(5, events.FileIndexed(occurred_at=_when(61), source="memory", path="a.md", chunks=4, embedded=4, cached=0, duration_ms=300.0)),
+            RecordedEvent(6, events.FileIndexed(occurred_at=_when(61.5), source="memory", path="b.md", chunks=2, embedded=2, cached=0, duration_ms=200.0)),
+            RecordedEvent(7, events.FileDeleted(occurred_at=_when(120), source="memory", path="a.md")),
+            RecordedEvent(8, events.FileRemoved(occurred_at=_when(120.1), source="memory", path="a.md")),
+        ]  # fmt: skip
+
+        runs = sync_runs(records)
+
+        assert [(r.first_position, r.rebuilt, r.files_indexed, r.files_removed) for r in runs] == [
+            (1, True, 0, 0),
+            (3, False, 2, 0),
+            (7, False, 0, 1),
+        ]
+        assert [r.duration_ms for r in runs] == [2000.0, 1500.0, 100.0]
+        assert [r.chunks for r in runs] == [30, None, None]  # a file says what it has, not had
+
+    def test_no_events_no_syncs(self) -> None:
+        assert sync_runs([]) == []
+
+
+class TestSizeSamples:
+    def test_one_size_per_log_position_oldest_first_the_oldest_dropped_past_the_limit(
+        self,
+    ) -> None:
+        samples = SizeSamples(limit=2)
+        samples.add(5, 300.0, 12)
+        samples.add(3, 100.0, 10)
+        samples.add(4, 200.0, 11)
+
+        assert samples.points() == [(200.0, 11.0), (300.0, 12.0)]
+        assert samples.known(5) and not samples.known(3)
