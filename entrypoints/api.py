@@ -21,7 +21,7 @@ from memlane.application.workspace import Origin, WorkspaceRequest, bind_workspa
 from memlane.domain.agents import parse_agents
 from memlane.domain.errors import DISABLED_REASON, ConfigError, DomainError, InvalidQuery
 from memlane.domain.search import SearchResult
-from memlane.entrypoints.config.resolve import IgnoredKey
+from memlane.entrypoints.config.build import IgnoredKey
 from memlane.entrypoints.config.runtime import RuntimeConfig, resolve_runtime
 from memlane.entrypoints.logging import configure_logging
 

@@ -87,16 +87,16 @@ def _error(exc: Exception) -> dict[str, object]:
 
 def tree_outcome(case: Mapping[str, Any]) -> dict[str, object]:
     """What the tree functions return for one recorded (tree, agent) case."""
-    from memlane.entrypoints.config import resolve
+    from memlane.entrypoints.config import runtime
 
     tree, agent = case["tree"], case["agent"]
     calls: dict[str, Callable[[], object]] = {
-        "settings": lambda: flat(resolve.resolve_settings(tree, agent)),
-        "ignored_settings": lambda: [_plain(i) for i in resolve.ignored_settings(tree)],
-        "ignored_keys": lambda: resolve.ignored_keys(tree),
-        "agent_ids": lambda: resolve.agent_ids(tree),
-        "default_agent_id": lambda: resolve.default_agent_id(tree),
-        "workspace": lambda: resolve.resolve_workspace(tree, agent),
+        "settings": lambda: flat(runtime.resolve_settings(tree, agent)),
+        "ignored_settings": lambda: [_plain(i) for i in runtime.ignored_settings(tree)],
+        "ignored_keys": lambda: runtime.ignored_keys(tree),
+        "agent_ids": lambda: runtime.agent_ids(tree),
+        "default_agent_id": lambda: runtime.default_agent_id(tree),
+        "workspace": lambda: runtime.resolve_workspace(tree, agent),
     }
     out: dict[str, object] = {}
     for name, call in calls.items():
@@ -191,12 +191,12 @@ def record() -> list[dict[str, object]]:
     """Run the config tests with the tree functions wrapped; return each distinct case."""
     import pytest
 
-    from memlane.entrypoints.config import resolve
+    from memlane.entrypoints.config import runtime
 
     seen: dict[str, dict[str, object]] = {}
 
     def wrap(name: str) -> None:
-        original = getattr(resolve, name)
+        original = getattr(runtime, name)
 
         def recording(root: Any, agent_id: Any = None, *args: Any, **kwargs: Any) -> Any:
             case = {"tree": root, "agent": agent_id if isinstance(agent_id, str) else None}
@@ -208,7 +208,7 @@ def record() -> list[dict[str, object]]:
                 else original(root, **kwargs)
             )
 
-        setattr(resolve, name, recording)
+        setattr(runtime, name, recording)
 
     for name in TREE_FUNCTIONS:
         wrap(name)

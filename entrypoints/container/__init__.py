@@ -35,11 +35,12 @@ from memlane.application.writing import WriteNote
 from memlane.domain.config import MemorySettings
 from memlane.domain.redaction import Redactor
 from memlane.domain.sources import Source
-from memlane.entrypoints.config.env import (
+from memlane.entrypoints.config.runtime import (
+    RuntimeConfig,
     progress_every_seconds,
+    store_path,
     store_url_for,
 )
-from memlane.entrypoints.config.runtime import RuntimeConfig, store_path
 from memlane.entrypoints.container.agents import StoreAgentIndexes
 from memlane.entrypoints.container.application import Application
 from memlane.entrypoints.container.embedding import HTTP_PROVIDERS as HTTP_PROVIDERS

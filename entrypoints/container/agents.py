@@ -23,8 +23,12 @@ from memlane.application.ports.agent_indexes import AgentFiles
 from memlane.application.ports.file_source import FileMissing
 from memlane.application.ports.index_store import IndexStore
 from memlane.domain.agents import UnknownAgent
-from memlane.entrypoints.config.env import store_url_for
-from memlane.entrypoints.config.runtime import RuntimeConfig, sessions_dir, store_path
+from memlane.entrypoints.config.runtime import (
+    RuntimeConfig,
+    sessions_dir,
+    store_path,
+    store_url_for,
+)
 
 if TYPE_CHECKING:  # imported when a PostgreSQL store is used, not by every SQLite search
     from memlane.adapters.postgres.database import PostgresDatabase

@@ -7,8 +7,7 @@ import json
 from collections.abc import Mapping
 
 from memlane.adapters.sources.watch_lease import FileWatchLease
-from memlane.entrypoints.config.env import store_url_for
-from memlane.entrypoints.config.runtime import RuntimeConfig
+from memlane.entrypoints.config.runtime import RuntimeConfig, store_url_for
 
 
 def watch_lease_for(rc: RuntimeConfig) -> FileWatchLease:
