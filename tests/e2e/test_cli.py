@@ -98,6 +98,19 @@ class TestCli:
         assert top["path"] == "sessions/chat.jsonl"
         assert (top["startLine"], top["endLine"]) == (1, 2)
 
+    def test_explain_json_keys_are_camel_case(self, home: Path) -> None:
+        """`--explain --json` names the score parts like every other JSON key (README)."""
+        found = memlane(home, "search", "tabs or spaces", "--json", "--explain")
+
+        assert found.returncode == 0, found.stderr
+        results = json.loads(found.stdout)["results"]
+        assert results
+        for result in results:
+            assert set(result["explain"]) == {
+                "vectorScore", "textScore", "fusedScore", "decayFactor", "mmrRank",
+            }  # fmt: skip
+        assert [r["explain"]["mmrRank"] for r in results] == list(range(1, len(results) + 1))
+
     def test_get_reads_lines_and_transcript_hits(self, home: Path) -> None:
         """get prints the requested lines of a note and the messages of a transcript hit."""
         note = memlane(home, "get", "memory/2026-11-17.md", "--from", "3", "--lines", "1")
