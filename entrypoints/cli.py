@@ -245,7 +245,7 @@ def get(
 @click.pass_obj
 def status(options: Options, as_json: bool, deep: bool, verbose: bool) -> None:
     """Show the index status and the problems found (or that memory search is disabled)."""
-    runtime = options.runtime()
+    runtime = options.runtime(show_ignored=verbose)
     payload: dict[str, object] = {"agentId": runtime.agent_id, "enabled": False}
     text = f"Memory search disabled ({runtime.agent_id}): {DISABLED_REASON}"
     if runtime.settings.enabled:

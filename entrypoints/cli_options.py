@@ -16,6 +16,7 @@ from memlane.application.sync_trigger import SyncFailed
 from memlane.application.workspace import WorkspaceError
 from memlane.domain.errors import DISABLED_REASON, ConfigError, InvalidQuery
 from memlane.entrypoints.config.runtime import RuntimeConfig
+from memlane.entrypoints.ignored_notice import to_show
 from memlane.entrypoints.listen import (
     ListenOptionError,
 )
@@ -32,8 +33,9 @@ class Options:
         self._manager: MemoryManager | None = None
         self._runtime: RuntimeConfig | None = None
 
-    def runtime(self) -> RuntimeConfig:
-        """The resolved configuration; each ignored key is warned about once, on stderr."""
+    def runtime(self, *, show_ignored: bool = False) -> RuntimeConfig:
+        """The resolved configuration; its ignored keys are warned about on stderr once per
+        config change (entrypoints/ignored_notice.py), or always with `show_ignored`."""
         if self._runtime is None:
             from memlane.entrypoints.api import note_warned, resolve_config
 
@@ -44,8 +46,11 @@ class Options:
                     state_dir=self.values["state_dir"],
                     config_path=self.values["config"],
                 )
-            for found in self._runtime.ignored:
-                click.echo(f"memlane: warning: {found.key} is ignored: {found.reason}", err=True)
+            if to_show(self._runtime, always=show_ignored):
+                for found in self._runtime.ignored:
+                    click.echo(
+                        f"memlane: warning: {found.key} is ignored: {found.reason}", err=True
+                    )
             note_warned(self._runtime.ignored)  # so opening the manager does not log them again
         return self._runtime
 
