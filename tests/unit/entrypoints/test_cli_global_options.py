@@ -15,7 +15,6 @@ import structlog
 
 from memlane.entrypoints.cli import cli
 from memlane.entrypoints.cli_options import Options
-from memlane.entrypoints.logging import configure_logging
 
 # The arguments each command needs besides the global options.
 COMMAND_ARGS: dict[tuple[str, ...], tuple[str, ...]] = {
@@ -71,12 +70,6 @@ def _value(options: Options, name: str) -> object:
     if name == "log_json":
         return options.log_json
     return options.values[name]
-
-
-@pytest.fixture(autouse=True)
-def _quiet_logging() -> Iterator[None]:
-    yield
-    configure_logging(level="warning")  # a parsed --log-level debug must not outlive the test
 
 
 def test_the_table_names_every_command() -> None:
