@@ -20,10 +20,10 @@ single-index rule. An agent keyword-only by design (its index records no embeddi
 `provider: "none"` in its config) joins through its keyword leg alone and a warning says so;
 its missing vectors are no backfill to wait for (application/search_legs.py). Cosines of one
 model are on one scale in every index; agents whose index recorded another model are refused.
-bm25 is pooled raw: its idf comes from each index's own
-statistics, so it is comparable between indexes of similar make-up, which the measurement in
-bench/agents_split_bench.py showed to be the better bet than per-agent standardisation (the
-benchmark's alternative rule), which ranks every agent's best keyword hit alike.
+bm25 is pooled raw: its idf comes from each index's own statistics, so it is comparable between
+indexes of similar make-up, which the measurement in bench/agents_split_bench.py showed to be
+the better bet than per-agent standardisation (the benchmark's alternative rule), which ranks
+every agent's best keyword hit alike.
 """
 
 from __future__ import annotations
