@@ -43,12 +43,12 @@ class Legs:
         # corpus (bench/agents_split_bench.py), normalising it per agent (the benchmark's
         # alternative) put every agent's best keyword hit on top and halved keyword recall@1.
         self.many = stores is not None
-        # One agent's own search keeps its rules (a keyword-only process has no provider).
-        self.keyword_only: list[str] = (
-            [a for a, s in self.stores if a is not None and keyword_only_by_design(s.meta())]
-            if self.many
-            else []
-        )
+        # Read once per search (a PostgreSQL store asks its database on every call); one
+        # agent's own search needs none (a keyword-only process has no provider to hold back).
+        self._metas = {a: s.meta() for a, s in self.stores} if self.many else {}
+        self.keyword_only = [
+            a for a, meta in self._metas.items() if a is not None and keyword_only_by_design(meta)
+        ]
         # The indexes the vector leg reads (and whose vector progress counts).
         self.vectored: list[tuple[str | None, IndexStore]] = [
             (a, s) for a, s in self.stores if a not in self.keyword_only
@@ -94,7 +94,7 @@ class Legs:
         """Refuse a fused vector leg over indexes embedded with another model than the query."""
         others: list[str] = []
         for agent, store in self.vectored:
-            meta = store.meta()
+            meta = self._metas[agent] if agent in self._metas else store.meta()
             if meta is None or meta.dimensions is None:
                 continue  # nothing embedded yet: the agent answers by keywords, like a new index
             stored = vector_label(meta.model, meta.provider_key)
