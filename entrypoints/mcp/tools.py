@@ -146,7 +146,9 @@ WRITE = ToolSpec(
         "about the user or the project, a todo. By default appends to today's daily note "
         "(memory/YYYY-MM-DD.md); pass path 'memory/<topic>.md' for a named note and "
         "mode 'replace' to rewrite it. Write short Markdown in your own words and never store "
-        "secrets. The note is searchable as soon as this returns; cite the returned path."
+        "secrets: API keys, tokens, passwords and private keys are masked before writing "
+        "(`masked` in the reply says what), unless you pass redact: false. The note is "
+        "searchable as soon as this returns; cite the returned path."
     ),
     schema={
         "type": "object",
@@ -157,6 +159,14 @@ WRITE = ToolSpec(
                 "description": "MEMORY.md or memory/<name>.md; default today's daily note.",
             },
             "mode": {"type": "string", "enum": ["append", "replace"], "default": "append"},
+            "redact": {
+                "type": "boolean",
+                "default": True,
+                "description": (
+                    "Mask secrets in the text before writing (default). false stores the text "
+                    "exactly as given: only when the user asked to keep that value."
+                ),
+            },
         },
         "required": ["text"],
         "additionalProperties": False,
@@ -235,7 +245,10 @@ class MemoryTools:
             raise InvalidQuery("path must be a string")
         if mode not in ("append", "replace"):
             raise InvalidQuery("mode must be 'append' or 'replace'")
-        result = self.write_note(text, path=path, mode=mode)
+        redact = args.get("redact", True)
+        if not isinstance(redact, bool):
+            raise InvalidQuery("redact must be true or false")
+        result = self.write_note(text, path=path, mode=mode, redact=redact)
         payload: Payload = {
             "path": result.path,
             "mode": result.mode,
@@ -243,6 +256,9 @@ class MemoryTools:
             "size": result.size,
             "indexed": result.indexed,
             "citation": result.path,
+            # What was masked, by kind, never the secrets; {} when nothing was (or redact false).
+            "redacted": result.redacted,
+            "masked": dict(result.masked),
         }
         if result.index_error is not None:
             payload["warning"] = f"saved, but the index is behind: {result.index_error}"
