@@ -45,6 +45,7 @@ from memlane.application.writing import WriteNote
 from memlane.domain.errors import ConfigError, InvalidQuery, MemoryDisabled
 from memlane.entrypoints.api import memory_get_tool, memory_search_tool
 from memlane.entrypoints.casing import camel_dict
+from memlane.entrypoints.logging import redacted_summary
 
 Payload = dict[str, object]
 _log = structlog.get_logger("memlane.mcp")
@@ -289,8 +290,15 @@ def run_tool(tools: MemoryTools, name: str, args: Mapping[str, object]) -> tuple
     try:
         payload = handler(args)
     except Exception as exc:  # the one error table, never a crashed server
+        # The error's kind and a redacted summary; never the arguments (the traceback is
+        # rendered without locals and redacted: entrypoints/logging.py).
         if not any(isinstance(exc, t) for t, _ in ERROR_TEXT):
-            _log.exception("mcp_tool_failed", tool=name, error=type(exc).__name__)
+            _log.exception(
+                "mcp_tool_failed",
+                tool=name,
+                error=type(exc).__name__,
+                summary=redacted_summary(exc),
+            )
         else:
             _log.info("mcp_tool_refused", tool=name, error=type(exc).__name__)
         return {"disabled": True, "error": error_text(exc)}, True
