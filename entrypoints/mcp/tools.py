@@ -43,6 +43,7 @@ from memlane.application.scheduler import FIRST_SYNC_RUNNING
 from memlane.application.sync_trigger import SyncFailed
 from memlane.application.writing import WriteNote
 from memlane.domain.errors import ConfigError, InvalidQuery, MemoryDisabled
+from memlane.domain.url_passwords import mask_url_passwords
 from memlane.entrypoints.api import memory_get_tool, memory_search_tool
 from memlane.entrypoints.casing import camel_dict
 from memlane.entrypoints.logging import redacted_summary
@@ -69,7 +70,7 @@ def error_text(exc: BaseException) -> str:
     """The message a tool error carries for `exc`; unexpected errors say only where to look."""
     for error_type, prefix in ERROR_TEXT:
         if isinstance(exc, error_type):
-            return f"{prefix}: {exc}"
+            return f"{prefix}: {mask_url_passwords(str(exc))}"
     return "internal error (details in the server log)"
 
 

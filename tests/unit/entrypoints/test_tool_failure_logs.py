@@ -9,6 +9,7 @@ from collections.abc import Iterator
 import pytest
 import structlog
 
+from memlane.application.ports.index_store import StoreError
 from memlane.application.writing import WriteNote
 from memlane.domain.redaction import Redactor
 from memlane.entrypoints.logging import configure_logging
@@ -64,3 +65,23 @@ def test_a_failing_write_carrying_a_secret_leaves_none_in_the_logs(
         record = json.loads(logs.splitlines()[-1])
         assert record["tool"] == "memory_write" and record["error"] == "RuntimeError"
         assert all("locals" not in frame for frame in record["exception"][0]["frames"])
+
+
+def test_a_tool_error_masks_a_url_password() -> None:
+    """Issue #32 item 6: the error text a model reads masks URL passwords too."""
+    world = World()
+    manager = world.manager()
+
+    class RefusingWriter:
+        def write(self, path: str, data: bytes, *, append: bool, max_bytes: int) -> int:
+            raise StoreError("cannot reach postgresql://app:Pw-for-the-model@db/prod")
+
+    tools = MemoryTools(
+        manager=manager,
+        write_note=WriteNote(writer=RefusingWriter(), clock=world.clock, refresh=manager.sync),
+    )
+
+    payload, failed = run_tool(tools, "memory_write", {"text": "x"})
+
+    assert failed
+    assert payload["error"] == "index error: cannot reach postgresql://app:***@db/prod"
