@@ -127,7 +127,9 @@ def _require_inside(display: str, path: str, allowed_real_roots: Sequence[str]) 
         raise FileRefused(display, "symlink target outside the allowed roots")
 
 
-def note_target_problem(real: str, allowed_real_roots: Sequence[str], suffix: str) -> str | None:
+def note_target_problem(
+    real: str, allowed_real_roots: Sequence[str], suffix: str, what: str = "note"
+) -> str | None:
     """Why the real file `real` (a path after symlinks) may not be served as a note, or None.
 
     The allow-list applies to where a link leads, not only to the link's own name: the target
@@ -136,7 +138,7 @@ def note_target_problem(real: str, allowed_real_roots: Sequence[str], suffix: st
     while `memory/old.md -> ../archive/old.md` is served.
     """
     if not has_suffix(os.path.basename(real), suffix):
-        return f"symlink target is not a {suffix} note"
+        return f"symlink target is not a {suffix} {what}"
     inside = [root for root in allowed_real_roots if is_within(real, root)]
     if not inside:
         return "symlink target outside the allowed roots"
