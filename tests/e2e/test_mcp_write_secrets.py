@@ -22,7 +22,10 @@ from tests.secret_samples import PEM_BODY, PEM_TEXT, SAMPLES
 pytestmark = pytest.mark.e2e
 
 SENTINEL = "walrusprotocol"  # plain text that must arrive, to prove the right note was read
-FORBIDDEN = sorted({s.secret for s in SAMPLES} | {s.middle for s in SAMPLES} | {PEM_BODY})
+# The env-style assignment rule, beside the catalogue: a value no format would recognise.
+ASSIGNED = "correct horse battery staple"
+ASSIGNMENT = f'DB_PASSWORD="{ASSIGNED}"'
+FORBIDDEN = sorted({s.secret for s in SAMPLES} | {s.middle for s in SAMPLES} | {PEM_BODY, ASSIGNED})
 QUERIES = sorted({s.text.split()[0].strip("{\"'/:") for s in SAMPLES} - {""} | {SENTINEL})
 NOTE = "memory/credentials.md"
 
@@ -122,7 +125,8 @@ def test_every_secret_kind_written_through_the_tool_is_stored_masked(
 ) -> None:
     client, proc = served
     replies: list[dict[str, Any]] = []
-    for text in [*(f"{SENTINEL} {s.text}" for s in SAMPLES), PEM_TEXT, f"last {SENTINEL}"]:
+    texts = [*(f"{SENTINEL} {s.text}" for s in SAMPLES), PEM_TEXT, ASSIGNMENT, f"last {SENTINEL}"]
+    for text in texts:
         payload, failed = client.call("memory_write", {"text": text, "path": NOTE})
         assert not failed, payload
         replies.append(payload)
@@ -131,7 +135,7 @@ def test_every_secret_kind_written_through_the_tool_is_stored_masked(
     assert all(r["redacted"] is True and r["indexed"] is True for r in replies)
     assert all(sum(r["masked"].values()) >= 1 for r in replies[:-1])
     assert replies[-1]["masked"] == {}
-    assert {"sk-dash", "url-password", "age", "pem-private-key"} <= {
+    assert {"assignment", "sk-dash", "url-password", "age", "pem-private-key"} <= {
         kind for r in replies for kind in r["masked"]
     }
     assert _leaks(json.dumps(replies)) == []
