@@ -42,6 +42,12 @@ class FilesystemNoteWriter:
         with self._lock:
             real = self._resolve(path)
             old = self._read_existing(path, real) if append else b""
+            if b"\x00" in old:  # appending would leave a note the indexer skips as binary
+                raise NoteWriteFailed(
+                    path,
+                    "the note holds a NUL byte, so it is never indexed: appending to it would "
+                    "be lost; rewrite it with mode 'replace'",
+                )
             if old and not old.endswith(b"\n"):
                 old += b"\n"
             content = old + data

@@ -139,6 +139,20 @@ class TestFilesystemNoteWriter:
 
         assert list((workspace / ".git" / "hooks").iterdir()) == []
 
+    def test_appending_to_a_note_the_indexer_skips_as_binary_is_refused(
+        self, workspace: Path
+    ) -> None:
+        """Issue #32 item 3: an append would land in a note no search ever finds."""
+        note = workspace / "memory" / "broken.md"
+        note.write_bytes(b"before\x00after\n")
+        writer = FilesystemNoteWriter(workspace=str(workspace))
+
+        with pytest.raises(NoteWriteFailed, match="NUL byte"):
+            writer.write("memory/broken.md", b"more\n", append=True, max_bytes=100)
+        writer.write("memory/broken.md", b"clean\n", append=False, max_bytes=100)
+
+        assert note.read_bytes() == b"clean\n"
+
     def test_parent_segments_are_refused(self, workspace: Path) -> None:
         writer = FilesystemNoteWriter(workspace=str(workspace))
 
