@@ -25,6 +25,7 @@ from memlane.domain.agents import parse_agents
 from memlane.domain.errors import DISABLED_REASON
 from memlane.domain.events import event_to_record, type_name
 from memlane.domain.search import MAX_QUERY_CHARS, check_query_text
+from memlane.domain.url_passwords import mask_url_passwords
 from memlane.entrypoints.casing import camel_dict, camel_keys
 from memlane.entrypoints.cli_options import LOG_LEVELS, Options, errors, global_options
 from memlane.entrypoints.cli_output import (
@@ -169,7 +170,8 @@ def search(
                 # A read-only index is searched as it is; the response says so once.
                 manager.refresh(progress=on_progress)
         except (SyncFailed, StoreError, EventLogError) as exc:  # what is indexed can answer
-            click.echo(f"warning: sync failed, searching the index as it is: {exc}", err=True)
+            said = mask_url_passwords(str(exc))
+            click.echo(f"warning: sync failed, searching the index as it is: {said}", err=True)
         response = manager.search(
             text, max_results=max_results, min_score=min_score, explain=explain, agents=asked
         )

@@ -15,6 +15,7 @@ from memlane.application.ports.index_store import StoreCorrupt, StoreError, caus
 from memlane.application.sync_trigger import SyncFailed
 from memlane.application.workspace import WorkspaceError
 from memlane.domain.errors import DISABLED_REASON, ConfigError, InvalidQuery
+from memlane.domain.url_passwords import mask_url_passwords
 from memlane.entrypoints.config.runtime import RuntimeConfig
 from memlane.entrypoints.ignored_notice import to_show
 from memlane.entrypoints.listen import (
@@ -114,24 +115,30 @@ class Options:
 
 @contextmanager
 def errors() -> Iterator[None]:
-    """The CLI's one error table: every expected failure becomes a message and exit code."""
+    """The CLI's one error table: every expected failure becomes a message and exit code.
+
+    Every message passes `mask_url_passwords`: an error may quote a connection URL."""
     try:
         yield
     except (ConfigError, InvalidQuery) as exc:
-        raise click.UsageError(str(exc)) from exc
+        raise click.UsageError(_said(exc)) from exc
     except WorkspaceError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(_said(exc)) from exc
     except FileMissing as exc:
         raise click.ClickException(f"not found: {exc.path}") from exc
     except SourceError as exc:
-        raise click.ClickException(f"refused: {exc}") from exc
+        raise click.ClickException(f"refused: {_said(exc)}") from exc
     except EmbeddingError as exc:
-        raise click.ClickException(f"embedding provider failed: {exc}") from exc
+        raise click.ClickException(f"embedding provider failed: {_said(exc)}") from exc
     except (StoreError, EventLogError) as exc:
         hint = _REPAIR_HINT if caused_by(exc, StoreCorrupt) else ""
-        raise click.ClickException(f"index error: {exc}{hint}") from exc
+        raise click.ClickException(f"index error: {_said(exc)}{hint}") from exc
     except SyncFailed as exc:
-        raise click.ClickException(f"sync failed: {exc}") from exc
+        raise click.ClickException(f"sync failed: {_said(exc)}") from exc
+
+
+def _said(exc: BaseException) -> str:
+    return mask_url_passwords(str(exc))
 
 
 _REPAIR_HINT = (
