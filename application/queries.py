@@ -16,18 +16,20 @@ measured on LoCoMo and XQuAD-zh that ranked worse than keywords alone at every c
 
 Across agents (`stores`): every agent's index answers both legs with the searching agent's
 query embedding; the candidates form one pool (ids qualified by agent) and are fused by the
-single-index rule. Cosines of one model are on one scale in every index; agents whose index
-recorded another model are refused. bm25 is pooled raw: its idf comes from each index's own
-statistics, so it is comparable between indexes of similar make-up, which the measurement in
-bench/agents_split_bench.py showed to be the better bet than per-agent standardisation (the
-benchmark's alternative rule), which ranks every agent's best keyword hit alike.
+single-index rule. An agent keyword-only by design (its index records no embedding provider:
+`provider: "none"` in its config) joins through its keyword leg alone and a warning says so;
+its missing vectors are no backfill to wait for (application/search_legs.py). Cosines of one
+model are on one scale in every index; agents whose index recorded another model are refused.
+bm25 is pooled raw: its idf comes from each index's own statistics, so it is comparable between
+indexes of similar make-up, which the measurement in bench/agents_split_bench.py showed to be
+the better bet than per-agent standardisation (the benchmark's alternative rule), which ranks
+every agent's best keyword hit alike.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import replace
 from typing import Final
 
 import structlog
@@ -36,13 +38,13 @@ from memlane.application.embedding_runtime import EmbeddingRuntime
 from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvider
 from memlane.application.ports.index_store import DimensionMismatch, IndexStore, VectorProgress
 from memlane.application.reports import SearchMode, SearchResponse
-from memlane.domain.agents import AgentsNotComparable, agent_of, qualified
+from memlane.application.search_legs import AgentStore, Legs
+from memlane.domain.agents import agent_of
 from memlane.domain.config import MAX_RESULTS_LIMIT, MemorySettings, candidate_limit
 from memlane.domain.decay import apply_temporal_decay
 from memlane.domain.embedding import query_embedding_input
 from memlane.domain.errors import InvalidQuery
 from memlane.domain.index_meta import vector_label
-from memlane.domain.keywords import build_fts_query
 from memlane.domain.mmr import mmr_rerank
 from memlane.domain.relevance import apply_relevance_floor, floor_for
 from memlane.domain.scoring import (
@@ -63,9 +65,6 @@ from memlane.domain.snippets import citation_for, make_snippet
 from memlane.domain.sources import Source
 
 log = structlog.get_logger()
-
-# An agent and its index; None stands for the searcher's own index.
-AgentStore = tuple[str, IndexStore | None]
 
 # A hybrid search fuses both legs once at most this share of the chunks lacks a vector (a few
 # chunks a provider keeps refusing must not hold an index at keywords forever). Measured
@@ -104,7 +103,7 @@ class Searcher:
         vector leg runs and an agent's index was embedded with another model.
         """
         text = check_query_text(query.text)
-        legs = _Legs(stores, self._store)
+        legs = Legs(stores, self._store)
         max_results = _max_results(query.max_results, self._settings.query.max_results)
         min_score = _min_score(query.min_score, self._settings.query.min_score)
         sources: Sequence[Source] = query.sources or self._settings.sources
@@ -115,9 +114,13 @@ class Searcher:
         mode: SearchMode = (
             "keyword" if provider is None else ("hybrid" if hybrid.enabled else "vector")
         )
+        if provider is not None:
+            warnings += legs.keyword_only_warning(hybrid=mode == "hybrid")
+            if not legs.vectored:  # every agent searched is keyword-only by design
+                mode = "keyword"
         limit = candidate_limit(hybrid, max_results, fused=mode == "hybrid")
         if provider is not None and legs.many:
-            _check_comparable(legs, vector_label(provider.model, provider.key))
+            legs.check_comparable(vector_label(provider.model, provider.key))
         keyword: list[Candidate] = []
         if mode != "vector":
             keyword = legs.keyword(text, sources, limit)
@@ -125,7 +128,7 @@ class Searcher:
         # Counted once per search (a PostgreSQL store counts on every call).
         own_progress = (
             None
-            if provider is None
+            if provider is None or not any(s is self._store for _, s in legs.vectored)
             else self._store.vector_progress(vector_label(provider.model, provider.key))
         )
         waiting = (
@@ -140,7 +143,7 @@ class Searcher:
                 "`memlane index`, `watch` or a server embeds the rest)"
             )
             mode = "keyword"
-        elif provider is not None:
+        elif provider is not None and mode != "keyword":
             vector, failed = self._vector_leg(provider, text, sources, limit, warnings, legs)
             if not failed:
                 warnings += self._partial_vectors(own_progress)
@@ -201,7 +204,7 @@ class Searcher:
         sources: Sequence[Source],
         limit: int,
         warnings: list[str],
-        legs: _Legs,
+        legs: Legs,
     ) -> tuple[list[Candidate], bool]:
         """The vector leg's candidates, and whether it failed (keywords must answer alone)."""
         try:
@@ -235,11 +238,11 @@ class Searcher:
         return [f"{first.text()}: results cover the files indexed so far"]
 
     def _waiting_for_vectors(
-        self, provider: EmbeddingProvider, legs: _Legs, own: VectorProgress | None
+        self, provider: EmbeddingProvider, legs: Legs, own: VectorProgress | None
     ) -> VectorProgress | None:
         """The vector progress of an index searched that is too far from complete to fuse."""
         label = vector_label(provider.model, provider.key)
-        for _, store in legs.stores:
+        for _, store in legs.vectored:
             progress = (
                 own if store is self._store and own is not None else store.vector_progress(label)
             )
@@ -282,65 +285,6 @@ class Searcher:
             )
         return weighted_merge(
             vector, keyword, vector_weight=hybrid.vector_weight, text_weight=hybrid.text_weight
-        )
-
-
-class _Legs:
-    """The indexes one search reads: this agent's alone, or several agents' as one pool."""
-
-    def __init__(self, stores: Sequence[AgentStore] | None, own: IndexStore) -> None:
-        self.stores: list[tuple[str | None, IndexStore]] = (
-            [(None, own)] if stores is None else [(a, own if s is None else s) for a, s in stores]
-        )
-        # bm25 evidence is pooled raw across agents, like one index's: measured on a split
-        # corpus (bench/agents_split_bench.py), normalising it per agent (the benchmark's
-        # alternative) put every agent's best keyword hit on top and halved keyword recall@1.
-        self.many = stores is not None
-
-    def keyword(self, text: str, sources: Sequence[Source], limit: int) -> list[Candidate]:
-        match = build_fts_query(text)
-        if match is None:
-            return []
-        found: list[Candidate] = []
-        for agent, store in self.stores:
-            hits = store.search_keyword(match, sources=sources, limit=limit)
-            found += _qualified(agent, hits)
-        return found
-
-    def vector(
-        self, vector: list[float], model: str, sources: Sequence[Source], limit: int
-    ) -> list[Candidate]:
-        found: list[Candidate] = []
-        for agent, store in self.stores:
-            hits = store.search_vector(vector, model=model, sources=sources, limit=limit)
-            found += _qualified(agent, hits)
-        if self.many:  # one pool ordered by cosine, so ties do not depend on the agents' order
-            found.sort(key=lambda c: -c.score)
-        return found
-
-
-def _qualified(agent: str | None, hits: list[Candidate]) -> list[Candidate]:
-    if agent is None:
-        return hits
-    return [replace(c, chunk_id=qualified(agent, c.chunk_id)) for c in hits]
-
-
-def _check_comparable(legs: _Legs, label: str) -> None:
-    """Refuse a fused vector leg over indexes embedded with another model than the query."""
-    others: list[str] = []
-    for agent, store in legs.stores:
-        meta = store.meta()
-        if meta is None or meta.dimensions is None:
-            continue  # nothing embedded yet: the agent answers by keywords, like a new index
-        stored = vector_label(meta.model, meta.provider_key)
-        if stored != label:
-            others.append(f"{agent} ({meta.provider}/{meta.model})")
-    if others:
-        raise AgentsNotComparable(
-            f"cannot fuse these agents: the query is embedded with {label}, but "
-            f"{', '.join(others)} recorded another embedding model; cosines of different "
-            "models are not comparable. Search those agents separately, or index every "
-            "agent with the same provider and model."
         )
 
 

@@ -23,6 +23,7 @@ from memlane.domain.errors import DISABLED_REASON, ConfigError, DomainError, Inv
 from memlane.domain.search import SearchResult
 from memlane.entrypoints.config.build import IgnoredKey
 from memlane.entrypoints.config.runtime import RuntimeConfig, resolve_runtime
+from memlane.entrypoints.ignored_notice import to_show
 from memlane.entrypoints.logging import configure_logging
 
 log = structlog.get_logger()
@@ -89,7 +90,8 @@ def open_manager(
     `config` is a memorySearch block (camelCase keys, as in the JSON5 file); when given, it is
     used instead of the config file. `start_background` starts the watcher and timers (not
     when `memorySearch.enabled` is false). Each key the config sets that memlane ignores is
-    logged once per process, as a warning on stderr (see `note_warned`).
+    logged as a warning on stderr once per config change (entrypoints/ignored_notice.py) and
+    at most once per process (see `note_warned`).
     The index serves the workspace it recorded (application/workspace.py): another named one
     raises WorkspaceMismatch unless `move_workspace`; a missing folder raises WorkspaceMissing.
     """
@@ -98,10 +100,11 @@ def open_manager(
         configure_logging(level="warning")
     environ, runtime = _resolve(workspace, agent_id, state_dir, config, config_path, env)
     runtime = _bound(runtime, move=move_workspace)
-    for found in runtime.ignored:
-        if found not in _warned:
-            _warned.add(found)
+    fresh = [found for found in runtime.ignored if found not in _warned]
+    if fresh and to_show(runtime):  # once per process, and once per config change
+        for found in fresh:
             _log_ignored(found)
+    _warned.update(fresh)
     key = _key(runtime)
     with _creating:
         manager = _managers.get(key)

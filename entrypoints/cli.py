@@ -25,8 +25,9 @@ from memlane.domain.agents import parse_agents
 from memlane.domain.errors import DISABLED_REASON
 from memlane.domain.events import event_to_record, type_name
 from memlane.domain.search import MAX_QUERY_CHARS, check_query_text
+from memlane.domain.url_passwords import mask_url_passwords
 from memlane.entrypoints.casing import camel_dict, camel_keys
-from memlane.entrypoints.cli_options import Options, errors, global_options
+from memlane.entrypoints.cli_options import LOG_LEVELS, Options, errors, global_options
 from memlane.entrypoints.cli_output import (
     config_details,
     event_json,
@@ -58,7 +59,7 @@ from memlane.entrypoints.progress_display import sync_progress
     "--log-level",
     default="warning",
     show_default=True,
-    type=click.Choice(["debug", "info", "warning", "error"]),
+    type=click.Choice(LOG_LEVELS),
 )
 @click.option("--log-json", is_flag=True, help="Log JSON lines on stderr.")
 @click.version_option(__version__, prog_name="memlane", message="%(prog)s %(version)s")
@@ -75,6 +76,7 @@ def cli(
     """Long-term memory for AI agents: index notes and transcripts, search them."""
     configure_logging(json=log_json or None, level=log_level)
     options = Options(config=config, state_dir=state_dir, agent=agent, workspace=workspace)
+    options.log_level, options.log_json = log_level, log_json
     ctx.obj = options
     ctx.call_on_close(options.close)
 
@@ -168,7 +170,8 @@ def search(
                 # A read-only index is searched as it is; the response says so once.
                 manager.refresh(progress=on_progress)
         except (SyncFailed, StoreError, EventLogError) as exc:  # what is indexed can answer
-            click.echo(f"warning: sync failed, searching the index as it is: {exc}", err=True)
+            said = mask_url_passwords(str(exc))
+            click.echo(f"warning: sync failed, searching the index as it is: {said}", err=True)
         response = manager.search(
             text, max_results=max_results, min_score=min_score, explain=explain, agents=asked
         )
@@ -245,7 +248,7 @@ def get(
 @click.pass_obj
 def status(options: Options, as_json: bool, deep: bool, verbose: bool) -> None:
     """Show the index status and the problems found (or that memory search is disabled)."""
-    runtime = options.runtime()
+    runtime = options.runtime(show_ignored=verbose)
     payload: dict[str, object] = {"agentId": runtime.agent_id, "enabled": False}
     text = f"Memory search disabled ({runtime.agent_id}): {DISABLED_REASON}"
     if runtime.settings.enabled:
@@ -271,6 +274,7 @@ def config_group() -> None:
 
 
 @config_group.command("schema")
+@global_options  # accepted like everywhere; the schema does not depend on them
 def config_schema() -> None:
     """Print the config file's JSON Schema (for editors) on stdout."""
     click.echo(json.dumps(json_schema(), ensure_ascii=False, indent=2))

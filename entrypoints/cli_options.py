@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Final
 
 import click
 
@@ -15,13 +15,19 @@ from memlane.application.ports.index_store import StoreCorrupt, StoreError, caus
 from memlane.application.sync_trigger import SyncFailed
 from memlane.application.workspace import WorkspaceError
 from memlane.domain.errors import DISABLED_REASON, ConfigError, InvalidQuery
+from memlane.domain.url_passwords import mask_url_passwords
 from memlane.entrypoints.config.runtime import RuntimeConfig
+from memlane.entrypoints.ignored_notice import to_show
 from memlane.entrypoints.listen import (
     ListenOptionError,
 )
+from memlane.entrypoints.logging import configure_logging
 
 if TYPE_CHECKING:
     from memlane.application.memory import MemoryManager
+
+# The levels `--log-level` offers, before or after the command.
+LOG_LEVELS: Final = ("debug", "info", "warning", "error")
 
 
 class Options:
@@ -29,11 +35,15 @@ class Options:
 
     def __init__(self, **values: str | None) -> None:
         self.values = values
+        # The logging the group configured; an option after the command configures it again.
+        self.log_level = "warning"
+        self.log_json = False
         self._manager: MemoryManager | None = None
         self._runtime: RuntimeConfig | None = None
 
-    def runtime(self) -> RuntimeConfig:
-        """The resolved configuration; each ignored key is warned about once, on stderr."""
+    def runtime(self, *, show_ignored: bool = False) -> RuntimeConfig:
+        """The resolved configuration; its ignored keys are warned about on stderr once per
+        config change (entrypoints/ignored_notice.py), or always with `show_ignored`."""
         if self._runtime is None:
             from memlane.entrypoints.api import note_warned, resolve_config
 
@@ -44,8 +54,11 @@ class Options:
                     state_dir=self.values["state_dir"],
                     config_path=self.values["config"],
                 )
-            for found in self._runtime.ignored:
-                click.echo(f"memlane: warning: {found.key} is ignored: {found.reason}", err=True)
+            if to_show(self._runtime, always=show_ignored):
+                for found in self._runtime.ignored:
+                    click.echo(
+                        f"memlane: warning: {found.key} is ignored: {found.reason}", err=True
+                    )
             note_warned(self._runtime.ignored)  # so opening the manager does not log them again
         return self._runtime
 
@@ -102,24 +115,30 @@ class Options:
 
 @contextmanager
 def errors() -> Iterator[None]:
-    """The CLI's one error table: every expected failure becomes a message and exit code."""
+    """The CLI's one error table: every expected failure becomes a message and exit code.
+
+    Every message passes `mask_url_passwords`: an error may quote a connection URL."""
     try:
         yield
     except (ConfigError, InvalidQuery) as exc:
-        raise click.UsageError(str(exc)) from exc
+        raise click.UsageError(_said(exc)) from exc
     except WorkspaceError as exc:
-        raise click.ClickException(str(exc)) from exc
+        raise click.ClickException(_said(exc)) from exc
     except FileMissing as exc:
         raise click.ClickException(f"not found: {exc.path}") from exc
     except SourceError as exc:
-        raise click.ClickException(f"refused: {exc}") from exc
+        raise click.ClickException(f"refused: {_said(exc)}") from exc
     except EmbeddingError as exc:
-        raise click.ClickException(f"embedding provider failed: {exc}") from exc
+        raise click.ClickException(f"embedding provider failed: {_said(exc)}") from exc
     except (StoreError, EventLogError) as exc:
         hint = _REPAIR_HINT if caused_by(exc, StoreCorrupt) else ""
-        raise click.ClickException(f"index error: {exc}{hint}") from exc
+        raise click.ClickException(f"index error: {_said(exc)}{hint}") from exc
     except SyncFailed as exc:
-        raise click.ClickException(f"sync failed: {exc}") from exc
+        raise click.ClickException(f"sync failed: {_said(exc)}") from exc
+
+
+def _said(exc: BaseException) -> str:
+    return mask_url_passwords(str(exc))
 
 
 _REPAIR_HINT = (
@@ -134,8 +153,29 @@ def _set_global(ctx: click.Context, param: click.Parameter, value: str | None) -
         ctx.ensure_object(Options).values[param.name] = value
 
 
+def _set_logging(ctx: click.Context, param: click.Parameter, value: str | bool | None) -> None:
+    """`--log-level` / `--log-json` after the subcommand: logging is configured again with it."""
+    if value is None or value is False:
+        return
+    options = ctx.ensure_object(Options)
+    if param.name == "log_level":
+        options.log_level = str(value)
+    else:
+        options.log_json = True
+    configure_logging(json=options.log_json or None, level=options.log_level)
+
+
 def global_options(command: Callable[..., None]) -> Callable[..., None]:
-    """Accept the global options after the subcommand too, as the reference's CLI does."""
+    """Accept every global option after the subcommand too, as the reference's CLI does
+    (`--version` and `--help` excepted: they answer at once, wherever they stand)."""
+    command = click.option(
+        "--log-json", is_flag=True, default=None, expose_value=False, callback=_set_logging,
+        help="Log JSON lines on stderr (also before the command).",
+    )(command)  # fmt: skip
+    command = click.option(
+        "--log-level", type=click.Choice(LOG_LEVELS), default=None, expose_value=False,
+        callback=_set_logging, help="Lowest level logged (also before the command).",
+    )(command)  # fmt: skip
     for flags, text in reversed(_GLOBAL_FLAGS):
         command = click.option(
             *flags, help=text, expose_value=False, callback=_set_global, default=None

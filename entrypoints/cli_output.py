@@ -19,6 +19,7 @@ import click
 from memlane.application.ports.event_log import RecordedEvent
 from memlane.application.reports import StatusReport, SyncProgress, SyncReport
 from memlane.domain.events import event_to_record, type_name
+from memlane.entrypoints.casing import camel_dict
 from memlane.entrypoints.config.runtime import RuntimeConfig
 from memlane.entrypoints.config.schema import effective_settings
 
@@ -77,7 +78,7 @@ def result_json(r: object, explain: bool) -> dict[str, object]:
     if r.agent is not None:
         data["agent"] = r.agent
     if explain and r.explanation is not None:
-        data["explain"] = asdict(r.explanation)
+        data["explain"] = camel_dict(asdict(r.explanation))
     return data
 
 

@@ -36,6 +36,7 @@ def store_group() -> None:
     help="postgresql://... or a SQLite state dir (sqlite:DIR); the target must be empty.",
 )
 @click.option("--all-agents", is_flag=True, help="Copy every agent of the store, not just one.")
+@global_options
 @click.pass_obj
 def store_copy(options: Options, target: str, all_agents: bool) -> None:
     """Copy the index (chunks, vectors, cache, events, meta) without re-embedding."""

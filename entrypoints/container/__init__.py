@@ -209,11 +209,16 @@ def note_writer(workspace: str, extra_paths: Sequence[str] = ()) -> NoteWriter:
 
 
 def note_writing(manager: MemoryManager) -> WriteNote:
-    """The `memory_write` use case for a live manager: its workspace, the real clock, its sync."""
+    """The `memory_write` use case for a live manager: its workspace, the real clock, its sync.
+
+    What it writes is redacted with the catalogue and the configured extra patterns, even when
+    `redaction.enabled` is false (that key is about indexing); only the tool's `redact: false`
+    writes a text as given."""
     return WriteNote(
         writer=note_writer(manager.workspace, manager.settings.extra_paths),
         clock=SystemClock(),
         refresh=manager.sync,
+        redact=Redactor(manager.settings.redaction.extra_patterns).redaction,
     )
 
 

@@ -55,6 +55,7 @@ from memlane.application.reports import (
 from memlane.application.sync_trigger import SyncFailed, SyncTrigger
 from memlane.domain.errors import ConfigError, InvalidQuery, MemoryDisabled
 from memlane.domain.events import type_name
+from memlane.domain.url_passwords import mask_url_passwords
 from memlane.entrypoints.grpc._generated import memlane_pb2 as pb
 from memlane.entrypoints.grpc._generated import memlane_pb2_grpc as pb_grpc
 from memlane.entrypoints.grpc.messages import (
@@ -64,6 +65,7 @@ from memlane.entrypoints.grpc.messages import (
     status_report_to_pb,
     sync_report_to_pb,
 )
+from memlane.entrypoints.logging import redacted_summary
 
 SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["MemoryService"].full_name
 REQUEST_ID_KEY: Final = "x-request-id"
@@ -182,11 +184,12 @@ class _Rpc:
         """Log `exc` once and end the call with its mapped status."""
         code = status_for(exc)
         if code is None:
-            self.log.error(
+            self.log.error(  # kind and redacted summary; the traceback without locals
                 "rpc.handled",
                 code=grpc.StatusCode.INTERNAL.name,
                 duration_ms=self.elapsed_ms(),
                 error=type(exc).__name__,
+                summary=redacted_summary(exc),
                 exc_info=exc,
             )
             self.context.abort(
@@ -196,7 +199,7 @@ class _Rpc:
         level(
             "rpc.handled", code=code.name, duration_ms=self.elapsed_ms(), error=type(exc).__name__
         )
-        self.context.abort(code, str(exc) or type(exc).__name__)
+        self.context.abort(code, mask_url_passwords(str(exc)) or type(exc).__name__)
 
     def run(self, call: Callable[[], T]) -> T:
         """Run `call` with the ids bound; map any exception to a status."""

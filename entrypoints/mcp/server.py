@@ -7,8 +7,10 @@ Protocol answers, beyond what the SDK does itself:
 * over stdio, a line that is not JSON gets -32700 (parse error) and valid JSON that is no
   JSON-RPC message gets -32600, both with a null id (the SDK alone would drop them silently).
 
-Memory files are resources `memlane://memory/<path>` (`memlane://memory/MEMORY.md`,
-`memlane://memory/memory/2026-01-05.md`); reading one goes through `memory_get`'s allow-list.
+Memory notes are resources `memlane://notes/<path>` (`memlane://notes/MEMORY.md`,
+`memlane://notes/memory/2026-01-05.md`: the indexed path once, under the kind of thing named);
+the `memlane://memory/<path>` URIs of earlier versions still read. Reading one goes through
+`memory_get`'s allow-list.
 """
 
 from __future__ import annotations
@@ -49,7 +51,10 @@ from pydantic import ValidationError
 from memlane.entrypoints.api import tool_text
 from memlane.entrypoints.mcp.tools import MemoryTools, run_tool
 
-URI_PREFIX: Final = "memlane://memory/"
+URI_PREFIX: Final = "memlane://notes/"
+# Earlier versions put the source name first (a daily note read memlane://memory/memory/...);
+# clients may have kept such URIs.
+OLD_URI_PREFIX: Final = "memlane://memory/"
 MAX_ARGUMENT_BYTES: Final = 256 * 1024  # four times memory_write's text limit
 RESOURCE_PAGE: Final = 500
 INSTRUCTIONS: Final = (
@@ -70,9 +75,10 @@ def resource_uri(path: str) -> str:
 
 def path_of(uri: str) -> str:
     """The indexed memory path a resource URI names; MCPError -32602 for a foreign URI."""
-    if not uri.startswith(URI_PREFIX):
-        raise MCPError(code=INVALID_PARAMS, message=f"unknown resource: {uri}")
-    return unquote(uri[len(URI_PREFIX) :])
+    for prefix in (URI_PREFIX, OLD_URI_PREFIX):
+        if uri.startswith(prefix):
+            return unquote(uri[len(prefix) :])
+    raise MCPError(code=INVALID_PARAMS, message=f"unknown resource: {uri}")
 
 
 def build_server(tools: MemoryTools, list_memory_files: Lister) -> Server[Any]:

@@ -43,8 +43,10 @@ from memlane.application.scheduler import FIRST_SYNC_RUNNING
 from memlane.application.sync_trigger import SyncFailed
 from memlane.application.writing import WriteNote
 from memlane.domain.errors import ConfigError, InvalidQuery, MemoryDisabled
+from memlane.domain.url_passwords import mask_url_passwords
 from memlane.entrypoints.api import memory_get_tool, memory_search_tool
 from memlane.entrypoints.casing import camel_dict
+from memlane.entrypoints.logging import redacted_summary
 
 Payload = dict[str, object]
 _log = structlog.get_logger("memlane.mcp")
@@ -68,7 +70,7 @@ def error_text(exc: BaseException) -> str:
     """The message a tool error carries for `exc`; unexpected errors say only where to look."""
     for error_type, prefix in ERROR_TEXT:
         if isinstance(exc, error_type):
-            return f"{prefix}: {exc}"
+            return f"{prefix}: {mask_url_passwords(str(exc))}"
     return "internal error (details in the server log)"
 
 
@@ -146,7 +148,9 @@ WRITE = ToolSpec(
         "about the user or the project, a todo. By default appends to today's daily note "
         "(memory/YYYY-MM-DD.md); pass path 'memory/<topic>.md' for a named note and "
         "mode 'replace' to rewrite it. Write short Markdown in your own words and never store "
-        "secrets. The note is searchable as soon as this returns; cite the returned path."
+        "secrets: API keys, tokens, passwords and private keys are masked before writing "
+        "(`masked` in the reply says what), unless you pass redact: false. The note is "
+        "searchable as soon as this returns; cite the returned path."
     ),
     schema={
         "type": "object",
@@ -157,6 +161,14 @@ WRITE = ToolSpec(
                 "description": "MEMORY.md or memory/<name>.md; default today's daily note.",
             },
             "mode": {"type": "string", "enum": ["append", "replace"], "default": "append"},
+            "redact": {
+                "type": "boolean",
+                "default": True,
+                "description": (
+                    "Mask secrets in the text before writing (default). false stores the text "
+                    "exactly as given: only when the user asked to keep that value."
+                ),
+            },
         },
         "required": ["text"],
         "additionalProperties": False,
@@ -235,7 +247,10 @@ class MemoryTools:
             raise InvalidQuery("path must be a string")
         if mode not in ("append", "replace"):
             raise InvalidQuery("mode must be 'append' or 'replace'")
-        result = self.write_note(text, path=path, mode=mode)
+        redact = args.get("redact", True)
+        if not isinstance(redact, bool):
+            raise InvalidQuery("redact must be true or false")
+        result = self.write_note(text, path=path, mode=mode, redact=redact)
         payload: Payload = {
             "path": result.path,
             "mode": result.mode,
@@ -243,6 +258,9 @@ class MemoryTools:
             "size": result.size,
             "indexed": result.indexed,
             "citation": result.path,
+            # What was masked, by kind, never the secrets; {} when nothing was (or redact false).
+            "redacted": result.redacted,
+            "masked": dict(result.masked),
         }
         if result.index_error is not None:
             payload["warning"] = f"saved, but the index is behind: {result.index_error}"
@@ -273,8 +291,15 @@ def run_tool(tools: MemoryTools, name: str, args: Mapping[str, object]) -> tuple
     try:
         payload = handler(args)
     except Exception as exc:  # the one error table, never a crashed server
+        # The error's kind and a redacted summary; never the arguments (the traceback is
+        # rendered without locals and redacted: entrypoints/logging.py).
         if not any(isinstance(exc, t) for t, _ in ERROR_TEXT):
-            _log.exception("mcp_tool_failed", tool=name, error=type(exc).__name__)
+            _log.exception(
+                "mcp_tool_failed",
+                tool=name,
+                error=type(exc).__name__,
+                summary=redacted_summary(exc),
+            )
         else:
             _log.info("mcp_tool_refused", tool=name, error=type(exc).__name__)
         return {"disabled": True, "error": error_text(exc)}, True

@@ -72,3 +72,79 @@ def test_ruff_and_mypy_skip_a_build_folder_left_by_pip_install(tmp_path: Path) -
     assert mypy.returncode == 0, mypy.stdout
     assert "1 source file" in mypy.stdout  # only the package's own __init__.py was checked
     assert os.path.exists(project / bad)
+
+
+# The fast check: stand-in tools that record how scripts/check calls them.
+_RECORDER = '#!/bin/sh\necho "$(basename "$0") $*" >> "$CALLS"\n'
+FAST_TESTS = "tests/unit tests/contract -m not integration and not e2e and not postgres"
+
+
+def _checkout_with_a_change(tmp_path: Path) -> Path:
+    """A git checkout whose branch changed one module since `main`, with recording tools."""
+    (tmp_path / "scripts").mkdir()
+    shutil.copy(ROOT / "scripts" / "check", tmp_path / "scripts" / "check")
+    for tool in ("python", "ruff", "mypy", "lint-imports"):
+        path = tmp_path / ".venv" / "bin" / tool
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(_RECORDER)
+        path.chmod(0o755)
+    (tmp_path / "application").mkdir()
+    (tmp_path / "application" / "kept.py").write_text("x = 1\n")
+    (tmp_path / "README.md").write_text("readme\n")
+
+    def git(*args: str) -> None:
+        subprocess.run(["git", *args], cwd=tmp_path, check=True, capture_output=True)
+
+    git("init", "-q", "-b", "main")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "add", "scripts", "application", "README.md")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")
+    git("checkout", "-q", "-b", "work")
+    (tmp_path / "application" / "changed.py").write_text("y = 2\n")
+    (tmp_path / "README.md").write_text("readme, edited\n")
+    return tmp_path
+
+
+def _check(project: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+    calls = project / "calls.log"
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(project), "CALLS": str(calls)}
+    done = subprocess.run(
+        ["bash", str(project / "scripts" / "check"), *args],
+        cwd=project, env=env, capture_output=True, text=True, check=False, timeout=60,
+    )  # fmt: skip
+    return done, calls.read_text().splitlines() if calls.exists() else []
+
+
+def test_fast_skips_the_install_and_checks_the_changed_files(tmp_path: Path) -> None:
+    project = _checkout_with_a_change(tmp_path)
+
+    done, calls = _check(project, "--fast")
+
+    assert done.returncode == 0, done.stderr
+    assert not any("pip install" in c for c in calls)
+    assert "ruff check ." in calls
+    assert "mypy .typecheck/memlane/application/changed.py" in calls  # the README is no module
+    assert "lint-imports " in calls
+    pytest_calls = [c for c in calls if c.startswith("python -m pytest")]
+    assert len(pytest_calls) == 1 and FAST_TESTS in pytest_calls[0]
+
+
+def test_fast_without_changed_modules_runs_no_mypy(tmp_path: Path) -> None:
+    project = _checkout_with_a_change(tmp_path)
+    (project / "application" / "changed.py").unlink()
+
+    done, calls = _check(project, "--fast")
+
+    assert done.returncode == 0, done.stderr
+    assert not any(c.startswith("mypy") for c in calls)
+    assert "no changed Python module" in done.stdout
+
+
+def test_the_full_check_still_installs_and_runs_everything(tmp_path: Path) -> None:
+    project = _checkout_with_a_change(tmp_path)
+
+    done, calls = _check(project, "-x")
+
+    assert done.returncode == 0, done.stderr
+    assert any("pip install" in c for c in calls)
+    assert "mypy -p memlane" in calls
+    assert "python -m pytest -x" in calls

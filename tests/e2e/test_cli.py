@@ -98,6 +98,31 @@ class TestCli:
         assert top["path"] == "sessions/chat.jsonl"
         assert (top["startLine"], top["endLine"]) == (1, 2)
 
+    def test_explain_json_keys_are_camel_case(self, home: Path) -> None:
+        """`--explain --json` names the score parts like every other JSON key (README)."""
+        found = memlane(home, "search", "tabs or spaces", "--json", "--explain")
+
+        assert found.returncode == 0, found.stderr
+        results = json.loads(found.stdout)["results"]
+        assert results
+        for result in results:
+            assert set(result["explain"]) == {
+                "vectorScore", "textScore", "fusedScore", "decayFactor", "mmrRank",
+            }  # fmt: skip
+        assert [r["explain"]["mmrRank"] for r in results] == list(range(1, len(results) + 1))
+
+    def test_log_options_after_the_command(self, home: Path) -> None:
+        """`memlane search "q" --log-level info` (README: global options go either side)."""
+        found = memlane(home, "search", "tabs or spaces", "--json", "--log-level", "info")
+        status = memlane(home, "status", "--json", "--log-json", "--log-level", "error")
+
+        assert found.returncode == 0, found.stderr
+        assert json.loads(found.stdout)["results"]  # logs never mix with the JSON on stdout
+        logged = [json.loads(line) for line in found.stderr.splitlines() if line.startswith("{")]
+        assert "sync_finished" in {line["event"] for line in logged}
+        assert status.returncode == 0, status.stderr
+        assert json.loads(status.stdout)["agentId"] == "main"
+
     def test_get_reads_lines_and_transcript_hits(self, home: Path) -> None:
         """get prints the requested lines of a note and the messages of a transcript hit."""
         note = memlane(home, "get", "memory/2026-11-17.md", "--from", "3", "--lines", "1")

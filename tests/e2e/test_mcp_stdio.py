@@ -76,11 +76,30 @@ class TestStdioServer:
 
             resources = (await client.list_resources()).resources
             uris = [str(r.uri) for r in resources]
-            assert uris == ["memlane://memory/MEMORY.md", "memlane://memory/memory/2026-01-05.md"]
-            read = await client.read_resource("memlane://memory/memory/2026-01-05.md")
+            assert uris == ["memlane://notes/MEMORY.md", "memlane://notes/memory/2026-01-05.md"]
+            read = await client.read_resource("memlane://notes/memory/2026-01-05.md")
             assert "PostgreSQL" in read.contents[0].text  # type: ignore[union-attr]
             with pytest.raises(MCPError):
                 await client.read_resource("memlane://memory/../outside.md")
+
+        _run(home, scenario)
+
+    def test_a_resource_uri_names_the_note_once_and_old_uris_still_read(self, home: Home) -> None:
+        """`memlane://notes/<path>`: no `memory/memory/` for a daily note (issue 29); the
+        `memlane://memory/<path>` URIs of earlier versions, kept by clients, still read."""
+
+        async def scenario(client: Client) -> None:
+            listed = {r.name: str(r.uri) for r in (await client.list_resources()).resources}
+            new = await client.read_resource(listed["memory/2026-01-05.md"])
+            old = await client.read_resource("memlane://memory/memory/2026-01-05.md")
+            assert "memory/memory" not in " ".join(listed.values())
+            assert listed["memory/2026-01-05.md"] == "memlane://notes/memory/2026-01-05.md"
+            assert new.contents[0].text == old.contents[0].text  # type: ignore[union-attr]
+            assert "PostgreSQL" in old.contents[0].text  # type: ignore[union-attr]
+            with pytest.raises(MCPError):
+                await client.read_resource("memlane://notes/../outside.md")
+            with pytest.raises(MCPError):
+                await client.read_resource("memlane://other/MEMORY.md")
 
         _run(home, scenario)
 

@@ -197,6 +197,58 @@ class TestCliAcrossAgents:
         assert (after[0]["agent"], after[0]["path"]) == ("beta", "memory/zanzibar.md")
 
 
+@pytest.fixture(scope="module")
+def keyword_only_work(tmp_path_factory: pytest.TempPathFactory) -> Shared:
+    """`main` embeds with the bundled model; `work` is keyword-only by its config (issue 29)."""
+    root = tmp_path_factory.mktemp("agents-keyword-only")
+    for agent, notes in (("main", ALPHA), ("work", BETA)):
+        for relative, text in notes.items():
+            (root / agent / relative).parent.mkdir(parents=True, exist_ok=True)
+            (root / agent / relative).write_text(text, encoding="utf-8")
+    config = {
+        "agents": {"list": [
+            {"id": "main", "default": True},
+            {"id": "work", "memorySearch": {"provider": "none"}},
+        ]}
+    }  # fmt: skip
+    (root / "config.json5").write_text(json.dumps(config), encoding="utf-8")
+    (root / "home").mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLANE_")}
+    env.update(HOME=str(root / "home"), PYTHONUNBUFFERED="1")
+    shared = Shared(root, env, "sqlite")
+    for agent in ("main", "work"):
+        indexed = shared.run(agent, "index")
+        assert indexed.returncode == 0, indexed.stderr
+    return shared
+
+
+class TestKeywordOnlyAgent:
+    def test_main_keeps_its_vectors_and_the_warning_says_what_is_the_case(
+        self, keyword_only_work: Shared
+    ) -> None:
+        done = keyword_only_work.run(
+            "main", "search", "When do we deploy the backend?", "--agents", "main,work",
+            "--json", "--explain",
+        )  # fmt: skip
+
+        assert done.returncode == 0, done.stderr
+        payload = json.loads(done.stdout)
+        assert payload["mode"] == "hybrid"
+        top = _hits(payload)[0]
+        assert (top["agent"], top["path"]) == ("main", "MEMORY.md")
+        assert top["explain"]["vectorScore"] is not None  # type: ignore[index]
+        assert "warning: work: keyword-only" in done.stderr
+        assert "until the vectors are embedded" not in done.stderr
+
+    def test_the_keyword_only_agent_answers_by_keywords(self, keyword_only_work: Shared) -> None:
+        found = keyword_only_work.run(
+            "main", "search", "database migration Saturday", "--agents", "main,work", "--json"
+        )
+
+        assert found.returncode == 0, found.stderr
+        assert "work" in {h["agent"] for h in _hits(json.loads(found.stdout))}
+
+
 class TestPythonApiAcrossAgents:
     def test_open_search_agents_get_agent_and_unknown_agent(self, sqlite_shared: Shared) -> None:
         root = sqlite_shared.root

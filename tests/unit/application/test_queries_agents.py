@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
@@ -112,3 +114,69 @@ class TestSearchAcrossAgents:
         )
 
         assert {r.agent for r in response.results} == {"a", "b"}
+
+
+def _keyword_only_by_config() -> FakeIndexStore:
+    """An agent whose own process runs with `provider: "none"` (its index records that)."""
+    store = index(None)
+    store.set_meta(replace(_meta("fts-only", None), provider="none", provider_key=""))
+    return store
+
+
+class TestKeywordOnlyAgent:
+    """An agent keyword-only by design joins through its keyword leg; the others keep vectors."""
+
+    def test_the_other_agents_keep_their_vector_leg(self) -> None:
+        provider = FakeEmbeddingProvider()
+        main, work = index(provider), _keyword_only_by_config()
+
+        response = _searcher(main, provider).search(
+            SearchQuery("who owns billing", max_results=20, explain=True),
+            now=NOW,
+            stores=[("main", None), ("work", work)],
+        )
+
+        assert response.mode == "hybrid"
+        vectored = [r for r in response.results if r.agent == "main"]
+        assert vectored and all(
+            r.explanation is not None and r.explanation.vector_score is not None for r in vectored
+        )
+        assert any(r.agent == "work" for r in response.results)
+
+    def test_the_warning_says_what_is_the_case(self) -> None:
+        provider = FakeEmbeddingProvider()
+        main, work = index(provider), _keyword_only_by_config()
+
+        response = _searcher(main, provider).search(
+            SearchQuery("billing"), now=NOW, stores=[("main", None), ("work", work)]
+        )
+
+        text = " ".join(response.warnings)
+        assert "work: keyword-only" in text
+        assert "until the vectors are embedded" not in text
+        assert "vectors 0 /" not in text
+
+    def test_only_keyword_only_agents_answer_by_keywords(self) -> None:
+        provider = FakeEmbeddingProvider()
+        main, work = index(provider), _keyword_only_by_config()
+
+        response = _searcher(main, provider).search(
+            SearchQuery("billing", max_results=20), now=NOW, stores=[("work", work)]
+        )
+
+        assert response.mode == "keyword"
+        assert {r.agent for r in response.results} == {"work"}
+        assert not any("until the vectors are embedded" in w for w in response.warnings)
+
+    def test_an_agent_still_embedding_holds_the_search_at_keywords(self) -> None:
+        """Not keyword-only by design (its index records a provider): the partial-vector rule."""
+        provider = FakeEmbeddingProvider()
+        main, beta = index(provider), index(None)
+        beta.set_meta(_meta("fake-bag-of-words", 16))
+
+        response = _searcher(main, provider).search(
+            SearchQuery("billing"), now=NOW, stores=[("main", None), ("beta", beta)]
+        )
+
+        assert response.mode == "keyword"
+        assert any("until the vectors are embedded" in w for w in response.warnings)
