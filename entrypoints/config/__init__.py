@@ -1,17 +1,18 @@
 """Entry points: configuration, a pipeline of stages from a JSON5 file to one agent's settings.
 
-Each stage is one module, called once, in order; none calls back into an earlier one::
+Each stage is one module, entered once, in order, by `runtime.py`; none calls back into an
+earlier one (tests/architecture/test_config_pipeline.py records the calls)::
 
-    --config / $MEMLANE_CONFIG / ~/.memlane/config.json5, env, flags
+    --config / $MEMLANE_CONFIG / ~/.memlane/config.json5, environment, flags
         │
-        ▼  read.py       file (bounded), $include, env block, ${VAR}, MEMLANE_* and flag overrides
-    RawConfig            one raw tree (+ the tree as written, the file, the merged environment)
+        ▼  read.py       the file (bounded), $include, env block, ${VAR}; MEMLANE_* and flag
+    RawConfig            overrides -> one raw tree (+ as written); agent, workspace, state dir asked
         │
-        ▼  validate.py   every key checked against the key table, every agent's block
-    ValidConfig          agents, each block's set leaves with the path they were written at,
-        │                memory block, models.providers, keys outside memlane's blocks
-        ▼  merge.py      agent ?? defaults ?? table default, numbers clamped
-    Merged               one agent's complete leaves
+        ▼  validate.py   every key of every block checked against the key table; the agent chosen
+    ValidConfig          agents, each block's set leaves with the path written at, memory block,
+        │                models.providers, keys outside memlane's blocks
+        ▼  merge.py      agent ?? defaults ?? table default; numbers clamped to the table's range
+    Merged               a value for every key, and where each written one was written
         │
         ▼  build.py      the rules that join keys (provider ids, fusion weights, aliases)
     MemorySettings       + the ignored keys, each with its reason

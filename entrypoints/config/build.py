@@ -59,7 +59,7 @@ from memlane.domain.providers import default_model, fixed_output_sizes
 from memlane.domain.sources import Source
 from memlane.entrypoints.config.keys import COMPATIBLE_PROVIDER_IDS, KEYS_BY_PATH, LMSTUDIO_BASE_URL
 from memlane.entrypoints.config.merge import Merged
-from memlane.entrypoints.config.validate import Flat, RawEndpoint, ValidConfig
+from memlane.entrypoints.config.validate import Flat, RawEndpoint, ValidConfig, Value
 
 _Name = TypeVar("_Name", bound=str)
 _REMOTE_MODEL_PREFIXES: Final = ("hf:", "http:", "https:")
@@ -80,14 +80,20 @@ _FALLBACKS: Final[tuple[FallbackName, ...]] = get_args(FallbackName)
 _FUSIONS: Final[tuple[FusionName, ...]] = get_args(FusionName)
 
 
-def build(read: Merged, valid: ValidConfig) -> MemorySettings:
-    """Stage 4: one agent's settings from its merged leaves, the `memory` block and the host's
+def build(merged: Merged, valid: ValidConfig) -> tuple[MemorySettings, list[IgnoredKey]]:
+    """Stage 4: the agent's settings and the keys accepted and ignored (see the functions)."""
+    return settings_of(merged, valid), ignored_settings(valid)
+
+
+def settings_of(merged: Merged, valid: ValidConfig) -> MemorySettings:
+    """One agent's settings from its merged leaves, the `memory` block and the host's
     `models.providers`.
 
     Raises:
         ConfigError: a provider id memlane cannot drive, or an `outputDimensionality` the
             chosen model does not produce (never a silent switch to keyword-only later).
     """
+    read = _Reader(merged)
     providers = valid.providers
     choice = choose(
         read.text("provider"), read.origin("provider"), providers, read.text("remote.baseUrl")
@@ -146,7 +152,62 @@ def build(read: Merged, valid: ValidConfig) -> MemorySettings:
     )
 
 
-def _fallback(read: Merged, providers: Mapping[str, RawEndpoint]) -> FallbackChoice:
+class _Reader:
+    """Typed reads of the merged values (their types were checked by the validate stage)."""
+
+    def __init__(self, merged: Merged) -> None:
+        self._values = merged.values
+        self._written = merged.written
+
+    def raw(self, path: str) -> Value | None:
+        """The leaf as written (unclamped), or None when no level sets it."""
+        return self._written.get(path)
+
+    def origin(self, path: str) -> str:
+        """Where the key was written, for errors; `memorySearch.<key>` when it was not."""
+        found = self._written.get(path)
+        return found.origin if found is not None else f"memorySearch.{path}"
+
+    def value(self, path: str) -> object:
+        return self._values[path]
+
+    def flag(self, path: str) -> bool:
+        value = self._values[path]
+        assert isinstance(value, bool), path
+        return value
+
+    def number(self, path: str) -> float:
+        value = self._values[path]
+        assert isinstance(value, float), path
+        return value
+
+    def integer(self, path: str) -> int:
+        value = self._values[path]
+        assert isinstance(value, int), path
+        return value
+
+    def optional_number(self, path: str) -> float | None:
+        value = self._values[path]
+        assert value is None or isinstance(value, float), path
+        return value
+
+    def optional_integer(self, path: str) -> int | None:
+        value = self._values[path]
+        assert value is None or isinstance(value, int), path
+        return value
+
+    def text(self, path: str) -> str | None:
+        value = self._values[path]
+        return value if isinstance(value, str) else None
+
+    def strings(self, path: str) -> tuple[str, ...]:
+        value = self._values[path]
+        if not isinstance(value, tuple):
+            return ()
+        return tuple(item for item in value if isinstance(item, str))
+
+
+def _fallback(read: _Reader, providers: Mapping[str, RawEndpoint]) -> FallbackChoice:
     """Resolve `fallback` exactly as `provider` is resolved (memlane's ids, `openai-compatible`,
     `lmstudio`, a models.providers id with a base URL), to a provider that can stand in.
 
@@ -178,7 +239,7 @@ class FallbackChoice:
     endpoints: tuple[tuple[str, ProviderEndpoint], ...]
 
 
-def _check_dimensions(read: Merged, provider: str, model: str, dimensions: int | None) -> None:
+def _check_dimensions(read: _Reader, provider: str, model: str, dimensions: int | None) -> None:
     allowed = fixed_output_sizes(provider, model)
     if dimensions is None or allowed is None or dimensions in allowed:
         return
@@ -204,7 +265,7 @@ def _sources(values: Sequence[str]) -> tuple[Source, ...]:
     return tuple(chosen) or ("memory",)
 
 
-def _store_url(read: Merged) -> tuple[str | None, SecretRef | None]:
+def _store_url(read: _Reader) -> tuple[str | None, SecretRef | None]:
     url = read.raw("store.url")
     value = None if url is None else url.value
     return (
@@ -213,7 +274,7 @@ def _store_url(read: Merged) -> tuple[str | None, SecretRef | None]:
     )
 
 
-def _remote(read: Merged) -> RemoteSettings:
+def _remote(read: _Reader) -> RemoteSettings:
     key = read.raw("remote.apiKey")
     api_key = key.value if key is not None and isinstance(key.value, str) else None
     api_key_ref = key.value if key is not None and isinstance(key.value, SecretRef) else None
@@ -245,25 +306,25 @@ def _remote(read: Merged) -> RemoteSettings:
     )
 
 
-def _aliased(read: Merged, own: str, alias: str) -> float:
+def _aliased(read: _Reader, own: str, alias: str) -> float:
     chosen = alias if read.raw(own) is None and read.raw(alias) is not None else own
     value = read.value(chosen)
     assert isinstance(value, int | float), chosen
     return value
 
 
-def _input_type(read: Merged, specific: str) -> str | None:
+def _input_type(read: _Reader, specific: str) -> str | None:
     value = (read.text(specific) or read.text("inputType") or "").strip()
     return value or None
 
 
-def _chunking(read: Merged, tokens_key: str, overlap_key: str) -> ChunkingPolicy:
+def _chunking(read: _Reader, tokens_key: str, overlap_key: str) -> ChunkingPolicy:
     tokens = read.integer(tokens_key)
     overlap = read.integer(overlap_key)
     return ChunkingPolicy(tokens=tokens, overlap=min(overlap, max(0, tokens - 1)))
 
 
-def _sync(read: Merged) -> SyncSettings:
+def _sync(read: _Reader) -> SyncSettings:
     return SyncSettings(
         on_session_start=read.flag("sync.onSessionStart"),
         on_search=read.flag("sync.onSearch"),
@@ -279,7 +340,7 @@ def _sync(read: Merged) -> SyncSettings:
     )
 
 
-def _query(read: Merged) -> QuerySettings:
+def _query(read: _Reader) -> QuerySettings:
     fusion = _named(read.text("query.hybrid.fusion"), _FUSIONS)
     # The weights' defaults follow the fusion; a configured pair is scaled to sum to 1.
     default_vector, default_text = DEFAULT_FUSION_WEIGHTS[fusion]
@@ -313,7 +374,7 @@ def _query(read: Merged) -> QuerySettings:
     )
 
 
-def _weight(read: Merged, path: str, default: float) -> float:
+def _weight(read: _Reader, path: str, default: float) -> float:
     return default if read.raw(path) is None else read.number(path)
 
 
@@ -352,7 +413,7 @@ def choose(
             entry memlane can drive; `openai-compatible` without any base URL.
     """
     known = {
-        name: providers[entry].endpoint(isolated=False)
+        name: _endpoint(providers[entry], isolated=False)
         for name, entries in _ENTRY_NAMES.items()
         for entry in reversed(entries)  # the first name wins: written last
         if entry in providers
@@ -363,13 +424,15 @@ def choose(
     entry = providers.get(value)
     api = entry.api if entry is not None else None
     if api is not None and api in _ENTRY_NAMES and api != "openai" and entry is not None:
-        known[api] = entry.endpoint(isolated=False)
+        known[api] = _endpoint(entry, isolated=False)
         return ProviderChoice(_member(api), value, tuple(known.items()))
     if value in COMPATIBLE_PROVIDER_IDS or (
         entry is not None and (api is None or api in _OPENAI_APIS)
     ):
         base = (
-            entry.endpoint(isolated=True) if entry is not None else ProviderEndpoint(isolated=True)
+            _endpoint(entry, isolated=True)
+            if entry is not None
+            else ProviderEndpoint(isolated=True)
         )
         if not (base.base_url or remote_base_url):
             if value != "lmstudio":
@@ -396,6 +459,17 @@ def choose(
     )
 
 
+def _endpoint(raw: RawEndpoint, *, isolated: bool) -> ProviderEndpoint:
+    key = raw.api_key
+    return ProviderEndpoint(
+        base_url=raw.base_url,
+        api_key=key if isinstance(key, str) else None,
+        api_key_ref=key if isinstance(key, SecretRef) else None,
+        headers=raw.headers,
+        isolated=isolated,
+    )
+
+
 def _member(name: str) -> ProviderName:
     members: tuple[ProviderName, ...] = get_args(ProviderName)
     for member in members:
@@ -417,7 +491,7 @@ class IgnoredKey:
 
 def ignored_settings(valid: ValidConfig) -> list[IgnoredKey]:
     """The keys memlane accepts and ignores, as written in the file, every agent's, in order."""
-    written = valid.written
+    written = valid.as_written or valid
     found = [
         ignored
         for block in (written.defaults_block, *written.entry_blocks.values())

@@ -8,11 +8,13 @@ its row's range here (integers floored first): out of range is not an error.
 
 `Merged` is what the build stage reads: every key's value, and for a key that was written, the
 path it was written at (so an error names it) and the fact that it was written at all (some
-defaults follow other keys: the fusion's weights, the reference's alias names).
+defaults follow other keys: the fusion's weights, the reference's alias names). It is plain data:
+the build stage never calls back here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from memlane.entrypoints.config.keys import KEYS_BY_PATH
@@ -21,61 +23,21 @@ from memlane.entrypoints.config.validate import Flat, ValidConfig, Value
 
 @dataclass(frozen=True, slots=True)
 class Merged:
-    """One agent's merged leaves: the configured value clamped, else the table default."""
+    """One agent's merged configuration: a value for every key of the table."""
 
     agent: str
-    leaves: Flat
-
-    def raw(self, path: str) -> Value | None:
-        """The leaf as written (its value unclamped), or None when no level sets it."""
-        return self.leaves.get(path)
-
-    def origin(self, path: str) -> str:
-        """Where the key was written, for errors; `memorySearch.<key>` when it was not."""
-        found = self.leaves.get(path)
-        return found.origin if found is not None else f"memorySearch.{path}"
-
-    def value(self, path: str) -> object:
-        key = KEYS_BY_PATH[path]
-        found = self.leaves.get(path)
-        return key.default if found is None else key.clamp(found.value)
-
-    def flag(self, path: str) -> bool:
-        value = self.value(path)
-        assert isinstance(value, bool), path
-        return value
-
-    def number(self, path: str) -> float:
-        value = self.value(path)
-        assert isinstance(value, float), path
-        return value
-
-    def integer(self, path: str) -> int:
-        value = self.value(path)
-        assert isinstance(value, int), path
-        return value
-
-    def optional_number(self, path: str) -> float | None:
-        value = self.value(path)
-        assert value is None or isinstance(value, float), path
-        return value
-
-    def optional_integer(self, path: str) -> int | None:
-        value = self.value(path)
-        assert value is None or isinstance(value, int), path
-        return value
-
-    def text(self, path: str) -> str | None:
-        value = self.value(path)
-        return value if isinstance(value, str) else None
-
-    def strings(self, path: str) -> tuple[str, ...]:
-        return _strings(self.value(path))
+    values: Mapping[str, object]  # the configured value clamped, else the table default
+    written: Flat  # the keys some level sets: the value as written and the path it came from
 
 
-def merge(valid: ValidConfig, agent: str) -> Merged:
-    """Stage 3: the leaves of `agent` (chosen by `ValidConfig.select`) over the defaults block."""
-    return Merged(agent, merge_blocks(valid.defaults_block, valid.entry_blocks.get(agent, {})))
+def merge(valid: ValidConfig) -> Merged:
+    """Stage 3: the leaves of the agent `validate` chose over the defaults block and the table."""
+    leaves = merge_blocks(valid.defaults_block, valid.entry_blocks.get(valid.agent, {}))
+    values = {
+        path: key.default if path not in leaves else key.clamp(leaves[path].value)
+        for path, key in KEYS_BY_PATH.items()
+    }
+    return Merged(valid.agent, values, leaves)
 
 
 def merge_blocks(defaults: Flat, override: Flat) -> Flat:

@@ -6,10 +6,10 @@ Config file: `--config PATH` > `$MEMLANE_CONFIG` > `~/.memlane/config.json5` if 
 `~/.memlane/config.json5`. A missing default file is an empty config; a missing file that was
 named explicitly (flag or env) is an error.
 
-The file is bounded before it is parsed: only a regular file is read (a FIFO would block for
-ever, `/dev/zero` never ends), at most `MAX_CONFIG_BYTES`, nested at most `MAX_CONFIG_DEPTH`
-levels (the JSON5 parser recurses once per level). Every refusal is a ConfigFileError naming the
-file, which the CLI turns into exit 2.
+The file, and each file it includes, is bounded before it is parsed: only a regular file is
+read (a FIFO would block for ever, `/dev/zero` never ends), at most `MAX_CONFIG_BYTES`, nested
+at most `MAX_CONFIG_DEPTH` levels (the JSON5 parser recurses once per level). Every refusal is
+a ConfigFileError naming the file, which the CLI turns into exit 2.
 
 Then, as the reference system does, in this order (so an included file may use the variables of
 the `env` block):
@@ -81,6 +81,7 @@ _STRICT: Final = re.compile(
 Loader = Callable[[Path], dict[str, object]]
 
 DEFAULT_CONFIG: Final = "~/.memlane/config.json5"
+DEFAULT_STATE_DIR: Final = "~/.memlane"
 # The reference system's config file name, in its state directory.
 REFERENCE_CONFIG_NAME: Final = "openclaw.json"
 # A real config is a few KiB and a few levels deep; these leave wide room and stop abuse.
@@ -147,8 +148,9 @@ def load_config(path: str | None, env: Mapping[str, str]) -> ConfigTree:
 
 
 def _read_included(file: Path) -> ConfigTree:
+    """An included file, bounded as the main one is (regular file, size, nesting)."""
     try:
-        text = file.read_text(encoding="utf-8")
+        text = _read_bounded(file, what="included config file")
     except FileNotFoundError as exc:
         raise ConfigFileError(file, "included config file not found") from exc
     except (OSError, UnicodeDecodeError) as exc:
@@ -156,22 +158,24 @@ def _read_included(file: Path) -> ConfigTree:
     return parse_config(text, file)
 
 
-def _read_bounded(file: Path) -> str:
-    """The text of `file` if it is a regular file of at most MAX_CONFIG_BYTES."""
+def _read_bounded(file: Path, *, what: str = "config file") -> str:
+    """The text of `file` if it is a regular file of at most MAX_CONFIG_BYTES; `what` names
+    it in the errors (the main file keeps its messages)."""
     # O_NONBLOCK: opening a FIFO with no writer returns at once instead of hanging; the fstat
     # below then refuses it. Checking the opened descriptor, not the name, leaves no race.
     fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise ConfigFileError(file, f"not a regular file ({_kind(mode)})")
+            prefix = "" if what == "config file" else f"{what} is "
+            raise ConfigFileError(file, f"{prefix}not a regular file ({_kind(mode)})")
         with os.fdopen(fd, "rb", closefd=False) as handle:
             # One byte past the limit: a file that grew after the stat is still caught.
             data = handle.read(MAX_CONFIG_BYTES + 1)
     finally:
         os.close(fd)
     if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigFileError(file, f"config file larger than {MAX_CONFIG_BYTES} bytes")
+        raise ConfigFileError(file, f"{what} larger than {MAX_CONFIG_BYTES} bytes")
     return data.decode("utf-8")
 
 
@@ -412,22 +416,38 @@ def _child(node: dict[str, object], key: str, path: str) -> dict[str, object]:
     return child
 
 
+def state_dir(explicit: str | None, env: Mapping[str, str]) -> Path:
+    """Return the state directory: `--state-dir` > `$MEMLANE_STATE_DIR` > `~/.memlane`."""
+    return expand_user(explicit or env_value(env, ENV_STATE_DIR) or DEFAULT_STATE_DIR, env)
+
+
 @dataclass(frozen=True, slots=True)
 class RawConfig:
-    """What the read stage hands on: the one raw tree and where it came from."""
+    """What the read stage hands on: the one raw tree, where it came from, what was asked."""
 
     tree: ConfigTree  # as read, then with the environment's and the flags' overrides
     written: ConfigTree  # as read, before the overrides (ignored keys are reported from it)
-    file: Path  # the file chosen, whether or not it exists
     found: Path | None  # the file read: None when the default file does not exist
     env: dict[str, str]  # the process environment plus the `env` block (the process wins)
+    state_dir: Path
+    reference_state: Path | None  # the reference's state dir when its config is the one read
+    agent: str | None  # `--agent` > `$MEMLANE_AGENT`; None: the config's default agent
+    workspace: str | None  # `--workspace` > `$MEMLANE_WORKSPACE`; None: the config's or cwd
+    workspace_origin: str | None  # "flag", "env", or None
 
 
 def read_config(
-    path: str | None, env: Mapping[str, str], flags: Mapping[str, object] | None = None
+    path: str | None,
+    env: Mapping[str, str],
+    flags: Mapping[str, object] | None = None,
+    *,
+    agent: str | None = None,
+    workspace: str | None = None,
+    state: str | None = None,
 ) -> RawConfig:
     """Stage 1: read the file chosen by `config_path`, apply `$include`, the `env` block and
-    `${VAR}`, then the environment's overrides and the flags.
+    `${VAR}`, then the environment's overrides and the flags; take what the flags and the
+    environment ask for (agent, workspace, state directory).
 
     Raises:
         ConfigError: a bad file (ConfigFileError), `$include`, `env` block, variable or
@@ -437,10 +457,16 @@ def read_config(
     written = load_config(path, env)
     tree = apply_overrides(written, env_overrides(env))
     tree = apply_overrides(tree, flags or {})
+    found = file if (required or file.is_file()) else None
+    env_workspace = env_value(env, ENV_WORKSPACE)
     return RawConfig(
         tree=tree,
         written=written,
-        file=file,
-        found=file if (required or file.is_file()) else None,
+        found=found,
         env=env_with_block(written, env),
+        state_dir=state_dir(state, env),
+        reference_state=reference_state_dir(found),
+        agent=agent or env_value(env, ENV_AGENT),
+        workspace=workspace or env_workspace,
+        workspace_origin="flag" if workspace else "env" if env_workspace else None,
     )

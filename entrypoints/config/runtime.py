@@ -39,7 +39,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Final
 
 import structlog
 
@@ -47,12 +46,10 @@ from memlane.application.progress import DEFAULT_LOG_EVERY_SECONDS
 from memlane.domain.config import MemorySettings
 from memlane.domain.errors import ConfigError
 from memlane.domain.providers import provider_info
-from memlane.entrypoints.config import build as _build
-from memlane.entrypoints.config.build import IgnoredKey
+from memlane.entrypoints.config.build import IgnoredKey, build, settings_of
+from memlane.entrypoints.config.build import ignored_settings as _ignored_settings
 from memlane.entrypoints.config.merge import merge
 from memlane.entrypoints.config.read import (
-    ENV_AGENT,
-    ENV_STATE_DIR,
     ENV_STORE_URL,
     ENV_WORKSPACE,
     ConfigTree,
@@ -60,7 +57,7 @@ from memlane.entrypoints.config.read import (
     env_value,
     expand_user,
     read_config,
-    reference_state_dir,
+    state_dir,
 )
 from memlane.entrypoints.config.validate import validate, validate_agent_id
 
@@ -70,10 +67,9 @@ __all__ = [
     "apply_overrides",
     "resolve_runtime",
     "resolve_settings",
+    "state_dir",
     "validate_agent_id",
 ]
-
-DEFAULT_STATE_DIR: Final = "~/.memlane"
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,14 +106,17 @@ def resolve_settings(root: Mapping[str, object], agent_id: str | None = None) ->
     Raises:
         ConfigError: an unknown key, a wrong type, an unknown agent id; the key is the dotted path.
     """
-    valid = validate(root)
-    return _build.build(merge(valid, valid.select(agent_id)), valid)
+    valid = validate(root, agent_id=agent_id)
+    return settings_of(merge(valid), valid)
 
 
 def resolve_workspace(root: Mapping[str, object], agent_id: str | None = None) -> str | None:
-    """Return the configured workspace of an agent, or None when the config names none."""
-    valid = validate(root)
-    return valid.workspace(valid.select(agent_id))
+    """Return the configured workspace of an agent, or None when the config names none.
+
+    As in the reference: `agents.list[].workspace`, else `agents.defaults.workspace` for the
+    default agent only. The entry points fall back to `--workspace` or the current directory.
+    """
+    return validate(root, agent_id=agent_id).agent_workspace
 
 
 def agent_ids(root: Mapping[str, object]) -> list[str]:
@@ -137,66 +136,10 @@ def ignored_keys(root: Mapping[str, object]) -> list[str]:
 
 def ignored_settings(root: Mapping[str, object]) -> list[IgnoredKey]:
     """Return the memory keys written in `root` that memlane accepts and ignores, in file order."""
-    return _build.ignored_settings(validate(root))
+    return _ignored_settings(validate(root))
 
 
 # --- one agent's runtime ---------------------------------------------------------------------
-
-
-def state_dir(explicit: str | None, env: Mapping[str, str]) -> Path:
-    """Return the state directory: `--state-dir` > `$MEMLANE_STATE_DIR` > `~/.memlane`."""
-    return expand_user(explicit or env_value(env, ENV_STATE_DIR) or DEFAULT_STATE_DIR, env)
-
-
-def store_path(
-    settings: MemorySettings, state: Path, agent_id: str, env: Mapping[str, str] | None = None
-) -> Path:
-    """Return the index file: `store.path` (`{agentId}`, `~` expanded) or the default.
-
-    The default is `<state>/agents/<agent id>/memory.db`.
-    """
-    validate_agent_id(agent_id)
-    if settings.store.path:
-        return _configured_path(settings.store.path, state, agent_id, env)
-    return state / "agents" / agent_id / "memory.db"
-
-
-def sessions_dir(
-    settings: MemorySettings, state: Path, agent_id: str, env: Mapping[str, str] | None = None
-) -> Path:
-    """Return the transcripts folder: `sessions.dir` or `<state>/agents/<id>/sessions`."""
-    validate_agent_id(agent_id)
-    if settings.sessions_dir:
-        return _configured_path(settings.sessions_dir, state, agent_id, env)
-    return state / "agents" / agent_id / "sessions"
-
-
-def workspace_dir(
-    explicit: str | None,
-    env: Mapping[str, str],
-    tree: Mapping[str, object],
-    agent_id: str | None,
-    cwd: Path,
-) -> Path:
-    """Return the workspace: `--workspace` > `$MEMLANE_WORKSPACE` > config > `cwd`.
-
-    Relative values are taken from `cwd` (they come from the command line or a shell).
-    """
-    configured = None
-    if not (explicit or env_value(env, ENV_WORKSPACE)):
-        valid = validate(tree)
-        configured = valid.workspace(valid.select(agent_id))
-    return _workspace(explicit, env, configured, cwd)
-
-
-def _workspace(
-    explicit: str | None, env: Mapping[str, str], configured: str | None, cwd: Path
-) -> Path:
-    chosen = explicit or env_value(env, ENV_WORKSPACE) or configured
-    if not chosen:
-        return cwd
-    path = expand_user(chosen, env)
-    return path if path.is_absolute() else cwd / path
 
 
 def resolve_runtime(
@@ -221,16 +164,14 @@ def resolve_runtime(
     Raises:
         ConfigError: a bad file, key, value or agent id (ConfigFileError for the file itself).
     """
-    raw = read_config(config, env, flags)  # stage 1
-    valid = validate(raw.tree, raw.written)  # stage 2
-    agent = valid.select(agent_id or env_value(env, ENV_AGENT))
-    settings = _build.build(merge(valid, agent), valid)  # stages 3 and 4
-    ignored = _build.ignored_settings(valid)
-    state_path = state_dir(state, env)
-    reference = reference_state_dir(raw.found)
-    sessions = sessions_dir(settings, state_path, agent, env)
-    configured = valid.workspace(agent)
-    chosen_workspace = _workspace(workspace, env, configured, cwd)
+    raw = read_config(config, env, flags, agent=agent_id, workspace=workspace, state=state)
+    valid = validate(raw.tree, raw.written, raw.agent)
+    settings, ignored = build(merge(valid), valid)
+    # The paths: from the settings, the state directory and what was asked.
+    agent, state_path, reference = valid.agent, raw.state_dir, raw.reference_state
+    sessions = _sessions_dir(settings, state_path, agent, env)
+    chosen = raw.workspace or valid.agent_workspace
+    chosen_workspace = _workspace(chosen, env, cwd)
     if reference is not None:
         if settings.store.path:
             ignored.append(
@@ -243,7 +184,7 @@ def resolve_runtime(
             settings = replace(settings, store=replace(settings.store, path=None))
         if not settings.sessions_dir:
             sessions = reference / "agents" / agent / "sessions"
-        if not (workspace or env_value(env, ENV_WORKSPACE) or configured):
+        if not chosen:
             is_default = agent == valid.default_agent
             chosen_workspace = reference / ("workspace" if is_default else f"workspace-{agent}")
     return RuntimeConfig(
@@ -251,23 +192,70 @@ def resolve_runtime(
         settings=settings,
         workspace=chosen_workspace,
         state_dir=state_path,
-        store_path=store_path(settings, state_path, agent, env),
+        store_path=_store_path(settings, state_path, agent, env),
         sessions_dir=sessions,
         config_path=raw.found,
         tree=raw.tree,
         env=raw.env,
         ignored=tuple(ignored),
         reference_state=reference,
-        workspace_origin=(
-            "flag"
-            if workspace
-            else "env"
-            if env_value(env, ENV_WORKSPACE)
-            else "config"
-            if configured
-            else "cwd"
-        ),
+        workspace_origin=raw.workspace_origin or ("config" if chosen else "cwd"),
     )
+
+
+def store_path(
+    settings: MemorySettings, state: Path, agent_id: str, env: Mapping[str, str] | None = None
+) -> Path:
+    """Return the index file: `store.path` (`{agentId}`, `~` expanded) or the default.
+
+    The default is `<state>/agents/<agent id>/memory.db`.
+    """
+    return _store_path(settings, state, validate_agent_id(agent_id), env)
+
+
+def sessions_dir(
+    settings: MemorySettings, state: Path, agent_id: str, env: Mapping[str, str] | None = None
+) -> Path:
+    """Return the transcripts folder: `sessions.dir` or `<state>/agents/<id>/sessions`."""
+    return _sessions_dir(settings, state, validate_agent_id(agent_id), env)
+
+
+def workspace_dir(
+    explicit: str | None,
+    env: Mapping[str, str],
+    tree: Mapping[str, object],
+    agent_id: str | None,
+    cwd: Path,
+) -> Path:
+    """Return the workspace: `--workspace` > `$MEMLANE_WORKSPACE` > config > `cwd`.
+
+    Relative values are taken from `cwd` (they come from the command line or a shell).
+    """
+    chosen = explicit or env_value(env, ENV_WORKSPACE) or resolve_workspace(tree, agent_id)
+    return _workspace(chosen, env, cwd)
+
+
+def _store_path(
+    settings: MemorySettings, state: Path, agent_id: str, env: Mapping[str, str] | None
+) -> Path:
+    if settings.store.path:
+        return _configured_path(settings.store.path, state, agent_id, env)
+    return state / "agents" / agent_id / "memory.db"
+
+
+def _sessions_dir(
+    settings: MemorySettings, state: Path, agent_id: str, env: Mapping[str, str] | None
+) -> Path:
+    if settings.sessions_dir:
+        return _configured_path(settings.sessions_dir, state, agent_id, env)
+    return state / "agents" / agent_id / "sessions"
+
+
+def _workspace(chosen: str | None, env: Mapping[str, str], cwd: Path) -> Path:
+    if not chosen:
+        return cwd
+    path = expand_user(chosen, env)
+    return path if path.is_absolute() else cwd / path
 
 
 def _configured_path(value: str, state: Path, agent_id: str, env: Mapping[str, str] | None) -> Path:

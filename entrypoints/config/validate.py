@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final, TypeAlias
 
-from memlane.domain.config import CitationsMode, ProviderEndpoint, SecretRef
+from memlane.domain.config import CitationsMode, SecretRef
 from memlane.domain.errors import ConfigError
 from memlane.entrypoints.config.keys import MEMORY_KEYS, MEMORY_SEARCH_KEYS, Key, KeyTree, key_tree
 from memlane.entrypoints.config.read import UNRESOLVED
@@ -61,9 +61,12 @@ Flat: TypeAlias = dict[str, Value]
 
 
 def validate(
-    tree: Mapping[str, object], written: Mapping[str, object] | None = None
+    tree: Mapping[str, object],
+    written: Mapping[str, object] | None = None,
+    agent_id: str | None = None,
 ) -> ValidConfig:
-    """Stage 2: check the whole tree against the key table (see the module doc).
+    """Stage 2: check the whole tree against the key table (see the module doc), then the agent
+    asked for (None: the default agent) against `agents.list`.
 
     `written` is the tree as the file wrote it, before the environment's and the flags'
     overrides: it is checked first (an error there is reported even when an override hides it)
@@ -74,7 +77,10 @@ def validate(
     """
     first = None if written is None or written == tree else ValidConfig.parse(written)
     valid = ValidConfig.parse(tree)
-    return valid if first is None else replace(valid, as_written=first)
+    agent = valid.select(agent_id)
+    return replace(
+        valid, agent=agent, agent_workspace=valid.workspace(agent), as_written=first or valid
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,13 +98,11 @@ class ValidConfig:
     ignored: tuple[str, ...]
     memory: Flat
     providers: Mapping[str, RawEndpoint]
-    # The tree before the overrides, when they changed it (ignored keys are reported from it).
+    # Set by `validate`: the agent asked for and its configured workspace (None: not named).
+    agent: str = DEFAULT_AGENT_ID
+    agent_workspace: str | None = None
+    # The tree as the file wrote it, before the overrides (ignored keys are reported from it).
     as_written: ValidConfig | None = None
-
-    @property
-    def written(self) -> ValidConfig:
-        """The config as the file wrote it."""
-        return self.as_written or self
 
     @classmethod
     def parse(cls, root: Mapping[str, object]) -> ValidConfig:
@@ -240,16 +244,6 @@ class RawEndpoint:
     api_key: str | SecretRef | None
     headers: tuple[tuple[str, str], ...]
     api: str | None
-
-    def endpoint(self, *, isolated: bool) -> ProviderEndpoint:
-        key = self.api_key
-        return ProviderEndpoint(
-            base_url=self.base_url,
-            api_key=key if isinstance(key, str) else None,
-            api_key_ref=key if isinstance(key, SecretRef) else None,
-            headers=self.headers,
-            isolated=isolated,
-        )
 
 
 def parse_providers(models: object) -> dict[str, RawEndpoint]:
