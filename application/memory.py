@@ -44,6 +44,17 @@ from memlane.domain.sources import Source
 log = structlog.get_logger()
 
 
+def require_enabled(settings: MemorySettings) -> None:
+    """The `memorySearch.enabled: false` rule, for every face: memory off means no index at all,
+    so no sync, search or read (MemoryDisabled); `status` still reports, saying it is off.
+
+    The entry points turn MemoryDisabled into their form (entrypoints/errors.py); the CLI asks
+    before it opens an index at all.
+    """
+    if not settings.enabled:
+        raise MemoryDisabled(DISABLED_REASON)
+
+
 class MemoryManager:
     """One agent's memory index and the use cases over it."""
 
@@ -112,10 +123,7 @@ class MemoryManager:
             self._background.backfill()
 
     def _require_enabled(self) -> None:
-        # `memorySearch.enabled: false` means no index at all: no sync, no search (the entry
-        # points turn this into the reference's disabled payload).
-        if not self.settings.enabled:
-            raise MemoryDisabled(DISABLED_REASON)
+        require_enabled(self.settings)
 
     def refresh(
         self,
@@ -170,11 +178,12 @@ class MemoryManager:
         its agent; only this agent's index is synced first, the others are read as they are.
         Raises InvalidQuery (before any sync) for a query that is not a string, blank or longer
         than MAX_QUERY_CHARS, or for bad agent ids; UnknownAgent for an agent the store does not
-        hold; AgentsNotComparable when the agents' embedding models differ.
+        hold; AgentsNotComparable when the agents' embedding models differ; MemoryDisabled first
+        when memory search is off.
         """
+        self._require_enabled()
         check_query_text(query)
         names = None if agents is None else parse_agents(agents)
-        self._require_enabled()
         stores = None if names is None else [(a, self._index_of(a)) for a in names]
         pending = self._search_policy.before_search(session_key)  # first sync unfinished
         response = self._searcher.search(
@@ -208,7 +217,9 @@ class MemoryManager:
 
         `agent` reads a hit of another agent's memory (a search across agents) from the
         workspace that agent's index recorded; FileMissing when that folder is not on this host.
+        Raises MemoryDisabled when memory search is off: nothing is read then.
         """
+        self._require_enabled()
         sources, workspace = self._sources, self.workspace
         if agent is not None and agent != self.agent_id:
             (name,) = parse_agents([agent])
