@@ -238,8 +238,14 @@ class MemoryManager:
         )
 
     def status(self, *, deep: bool = False) -> StatusReport:
-        """Report the index; `deep` also selects and probes the embedding provider."""
+        """Report the index; `deep` also selects and probes the embedding provider.
+
+        With memory search off the report says so first in its warnings (every face shows
+        them): an empty index must not read as a healthy one.
+        """
         report = self._status.report(deep=deep)
+        if not self.settings.enabled:
+            report = replace(report, warnings=(DISABLED_REASON, *report.warnings))
         watcher = self._watcher_of_this_index()
         return report if watcher is None else replace(report, watcher=watcher)
 

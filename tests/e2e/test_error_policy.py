@@ -84,6 +84,22 @@ def test_grpc_get_serves_nothing_while_memory_is_disabled(tmp_path: Path) -> Non
     assert "memorySearch.enabled: false" in answer.details
 
 
+def test_grpc_status_says_memory_is_disabled(tmp_path: Path) -> None:
+    """Status still answers with memory off (as `status` does), and says it is off."""
+    manager = _open(tmp_path, enabled=False)
+    server, port = build_server(manager)
+    server.start()
+    try:
+        with MemlaneClient(f"127.0.0.1:{port}") as client:
+            status = client.status()
+    finally:
+        server.stop(grace=None)
+        manager.close()
+
+    assert status.files == 0
+    assert "memorySearch.enabled: false" in status.warnings[0]  # was an empty, healthy index
+
+
 def test_the_tool_payload_and_the_cli_call_it_too_large(
     manager: MemoryManager, tmp_path: Path
 ) -> None:
