@@ -12,6 +12,7 @@ from memlane.application.ports.index_store import StoreCorrupt, caused_by
 from memlane.domain.errors import MemoryDisabled
 from memlane.entrypoints.config.runtime import RuntimeConfig
 from memlane.entrypoints.errors import kind_of
+from memlane.entrypoints.errors import message as error_message
 from memlane.entrypoints.errors import text as error_text
 from memlane.entrypoints.listen import (
     ListenOptionError,
@@ -111,7 +112,7 @@ def errors() -> Iterator[None]:
         if kind is None:
             raise
         if kind.wrong_call:
-            raise click.UsageError(str(exc)) from exc
+            raise click.UsageError(error_message(exc)) from exc
         if kind.exit_code == 0:
             click.echo(f"memlane: {error_text(exc)}", err=True)
             raise click.exceptions.Exit(0) from exc

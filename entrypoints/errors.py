@@ -24,10 +24,10 @@ cannot disagree. `KINDS` is checked in order (subclasses first):
 (* the CLI says on stderr that memory is disabled and exits 0, as the reference does.)
 
 The text of an error is the same on every face: `label: message` (`text`); gRPC puts the
-message in its details (the status code carries the kind). "memory off / broken" is the one
-thing that makes a tool payload say `disabled: true` (memory is unavailable: the model should
-tell the user); a call that was wrong (arguments, a path the allow-list refuses, a file that
-is missing or too large) is an error the caller fixes, never `disabled`.
+message (`message`) in its details (the status code carries the kind). "Memory off or broken"
+is the one thing that makes a tool payload say `disabled: true` (memory is unavailable: the
+model should tell the user); a call that was wrong (arguments, a path the allow-list refuses, a
+file that is missing or too large) is an error the caller fixes, never `disabled`.
 
 This module imports no face's framework (click, grpc, mcp): each face turns the row into its
 own form, and the CLI does not pay for importing grpc.
@@ -209,13 +209,18 @@ def kind_of(exc: BaseException) -> ErrorKind | None:
     return None
 
 
+def message(exc: BaseException) -> str:
+    """The message of an expected error as every face shows it (gRPC details, CLI usage
+    errors, and after the label everywhere else): the one place to shape error text."""
+    return str(exc) or type(exc).__name__
+
+
 def text(exc: BaseException) -> str:
     """What every face says about `exc`: `label: message`; unexpected errors say where to look."""
     kind = kind_of(exc)
     if kind is None:
         return INTERNAL_TEXT
-    message = str(exc) or type(exc).__name__
-    return f"{kind.label}: {message}" if kind.label else message
+    return f"{kind.label}: {message(exc)}" if kind.label else message(exc)
 
 
 def action(exc: BaseException) -> str:

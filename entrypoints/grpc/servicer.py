@@ -37,7 +37,7 @@ from memlane.application.reports import (
 )
 from memlane.application.sync_trigger import SyncTrigger
 from memlane.domain.events import type_name
-from memlane.entrypoints.errors import kind_of
+from memlane.entrypoints.errors import kind_of, message
 from memlane.entrypoints.grpc._generated import memlane_pb2 as pb
 from memlane.entrypoints.grpc._generated import memlane_pb2_grpc as pb_grpc
 from memlane.entrypoints.grpc.messages import (
@@ -164,7 +164,7 @@ class _Rpc:
         level(
             "rpc.handled", code=code.name, duration_ms=self.elapsed_ms(), error=type(exc).__name__
         )
-        self.context.abort(code, str(exc) or type(exc).__name__)
+        self.context.abort(code, message(exc))
 
     def run(self, call: Callable[[], T]) -> T:
         """Run `call` with the ids bound; map any exception to a status."""
