@@ -45,6 +45,17 @@ from memlane.domain.transcripts import TranscriptMessage
 log = structlog.get_logger()
 
 
+def require_enabled(settings: MemorySettings) -> None:
+    """The `memorySearch.enabled: false` rule, for every face: memory off means no index at all,
+    so no sync, search or read (MemoryDisabled); `status` still reports, saying it is off.
+
+    The entry points turn MemoryDisabled into their form (entrypoints/errors.py); the CLI asks
+    before it opens an index at all.
+    """
+    if not settings.enabled:
+        raise MemoryDisabled(DISABLED_REASON)
+
+
 class MemoryManager:
     """One agent's memory index and the use cases over it."""
 
@@ -113,10 +124,7 @@ class MemoryManager:
             self._background.backfill()
 
     def _require_enabled(self) -> None:
-        # `memorySearch.enabled: false` means no index at all: no sync, no search (the entry
-        # points turn this into the reference's disabled payload).
-        if not self.settings.enabled:
-            raise MemoryDisabled(DISABLED_REASON)
+        require_enabled(self.settings)
 
     def refresh(
         self,
@@ -171,11 +179,12 @@ class MemoryManager:
         its agent; only this agent's index is synced first, the others are read as they are.
         Raises InvalidQuery (before any sync) for a query that is not a string, blank or longer
         than MAX_QUERY_CHARS, or for bad agent ids; UnknownAgent for an agent the store does not
-        hold; AgentsNotComparable when the agents' embedding models differ.
+        hold; AgentsNotComparable when the agents' embedding models differ; MemoryDisabled first
+        when memory search is off.
         """
+        self._require_enabled()
         check_query_text(query)
         names = None if agents is None else parse_agents(agents)
-        self._require_enabled()
         stores = None if names is None else [(a, self._index_of(a)) for a in names]
         pending = self._search_policy.before_search(session_key)  # first sync unfinished
         response = self._searcher.search(
@@ -209,7 +218,9 @@ class MemoryManager:
 
         `agent` reads a hit of another agent's memory (a search across agents) from the
         workspace that agent's index recorded; FileMissing when that folder is not on this host.
+        Raises MemoryDisabled when memory search is off: nothing is read then.
         """
+        self._require_enabled()
         sources, workspace = self._files_of(agent)
         return read_lines(
             sources,
@@ -226,6 +237,7 @@ class MemoryManager:
     ) -> tuple[str, tuple[TranscriptMessage, ...]]:
         """The messages of a transcript (role, JSONL line, time), redacted as `get` shows them;
         the same refusals as `get`, and FileRefused for a path that is not a transcript."""
+        self._require_enabled()
         sources, workspace = self._files_of(agent)
         return read_messages(sources, path, redact=self._redact, workspace=workspace)
 
@@ -240,8 +252,14 @@ class MemoryManager:
         return files.sources, files.workspace
 
     def status(self, *, deep: bool = False) -> StatusReport:
-        """Report the index; `deep` also selects and probes the embedding provider."""
+        """Report the index; `deep` also selects and probes the embedding provider.
+
+        With memory search off the report says so first in its warnings (every face shows
+        them): an empty index must not read as a healthy one.
+        """
         report = self._status.report(deep=deep)
+        if not self.settings.enabled:
+            report = replace(report, warnings=(DISABLED_REASON, *report.warnings))
         watcher = self._watcher_of_this_index()
         return report if watcher is None else replace(report, watcher=watcher)
 

@@ -22,7 +22,7 @@ from memlane.application.ports.event_log import EventLogError
 from memlane.application.ports.index_store import StoreCorrupt, StoreError, caused_by
 from memlane.application.sync_trigger import SyncFailed
 from memlane.domain.agents import parse_agents
-from memlane.domain.errors import DISABLED_REASON
+from memlane.domain.errors import DISABLED_REASON, MemoryDisabled
 from memlane.domain.events import event_to_record, type_name
 from memlane.domain.search import MAX_QUERY_CHARS, check_query_text
 from memlane.domain.url_passwords import mask_url_passwords
@@ -39,6 +39,7 @@ from memlane.entrypoints.cli_output import (
 )
 from memlane.entrypoints.cli_servers import mcp, serve, store_group, ui
 from memlane.entrypoints.config.schema import json_schema
+from memlane.entrypoints.errors import failure_payload
 from memlane.entrypoints.fast_exit import exit_code, exit_without_teardown
 from memlane.entrypoints.logging import configure_logging
 from memlane.entrypoints.progress_display import sync_progress
@@ -158,7 +159,8 @@ def search(
         raise click.UsageError("missing search query: give QUERY or --query TEXT")
     if not options.enabled():
         if as_json:  # the payload the agent tools return
-            click.echo(json.dumps({"results": [], "disabled": True, "error": DISABLED_REASON}))
+            disabled = failure_payload(MemoryDisabled(DISABLED_REASON), tool="search")
+            click.echo(json.dumps(disabled))
         return
     with errors():
         check_query_text(text)  # before opening and syncing the index

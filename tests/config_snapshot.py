@@ -48,7 +48,6 @@ TREE_FUNCTIONS = (
     "resolve_settings",
     "ignored_settings",
     "ignored_keys",
-    "agent_ids",
     "default_agent_id",
     "resolve_workspace",
 )
@@ -94,7 +93,6 @@ def tree_outcome(case: Mapping[str, Any]) -> dict[str, object]:
         "settings": lambda: flat(runtime.resolve_settings(tree, agent)),
         "ignored_settings": lambda: [_plain(i) for i in runtime.ignored_settings(tree)],
         "ignored_keys": lambda: runtime.ignored_keys(tree),
-        "agent_ids": lambda: runtime.agent_ids(tree),
         "default_agent_id": lambda: runtime.default_agent_id(tree),
         "workspace": lambda: runtime.resolve_workspace(tree, agent),
     }

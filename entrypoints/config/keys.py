@@ -225,7 +225,6 @@ EMBEDDING_KEYS: Final[tuple[Key, ...]] = (
         "local.modelCacheDir",
         STR,
         "Accepted and ignored.",
-        "local.model_cache_dir",
         ignored="memlane downloads no models: the bundled model or `local.modelPath` is used",
     ),
     Key(
@@ -425,7 +424,6 @@ MEMORY_SEARCH_KEYS: Final[tuple[Key, ...]] = (
         "store.vector.extensionPath",
         STR,
         "Accepted and ignored.",
-        "store.extension_path",
         ignored="memlane loads the sqlite-vec build of its own Python package",
     ),
     Key(
@@ -519,7 +517,7 @@ MEMORY_SEARCH_KEYS: Final[tuple[Key, ...]] = (
         "sync.sessions.postCompactionForce",
         BOOL,
         "Accepted and ignored.",
-        "sync.sessions.post_compaction_force",
+        fixed_default=True,
         ignored="a rewritten (compacted) transcript is always reindexed: only growth waits for "
         "the delta thresholds",
     ),

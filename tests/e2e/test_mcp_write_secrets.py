@@ -178,7 +178,7 @@ def test_redact_false_writes_as_given_and_says_so(
     assert not failed and payload["redacted"] is False and payload["masked"] == {}
     assert sample.secret in (home.workspace / "memory" / "raw.md").read_text(encoding="utf-8")
     bad, failed = client.call("memory_write", {"text": "x", "redact": "no"})
-    assert failed and "redact must be true or false" in bad["error"]
+    assert failed and "field 'redact' must be true or false" in bad["error"]
 
 
 @pytest.mark.timeout(300)
