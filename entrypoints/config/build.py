@@ -59,7 +59,7 @@ from memlane.domain.providers import default_model, fixed_output_sizes
 from memlane.domain.sources import Source
 from memlane.entrypoints.config.keys import COMPATIBLE_PROVIDER_IDS, KEYS_BY_PATH, LMSTUDIO_BASE_URL
 from memlane.entrypoints.config.merge import Merged
-from memlane.entrypoints.config.validate import Flat, RawEndpoint, ValidConfig, Value
+from memlane.entrypoints.config.validate import Flat, IgnoredKey, RawEndpoint, ValidConfig, Value
 
 _Name = TypeVar("_Name", bound=str)
 _REMOTE_MODEL_PREFIXES: Final = ("hf:", "http:", "https:")
@@ -476,14 +476,6 @@ def _member(name: str) -> ProviderName:
 
 
 # --- ignored keys -----------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class IgnoredKey:
-    """A key of the reference's config that memlane accepts but does not implement."""
-
-    key: str  # the full dotted path where it was written
-    reason: str
 
 
 def ignored_settings(valid: ValidConfig) -> list[IgnoredKey]:

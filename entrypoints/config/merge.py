@@ -16,9 +16,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Final
 
 from memlane.entrypoints.config.keys import KEYS_BY_PATH
 from memlane.entrypoints.config.validate import Flat, ValidConfig, Value
+
+# Every key's built-in value (immutable: numbers, strings, tuples, None), read once.
+_TABLE_DEFAULTS: Final[Mapping[str, object]] = {
+    path: key.default for path, key in KEYS_BY_PATH.items()
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,10 +39,8 @@ class Merged:
 def merge(valid: ValidConfig) -> Merged:
     """Stage 3: the leaves of the agent `validate` chose over the defaults block and the table."""
     leaves = merge_blocks(valid.defaults_block, valid.entry_blocks.get(valid.agent, {}))
-    values = {
-        path: key.default if path not in leaves else key.clamp(leaves[path].value)
-        for path, key in KEYS_BY_PATH.items()
-    }
+    values = dict(_TABLE_DEFAULTS)
+    values.update((path, KEYS_BY_PATH[path].clamp(leaf.value)) for path, leaf in leaves.items())
     return Merged(valid.agent, values, leaves)
 
 

@@ -46,7 +46,7 @@ from memlane.application.progress import DEFAULT_LOG_EVERY_SECONDS
 from memlane.domain.config import MemorySettings
 from memlane.domain.errors import ConfigError
 from memlane.domain.providers import provider_info
-from memlane.entrypoints.config.build import IgnoredKey, build, settings_of
+from memlane.entrypoints.config.build import build, settings_of
 from memlane.entrypoints.config.build import ignored_settings as _ignored_settings
 from memlane.entrypoints.config.merge import merge
 from memlane.entrypoints.config.read import (
@@ -59,7 +59,7 @@ from memlane.entrypoints.config.read import (
     read_config,
     state_dir,
 )
-from memlane.entrypoints.config.validate import validate, validate_agent_id
+from memlane.entrypoints.config.validate import IgnoredKey, validate, validate_agent_id
 
 __all__ = [
     "IgnoredKey",

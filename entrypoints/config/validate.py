@@ -50,6 +50,14 @@ _ENTRY_KEYS: Final = frozenset({"id", "default", "workspace", "memorySearch"})
 
 
 @dataclass(frozen=True, slots=True)
+class IgnoredKey:
+    """A key of the reference's config that memlane accepts but does not implement."""
+
+    key: str  # the full dotted path where it was written
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
 class Value:
     """A validated leaf and the full dotted path where it was written."""
 
