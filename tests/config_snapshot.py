@@ -193,13 +193,16 @@ def record() -> list[dict[str, object]]:
 
     seen: dict[str, dict[str, object]] = {}
 
+    def keep(root: Any, agent_id: Any) -> None:
+        case = {"tree": root, "agent": agent_id if isinstance(agent_id, str) else None}
+        if _encodable(case):
+            seen.setdefault(json.dumps(case, allow_nan=True), case)
+
     def wrap(name: str) -> None:
         original = getattr(runtime, name)
 
         def recording(root: Any, agent_id: Any = None, *args: Any, **kwargs: Any) -> Any:
-            case = {"tree": root, "agent": agent_id if isinstance(agent_id, str) else None}
-            if _encodable(case):
-                seen.setdefault(json.dumps(case, allow_nan=True), case)
+            keep(root, agent_id)
             return (
                 original(root, agent_id, *args, **kwargs)
                 if agent_id is not None or args
@@ -210,6 +213,14 @@ def record() -> list[dict[str, object]]:
 
     for name in TREE_FUNCTIONS:
         wrap(name)
+    if hasattr(runtime, "validate"):  # the pipeline: resolve_runtime's trees reach it directly
+        validate = runtime.validate
+
+        def validating(tree: Any, written: Any = None, agent_id: Any = None) -> Any:
+            keep(tree, agent_id)
+            return validate(tree, written, agent_id)
+
+        runtime.validate = validating  # type: ignore[assignment]
     code = pytest.main(["-q", "-x", "-p", "no:cacheprovider", *RECORDED_TESTS])
     if code != 0:
         sys.exit(f"the config tests failed ({code}); no snapshot written")
