@@ -220,7 +220,7 @@ def record() -> list[dict[str, object]]:
             keep(tree, agent_id)
             return validate(tree, written, agent_id)
 
-        runtime.validate = validating  # type: ignore[assignment]
+        runtime.validate = validating
     code = pytest.main(["-q", "-x", "-p", "no:cacheprovider", *RECORDED_TESTS])
     if code != 0:
         sys.exit(f"the config tests failed ({code}); no snapshot written")
