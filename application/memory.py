@@ -93,8 +93,12 @@ class MemoryManager:
         trigger: SyncTrigger = SyncTrigger.EXPLICIT,
         progress: Callable[[SyncProgress], None] | None = None,
         wait_for_vectors: bool = True,
+        allow_mass_delete: bool = False,
     ) -> SyncReport:
         """Bring the index in line with the files; `force` rebuilds it completely (safely).
+
+        A sync that would remove more than `sync.maxDeletePercent` of a source's indexed files
+        raises MassDeletion before writing anything, unless `allow_mass_delete`.
 
         Returns once every chunk has its vector too, unless `wait_for_vectors` is false: then it
         returns when the keyword rows are committed and the background syncer (`start`, now or
@@ -102,10 +106,15 @@ class MemoryManager:
         show how far, searches warn meanwhile.
         """
         self._require_enabled()
+        allow = allow_mass_delete
         if wait_for_vectors:
-            return self._syncing.run(trigger, force=force, progress=progress)
+            return self._syncing.run(
+                trigger, force=force, progress=progress, allow_mass_delete=allow
+            )
         try:
-            return self._syncing.run(trigger, force=force, progress=progress, backfill_limit=0)
+            return self._syncing.run(
+                trigger, force=force, progress=progress, backfill_limit=0, allow_mass_delete=allow
+            )
         finally:
             # A running worker may be idle, waiting for a request: hand it the missing vectors
             # (those of the files committed before a failure too).
@@ -183,7 +192,10 @@ class MemoryManager:
             citations=citations,
             stores=stores,
         )
-        notices = [n for n in (pending, self._syncing.take_read_only_notice()) if n is not None]
+        refused = self._syncing.refusal
+        refusal = None if refused is None else f"the index was not synced: {refused}"
+        read_only = self._syncing.take_read_only_notice()
+        notices = [n for n in (pending, refusal, read_only) if n is not None]
         if not notices:
             return response
         return replace(response, warnings=(*response.warnings, *notices))

@@ -33,6 +33,7 @@ import structlog
 from memlane.application.change_detection import ChangeDetector
 from memlane.application.embedding_runtime import EmbeddingRuntime
 from memlane.application.issues import IssueBoard
+from memlane.application.mass_delete import MassDeletion, over_limit
 from memlane.application.messagebus import MessageBus
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.event_log import EventLog, RecordedEvent
@@ -81,8 +82,10 @@ class SyncService:
         host_lock: SyncLock | None = None,
         legacy_scope_hash: str = "",
         backfill_batch_size: int = BACKFILL_BATCH,
+        workspace: str = "",
     ) -> None:
         self._store = store
+        self._workspace = workspace  # named in the mass-deletion refusal
         # The scope fingerprint's older form: an index that recorded it is not rebuilt.
         self._legacy_scope_hash = legacy_scope_hash
         self._vectors = VectorBackfill(
@@ -115,6 +118,7 @@ class SyncService:
         self._last_at: str | None = None
         self._read_only: str | None = None  # why the store could not be written, once seen
         self._read_only_told = False
+        self._refused: str | None = None  # the last automatic sync's mass-deletion refusal
 
     @property
     def dirty(self) -> bool:
@@ -157,13 +161,16 @@ class SyncService:
         force: bool = False,
         progress: Callable[[SyncProgress], None] | None = None,
         backfill_limit: int | None = None,
+        allow_mass_delete: bool = False,
     ) -> SyncReport:
         """Bring the index in line with the files; `force` rebuilds it completely (safely).
 
         The vectors of every chunk are backfilled before it returns, unless more than
         `backfill_limit` are missing (0: never): then the keyword rows are complete, search
         answers, and `backfill_step` (the background syncer) or a later sync embeds the rest.
-        Raises SyncFailed when a handler could not commit a change (the rest is done).
+        Raises SyncFailed when a handler could not commit a change (the rest is done), and
+        MassDeletion, before writing anything, when the sync would remove more than
+        `sync.maxDeletePercent` of a source's files, unless `allow_mass_delete`.
         """
         with self._lock, self._hold_host():
             elsewhere = self._store.first_index()
@@ -171,7 +178,11 @@ class SyncService:
                 return self._skipped(trigger, elsewhere)
             self._bus.take_failures()  # a failure from before this sync is not this sync's
             report = self._run(
-                trigger, force=force, progress=progress, backfill_limit=backfill_limit
+                trigger,
+                force=force,
+                progress=progress,
+                backfill_limit=backfill_limit,
+                allow_mass_delete=allow_mass_delete,
             )
             failures = self._bus.take_failures()
         if failures:
@@ -239,7 +250,12 @@ class SyncService:
         skip, `take_read_only_notice` has a warning for the caller to show, once.
         """
         try:
-            return self.run(trigger, progress=progress, backfill_limit=backfill_limit)
+            report = self.run(trigger, progress=progress, backfill_limit=backfill_limit)
+        except MassDeletion as exc:
+            # Searching needs no sync either: the index answers as it is, and says why.
+            with self._state_lock:
+                self._refused = str(exc)
+            return None
         except Exception as exc:
             if not caused_by(exc, StoreReadOnly):
                 raise
@@ -249,6 +265,15 @@ class SyncService:
             if first:  # info: the caller shows the notice (take_read_only_notice) to the user
                 log.info("store_read_only", error=str(exc))
             return None
+        with self._state_lock:
+            self._refused = None
+        return report
+
+    @property
+    def refusal(self) -> str | None:
+        """Why the last sync before a search or in the background stopped (a mass deletion),
+        until a sync succeeds: every search says it, the index is stale meanwhile."""
+        return self._refused
 
     def take_read_only_notice(self) -> str | None:
         """The read-only warning, the first time it is asked for after the index was found so."""
@@ -270,6 +295,7 @@ class SyncService:
         force: bool,
         progress: Callable[[SyncProgress], None] | None,
         backfill_limit: int | None,
+        allow_mass_delete: bool = False,
     ) -> SyncReport:
         started = self._clock.monotonic()
         self._progress.start(progress)
@@ -286,14 +312,19 @@ class SyncService:
             )
             unchanged = held_back = 0
             if full is not None:
+                if stored is not None and not allow_mass_delete:
+                    # A rebuild drops whatever the sources lack: the same guard first.
+                    self._refuse_mass_deletion(self._detector.detect().events)
                 handled += self._bus.publish(
                     [events.ReindexRequired(occurred_at=self._clock.now(), reason=full)]
                 )
             else:
                 assert stored is not None
+                detection = self._detector.detect(respect_thresholds=trigger.automatic)
+                if not allow_mass_delete:  # before the meta records a (moved) workspace
+                    self._refuse_mass_deletion(detection.events)
                 if stored != wanted:
                     self._store.set_meta(wanted)
-                detection = self._detector.detect(respect_thresholds=trigger.automatic)
                 unchanged, held_back = detection.unchanged, detection.held_back
                 self._progress.set_phase("index", total=len(detection.events))
                 handled += self._bus.publish(detection.events)
@@ -343,6 +374,22 @@ class SyncService:
             duration_ms=report.duration_ms,
         )
         return report
+
+    def _refuse_mass_deletion(self, found: list[events.Event]) -> None:
+        """Raise MassDeletion when `found` removes too much of the index (mass_delete.py)."""
+        limit = self._settings.sync.max_delete_percent
+        if not any(isinstance(e, events.FileDeleted) for e in found):
+            return  # the common case reads no counts
+        indexed = {c.source: c.files for c in self._store.counts()}
+        refused = over_limit(found, indexed, limit)
+        if refused:
+            self._progress.set_phase("idle")
+            log.info(  # the caller shows the refusal (CLI error, search warning, syncer log)
+                "sync_mass_delete_refused",
+                removals={r.source: [r.removed, r.indexed] for r in refused},
+                limit_percent=limit,
+            )
+            raise MassDeletion(refused, limit=limit, workspace=self._workspace)
 
     def _tidy(self, handled: int) -> None:
         # Each write only when there is something to do (a read-only index must still sync).

@@ -7,7 +7,7 @@ import math
 import os
 import threading
 import weakref
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,7 +26,12 @@ from memlane.entrypoints.config.runtime import RuntimeConfig, resolve_runtime
 from memlane.entrypoints.logging import configure_logging
 
 log = structlog.get_logger()
-_ORIGINS: dict[str, Origin] = {"flag": "flag", "env": "env", "config": "config"}
+_ORIGINS: dict[str, Origin] = {
+    "flag": "flag",
+    "env": "env",
+    "config": "config",
+    "default": "default",
+}
 _managers: dict[str, MemoryManager] = {}
 # One live manager per key, even under concurrent `open`: two would write the same index.
 _creating = threading.Lock()
@@ -83,6 +88,7 @@ def open_manager(
     env: Mapping[str, str] | None = None,
     start_background: bool = False,
     move_workspace: bool = False,
+    on_notice: Callable[[str], None] | None = None,
 ) -> MemoryManager:
     """Return the live MemoryManager of (agent, workspace, settings), creating it once.
 
@@ -92,12 +98,14 @@ def open_manager(
     logged once per process, as a warning on stderr (see `note_warned`).
     The index serves the workspace it recorded (application/workspace.py): another named one
     raises WorkspaceMismatch unless `move_workspace`; a missing folder raises WorkspaceMissing.
+    A line about the binding (a new index takes the current directory, a move) goes to
+    `on_notice` when given (the CLI prints it), else to the log as a warning.
     """
     if not structlog.is_configured():
         # A library must not print to the host's stdout: warnings and errors go to stderr.
         configure_logging(level="warning")
     environ, runtime = _resolve(workspace, agent_id, state_dir, config, config_path, env)
-    runtime = _bound(runtime, move=move_workspace)
+    runtime = _bound(runtime, {**runtime.env} or environ, move=move_workspace, on_notice=on_notice)
     for found in runtime.ignored:
         if found not in _warned:
             _warned.add(found)
@@ -163,7 +171,13 @@ def close_all() -> None:
         manager.close()
 
 
-def _bound(runtime: RuntimeConfig, *, move: bool) -> RuntimeConfig:
+def _bound(
+    runtime: RuntimeConfig,
+    env: Mapping[str, str],
+    *,
+    move: bool,
+    on_notice: Callable[[str], None] | None,
+) -> RuntimeConfig:
     """`runtime` with the workspace the index is bound to (see application/workspace.py)."""
     from memlane.entrypoints.container import recorded_workspace
 
@@ -172,12 +186,14 @@ def _bound(runtime: RuntimeConfig, *, move: bool) -> RuntimeConfig:
             path=str(runtime.workspace.resolve()),
             origin=_ORIGINS.get(runtime.workspace_origin, "cwd"),
         ),
-        recorded_workspace(runtime.store_path),
+        recorded_workspace(runtime, env),
         store=str(runtime.store_path),
         is_folder=os.path.isdir,
         move=move,
     )
-    if binding.notice is not None:
+    if binding.notice is not None and on_notice is not None:
+        on_notice(binding.notice)
+    elif binding.notice is not None:
         log.warning("workspace_bound", detail=binding.notice)
     return replace(runtime, workspace=Path(binding.path))
 

@@ -91,10 +91,18 @@ def cli(
     help="Bind the index to --workspace (or the current directory) although it recorded "
     "another workspace.",
 )
+@click.option(
+    "--allow-mass-delete",
+    is_flag=True,
+    help="Remove files missing from the workspace even when they are more than "
+    "sync.maxDeletePercent of the index (refused otherwise: a wrong or unmounted folder).",
+)
 @click.option("--verbose", is_flag=True, help="Print provider and sources first.")
 @global_options
 @click.pass_obj
-def index(options: Options, force: bool, move_workspace: bool, verbose: bool) -> None:
+def index(
+    options: Options, force: bool, move_workspace: bool, allow_mass_delete: bool, verbose: bool
+) -> None:
     """Sync the index with the files now."""
     if not options.enabled():
         return
@@ -104,7 +112,9 @@ def index(options: Options, force: bool, move_workspace: bool, verbose: bool) ->
             if verbose:
                 status = manager.status(deep=False)
                 click.echo(f"workspace: {status.workspace}\nstore: {status.store_path}", err=True)
-            report = manager.sync(force=force, progress=on_progress)
+            report = manager.sync(
+                force=force, progress=on_progress, allow_mass_delete=allow_mass_delete
+            )
         except Exception as exc:
             if not (force and caused_by(exc, StoreCorrupt)):
                 raise
@@ -116,7 +126,9 @@ def index(options: Options, force: bool, move_workspace: bool, verbose: bool) ->
                 err=True,
             )
             manager = options.open(move_workspace=move_workspace)
-            report = manager.sync(force=True, progress=on_progress)
+            report = manager.sync(
+                force=True, progress=on_progress, allow_mass_delete=allow_mass_delete
+            )
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
     click.echo(summary(report))
@@ -228,7 +240,7 @@ def get(
     """Print lines of a memory file or of a transcript hit (a missing file is empty)."""
     if not options.enabled():
         return
-    manager = options.manager()
+    manager = options.manager(binds=False)
     with errors():
         got = manager.get(path, from_line=from_line, lines=lines, agent=from_agent)
     if as_json:
@@ -250,7 +262,7 @@ def status(options: Options, as_json: bool, deep: bool, verbose: bool) -> None:
     text = f"Memory search disabled ({runtime.agent_id}): {DISABLED_REASON}"
     if runtime.settings.enabled:
         with errors():
-            report = options.manager().status(deep=deep)
+            report = options.manager(binds=False).status(deep=deep)
         payload = {**camel_dict(asdict(report)), "enabled": True}
         text = status_text(report)
     else:
@@ -312,7 +324,7 @@ def watch(options: Options) -> None:
 @click.pass_obj
 def events(options: Options, limit: int, as_json: bool) -> None:
     """Show the tail of the event log: what changed, when, and what was done."""
-    manager = options.manager()
+    manager = options.manager(binds=False)
     with errors():
         records = manager.recent_events(limit)
     if as_json:

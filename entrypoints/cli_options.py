@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from memlane.application.mass_delete import MassDeletion
 from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.event_log import EventLogError
 from memlane.application.ports.file_source import FileMissing, SourceError
@@ -59,12 +60,20 @@ class Options:
             )
         return runtime.settings.enabled
 
-    def manager(self, *, move_workspace: bool = False, **overrides: object) -> MemoryManager:
+    def manager(
+        self, *, move_workspace: bool = False, binds: bool = True, **overrides: object
+    ) -> MemoryManager:
         with errors():
-            return self.open(move_workspace=move_workspace, **overrides)
+            return self.open(move_workspace=move_workspace, binds=binds, **overrides)
 
-    def open(self, *, move_workspace: bool = False, **overrides: object) -> MemoryManager:
-        """The manager, opened on first use; errors are raised as they are (see `manager`)."""
+    def open(
+        self, *, move_workspace: bool = False, binds: bool = True, **overrides: object
+    ) -> MemoryManager:
+        """The manager, opened on first use; errors are raised as they are (see `manager`).
+
+        `binds`: the command syncs, so a new index records its workspace now and the user is
+        told which (a `warning:` line); a command that only reads (`status`) records nothing
+        and says nothing about it."""
         if self._manager is None:
             from memlane.entrypoints.api import open_manager
 
@@ -76,6 +85,7 @@ class Options:
                 config_path=self.values["config"],
                 config=overrides or None,
                 move_workspace=move_workspace,
+                on_notice=_warn if binds else _quiet,
             )
         return self._manager
 
@@ -100,6 +110,14 @@ class Options:
                 click.echo(f"memlane: close failed: {exc}", err=True)
 
 
+def _warn(notice: str) -> None:
+    click.echo(f"warning: {notice}", err=True)
+
+
+def _quiet(_notice: str) -> None:
+    """A reading command binds nothing, so it has nothing to say about the binding."""
+
+
 @contextmanager
 def errors() -> Iterator[None]:
     """The CLI's one error table: every expected failure becomes a message and exit code."""
@@ -120,6 +138,8 @@ def errors() -> Iterator[None]:
         raise click.ClickException(f"index error: {exc}{hint}") from exc
     except SyncFailed as exc:
         raise click.ClickException(f"sync failed: {exc}") from exc
+    except MassDeletion as exc:
+        raise click.ClickException(str(exc)) from exc
 
 
 _REPAIR_HINT = (

@@ -26,7 +26,7 @@ from memlane.application.ports.index_transfer import (
     TransferTargetNotEmpty,
 )
 from memlane.domain.chunks import ContentHash
-from memlane.domain.index_meta import KEYWORD_ONLY_MODEL, index_meta_from_json, index_meta_to_json
+from memlane.domain.index_meta import KEYWORD_ONLY_MODEL
 
 _BATCH = 500
 
@@ -74,7 +74,7 @@ class PostgresIndexTransfer:
         """Return meta, files, events, last position and tracking."""
         a = self._agent
         with self._db.read() as conn:
-            value = meta.get(conn, a, meta.INDEX_META_KEY)
+            stored = meta.index_meta(conn, a, meta.this_host())
             events = [
                 StoredEvent(int(p), str(t), int(v), str(d), str(o))
                 for p, t, v, d, o in conn.exec_driver_sql(
@@ -94,7 +94,7 @@ class PostgresIndexTransfer:
                 )
             }
             return IndexSnapshot(
-                meta=None if value is None else index_meta_from_json(value),
+                meta=stored,
                 files=rows.files(conn, a, None),
                 events=events,
                 last_position=int(last),
@@ -152,7 +152,7 @@ class PostgresIndexTransfer:
                     f"agent {a} already has an index in {self._db.location}"
                 )
             if snapshot.meta is not None:
-                meta.put(conn, a, meta.INDEX_META_KEY, index_meta_to_json(snapshot.meta))
+                meta.put_index_meta(conn, a, meta.this_host(), snapshot.meta)
             for file in snapshot.files:
                 rows.put_file(conn, a, file)
             _load_chunks(conn, a, chunks, analyser)

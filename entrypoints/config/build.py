@@ -330,6 +330,7 @@ def _sync(read: _Reader) -> SyncSettings:
             post_compaction_force=read.flag("sync.sessions.postCompactionForce"),
         ),
         first_search_wait_ms=read.integer("sync.firstSearchWaitMs"),
+        max_delete_percent=read.number("sync.maxDeletePercent"),
     )
 
 

@@ -80,20 +80,32 @@ def legacy_scope_hash(settings: MemorySettings, workspace: Path, sessions_dir: P
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def recorded_workspace(store_path: Path) -> str | None:
-    """The workspace the index at `store_path` recorded, None for no index or none recorded.
+def recorded_workspace(rc: RuntimeConfig, env: Mapping[str, str]) -> str | None:
+    """The workspace the agent's index recorded for this host, None for no index or none.
 
     Read without migrating or creating anything, before the application is built: which
-    workspace it serves depends on it (application/workspace.py).
+    workspace it serves depends on it (application/workspace.py). On PostgreSQL each host keeps
+    its own record; a host without one (an index from before records were kept per host) takes
+    the one the index names if that folder exists here.
 
     Raises:
-        StoreError: the file exists and cannot be read (StoreCorrupt when damaged).
+        StoreError: the store exists and cannot be read (StoreCorrupt when damaged).
     """
-    value = SqliteDatabase.peek_meta(store_path, INDEX_META_KEY)
+    if rc.settings.store.driver == "postgres":
+        from memlane.adapters.postgres.database import PostgresDatabase
+        from memlane.adapters.postgres.meta import peek_workspaces, this_host
+
+        db = PostgresDatabase(store_url_for(rc.settings, env), pool_size=1)
+        try:
+            own, shared = peek_workspaces(db, rc.agent_id, this_host())
+        finally:
+            db.close()
+        return own or (shared if shared and Path(shared).is_dir() else None)
+    value = SqliteDatabase.peek_meta(rc.store_path, INDEX_META_KEY)
     try:
         return None if value is None else recorded_workspace_of(value)
     except ValueError as exc:  # the meta record itself is damaged
-        raise StoreCorrupt(f"{store_path}: unreadable index meta: {exc}") from exc
+        raise StoreCorrupt(f"{rc.store_path}: unreadable index meta: {exc}") from exc
 
 
 def move_damaged_index(store_path: Path) -> Path:

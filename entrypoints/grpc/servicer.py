@@ -11,6 +11,7 @@ Errors reach clients through one table, `ERROR_STATUS`, checked in order (subcla
     EmbeddingRejected, ProviderNotConfigured    FAILED_PRECONDITION
     StoreError                                  INTERNAL
     SyncFailed (a change not committed)         INTERNAL
+    MassDeletion (too many files would go)      FAILED_PRECONDITION
     ServerLimitError                            RESOURCE_EXHAUSTED (too many streams, slow reader)
     anything else                               INTERNAL, details hidden, logged once with traceback
 
@@ -36,6 +37,7 @@ from typing import Final, NoReturn, Protocol, TypeVar
 import grpc
 import structlog
 
+from memlane.application.mass_delete import MassDeletion
 from memlane.application.ports.embedding import (
     EmbeddingRejected,
     EmbeddingTimeout,
@@ -89,6 +91,7 @@ ERROR_STATUS: Final[tuple[tuple[type[BaseException], grpc.StatusCode], ...]] = (
     (ProviderNotConfigured, grpc.StatusCode.FAILED_PRECONDITION),
     (StoreError, grpc.StatusCode.INTERNAL),
     (SyncFailed, grpc.StatusCode.INTERNAL),  # a change could not be committed (disk full, I/O)
+    (MassDeletion, grpc.StatusCode.FAILED_PRECONDITION),  # too many files gone: nothing removed
     (ServerLimitError, grpc.StatusCode.RESOURCE_EXHAUSTED),
 )
 
