@@ -151,3 +151,46 @@ class TestMassDeletion:
         assert home.removals() == []
         assert home.run(*move, "--allow-mass-delete").returncode == 0
         assert home.indexed() == 1
+
+
+class TestTheReferenceDefaultWorkspace:
+    """#29.3: the reference's config names no workspace, its default (`<state>/workspace`) is
+    the configured one: nothing claims the current directory, and `status` binds nothing."""
+
+    def _run(self, root: Path, *args: str) -> subprocess.CompletedProcess[str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMLANE_", "OPENCLAW_"))}
+        env.update(HOME=str(root), OPENCLAW_STATE_DIR=str(root / ".openclaw"))
+        env["MEMLANE_STATE_DIR"] = str(root / ".memlane")
+        return subprocess.run(
+            [sys.executable, "-m", "memlane.entrypoints", *args],
+            capture_output=True, text=True, env=env, cwd=root / "elsewhere",
+            timeout=240, check=False,
+        )  # fmt: skip
+
+    def test_status_and_index_say_nothing_about_the_current_directory(
+        self, tmp_path: Path
+    ) -> None:
+        from memlane.adapters.store.database import SqliteDatabase
+        from memlane.adapters.store.meta_table import INDEX_META_KEY
+
+        workspace = tmp_path / ".openclaw" / "workspace"
+        (workspace / "memory").mkdir(parents=True)
+        (workspace / "MEMORY.md").write_text("The lighthouse keeper logs the tide.\n")
+        (tmp_path / "elsewhere").mkdir()
+        config = "{agents: {defaults: {memorySearch: {provider: 'none'}}}}\n"
+        (tmp_path / ".openclaw" / "openclaw.json").write_text(config)
+        store = tmp_path / ".memlane" / "agents" / "main" / "memory.db"
+
+        status = self._run(tmp_path, "status")
+        recorded_after_status = SqliteDatabase.peek_meta(store, INDEX_META_KEY)
+        indexed = self._run(tmp_path, "index")
+
+        assert status.returncode == 0, status.stderr
+        assert indexed.returncode == 0, indexed.stderr
+        for done in (status, indexed):
+            assert "no workspace configured" not in done.stderr
+            assert "current directory" not in done.stderr
+            assert not [line for line in done.stderr.splitlines() if line.startswith("{")]
+        assert recorded_after_status is None  # status recorded no workspace
+        recorded = SqliteDatabase.peek_meta(store, INDEX_META_KEY)
+        assert recorded is not None and json.loads(recorded)["workspace"] == str(workspace)
