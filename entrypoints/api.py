@@ -181,13 +181,14 @@ def _bound(
     """`runtime` with the workspace the index is bound to (see application/workspace.py)."""
     from memlane.entrypoints.container import recorded_workspace
 
+    recorded, store = recorded_workspace(runtime, env)
     binding = bind_workspace(
         WorkspaceRequest(
             path=str(runtime.workspace.resolve()),
             origin=_ORIGINS.get(runtime.workspace_origin, "cwd"),
         ),
-        recorded_workspace(runtime, env),
-        store=str(runtime.store_path),
+        recorded,
+        store=store,
         is_folder=os.path.isdir,
         move=move,
     )

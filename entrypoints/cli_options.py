@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING, Any
 
 import click
 
@@ -110,6 +110,21 @@ class Options:
                 click.echo(f"memlane: close failed: {exc}", err=True)
 
 
+# Exit codes: 1 a failed operation (click's ClickException), 2 bad usage (click's UsageError)
+# and a configuration that cannot be used: both are the caller's input, fixed before a retry.
+EXIT_CONFIG = 2
+
+
+class ConfigProblem(click.ClickException):
+    """A configuration error: one `error:` line naming the key, not click's usage text (the
+    command line was right, the file or a value it names was not)."""
+
+    exit_code = EXIT_CONFIG
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(f"error: {self.format_message()}", err=True, file=file)
+
+
 def _warn(notice: str) -> None:
     click.echo(f"warning: {notice}", err=True)
 
@@ -123,7 +138,9 @@ def errors() -> Iterator[None]:
     """The CLI's one error table: every expected failure becomes a message and exit code."""
     try:
         yield
-    except (ConfigError, InvalidQuery) as exc:
+    except ConfigError as exc:
+        raise ConfigProblem(str(exc)) from exc
+    except InvalidQuery as exc:
         raise click.UsageError(str(exc)) from exc
     except WorkspaceError as exc:
         raise click.ClickException(str(exc)) from exc

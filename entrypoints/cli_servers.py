@@ -64,7 +64,7 @@ def store_copy(options: Options, target: str, all_agents: bool) -> None:
         for agent in agents:
             source = configured_transfer(runtime, env, agent)
             try:
-                destination = target_transfer(target, agent)
+                destination = target_transfer(target, agent, runtime)
                 try:
                     counts = copy_index(source, destination)
                 finally:

@@ -66,15 +66,16 @@ def delete(conn: Connection, agent: str, key: str) -> None:
 
 # --- the workspace each host recorded (issue #30) ----------------------------------------------
 # Hosts sharing an agent keep its workspace at paths of their own, so the IndexMeta's
-# `workspace` is kept per host, in a meta row of its own: `workspace@<host name>`. The meta JSON
-# keeps the last writer's path too (as `store copy` reads it); reads overlay this host's row.
+# `workspace` is kept per installation (a host and its memlane state dir, as a SQLite index is
+# one file in one state dir), in a meta row of its own: `workspace@<host>:<state dir>`. The meta
+# JSON keeps the last writer's path too; reads overlay the installation's row when it has one.
 
 WORKSPACE_KEY_PREFIX: Final = "workspace@"
 
 
-def this_host() -> str:
-    """The name this host's workspace record is kept under."""
-    return socket.gethostname()
+def installation(state_dir: str = "") -> str:
+    """The name an installation's workspace record is kept under: this host and `state_dir`."""
+    return f"{socket.gethostname()}:{state_dir}"
 
 
 def workspace_key(host: str) -> str:
@@ -83,13 +84,14 @@ def workspace_key(host: str) -> str:
 
 
 def index_meta(conn: Connection, agent: str, host: str) -> IndexMeta | None:
-    """The agent's IndexMeta with the workspace `host` recorded ("" when none), None when the
-    agent has no index."""
+    """The agent's IndexMeta with the workspace `host` recorded (when it recorded none, the
+    last writer's), None when the agent has no index."""
     value = get(conn, agent, INDEX_META_KEY)
     if value is None:
         return None
+    stored = index_meta_from_json(value)
     recorded = get(conn, agent, workspace_key(host))
-    return replace(index_meta_from_json(value), workspace=recorded or "")
+    return stored if recorded is None else replace(stored, workspace=recorded)
 
 
 def put_index_meta(conn: Connection, agent: str, host: str, meta: IndexMeta) -> None:

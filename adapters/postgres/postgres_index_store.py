@@ -66,12 +66,13 @@ class PostgresIndexStore:
         writes under a temporary id but shares the live agent's cache). `keyword_pruning=False`
         ranks every matching row in the keyword leg (the same answer, slower: the reference the
         tests and the store bench compare the pruned path with). `host` names whose workspace
-        record `meta` reads and `set_meta` writes (default: this host's name)."""
+        record `meta` reads and `set_meta` writes (meta.installation(); default: this host's
+        name and no state dir)."""
         if not agent:
             raise StoreError("an agent id is required")
         self._db = db
         self._agent = agent
-        self._host = host or meta_rows.this_host()
+        self._host = host or meta_rows.installation()
         self._cache_agent = cache_agent or agent
         self._owns_analyser = analyser is None
         self._analyser = analyser or Fts5Analyser()
@@ -329,7 +330,11 @@ class PostgresIndexStore:
         """Start a full reindex under a temporary agent id; commit moves it into place."""
         shadow = f"{self._agent}#rebuild-{uuid.uuid4().hex}"
         writer = PostgresIndexStore(
-            self._db, shadow, cache_agent=self._cache_agent, analyser=self._analyser
+            self._db,
+            shadow,
+            cache_agent=self._cache_agent,
+            analyser=self._analyser,
+            host=self._host,
         )
         return PostgresIndexRebuild(self._db, live=self._agent, shadow=shadow, writer=writer)
 

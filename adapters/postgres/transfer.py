@@ -43,10 +43,12 @@ def agents(db: PostgresDatabase) -> list[str]:
 class PostgresIndexTransfer:
     """Bulk read and write of one agent's rows."""
 
-    def __init__(self, db: PostgresDatabase, agent: str) -> None:
-        """Move `agent`'s rows in `db`."""
+    def __init__(self, db: PostgresDatabase, agent: str, *, host: str = "") -> None:
+        """Move `agent`'s rows in `db`; `host` names the installation whose workspace record
+        the IndexMeta reads and writes (meta.installation())."""
         self._db = db
         self._agent = agent
+        self._host = host or meta.installation()
 
     def counts(self) -> TransferCounts:
         """Return what the agent's store holds."""
@@ -74,7 +76,7 @@ class PostgresIndexTransfer:
         """Return meta, files, events, last position and tracking."""
         a = self._agent
         with self._db.read() as conn:
-            stored = meta.index_meta(conn, a, meta.this_host())
+            stored = meta.index_meta(conn, a, self._host)
             events = [
                 StoredEvent(int(p), str(t), int(v), str(d), str(o))
                 for p, t, v, d, o in conn.exec_driver_sql(
@@ -152,7 +154,7 @@ class PostgresIndexTransfer:
                     f"agent {a} already has an index in {self._db.location}"
                 )
             if snapshot.meta is not None:
-                meta.put_index_meta(conn, a, meta.this_host(), snapshot.meta)
+                meta.put_index_meta(conn, a, self._host, snapshot.meta)
             for file in snapshot.files:
                 rows.put_file(conn, a, file)
             _load_chunks(conn, a, chunks, analyser)

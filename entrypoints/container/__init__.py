@@ -80,30 +80,35 @@ def legacy_scope_hash(settings: MemorySettings, workspace: Path, sessions_dir: P
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def recorded_workspace(rc: RuntimeConfig, env: Mapping[str, str]) -> str | None:
-    """The workspace the agent's index recorded for this host, None for no index or none.
+def recorded_workspace(rc: RuntimeConfig, env: Mapping[str, str]) -> tuple[str | None, str]:
+    """(the workspace the agent's index recorded for this installation, None for no index or
+    none recorded; the index's name for messages).
 
     Read without migrating or creating anything, before the application is built: which
-    workspace it serves depends on it (application/workspace.py). On PostgreSQL each host keeps
-    its own record; a host without one (an index from before records were kept per host) takes
-    the one the index names if that folder exists here.
+    workspace it serves depends on it (application/workspace.py). On PostgreSQL each
+    installation (host and state dir) keeps its own record; one without (an index from before
+    records were kept per installation), started with no workspace named, takes the one the
+    index names if that folder exists here rather than the current directory.
 
     Raises:
         StoreError: the store exists and cannot be read (StoreCorrupt when damaged).
     """
     if rc.settings.store.driver == "postgres":
         from memlane.adapters.postgres.database import PostgresDatabase
-        from memlane.adapters.postgres.meta import peek_workspaces, this_host
+        from memlane.adapters.postgres.meta import peek_workspaces
 
         db = PostgresDatabase(store_url_for(rc.settings, env), pool_size=1)
+        label = f"{db.location}#agent={rc.agent_id}"
         try:
-            own, shared = peek_workspaces(db, rc.agent_id, this_host())
+            own, shared = peek_workspaces(db, rc.agent_id, _installation(rc))
         finally:
             db.close()
-        return own or (shared if shared and Path(shared).is_dir() else None)
+        if own is None and rc.workspace_origin == "cwd" and shared and Path(shared).is_dir():
+            return shared, label
+        return own, label
     value = SqliteDatabase.peek_meta(rc.store_path, INDEX_META_KEY)
     try:
-        return None if value is None else recorded_workspace_of(value)
+        return (None if value is None else recorded_workspace_of(value)), str(rc.store_path)
     except ValueError as exc:  # the meta record itself is damaged
         raise StoreCorrupt(f"{rc.store_path}: unreadable index meta: {exc}") from exc
 
@@ -149,7 +154,7 @@ def index_store_for(rc: RuntimeConfig, db: StoreDatabase) -> IndexStore:
         return SqliteIndexStore(db)
     from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
 
-    return PostgresIndexStore(db, rc.agent_id)
+    return PostgresIndexStore(db, rc.agent_id, host=_installation(rc))
 
 
 def event_log_for(rc: RuntimeConfig, db: StoreDatabase) -> EventLog:
@@ -191,22 +196,32 @@ def stored_agents(rc: RuntimeConfig, env: Mapping[str, str]) -> list[str]:
     return sqlite_agents(rc.state_dir)
 
 
+def _installation(rc: RuntimeConfig) -> str:
+    """The name of this host and state dir in a shared store's workspace records."""
+    from memlane.adapters.postgres.meta import installation
+
+    return installation(str(rc.state_dir))
+
+
 def configured_transfer(rc: RuntimeConfig, env: Mapping[str, str], agent: str) -> IndexTransfer:
     """Bulk access to `agent`'s index in the configured store (the copy's source)."""
     if rc.settings.store.driver == "postgres":
         from memlane.adapters.postgres.transfer import PostgresIndexTransfer
 
-        return PostgresIndexTransfer(_postgres_database(store_url_for(rc.settings, env)), agent)
+        database = _postgres_database(store_url_for(rc.settings, env))
+        return PostgresIndexTransfer(database, agent, host=_installation(rc))
     return SqliteIndexTransfer.open(store_path(rc.settings, rc.state_dir, agent, env))
 
 
-def target_transfer(target: str, agent: str) -> IndexTransfer:
+def target_transfer(target: str, agent: str, rc: RuntimeConfig | None = None) -> IndexTransfer:
     """Bulk access to `agent`'s index at `target`: a PostgreSQL URL, or a SQLite state dir
-    (`sqlite:DIR` or DIR; the index goes to DIR/agents/<agent>/memory.db)."""
+    (`sqlite:DIR` or DIR; the index goes to DIR/agents/<agent>/memory.db). On PostgreSQL the
+    workspace is recorded for the installation `rc` configures (this one copies)."""
     if _is_postgres_url(target):
         from memlane.adapters.postgres.transfer import PostgresIndexTransfer
 
-        return PostgresIndexTransfer(_postgres_database(target), agent)
+        host = "" if rc is None else _installation(rc)
+        return PostgresIndexTransfer(_postgres_database(target), agent, host=host)
     state = Path(target.removeprefix("sqlite:")).expanduser()
     return SqliteIndexTransfer.open(state / "agents" / agent / "memory.db")
 

@@ -97,7 +97,11 @@ class StoreAgentIndexes:
                 raise UnknownAgent(agent, store="the PostgreSQL store", known=known)
             # The indexes share this one database; closing any of them disposes its engine,
             # which only happens in `close`, when all of them go.
-            return PostgresIndexStore(self._postgres, agent)
+            from memlane.adapters.postgres.meta import installation
+
+            # The workspace this installation recorded for that agent, if any (`files`).
+            host = installation(str(self._rc.state_dir))
+            return PostgresIndexStore(self._postgres, agent, host=host)
         path = store_path(settings, self._rc.state_dir, agent, self._env)
         if path == self._rc.store_path:
             # A `store.path` without `{agentId}` names one file for every agent: it holds this
