@@ -213,6 +213,21 @@ def configured_transfer(rc: RuntimeConfig, env: Mapping[str, str], agent: str) -
     return SqliteIndexTransfer.open(store_path(rc.settings, rc.state_dir, agent, env))
 
 
+def target_holds_index(target: str, agent: str) -> bool:
+    """Whether `target` (as `target_transfer` reads it) already holds an index of `agent`;
+    a SQLite file that does not exist is not created to find out."""
+    if not _is_postgres_url(target):
+        path = Path(target.removeprefix("sqlite:")).expanduser() / "agents" / agent / "memory.db"
+        if not path.is_file():
+            return False
+    transfer = target_transfer(target, agent)
+    try:
+        counts = transfer.counts()
+    finally:
+        transfer.close()
+    return bool(counts.files or counts.chunks or counts.events)
+
+
 def target_transfer(target: str, agent: str, rc: RuntimeConfig | None = None) -> IndexTransfer:
     """Bulk access to `agent`'s index at `target`: a PostgreSQL URL, or a SQLite state dir
     (`sqlite:DIR` or DIR; the index goes to DIR/agents/<agent>/memory.db). On PostgreSQL the
