@@ -309,7 +309,9 @@ class Container(containers.DeclarativeContainer):
     embedder_factories = providers.Singleton(
         provider_factories, settings, env, providers.Callable(_meta_reader, index_store.provider)
     )
-    embedding_runtime = providers.Singleton(make_runtime, settings, embedder_factories, clock)
+    embedding_runtime = providers.Singleton(
+        make_runtime, settings, embedder_factories, clock, env
+    )
     sources = providers.Callable(_available_sources, memory_source, session_source)
     application = providers.Container(
         Application,
