@@ -186,6 +186,9 @@ class MemoryManager:
         self._require_enabled()
         stores = None if names is None else [(a, self._index_of(a)) for a in names]
         pending = self._search_policy.before_search(session_key)  # first sync unfinished
+        if names is None or self.agent_id in names:
+            # A few chunks without a vector are embedded now, as the CLI's refresh does.
+            self._syncing.fill_vector_gap(SEARCH_BACKFILL_LIMIT)
         response = self._searcher.search(
             SearchQuery(text=query, max_results=max_results, min_score=min_score, explain=explain),
             now=self._clock.now().timestamp(),

@@ -40,6 +40,7 @@ from memlane.application.ports.event_log import EventLog, RecordedEvent
 from memlane.application.ports.index_store import (
     FirstIndexState,
     IndexStore,
+    StoreError,
     StoreReadOnly,
     SyncRecord,
     VectorProgress,
@@ -61,6 +62,10 @@ log = structlog.get_logger()
 
 # The log keeps this many events after a sync; older ones are done with and only cost space.
 EVENT_LOG_KEEP: Final = 5000
+# How long a search waits for this process's running sync or backfill batch before it fills a
+# small vector gap itself: a start-up scan or one batch of 32 chunks takes seconds; a sync that
+# takes longer is left alone (the search then says how far the vectors are).
+GAP_WAIT_SECONDS: Final = 10.0
 
 
 class SyncService:
@@ -230,6 +235,35 @@ class SyncService:
             if first is not None and first.running_elsewhere:
                 return 0  # its writer backfills once its keyword rows are in
             return self._vectors.step()
+
+    def fill_vector_gap(self, limit: int, *, wait: float = GAP_WAIT_SECONDS) -> int:
+        """Before a search: embed the missing vectors when at most `limit` are missing (what
+        `run` does for the CLI's search), so a server's search, like the CLI's, answers on
+        vectors rather than keywords alone (#30: a client starting one MCP server per call
+        never got any). Only with such a gap, it waits at most `wait` seconds for a sync or
+        backfill batch of this process to end (a long one: the search answers now, and says how
+        far the vectors are).
+        No cross-host lock: at worst two hosts embed the same few chunks. Returns how many
+        chunks got a vector."""
+        try:
+            gap = self._vectors.progress()  # read without the lock: most searches stop here
+        except StoreError:
+            return 0  # the search reads the same store and says what is wrong
+        if gap is None or gap.complete or gap.missing > limit:
+            return 0
+        if not self._lock.acquire(timeout=wait):
+            return 0
+        try:
+            first = self._store.first_index()
+            if first is not None and first.running_elsewhere:
+                return 0  # its writer backfills once its keyword rows are in
+            return self._vectors.run(limit=limit)
+        except StoreError as exc:  # read-only or unreachable: the search answers as it is
+            log.info("search_backfill_skipped", error=str(exc))
+            return 0
+        finally:
+            self._progress.set_phase("idle")
+            self._lock.release()
 
     def vector_progress(self) -> VectorProgress | None:
         """How far the vectors of the active model are; None without a usable provider."""

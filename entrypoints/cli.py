@@ -3,6 +3,8 @@
 Exit codes: 0 success, 1 a failed operation, 2 bad usage (click's own usage errors included).
 A sync that could not commit a change is a failed operation (1), a listen address that cannot be
 had too; a wrong option value (empty token, TLS files, a state directory that is a file) is 2.
+A configuration error is 2 as well, printed as one `error: <key>: ...` line rather than click's
+usage text (cli_options.ConfigProblem); a sync refused as a mass deletion is 1.
 Warnings (a configured provider that cannot run) go to stderr as `warning: ...` lines.
 """
 

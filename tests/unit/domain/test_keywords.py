@@ -23,10 +23,10 @@ from memlane.domain.keywords import (
     _normalize,
     build_fts_query,
     fts_document,
-    stop_words_only,
     fts_query_terms,
     korean_stem,
     quote_fts_term,
+    stop_words_only,
 )
 
 DOCS: dict[int, str] = {
