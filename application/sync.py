@@ -182,14 +182,21 @@ class SyncService:
             if elsewhere is not None and elsewhere.running_elsewhere:
                 return self._skipped(trigger, elsewhere)
             self._bus.take_failures()  # a failure from before this sync is not this sync's
-            report = self._run(
-                trigger,
-                force=force,
-                progress=progress,
-                backfill_limit=backfill_limit,
-                allow_mass_delete=allow_mass_delete,
-            )
+            try:
+                report = self._run(
+                    trigger,
+                    force=force,
+                    progress=progress,
+                    backfill_limit=backfill_limit,
+                    allow_mass_delete=allow_mass_delete,
+                )
+            except MassDeletion as exc:
+                with self._state_lock:
+                    self._refused = str(exc)  # every search says it until a sync goes through
+                raise
             failures = self._bus.take_failures()
+        with self._state_lock:
+            self._refused = None  # this sync went through: an earlier refusal is over
         if failures:
             with self._state_lock:
                 self._dirty = True  # what failed is still to do
@@ -285,11 +292,8 @@ class SyncService:
         """
         try:
             report = self.run(trigger, progress=progress, backfill_limit=backfill_limit)
-        except MassDeletion as exc:
-            # Searching needs no sync either: the index answers as it is, and says why.
-            with self._state_lock:
-                self._refused = str(exc)
-            return None
+        except MassDeletion:
+            return None  # searching needs no sync: the index answers as it is (`refusal`)
         except Exception as exc:
             if not caused_by(exc, StoreReadOnly):
                 raise
@@ -299,8 +303,6 @@ class SyncService:
             if first:  # info: the caller shows the notice (take_read_only_notice) to the user
                 log.info("store_read_only", error=str(exc))
             return None
-        with self._state_lock:
-            self._refused = None
         return report
 
     @property
