@@ -12,13 +12,17 @@ Removing a single file is never a mass deletion: deleting one note of three is o
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
+import structlog
+
+from memlane.application.ports.index_store import IndexStore
 from memlane.domain import events
 from memlane.domain.sources import Source
 
 ALLOW_HINT = "memlane index --allow-mass-delete"
+log = structlog.get_logger()
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,3 +74,26 @@ def over_limit(
         if count >= 2 and total and 100.0 * count / total > limit:
             refused.append(Removal(source=source, removed=count, indexed=total))
     return refused
+
+
+def refuse_mass_deletion(
+    found: Iterable[events.Event],
+    store: IndexStore,
+    *,
+    limit: float,
+    workspace: str,
+    before_raising: Callable[[], None] = lambda: None,
+) -> None:
+    """Raise MassDeletion when the events a sync is about to log remove too much of `store`."""
+    found = list(found)
+    if not any(isinstance(e, events.FileDeleted) for e in found):
+        return  # the common case reads no counts
+    refused = over_limit(found, {c.source: c.files for c in store.counts()}, limit)
+    if refused:
+        before_raising()
+        log.info(  # the caller shows the refusal (CLI error, search warning, syncer log)
+            "sync_mass_delete_refused",
+            removals={r.source: [r.removed, r.indexed] for r in refused},
+            limit_percent=limit,
+        )
+        raise MassDeletion(refused, limit=limit, workspace=workspace)

@@ -33,10 +33,10 @@ import structlog
 from memlane.application.change_detection import ChangeDetector
 from memlane.application.embedding_runtime import EmbeddingRuntime
 from memlane.application.issues import IssueBoard
-from memlane.application.mass_delete import MassDeletion, over_limit
+from memlane.application.mass_delete import MassDeletion, refuse_mass_deletion
 from memlane.application.messagebus import MessageBus
 from memlane.application.ports.clock import Clock
-from memlane.application.ports.event_log import EventLog, RecordedEvent
+from memlane.application.ports.event_log import EventLog
 from memlane.application.ports.index_store import (
     FirstIndexState,
     IndexStore,
@@ -49,6 +49,7 @@ from memlane.application.ports.index_store import (
 from memlane.application.ports.sync_lock import SyncLock
 from memlane.application.progress import ProgressTracker
 from memlane.application.reports import SyncProgress, SyncReport
+from memlane.application.sync_report import SyncCounter, skipped_report
 from memlane.application.sync_trigger import SyncFailed, SyncTrigger
 from memlane.application.vector_backfill import BACKFILL_BATCH, VectorBackfill
 from memlane.domain import events
@@ -123,7 +124,7 @@ class SyncService:
         self._last_at: str | None = None
         self._read_only: str | None = None  # why the store could not be written, once seen
         self._read_only_told = False
-        self._refused: str | None = None  # the last automatic sync's mass-deletion refusal
+        self._refused: str | None = None  # why the last sync stopped (a mass deletion), if so
 
     @property
     def dirty(self) -> bool:
@@ -216,22 +217,7 @@ class SyncService:
         )
         with self._state_lock:
             self._dirty = True  # this process has not seen the files: the next search tries again
-        return SyncReport(
-            reason=trigger.value,
-            full_reindex=False,
-            files_indexed=0,
-            files_removed=0,
-            files_unchanged=0,
-            chunks_embedded=0,
-            vectors_backfilled=0,
-            events_handled=0,
-            duration_ms=0.0,
-            issues=self._issues.all(),
-            warnings=(
-                f"another process is building the first index ({first.text()}): this sync is "
-                "skipped, searches answer from the files indexed so far",
-            ),
-        )
+        return skipped_report(trigger, first, self._issues.all())
 
     def backfill_step(self) -> int:
         """Embed and commit one batch of missing vectors under the sync lock; return how many
@@ -335,7 +321,7 @@ class SyncService:
     ) -> SyncReport:
         started = self._clock.monotonic()
         self._progress.start(progress)
-        counts = _Counter()
+        counts = SyncCounter()
         unsubscribe = self._bus.subscribe(counts)
         try:
             handled = self._bus.catch_up()  # whatever a crash left pending
@@ -412,20 +398,13 @@ class SyncService:
         return report
 
     def _refuse_mass_deletion(self, found: list[events.Event]) -> None:
-        """Raise MassDeletion when `found` removes too much of the index (mass_delete.py)."""
-        limit = self._settings.sync.max_delete_percent
-        if not any(isinstance(e, events.FileDeleted) for e in found):
-            return  # the common case reads no counts
-        indexed = {c.source: c.files for c in self._store.counts()}
-        refused = over_limit(found, indexed, limit)
-        if refused:
-            self._progress.set_phase("idle")
-            log.info(  # the caller shows the refusal (CLI error, search warning, syncer log)
-                "sync_mass_delete_refused",
-                removals={r.source: [r.removed, r.indexed] for r in refused},
-                limit_percent=limit,
-            )
-            raise MassDeletion(refused, limit=limit, workspace=self._workspace)
+        refuse_mass_deletion(
+            found,
+            self._store,
+            limit=self._settings.sync.max_delete_percent,
+            workspace=self._workspace,
+            before_raising=lambda: self._progress.set_phase("idle"),
+        )
 
     def _tidy(self, handled: int) -> None:
         # Each write only when there is something to do (a read-only index must still sync).
@@ -439,22 +418,3 @@ class SyncService:
         if handled:  # the log only grows when events are handled; otherwise nothing to compact
             self._log.compact(keep_last=EVENT_LOG_KEEP)
         self._progress.set_phase("idle")
-
-
-class _Counter:
-    """Counts what handlers did during one sync (listens to follow-up events)."""
-
-    def __init__(self) -> None:
-        self.indexed = 0
-        self.removed = 0
-        self.rebuilt = False
-
-    def __call__(self, record: RecordedEvent) -> None:
-        if isinstance(record.event, events.FileIndexed):
-            self.indexed += 1
-        elif isinstance(record.event, events.FileRemoved):
-            self.removed += 1
-        elif isinstance(record.event, events.IndexRebuilt):
-            # A rebuild's count replaces what incremental handlers counted before it.
-            self.indexed = record.event.files
-            self.rebuilt = True
