@@ -8,7 +8,6 @@ import os
 import threading
 import weakref
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import replace
 from pathlib import Path
 
 import structlog
@@ -17,21 +16,15 @@ from memlane.application.memory import MemoryManager
 from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.file_source import SourceError
 from memlane.application.ports.index_store import StoreError
-from memlane.application.workspace import Origin, WorkspaceRequest, bind_workspace
 from memlane.domain.agents import parse_agents
 from memlane.domain.errors import DISABLED_REASON, ConfigError, DomainError, InvalidQuery
 from memlane.domain.search import SearchResult
 from memlane.entrypoints.config.resolve import IgnoredKey
 from memlane.entrypoints.config.runtime import RuntimeConfig, resolve_runtime
 from memlane.entrypoints.logging import configure_logging
+from memlane.entrypoints.workspace_binding import bound_runtime
 
 log = structlog.get_logger()
-_ORIGINS: dict[str, Origin] = {
-    "flag": "flag",
-    "env": "env",
-    "config": "config",
-    "default": "default",
-}
 _managers: dict[str, MemoryManager] = {}
 # One live manager per key, even under concurrent `open`: two would write the same index.
 _creating = threading.Lock()
@@ -88,7 +81,6 @@ def open_manager(
     env: Mapping[str, str] | None = None,
     start_background: bool = False,
     move_workspace: bool = False,
-    on_notice: Callable[[str], None] | None = None,
 ) -> MemoryManager:
     """Return the live MemoryManager of (agent, workspace, settings), creating it once.
 
@@ -98,14 +90,44 @@ def open_manager(
     logged once per process, as a warning on stderr (see `note_warned`).
     The index serves the workspace it recorded (application/workspace.py): another named one
     raises WorkspaceMismatch unless `move_workspace`; a missing folder raises WorkspaceMissing.
-    A line about the binding (a new index takes the current directory, a move) goes to
-    `on_notice` when given (the CLI prints it), else to the log as a warning.
+    A line about the binding (a new index takes the current directory, a move) is logged as
+    a warning (`open_telling` hands it to the caller instead).
     """
+    return open_telling(
+        None,
+        workspace=workspace,
+        agent_id=agent_id,
+        state_dir=state_dir,
+        config=config,
+        config_path=config_path,
+        env=env,
+        start_background=start_background,
+        move_workspace=move_workspace,
+    )
+
+
+def open_telling(
+    on_notice: Callable[[str], None] | None,
+    *,
+    workspace: str | os.PathLike[str] | None = None,
+    agent_id: str | None = None,
+    state_dir: str | os.PathLike[str] | None = None,
+    config: Mapping[str, object] | None = None,
+    config_path: str | None = None,
+    env: Mapping[str, str] | None = None,
+    start_background: bool = False,
+    move_workspace: bool = False,
+) -> MemoryManager:
+    """`open_manager`, with the line about the workspace binding handed to `on_notice` (the
+    CLI prints it as a `warning:` line, or not at all for a command that binds nothing);
+    None logs it."""
     if not structlog.is_configured():
         # A library must not print to the host's stdout: warnings and errors go to stderr.
         configure_logging(level="warning")
     environ, runtime = _resolve(workspace, agent_id, state_dir, config, config_path, env)
-    runtime = _bound(runtime, {**runtime.env} or environ, move=move_workspace, on_notice=on_notice)
+    runtime = bound_runtime(
+        runtime, {**runtime.env} or environ, move=move_workspace, on_notice=on_notice
+    )
     for found in runtime.ignored:
         if found not in _warned:
             _warned.add(found)
@@ -169,34 +191,6 @@ def close_all() -> None:
         _managers.clear()
     for manager in managers:
         manager.close()
-
-
-def _bound(
-    runtime: RuntimeConfig,
-    env: Mapping[str, str],
-    *,
-    move: bool,
-    on_notice: Callable[[str], None] | None,
-) -> RuntimeConfig:
-    """`runtime` with the workspace the index is bound to (see application/workspace.py)."""
-    from memlane.entrypoints.container import recorded_workspace
-
-    recorded, store = recorded_workspace(runtime, env)
-    binding = bind_workspace(
-        WorkspaceRequest(
-            path=str(runtime.workspace.resolve()),
-            origin=_ORIGINS.get(runtime.workspace_origin, "cwd"),
-        ),
-        recorded,
-        store=store,
-        is_folder=os.path.isdir,
-        move=move,
-    )
-    if binding.notice is not None and on_notice is not None:
-        on_notice(binding.notice)
-    elif binding.notice is not None:
-        log.warning("workspace_bound", detail=binding.notice)
-    return replace(runtime, workspace=Path(binding.path))
 
 
 def _build(runtime: RuntimeConfig, env: Mapping[str, str]) -> MemoryManager:

@@ -75,17 +75,17 @@ class Options:
         told which (a `warning:` line); a command that only reads (`status`) records nothing
         and says nothing about it."""
         if self._manager is None:
-            from memlane.entrypoints.api import open_manager
+            from memlane.entrypoints.api import open_telling
 
             self.runtime()  # warns, once
-            self._manager = open_manager(
+            self._manager = open_telling(
+                _warn if binds else _quiet,
                 workspace=self.values["workspace"],
                 agent_id=self.values["agent"],
                 state_dir=self.values["state_dir"],
                 config_path=self.values["config"],
                 config=overrides or None,
                 move_workspace=move_workspace,
-                on_notice=_warn if binds else _quiet,
             )
         return self._manager
 
