@@ -105,8 +105,12 @@ class MemoryManager:
         trigger: SyncTrigger = SyncTrigger.EXPLICIT,
         progress: Callable[[SyncProgress], None] | None = None,
         wait_for_vectors: bool = True,
+        allow_mass_delete: bool = False,
     ) -> SyncReport:
         """Bring the index in line with the files; `force` rebuilds it completely (safely).
+
+        A sync that would remove more than `sync.maxDeletePercent` of a source's indexed files
+        raises MassDeletion before writing anything, unless `allow_mass_delete`.
 
         Returns once every chunk has its vector too, unless `wait_for_vectors` is false: then it
         returns when the keyword rows are committed and the background syncer (`start`, now or
@@ -114,10 +118,15 @@ class MemoryManager:
         show how far, searches warn meanwhile.
         """
         self._require_enabled()
+        allow = allow_mass_delete
         if wait_for_vectors:
-            return self._syncing.run(trigger, force=force, progress=progress)
+            return self._syncing.run(
+                trigger, force=force, progress=progress, allow_mass_delete=allow
+            )
         try:
-            return self._syncing.run(trigger, force=force, progress=progress, backfill_limit=0)
+            return self._syncing.run(
+                trigger, force=force, progress=progress, backfill_limit=0, allow_mass_delete=allow
+            )
         finally:
             # A running worker may be idle, waiting for a request: hand it the missing vectors
             # (those of the files committed before a failure too).
@@ -187,13 +196,19 @@ class MemoryManager:
         names = None if agents is None else parse_agents(agents)
         stores = None if names is None else [(a, self._index_of(a)) for a in names]
         pending = self._search_policy.before_search(session_key)  # first sync unfinished
+        if names is None or self.agent_id in names:
+            # A few chunks without a vector are embedded now, as the CLI's refresh does.
+            self._syncing.fill_vector_gap(SEARCH_BACKFILL_LIMIT)
         response = self._searcher.search(
             SearchQuery(text=query, max_results=max_results, min_score=min_score, explain=explain),
             now=self._clock.now().timestamp(),
             citations=citations,
             stores=stores,
         )
-        notices = [n for n in (pending, self._syncing.take_read_only_notice()) if n is not None]
+        refused = self._syncing.refusal
+        refusal = None if refused is None else f"the index was not synced: {refused}"
+        read_only = self._syncing.take_read_only_notice()
+        notices = [n for n in (pending, refusal, read_only) if n is not None]
         if not notices:
             return response
         return replace(response, warnings=(*response.warnings, *notices))

@@ -334,6 +334,7 @@ def _sync(read: _Reader) -> SyncSettings:
             delta_messages=read.integer("sync.sessions.deltaMessages"),
         ),
         first_search_wait_ms=read.integer("sync.firstSearchWaitMs"),
+        max_delete_percent=read.number("sync.maxDeletePercent"),
     )
 
 
@@ -481,7 +482,8 @@ def _member(name: str) -> ProviderName:
 def ignored_settings(valid: ValidConfig) -> list[IgnoredKey]:
     """The keys memlane accepts and ignores, as written in the file, every agent's, in order."""
     written = valid.as_written or valid
-    found = [
+    found = [*written.typos]
+    found += [
         ignored
         for block in (written.defaults_block, *written.entry_blocks.values())
         for ignored in _ignored_in_block(block)

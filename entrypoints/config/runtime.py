@@ -90,8 +90,9 @@ class RuntimeConfig:
     ignored: tuple[IgnoredKey, ...] = ()
     # The reference system's state directory when its config is the one read.
     reference_state: Path | None = None
-    # Where `workspace` came from: "flag", "env", "config", or "cwd" when nothing named one (the
-    # index's recorded workspace then wins, application/workspace.py).
+    # Where `workspace` came from: "flag", "env", "config", "default" (the reference system's
+    # default workspace, its config naming none), or "cwd" when nothing named one (the index's
+    # recorded workspace then wins, application/workspace.py).
     workspace_origin: str = "cwd"
 
 
@@ -167,6 +168,7 @@ def resolve_runtime(
     sessions = _sessions_dir(settings, state_path, agent, env)
     chosen = raw.workspace or valid.agent_workspace
     chosen_workspace = _workspace(chosen, env, cwd)
+    origin = raw.workspace_origin or ("config" if chosen else "cwd")
     if reference is not None:
         if settings.store.path:
             ignored.append(
@@ -182,6 +184,7 @@ def resolve_runtime(
         if not chosen:
             is_default = agent == valid.default_agent
             chosen_workspace = reference / ("workspace" if is_default else f"workspace-{agent}")
+            origin = "default"  # configured, by the reference's rule: not the current directory
     return RuntimeConfig(
         agent_id=agent,
         settings=settings,
@@ -194,7 +197,7 @@ def resolve_runtime(
         env=raw.env,
         ignored=tuple(ignored),
         reference_state=reference,
-        workspace_origin=raw.workspace_origin or ("config" if chosen else "cwd"),
+        workspace_origin=origin,
     )
 
 
