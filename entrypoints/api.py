@@ -46,19 +46,25 @@ def resolve_config(
     config: Mapping[str, object] | None = None,
     config_path: str | None = None,
     env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
 ) -> RuntimeConfig:
-    """Resolve what `open_manager` would open, without opening anything (arguments alike)."""
+    """Resolve what `open_manager` would open, without opening anything (arguments alike).
+
+    `cwd` (default: this process's) is where relative paths start: a daemon resolves a
+    client's command line from the client's folder.
+    """
     environ = dict(os.environ if env is None else env)
     if config is not None:
         # An explicit block wins over whatever config file the environment points at.
         environ.pop("MEMLANE_CONFIG", None)
+    here = Path.cwd() if cwd is None else cwd
     return resolve_runtime(
         env=environ,
-        cwd=Path.cwd(),
+        cwd=here,
         config=config_path,
         agent_id=agent_id,
         workspace=None if workspace is None else os.fspath(workspace),
-        state=None if state_dir is None else str(Path(state_dir).resolve()),
+        state=None if state_dir is None else str((here / state_dir).resolve()),
         flags=_flatten(config) if config is not None else None,
     )
 
@@ -83,6 +89,7 @@ def open_manager(
     env: Mapping[str, str] | None = None,
     start_background: bool = False,
     move_workspace: bool = False,
+    cwd: Path | None = None,
 ) -> MemoryManager:
     """Return the live MemoryManager of (agent, workspace, settings), creating it once.
 
@@ -96,7 +103,7 @@ def open_manager(
     if not structlog.is_configured():
         # A library must not print to the host's stdout: warnings and errors go to stderr.
         configure_logging(level="warning")
-    environ, runtime = _resolve(workspace, agent_id, state_dir, config, config_path, env)
+    environ, runtime = _resolve(workspace, agent_id, state_dir, config, config_path, env, cwd)
     runtime = _bound(runtime, move=move_workspace)
     for found in runtime.ignored:
         if found not in _warned:
@@ -141,6 +148,7 @@ def _resolve(
     config: Mapping[str, object] | None,
     config_path: str | None,
     env: Mapping[str, str] | None,
+    cwd: Path | None = None,
 ) -> tuple[dict[str, str], RuntimeConfig]:
     environ = dict(os.environ if env is None else env)
     runtime = resolve_config(
@@ -150,6 +158,7 @@ def _resolve(
         config=config,
         config_path=config_path,
         env=environ,
+        cwd=cwd,
     )
     return environ, runtime
 

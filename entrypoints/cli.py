@@ -26,6 +26,7 @@ from memlane.domain.errors import DISABLED_REASON
 from memlane.domain.events import event_to_record, type_name
 from memlane.domain.search import MAX_QUERY_CHARS, check_query_text
 from memlane.entrypoints.casing import camel_dict, camel_keys
+from memlane.entrypoints.cli_daemon import daemon_group, daemon_json, daemon_text
 from memlane.entrypoints.cli_options import Options, errors, global_options
 from memlane.entrypoints.cli_output import (
     config_details,
@@ -38,6 +39,7 @@ from memlane.entrypoints.cli_output import (
 )
 from memlane.entrypoints.cli_servers import mcp, serve, store_group
 from memlane.entrypoints.config.schema import json_schema
+from memlane.entrypoints.daemon import hosting
 from memlane.entrypoints.fast_exit import exit_code, exit_without_teardown
 from memlane.entrypoints.logging import configure_logging
 from memlane.entrypoints.progress_display import sync_progress
@@ -61,6 +63,11 @@ from memlane.entrypoints.progress_display import sync_progress
     type=click.Choice(["debug", "info", "warning", "error"]),
 )
 @click.option("--log-json", is_flag=True, help="Log JSON lines on stderr.")
+@click.option(
+    "--no-daemon",
+    is_flag=True,
+    help="Work in-process even when a daemon runs (also MEMLANE_NO_DAEMON=1).",
+)
 @click.version_option(__version__, prog_name="memlane", message="%(prog)s %(version)s")
 @click.pass_context
 def cli(
@@ -71,9 +78,12 @@ def cli(
     workspace: str | None,
     log_level: str,
     log_json: bool,
+    no_daemon: bool,
 ) -> None:
     """Long-term memory for AI agents: index notes and transcripts, search them."""
-    configure_logging(json=log_json or None, level=log_level)
+    del no_daemon  # read by the console script before this CLI loads (daemon/client.py)
+    if hosting.current() is None:  # a daemon configured its logging once, for every request
+        configure_logging(json=log_json or None, level=log_level)
     options = Options(config=config, state_dir=state_dir, agent=agent, workspace=workspace)
     ctx.obj = options
     ctx.call_on_close(options.close)
@@ -257,6 +267,8 @@ def status(options: Options, as_json: bool, deep: bool, verbose: bool) -> None:
         payload["status"] = "disabled"
         payload["reason"] = DISABLED_REASON
     payload |= config_details(runtime)
+    payload["daemon"] = daemon_json(runtime.state_dir)
+    text += f"\nDaemon: {daemon_text(payload['daemon'])}"
     if as_json:
         click.echo(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
         return
@@ -330,6 +342,7 @@ def events(options: Options, limit: int, as_json: bool) -> None:
 cli.add_command(store_group)
 cli.add_command(serve)
 cli.add_command(mcp)
+cli.add_command(daemon_group)
 
 
 def main() -> None:

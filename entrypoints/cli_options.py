@@ -16,6 +16,7 @@ from memlane.application.sync_trigger import SyncFailed
 from memlane.application.workspace import WorkspaceError
 from memlane.domain.errors import DISABLED_REASON, ConfigError, InvalidQuery
 from memlane.entrypoints.config.runtime import RuntimeConfig
+from memlane.entrypoints.daemon.hosting import NotServed, current
 from memlane.entrypoints.listen import (
     ListenOptionError,
 )
@@ -37,12 +38,15 @@ class Options:
         if self._runtime is None:
             from memlane.entrypoints.api import note_warned, resolve_config
 
+            hosted = current()  # a daemon resolves its client's command line, not its own
             with errors():
                 self._runtime = resolve_config(
                     workspace=self.values["workspace"],
                     agent_id=self.values["agent"],
                     state_dir=self.values["state_dir"],
                     config_path=self.values["config"],
+                    env=None if hosted is None else hosted.env,
+                    cwd=None if hosted is None else hosted.cwd,
                 )
             for found in self._runtime.ignored:
                 click.echo(f"memlane: warning: {found.key} is ignored: {found.reason}", err=True)
@@ -65,6 +69,11 @@ class Options:
 
     def open(self, *, move_workspace: bool = False, **overrides: object) -> MemoryManager:
         """The manager, opened on first use; errors are raised as they are (see `manager`)."""
+        hosted = current()
+        if self._manager is None and hosted is not None:
+            if move_workspace or overrides:
+                raise NotServed("a command that rebinds or reconfigures the index")
+            self._manager = hosted.source.manager_for(self.runtime(), self.values, hosted)
         if self._manager is None:
             from memlane.entrypoints.api import open_manager
 
@@ -83,6 +92,8 @@ class Options:
         """Close the manager and move the index file aside; return (index, where it went)."""
         from memlane.entrypoints.api import move_damaged_index
 
+        if current() is not None:
+            raise NotServed("moving a damaged index aside")
         self.close()
         path, moved = move_damaged_index(
             agent_id=self.values["agent"],
@@ -92,6 +103,8 @@ class Options:
         return str(path), str(moved)
 
     def close(self) -> None:
+        if current() is not None:  # the daemon's manager lives on for the next request
+            self._manager = None
         if self._manager is not None:
             manager, self._manager = self._manager, None
             try:
@@ -140,7 +153,10 @@ def global_options(command: Callable[..., None]) -> Callable[..., None]:
         command = click.option(
             *flags, help=text, expose_value=False, callback=_set_global, default=None
         )(command)
-    return command
+    # Read by the console script before the CLI loads (daemon/client.py); accepted here too.
+    return click.option(
+        "--no-daemon", is_flag=True, expose_value=False, help="Work in-process (no daemon)."
+    )(command)
 
 
 _GLOBAL_FLAGS: tuple[tuple[tuple[str, ...], str], ...] = (
