@@ -37,6 +37,7 @@ class DaemonState:
     pid: int | None = None
     answering: bool = False
     version: str | None = None
+    answered: int | None = None  # requests it has answered so far
 
     def as_json(self, state: Path) -> dict[str, object]:
         return {
@@ -44,6 +45,7 @@ class DaemonState:
             "pid": self.pid,
             "answering": self.answering,
             "version": self.version,
+            "answered": self.answered,
             "socket": str(socket_path(state)),
         }
 
@@ -89,7 +91,9 @@ def probe(state: Path, timeout: float = 2.0) -> DaemonState:
         conn.close()
     answering = compatible(theirs, __version__)
     version = theirs.get("memlane")
+    answered = theirs.get("answered")
     return DaemonState(
+        answered=answered if isinstance(answered, int) else None,
         running=True,
         pid=int(theirs.get("pid", pid)),
         answering=answering,

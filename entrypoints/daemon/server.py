@@ -60,6 +60,7 @@ class Daemon:
         self._agents: dict[str, MemoryManager] = {}
         self._agents_lock = threading.Lock()
         self._stopping = threading.Event()
+        self._answered = 0  # requests answered (not fallen back): `daemon status --json`
 
     # ------------------------------------------------------------------ life cycle
 
@@ -181,7 +182,7 @@ class Daemon:
                 if not self._same_user(conn):
                     return
                 theirs = receive(conn)
-                send(conn, hello(__version__, pid=self.pid))
+                send(conn, hello(__version__, pid=self.pid, answered=self._answered))
                 if not compatible(theirs, __version__):
                     return  # the client reads our hello, says so and works in-process
                 try:
@@ -194,6 +195,9 @@ class Daemon:
                     Path(hold).write_text(str(self.pid), encoding="utf-8")
                     threading.Event().wait()  # never answers: the test kills us here
                 send(conn, reply)
+                if "fallback" not in reply:
+                    with self._agents_lock:
+                        self._answered += 1
             except (OSError, ProtocolError) as exc:  # a client that went away mid-request
                 _note(f"memlane daemon: a connection failed: {exc}")
 

@@ -1,0 +1,84 @@
+"""The inotify change journal counts a change as soon as the writer's system call returned
+(no sleep between the write and `seen()`), follows new folders, and ignores what the scan
+ignores: files beside a file root and ignored folders."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from memlane.adapters.sources.change_journal import InotifyChangeJournal
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> Path:
+    (tmp_path / "memory").mkdir()
+    (tmp_path / "MEMORY.md").write_text("# Notes\n")
+    (tmp_path / "memory" / "a.md").write_text("a\n")
+    return tmp_path
+
+
+def _journal(ws: Path) -> InotifyChangeJournal:
+    return InotifyChangeJournal([str(ws / "MEMORY.md"), str(ws / "memory")])
+
+
+def test_a_write_is_counted_before_the_writer_could_do_anything_else(ws: Path) -> None:
+    journal = _journal(ws)
+    start = journal.seen()
+    assert start == 0
+    for round_ in range(20):
+        before = journal.seen()
+        with (ws / "memory" / "a.md").open("a") as f:
+            f.write(f"line {round_}\n")
+        after = journal.seen()
+        assert before is not None and after is not None and after > before, round_
+    assert journal.seen() == journal.seen()  # nothing happened in between
+
+
+def test_file_roots_count_their_own_name_only(ws: Path) -> None:
+    journal = _journal(ws)
+    start = journal.seen()
+    (ws / "README.md").write_text("not a memory file\n")  # beside the MEMORY.md root
+    assert journal.seen() == start
+    (ws / "MEMORY.md").write_text("# Notes\n\nchanged\n")
+    after = journal.seen()
+    assert start is not None and after is not None and after > start
+
+
+def test_new_folders_are_followed_and_ignored_ones_are_not(ws: Path) -> None:
+    journal = _journal(ws)
+    (ws / "memory" / "x" / "y").mkdir(parents=True)
+    created = journal.seen()
+    assert created is not None and created > 0
+    (ws / "memory" / "x" / "y" / "n.md").write_text("new\n")  # inside the new folder
+    inside = journal.seen()
+    assert inside is not None and inside > created
+    (ws / "memory" / ".git").mkdir()
+    (ws / "memory" / ".git" / "HEAD").write_text("ref\n")
+    assert journal.seen() == inside
+
+
+def test_a_missing_root_is_counted_when_it_appears(tmp_path: Path) -> None:
+    journal = InotifyChangeJournal([str(tmp_path / "memory")])
+    (tmp_path / "other").mkdir()  # another name in the parent: not ours
+    assert journal.seen() == 0
+    (tmp_path / "memory").mkdir()
+    appeared = journal.seen()
+    assert appeared is not None and appeared > 0
+    (tmp_path / "memory" / "n.md").write_text("new\n")
+    later = journal.seen()
+    assert later is not None and later > appeared
+
+
+def test_deletes_and_renames_count_and_a_closed_journal_vouches_for_nothing(ws: Path) -> None:
+    journal = _journal(ws)
+    os.replace(ws / "memory" / "a.md", ws / "memory" / "b.md")
+    renamed = journal.seen()
+    assert renamed is not None and renamed > 0
+    (ws / "memory" / "b.md").unlink()
+    deleted = journal.seen()
+    assert deleted is not None and deleted > renamed
+    journal.close()
+    assert journal.seen() is None
