@@ -89,7 +89,6 @@ def open_manager(
     env: Mapping[str, str] | None = None,
     start_background: bool = False,
     move_workspace: bool = False,
-    cwd: Path | None = None,
 ) -> MemoryManager:
     """Return the live MemoryManager of (agent, workspace, settings), creating it once.
 
@@ -100,6 +99,33 @@ def open_manager(
     The index serves the workspace it recorded (application/workspace.py): another named one
     raises WorkspaceMismatch unless `move_workspace`; a missing folder raises WorkspaceMissing.
     """
+    return open_manager_in(
+        None,
+        workspace=workspace,
+        agent_id=agent_id,
+        state_dir=state_dir,
+        config=config,
+        config_path=config_path,
+        env=env,
+        start_background=start_background,
+        move_workspace=move_workspace,
+    )
+
+
+def open_manager_in(
+    cwd: Path | None,
+    *,
+    workspace: str | os.PathLike[str] | None = None,
+    agent_id: str | None = None,
+    state_dir: str | os.PathLike[str] | None = None,
+    config: Mapping[str, object] | None = None,
+    config_path: str | None = None,
+    env: Mapping[str, str] | None = None,
+    start_background: bool = False,
+    move_workspace: bool = False,
+) -> MemoryManager:
+    """`open_manager` with relative paths taken from `cwd` (None: this process's folder): the
+    daemon opens what a client's command line names, from the client's folder."""
     if not structlog.is_configured():
         # A library must not print to the host's stdout: warnings and errors go to stderr.
         configure_logging(level="warning")

@@ -138,18 +138,18 @@ class Daemon:
         Raises NotServed for another state dir, or for an agent this daemon already serves with
         another workspace or settings (one live manager per index in this process).
         """
-        from memlane.entrypoints.api import open_manager
+        from memlane.entrypoints.api import open_manager_in
 
         state = runtime.state_dir
         if not state.is_absolute() or state.resolve() != self.state.resolve():
             raise NotServed(f"it serves {self.state}, not {state}")
-        manager = open_manager(
+        manager = open_manager_in(
+            hosted.cwd,
             workspace=values.get("workspace"),
             agent_id=values.get("agent"),
             state_dir=values.get("state_dir"),
             config_path=values.get("config"),
             env=hosted.env,
-            cwd=hosted.cwd,
         )
         with self._agents_lock:
             known = self._agents.get(runtime.agent_id)
