@@ -43,7 +43,7 @@ _DEMO_QUERY = "how do I roll back the deploy"
 _DEMO_CONFIG = "{ agents: { defaults: { memorySearch: { provider: 'local' } } } }"
 
 
-def _cli(work: Path, *args: str, env: dict[str, str] | None = None) -> list[str]:
+def _cli(work: Path, *args: str) -> list[str]:
     memlane = Path(sys.executable).parent / "memlane"
     return [
         str(memlane), "--config", str(work / "config.json5"), "--state-dir", str(work / "state"),
