@@ -85,16 +85,31 @@ def _stats(samples: list[float]) -> dict[str, float]:
     }
 
 
-def _import_ms(module: str, rounds: int) -> dict[str, float]:
-    """Cumulative import time of `module` (µs column of -X importtime), median of `rounds`."""
+def _top_level_imports(statement: str) -> dict[str, int]:
+    """Depth-0 modules of `python -X importtime -c statement` and their cumulative µs."""
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", statement],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    found = {}
+    for line in done.stderr.splitlines():
+        if not line.startswith("import time:") or "|" not in line:
+            continue
+        _, cumulative, name = line.split("|")
+        depth0 = name.startswith(" ") and not name.startswith("  ")  # one space: depth 0
+        if depth0 and cumulative.strip().isdigit():
+            found[name.strip()] = int(cumulative)
+    return found
+
+
+def _import_ms(statement: str, rounds: int) -> dict[str, float]:
+    """What `statement` imports beyond the interpreter's own start-up (site, encodings): the
+    cumulative -X importtime of every top-level import it adds, median of `rounds`."""
     samples = []
     for _ in range(rounds):
-        done = subprocess.run(
-            [sys.executable, "-X", "importtime", "-c", f"import {module}"],
-            capture_output=True, text=True, check=True,
-        )  # fmt: skip
-        line = next(x for x in done.stderr.splitlines() if x.rstrip().endswith(f"| {module}"))
-        samples.append(int(line.split("|")[1]) / 1000)
+        baseline = _top_level_imports("pass")
+        added = _top_level_imports(statement)
+        samples.append(sum(us for name, us in added.items() if name not in baseline) / 1000)
     return _stats(samples)
 
 
@@ -154,7 +169,8 @@ def main() -> None:
     status = json.loads(_run(_cli(work, "daemon", "status", "--json"), env)[1])
     pid = int(status["pid"])
     _run(_cli(work, *search), env)  # the daemon's first search scans once (journal just begun)
-    through, beside = [], []
+    through: list[tuple[float, str]] = []
+    beside: list[tuple[float, str]] = []
     for n in range(args.rounds):
         pair = [(through, _cli(work, *search)), (beside, _cli(work, "--no-daemon", *search))]
         for samples, cmd in pair if n % 2 == 0 else pair[::-1]:
@@ -178,11 +194,15 @@ def main() -> None:
         },
         "daemon_start_s": round(start_s, 2),
         "client_import_ms": {
-            "memlane.entrypoints.launch (the client path)": _import_ms(
-                "memlane.entrypoints.launch", 7
+            "client path (launch + daemon.client, what a daemon-answered command imports)": (
+                _import_ms(
+                    "import memlane.entrypoints.launch; import memlane.entrypoints.daemon.client",
+                    9,
+                )
             ),
-            "memlane.entrypoints.daemon.client": _import_ms("memlane.entrypoints.daemon.client", 7),
-            "memlane.entrypoints.cli (the full CLI)": _import_ms("memlane.entrypoints.cli", 5),
+            "full CLI (memlane.entrypoints.cli, what an in-process command imports first)": (
+                _import_ms("import memlane.entrypoints.cli", 5)
+            ),
         },
         "throughput_through_daemon": daemon_throughput,
         "throughput_in_process": local_throughput,

@@ -7,19 +7,18 @@ A daemon runs only when asked (`daemon start`); the CLI uses one when it runs an
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import click
 
 from memlane.entrypoints.cli_options import Options, global_options
 from memlane.entrypoints.daemon import control, hosting
-from memlane.entrypoints.daemon.protocol import log_path, state_dir_of
+from memlane.entrypoints.daemon.paths import log_path, state_dir_of
 
 
 def _state(options: Options) -> tuple[Path, list[str]]:
     values = options.values
-    state = state_dir_of(values["state_dir"], os.environ)
+    state = state_dir_of(values["state_dir"])
     forwarded: list[str] = []
     for flag, key in (("--config", "config"), ("--agent", "agent"), ("--workspace", "workspace")):
         value = values[key]

@@ -1,3 +1,6 @@
+# ruff: noqa: PTH108, PTH109, PTH110
+# (os.path on purpose: pathlib would cost this import path ~15 ms)
+
 """The CLI's client of a running daemon: the first thing the `memlane` command runs.
 
 It imports the standard library only (plus the daemon protocol and the package version), so a
@@ -16,17 +19,16 @@ import fcntl
 import os
 import socket
 import sys
-from pathlib import Path
 
 from memlane import __version__
 from memlane.entrypoints.daemon.protocol import (
     ProtocolError,
     compatible,
     hello,
-    lock_path,
+    lock_file,
     receive,
     send,
-    socket_path,
+    socket_file,
     state_dir_of,
 )
 
@@ -94,10 +96,10 @@ def serve_through_daemon(argv: list[str]) -> None:
     if request is None:
         return
     state = state_dir_of(request[1], env)
-    sock_file = socket_path(state)
-    if not sock_file.exists():
+    sock_file = socket_file(state)
+    if not os.path.exists(sock_file):
         return  # no daemon: the ordinary case, said nowhere
-    reply = _ask(state, sock_file, {"argv": argv, "cwd": str(Path.cwd()), "env": dict(env)})
+    reply = _ask(state, sock_file, {"argv": argv, "cwd": os.getcwd(), "env": dict(env)})
     if reply is None:
         return
     exit_value = reply.get("exit", 1)
@@ -115,14 +117,14 @@ def serve_through_daemon(argv: list[str]) -> None:
     os._exit(code)
 
 
-def _ask(state: Path, sock_file: Path, request: dict[str, object]) -> dict[str, object] | None:
+def _ask(state: str, sock_file: str, request: dict[str, object]) -> dict[str, object] | None:
     """The daemon's reply, or None (said on stderr) when the CLI must answer in-process."""
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     pid: object = "?"
     try:
         conn.settimeout(_HELLO_TIMEOUT_S)
         try:
-            conn.connect(str(sock_file))
+            conn.connect(sock_file)
         except (ConnectionRefusedError, FileNotFoundError):
             _remove_if_stale(state, sock_file)
             return None
@@ -153,10 +155,10 @@ def _ask(state: Path, sock_file: Path, request: dict[str, object]) -> dict[str, 
     return reply
 
 
-def _remove_if_stale(state: Path, sock_file: Path) -> None:
+def _remove_if_stale(state: str, sock_file: str) -> None:
     """A socket nobody listens on: remove it when no daemon holds the lock (a killed one)."""
     try:
-        fd = os.open(lock_path(state), os.O_RDONLY | os.O_CLOEXEC)
+        fd = os.open(lock_file(state), os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
         fd = -1
     try:
@@ -168,7 +170,7 @@ def _remove_if_stale(state: Path, sock_file: Path) -> None:
                 _say("the daemon is starting or busy (its socket refused); answering in-process")
                 return
         with contextlib.suppress(FileNotFoundError):
-            sock_file.unlink()
+            os.unlink(sock_file)
         _say(f"removed the stale daemon socket {sock_file} (no daemon runs)")
     finally:
         if fd >= 0:

@@ -15,15 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memlane import __version__
+from memlane.entrypoints.daemon.paths import daemon_dir, lock_path, log_path, socket_path
 from memlane.entrypoints.daemon.protocol import (
     compatible,
-    daemon_dir,
     hello,
-    lock_path,
-    log_path,
     receive,
     send,
-    socket_path,
 )
 
 _POLL_S = 0.05

@@ -1,3 +1,6 @@
+# ruff: noqa: PTH111, PTH118
+# (os.path on purpose: pathlib would cost the client ~15 ms of imports)
+
 """The daemon's wire protocol and where its files live (standard library only: the client's
 whole import path goes through here, and it must stay a few milliseconds).
 
@@ -19,13 +22,14 @@ import json
 import os
 import socket
 import struct
-from pathlib import Path
+from collections.abc import Mapping
 from typing import Any, Final
 
 PROTOCOL: Final = "memlane-daemon"
 PROTOCOL_VERSION: Final = 1
 MAX_FRAME: Final = 64 * 1024 * 1024  # a reply holds at most 100 results or one read file
 DEFAULT_STATE_DIR: Final = "~/.memlane"
+DAEMON_FOLDER: Final = "daemon"
 _HEADER = struct.Struct(">I")
 
 
@@ -33,27 +37,24 @@ class ProtocolError(OSError):
     """The peer broke the framing or the handshake (or went away mid-frame)."""
 
 
-def state_dir_of(flag: str | None, env: dict[str, str] | os._Environ[str]) -> Path:
+def state_dir_of(flag: str | None, env: Mapping[str, str]) -> str:
     """The state dir as the CLI resolves it: `--state-dir` > `$MEMLANE_STATE_DIR` > ~/.memlane,
-    made absolute from the current directory (what the daemon compares with its own)."""
+    made absolute (what the daemon compares with its own). Strings, not pathlib: the client's
+    import path stays without it (paths.py has the Path forms)."""
     chosen = flag or env.get("MEMLANE_STATE_DIR") or DEFAULT_STATE_DIR
-    return Path(chosen).expanduser().resolve()
+    return os.path.realpath(os.path.expanduser(chosen))
 
 
-def daemon_dir(state: Path) -> Path:
-    return state / "daemon"
+def socket_file(state: str) -> str:
+    return os.path.join(state, DAEMON_FOLDER, "sock")
 
 
-def socket_path(state: Path) -> Path:
-    return daemon_dir(state) / "sock"
+def lock_file(state: str) -> str:
+    return os.path.join(state, DAEMON_FOLDER, "lock")
 
 
-def lock_path(state: Path) -> Path:
-    return daemon_dir(state) / "lock"
-
-
-def log_path(state: Path) -> Path:
-    return daemon_dir(state) / "log"
+def log_file(state: str) -> str:
+    return os.path.join(state, DAEMON_FOLDER, "log")
 
 
 def hello(version: str, **extra: object) -> dict[str, Any]:

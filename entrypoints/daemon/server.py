@@ -27,15 +27,13 @@ from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from memlane import __version__
 from memlane.entrypoints.daemon.hosting import Hosted, NotServed, ThreadStreams, hosting
+from memlane.entrypoints.daemon.paths import daemon_dir, lock_path, socket_path
 from memlane.entrypoints.daemon.protocol import (
     ProtocolError,
     compatible,
-    daemon_dir,
     hello,
-    lock_path,
     receive,
     send,
-    socket_path,
 )
 
 if TYPE_CHECKING:

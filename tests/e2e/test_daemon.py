@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from memlane.entrypoints.daemon.control import lock_holder
-from memlane.entrypoints.daemon.protocol import daemon_dir, socket_path
+from memlane.entrypoints.daemon.paths import daemon_dir, socket_path
 from tests.e2e._daemon_support import Home, make_home, start_daemon, stopped_at_end, until
 
 pytestmark = pytest.mark.e2e

@@ -16,14 +16,8 @@ from pathlib import Path
 import pytest
 
 from memlane.entrypoints.daemon.control import lock_holder
-from memlane.entrypoints.daemon.protocol import (
-    ProtocolError,
-    daemon_dir,
-    hello,
-    receive,
-    send,
-    socket_path,
-)
+from memlane.entrypoints.daemon.paths import daemon_dir, socket_path
+from memlane.entrypoints.daemon.protocol import ProtocolError, hello, receive, send
 from memlane.entrypoints.daemon.server import HOLD_REPLY_ENV
 from tests.e2e._daemon_support import Home, make_home, start_daemon, stopped_at_end, until
 
