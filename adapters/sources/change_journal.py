@@ -6,9 +6,10 @@ where only the names that matter count. Nothing runs in the background: `seen()`
 the kernel queued (non-blocking reads), so its count covers every change whose system call
 returned before the call. A new folder is watched when its creation is read (the walk of it
 follows, and its creation counts as a change, so anything written into it before the watch
-was added is caught by the scan that follows). Lost events (queue overflow) or a watch that
-could not be added make `seen()` return None for good: the caller scans every time, as a fresh
-process would.
+was added is caught by the scan that follows). Lost events (the kernel's queue overflowed
+between two requests) count as a change and every root is watched again; a watch that could not
+be added (the user's watch limit) makes `seen()` return None for good: the caller then scans
+every time, as a fresh process would.
 """
 
 # ruff: noqa: PTH112, PTH120, PTH206
@@ -147,9 +148,12 @@ class InotifyChangeJournal:
                 offset += _EVENT.size + size
                 name = os.fsdecode(raw.rstrip(b"\0"))
                 if mask & _IN_Q_OVERFLOW:
-                    self._broken = "the kernel dropped events (queue overflow)"
-                    log.warning("change_journal_unavailable", reason=self._broken)
-                    return
+                    # Events were lost: count it as a change (the next search scans everything)
+                    # and watch again, so folders made meanwhile are watched from now on.
+                    log.info("change_journal_overflow")
+                    self._count += 1
+                    replan = True
+                    continue
                 if mask & _IN_IGNORED:
                     self._recursive.pop(wd, None)
                     self._names.pop(wd, None)

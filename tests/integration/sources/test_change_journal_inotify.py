@@ -82,3 +82,21 @@ def test_deletes_and_renames_count_and_a_closed_journal_vouches_for_nothing(ws: 
     assert deleted is not None and deleted > renamed
     journal.close()
     assert journal.seen() is None
+
+
+def test_lost_events_count_as_a_change_and_later_folders_are_still_followed(ws: Path) -> None:
+    limit = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
+    if limit > 40_000:
+        pytest.skip(f"the kernel queues {limit} events: too many to overflow in a test")
+    journal = _journal(ws)
+    start = journal.seen()
+    burst = ws / "memory" / "burst"
+    burst.mkdir()
+    for n in range(limit // 2 + 10):  # each new file: create, modify, close: over the limit
+        (burst / f"{n}.md").write_text("x")
+    (ws / "memory" / "made-during").mkdir()
+    overflowed = journal.seen()
+    assert start is not None and overflowed is not None and overflowed > start
+    (ws / "memory" / "made-during" / "n.md").write_text("new\n")
+    later = journal.seen()
+    assert later is not None and later > overflowed
