@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -113,20 +114,45 @@ def _import_ms(statement: str, rounds: int) -> dict[str, float]:
     return _stats(samples)
 
 
-def _throughput(cmd: list[str], env: dict[str, str], clients: int, each: int) -> dict[str, Any]:
+def _cpu_s(pid: int | None) -> float:
+    """CPU seconds (user + system) of `pid`, or of this process's finished children (None)."""
+    if pid is None:
+        used = resource.getrusage(resource.RUSAGE_CHILDREN)
+        return used.ru_utime + used.ru_stime
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _throughput(
+    cmd: list[str], env: dict[str, str], clients: int, each: int, daemon: int | None = None
+) -> dict[str, Any]:
+    """`clients` threads each running `each` CLI processes in a row; wall time, latency and
+    the CPU each search cost (the client processes', the daemon's): on a loaded machine the
+    wall time says how much CPU we got, the CPU per search what the work needs."""
+
     def one_client(_: int) -> list[float]:
         return [_run(cmd, env)[0] for _ in range(each)]
 
+    children, served = _cpu_s(None), _cpu_s(daemon) if daemon else 0.0
     t = time.perf_counter()
     with ThreadPoolExecutor(clients) as pool:
         latencies = [ms for got in pool.map(one_client, range(clients)) for ms in got]
     wall = time.perf_counter() - t
+    n = len(latencies)
+    client_cpu = (_cpu_s(None) - children) / n * 1000
+    daemon_cpu = ((_cpu_s(daemon) - served) / n * 1000) if daemon else 0.0
     return {
         "clients": clients,
-        "searches": len(latencies),
+        "searches": n,
         "wall_s": round(wall, 2),
-        "searches_per_s": round(len(latencies) / wall, 1),
+        "searches_per_s": round(n / wall, 1),
         "latency": _stats(latencies),
+        "cpu_ms_per_search": {
+            "cli_processes": round(client_cpu, 1),
+            "daemon": round(daemon_cpu, 1),
+            "both": round(client_cpu + daemon_cpu, 1),
+        },
+        "searches_per_s_if_2_idle_cores": round(2000 / (client_cpu + daemon_cpu), 1),
     }
 
 
@@ -176,7 +202,9 @@ def main() -> None:
         for samples, cmd in pair if n % 2 == 0 else pair[::-1]:
             samples.append(_run(cmd, env))
     same = {out for _, out in alone} | {out for _, out in through} | {out for _, out in beside}
-    daemon_throughput = _throughput(_cli(work, *search), env, args.clients, args.per_client)
+    daemon_throughput = _throughput(
+        _cli(work, *search), env, args.clients, args.per_client, daemon=pid
+    )
     rss = _rss(pid)
     answered = json.loads(_run(_cli(work, "daemon", "status", "--json"), env)[1])["answered"]
     _run(_cli(work, "daemon", "stop"), env)
