@@ -123,3 +123,21 @@ def test_stop_and_status_commands(home: Home) -> None:
         assert home.run(*home.base(), "daemon", "stop", check=True).stdout.strip() == (
             "no daemon runs"
         )
+
+
+def test_another_configuration_of_the_agent_is_answered_in_process(home: Home) -> None:
+    other = home.root / "other.json5"
+    other.write_text(home.config.read_text().replace("provider: 'none'", "provider: 'none', "
+                     "query: {maxResults: 1}"))  # fmt: skip
+    with stopped_at_end(home):
+        start_daemon(home)
+        before = home.answered()
+        args = ["--config", str(other), "--state-dir", str(home.state), "search", "--json", "the"]
+        done = home.run(*args)
+        local = home.run(*args, "--no-daemon")
+        assert (done.returncode, done.stdout) == (local.returncode, local.stdout)
+        assert "another workspace or configuration" in done.stderr
+        assert "answering in-process" in done.stderr
+        assert home.answered() == before
+        home.run(*home.base(), "search", "rollback", check=True)  # its own still answered
+        assert home.answered() == before + 1
