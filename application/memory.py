@@ -157,6 +157,9 @@ class MemoryManager:
         if old is not None:
             old.close()
         self.on_close(journal.close)
+        # A background sync (the watcher's, the interval's) scans too: a search after it and
+        # before any new change needs none.
+        self._background.on_scans(journal.seen, self._scanned)
 
     def _refresh_by_journal(
         self,
@@ -172,10 +175,15 @@ class MemoryManager:
             log.debug("sync_skipped", reason="no change since the last scan", changes=seen)
             return None
         report = self._syncing.run_unless_read_only(trigger, progress, SEARCH_BACKFILL_LIMIT)
-        if seen is not None and report is not None and report.files_held_back == 0:
-            with self._journal_lock:  # this scan began after `seen` changes: they are in
-                self._journal_clean = max(seen, self._journal_clean or 0)
+        self._scanned(seen, report)
         return report
+
+    def _scanned(self, seen: int | None, report: SyncReport | None) -> None:
+        """A sync whose scan began after the journal had counted `seen` changes ended with
+        `report`: with nothing held back, every one of those changes is in the index."""
+        if seen is not None and report is not None and report.files_held_back == 0:
+            with self._journal_lock:
+                self._journal_clean = max(seen, self._journal_clean or 0)
 
     def _watcher_of_this_index(self) -> LeaseHolder | None:
         """The live process watching this very index (same workspace, store and sources)."""

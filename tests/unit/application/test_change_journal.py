@@ -5,12 +5,17 @@ in tests/integration/sources/test_change_journal_inotify.py)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from memlane.application.memory import MemoryManager
+from memlane.domain.config import SyncSettings
 from tests.fakes.change_journal import FakeChangeJournal
+from tests.fakes.file_source import FakeChangeWatcher
 from tests.fakes.watch_lease import FakeWatchLease
 from tests.unit.application.conftest import LEASE_SCOPE, World
+from tests.unit.application.test_scheduler import wait_until
 
 NOTE = "# Keys\n\nThe staging vault key rotates monthly.\n"
 NEW = "# Pager\n\nThe pager rota changes on Fridays.\n"
@@ -89,3 +94,31 @@ def test_the_journal_watches_the_sources_roots_and_closes_with_the_manager(
     assert journal.roots == expected and journal.roots
     manager.close()
     assert journal.closed
+
+
+def test_a_background_sync_counts_as_the_scan_of_what_it_saw(world: World) -> None:
+    world.watcher = FakeChangeWatcher()
+    world.settings = replace(world.settings, sync=SyncSettings(watch_debounce_ms=0))
+    world.memory.write("MEMORY.md", NOTE)
+    manager = world.manager()
+    manager.sync()
+    journal = FakeChangeJournal()
+    manager.track_changes(lambda roots: journal)
+    manager.start(watch=True)
+    try:
+        assert manager.refresh() is not None  # the journal's first: a scan
+        world.memory.write("memory/new.md", NEW)
+        journal.count = 2  # the kernel saw it; so does the watcher, which syncs in the background
+        assert world.watcher is not None
+        world.watcher.trigger(["memory/new.md"])
+        assert wait_until(lambda: "memory/new.md" in _indexed(world))
+        assert wait_until(lambda: manager._journal_clean == 2)  # that sync's scan is recorded
+        world.memory.write("memory/uncounted.md", NEW)  # not counted: proves no scan runs
+        assert manager.refresh() is None
+        assert "memory/uncounted.md" not in _indexed(world)
+        world.memory.write("memory/later.md", NEW)
+        journal.count = 3  # counted, not yet synced by anyone: the search scans
+        report = manager.refresh()
+        assert report is not None and "memory/later.md" in _indexed(world)
+    finally:
+        manager.close()
