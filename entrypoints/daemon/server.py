@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import fcntl
+import json
 import os
 import signal
 import socket
@@ -168,9 +169,29 @@ class Daemon:
             "(restart it: memlane daemon stop, memlane daemon start)"
         )
 
-    def open_initial(self, argv: list[str]) -> dict[str, Any]:
-        """Open and watch the agent the daemon was started for (its options, its directory)."""
-        return self.run_cli([*argv, "status", "--json"], dict(os.environ), Path.cwd())
+    def open_initial(self, argv: list[str]) -> None:
+        """Open and watch the agent the daemon was started for (its options, its directory),
+        then every other agent with an index file in the state dir (each with the workspace
+        its index recorded). A failure is said in the log; a request opens what it asks for."""
+        first = self._open_agent([*argv, "status", "--json"])
+        opened = {first} if first else set()
+        others = [a for a in _stored_agents(self.state) if a not in opened]
+        shared = _without_workspace(argv)
+        for agent in others:
+            self._open_agent([*shared, "--agent", agent, "status", "--json"])
+
+    def _open_agent(self, argv: list[str]) -> str | None:
+        done = self.run_cli(argv, dict(os.environ), Path.cwd())
+        if done.get("exit") != 0:
+            why = done.get("fallback") or done.get("stderr")
+            _note(f"memlane daemon: opening {argv} failed: {why}")
+            return None
+        try:
+            agent = json.loads(str(done.get("stdout")))["agentId"]
+        except (ValueError, KeyError, TypeError):
+            return None
+        _note(f"memlane daemon: serving agent {agent}")
+        return str(agent)
 
     # ------------------------------------------------------------------ requests
 
@@ -238,6 +259,25 @@ class Daemon:
             return {"exit": code, "stdout": out.getvalue(), "stderr": err.getvalue()}
 
 
+def _stored_agents(state: Path) -> list[str]:
+    """The agents with a SQLite index in the state dir (`agents/<id>/memory.db`)."""
+    return sorted(p.parent.name for p in (state / "agents").glob("*/memory.db"))
+
+
+def _without_workspace(argv: list[str]) -> list[str]:
+    """The start options less `--workspace`: it names the first agent's workspace only."""
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--workspace":
+            skip = True
+        else:
+            kept.append(arg)
+    return kept
+
+
 def _note(text: str) -> None:
     """A line in the daemon's log (its own stderr, never a client's)."""
     stream = sys.__stderr__
@@ -285,11 +325,8 @@ def main(argv: list[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, lambda *_: daemon.stop())
     signal.signal(signal.SIGINT, lambda *_: daemon.stop())
     try:
-        # The agent it was started for is open and watched before anyone can connect.
-        first = daemon.open_initial(options)
-        if first.get("exit") != 0:  # said in the log; requests still open what they ask for
-            detail = first.get("fallback") or first.get("stderr")
-            _note(f"memlane daemon: opening the agent failed: {detail}")
+        # The agents are open and watched before anyone can connect.
+        daemon.open_initial(options)
         daemon.listen()
         _note(f"memlane daemon {__version__} pid {daemon.pid} serving {state}")
         daemon.serve_forever()

@@ -141,3 +141,19 @@ def test_another_configuration_of_the_agent_is_answered_in_process(home: Home) -
         assert home.answered() == before
         home.run(*home.base(), "search", "rollback", check=True)  # its own still answered
         assert home.answered() == before + 1
+
+
+def test_every_agent_of_the_state_dir_is_watched_from_the_start(home: Home) -> None:
+    other_ws = home.root / "ws-b"
+    (other_ws / "memory").mkdir(parents=True)
+    (other_ws / "MEMORY.md").write_text("# B\n\nThe harbour opens at six.\n")
+    home.run(*home.base(), "--agent", "b", "--workspace", str(other_ws), "index", check=True)
+    with stopped_at_end(home):
+        pid = start_daemon(home)  # started for main, with main's workspace
+        before = home.answered()
+        status = json.loads(home.run(*home.base(), "--agent", "b", "status", "--json").stdout)
+        assert status["watcher"]["pid"] == pid and status["workspace"] == str(other_ws)
+        (other_ws / "memory" / "new.md").write_text("The ferry to the harbour is blue.\n")
+        found = home.run(*home.base(), "--agent", "b", "search", "--json", "ferry", check=True)
+        assert [h["path"] for h in json.loads(found.stdout)["results"]] == ["memory/new.md"]
+        assert home.answered() == before + 2
