@@ -99,7 +99,12 @@ def serve_through_daemon(argv: list[str]) -> None:
     sock_file = socket_file(state)
     if not os.path.exists(sock_file):
         return  # no daemon: the ordinary case, said nowhere
-    reply = _ask(state, sock_file, {"argv": argv, "cwd": os.getcwd(), "env": dict(env)})
+    try:
+        reply = _ask(state, sock_file, {"argv": argv, "cwd": os.getcwd(), "env": dict(env)})
+    except KeyboardInterrupt:  # as the CLI says it (click's Abort); the daemon finishes alone
+        sys.stderr.write("\nAborted!\n")
+        sys.stderr.flush()
+        os._exit(1)
     if reply is None:
         return
     exit_value = reply.get("exit", 1)
@@ -164,7 +169,8 @@ def _remove_if_stale(state: str, sock_file: str) -> None:
     try:
         if fd >= 0:
             try:
-                # Held while unlinking: a daemon starting now waits for it, then binds anew.
+                # Held while unlinking: a daemon starting now waits for it (daemon/server.py
+                # retries its lock), then binds anew.
                 fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
             except OSError:
                 _say("the daemon is starting or busy (its socket refused); answering in-process")

@@ -22,6 +22,7 @@ import socket
 import struct
 import sys
 import threading
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
     from memlane.entrypoints.config.runtime import RuntimeConfig
 
 EXIT_ALREADY_RUNNING = 3
+_LOCK_TRIES = 25  # x 20 ms: a live daemon holds it for good, a client's check for microseconds
+_LOCK_PAUSE_S = 0.02
 _PEERCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
 # Test hook (tests/e2e/test_daemon_faults.py): when set, the daemon writes this file once it
 # has computed a reply and then never sends it, so a test can SIGKILL it mid-request.
@@ -69,9 +72,7 @@ class Daemon:
         folder.mkdir(parents=True, exist_ok=True)
         folder.chmod(0o700)  # an existing folder may have been made with looser bits
         fd = os.open(lock_path(self.state), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
+        if not _lock_exclusive(fd):
             os.close(fd)
             return False
         os.ftruncate(fd, 0)
@@ -257,6 +258,18 @@ class Daemon:
                 _note(f"memlane daemon: {argv[:1]} failed: {exc!r}")
                 return {"fallback": f"the daemon failed: {exc}"}
             return {"exit": code, "stdout": out.getvalue(), "stderr": err.getvalue()}
+
+
+def _lock_exclusive(fd: int) -> bool:
+    """The exclusive lock, waiting out shared ones: a client checking for a stale socket holds
+    one for an instant, which must not turn a starting daemon away."""
+    for _ in range(_LOCK_TRIES):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except OSError:
+            time.sleep(_LOCK_PAUSE_S)
+    return False
 
 
 def _stored_agents(state: Path) -> list[str]:
