@@ -22,6 +22,7 @@ import ctypes.util
 import os
 import struct
 import threading
+import weakref
 from collections.abc import Sequence
 
 import structlog
@@ -78,6 +79,8 @@ class InotifyChangeJournal:
         if self._fd < 0:
             self._broken = f"inotify_init1 failed: {os.strerror(ctypes.get_errno())}"
             return
+        # A journal dropped without close() must not keep its watches for the process's life.
+        self._finalizer = weakref.finalize(self, os.close, self._fd)
         self._plan()
 
     def seen(self) -> int | None:
@@ -91,7 +94,7 @@ class InotifyChangeJournal:
     def close(self) -> None:
         with self._lock:
             if self._fd >= 0:
-                os.close(self._fd)
+                self._finalizer()  # closes the descriptor, once
                 self._fd = -1
             self._broken = self._broken or "closed"
 

@@ -5,6 +5,7 @@ ignores: files beside a file root and ignored folders."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,12 +21,25 @@ def ws(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _journal(ws: Path) -> InotifyChangeJournal:
-    return InotifyChangeJournal([str(ws / "MEMORY.md"), str(ws / "memory")])
+@pytest.fixture
+def journals() -> Iterator[list[InotifyChangeJournal]]:
+    """Every journal a test makes, closed after it (other tests count this process's watches)."""
+    made: list[InotifyChangeJournal] = []
+    yield made
+    for journal in made:
+        journal.close()
 
 
-def test_a_write_is_counted_before_the_writer_could_do_anything_else(ws: Path) -> None:
-    journal = _journal(ws)
+def _journal(ws: Path, journals: list[InotifyChangeJournal]) -> InotifyChangeJournal:
+    journal = InotifyChangeJournal([str(ws / "MEMORY.md"), str(ws / "memory")])
+    journals.append(journal)
+    return journal
+
+
+def test_a_write_is_counted_before_the_writer_could_do_anything_else(
+    ws: Path, journals: list[InotifyChangeJournal]
+) -> None:
+    journal = _journal(ws, journals)
     start = journal.seen()
     assert start == 0
     for round_ in range(20):
@@ -37,8 +51,10 @@ def test_a_write_is_counted_before_the_writer_could_do_anything_else(ws: Path) -
     assert journal.seen() == journal.seen()  # nothing happened in between
 
 
-def test_file_roots_count_their_own_name_only(ws: Path) -> None:
-    journal = _journal(ws)
+def test_file_roots_count_their_own_name_only(
+    ws: Path, journals: list[InotifyChangeJournal]
+) -> None:
+    journal = _journal(ws, journals)
     start = journal.seen()
     (ws / "README.md").write_text("not a memory file\n")  # beside the MEMORY.md root
     assert journal.seen() == start
@@ -47,8 +63,10 @@ def test_file_roots_count_their_own_name_only(ws: Path) -> None:
     assert start is not None and after is not None and after > start
 
 
-def test_new_folders_are_followed_and_ignored_ones_are_not(ws: Path) -> None:
-    journal = _journal(ws)
+def test_new_folders_are_followed_and_ignored_ones_are_not(
+    ws: Path, journals: list[InotifyChangeJournal]
+) -> None:
+    journal = _journal(ws, journals)
     (ws / "memory" / "x" / "y").mkdir(parents=True)
     created = journal.seen()
     assert created is not None and created > 0
@@ -60,8 +78,11 @@ def test_new_folders_are_followed_and_ignored_ones_are_not(ws: Path) -> None:
     assert journal.seen() == inside
 
 
-def test_a_missing_root_is_counted_when_it_appears(tmp_path: Path) -> None:
+def test_a_missing_root_is_counted_when_it_appears(
+    tmp_path: Path, journals: list[InotifyChangeJournal]
+) -> None:
     journal = InotifyChangeJournal([str(tmp_path / "memory")])
+    journals.append(journal)
     (tmp_path / "other").mkdir()  # another name in the parent: not ours
     assert journal.seen() == 0
     (tmp_path / "memory").mkdir()
@@ -72,8 +93,10 @@ def test_a_missing_root_is_counted_when_it_appears(tmp_path: Path) -> None:
     assert later is not None and later > appeared
 
 
-def test_deletes_and_renames_count_and_a_closed_journal_vouches_for_nothing(ws: Path) -> None:
-    journal = _journal(ws)
+def test_deletes_and_renames_count_and_a_closed_journal_vouches_for_nothing(
+    ws: Path, journals: list[InotifyChangeJournal]
+) -> None:
+    journal = _journal(ws, journals)
     os.replace(ws / "memory" / "a.md", ws / "memory" / "b.md")
     renamed = journal.seen()
     assert renamed is not None and renamed > 0
@@ -84,11 +107,13 @@ def test_deletes_and_renames_count_and_a_closed_journal_vouches_for_nothing(ws: 
     assert journal.seen() is None
 
 
-def test_lost_events_count_as_a_change_and_later_folders_are_still_followed(ws: Path) -> None:
+def test_lost_events_count_as_a_change_and_later_folders_are_still_followed(
+    ws: Path, journals: list[InotifyChangeJournal]
+) -> None:
     limit = int(Path("/proc/sys/fs/inotify/max_queued_events").read_text())
     if limit > 40_000:
         pytest.skip(f"the kernel queues {limit} events: too many to overflow in a test")
-    journal = _journal(ws)
+    journal = _journal(ws, journals)
     start = journal.seen()
     burst = ws / "memory" / "burst"
     burst.mkdir()
