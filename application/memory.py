@@ -9,6 +9,7 @@ background triggers (watcher, interval, session warm-up, sync-on-search) to
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
@@ -16,6 +17,7 @@ import structlog
 
 from memlane.application.messagebus import MessageBus
 from memlane.application.ports.agent_indexes import AgentIndexes
+from memlane.application.ports.change_journal import ChangeJournal
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.event_log import EventLog, RecordedEvent
 from memlane.application.ports.file_source import FileSource
@@ -97,6 +99,9 @@ class MemoryManager:
         self._lease_scope = lease_scope
         self._closed = False
         self._close_hooks: list[Callable[[], None]] = []
+        self._journal: ChangeJournal | None = None
+        self._journal_clean: int | None = None  # journal count a completed scan started after
+        self._journal_lock = threading.Lock()
 
     def sync(
         self,
@@ -153,9 +158,50 @@ class MemoryManager:
         self._require_enabled()
         if not self.settings.sync.on_search and self._syncing.has_index():
             return None
+        if self._journal is not None:
+            return self._refresh_by_journal(self._journal, trigger, progress)
         if self._watched_and_fresh():
             return None
         return self._syncing.run_unless_read_only(trigger, progress, SEARCH_BACKFILL_LIMIT)
+
+    def track_changes(self, make_journal: Callable[[list[str]], ChangeJournal]) -> None:
+        """Decide `refresh`'s scan by a change journal over the sources' roots (a long-lived
+        process: the daemon) instead of by the watch lease, whose holder may not have read the
+        newest change yet. The first refresh after this scans."""
+        roots = [root for source in self._sources.values() for root in source.watch_roots()]
+        journal = make_journal(roots)
+        with self._journal_lock:
+            old, self._journal, self._journal_clean = self._journal, journal, None
+        if old is not None:
+            old.close()
+        self.on_close(journal.close)
+        # A background sync (the watcher's, the interval's) scans too: a search after it and
+        # before any new change needs none.
+        self._background.on_scans(journal.seen, self._scanned)
+
+    def _refresh_by_journal(
+        self,
+        journal: ChangeJournal,
+        trigger: SyncTrigger,
+        progress: Callable[[SyncProgress], None] | None,
+    ) -> SyncReport | None:
+        """Skip the scan when no change was seen since a completed scan began; else scan."""
+        seen = journal.seen()  # every change that finished before this request is counted
+        with self._journal_lock:
+            clean = self._journal_clean
+        if seen is not None and seen == clean and self._syncing.has_index():
+            log.debug("sync_skipped", reason="no change since the last scan", changes=seen)
+            return None
+        report = self._syncing.run_unless_read_only(trigger, progress, SEARCH_BACKFILL_LIMIT)
+        self._scanned(seen, report)
+        return report
+
+    def _scanned(self, seen: int | None, report: SyncReport | None) -> None:
+        """A sync whose scan began after the journal had counted `seen` changes ended with
+        `report`: with nothing held back, every one of those changes is in the index."""
+        if seen is not None and report is not None and report.files_held_back == 0:
+            with self._journal_lock:
+                self._journal_clean = max(seen, self._journal_clean or 0)
 
     def _watcher_of_this_index(self) -> LeaseHolder | None:
         """The live process watching this very index (same workspace, store and sources)."""
