@@ -37,6 +37,7 @@ from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvide
 from memlane.application.ports.index_store import DimensionMismatch, IndexStore, VectorProgress
 from memlane.application.reports import SearchMode, SearchResponse
 from memlane.domain.agents import AgentsNotComparable, agent_of, qualified
+from memlane.domain.chunk_times import iso_time
 from memlane.domain.config import MAX_RESULTS_LIMIT, MemorySettings, candidate_limit
 from memlane.domain.decay import apply_temporal_decay
 from memlane.domain.embedding import query_embedding_input
@@ -57,10 +58,14 @@ from memlane.domain.search import (
     ScoreExplanation,
     SearchQuery,
     SearchResult,
+    TimeWindow,
     check_query_text,
+    check_window,
 )
 from memlane.domain.snippets import citation_for, make_snippet
 from memlane.domain.sources import Source
+from memlane.domain.time_boost import apply_time_boost
+from memlane.domain.time_words import read_time_words
 
 log = structlog.get_logger()
 
@@ -104,7 +109,8 @@ class Searcher:
         vector leg runs and an agent's index was embedded with another model.
         """
         text = check_query_text(query.text)
-        legs = _Legs(stores, self._store)
+        window = check_window(query.since, query.until)
+        legs = _Legs(stores, self._store, window)
         max_results = _max_results(query.max_results, self._settings.query.max_results)
         min_score = _min_score(query.min_score, self._settings.query.min_score)
         sources: Sequence[Source] = query.sources or self._settings.sources
@@ -165,6 +171,10 @@ class Searcher:
             # Rank-based and standardised scores are relative: the best keyword hit always stays.
             text_weight = 0.0
         kept = apply_min_score(fused, min_score, text_weight=text_weight)
+        intent = None  # time words: read only when they can matter (boost on, or --explain)
+        if query.explain or self._settings.query.time_boost > 0:
+            intent = read_time_words(text, now if query.as_of is None else query.as_of)
+            kept = apply_time_boost(kept, intent, strength=self._settings.query.time_boost)
         # Fused scores are relative to this query's pool; the floor asks for absolute evidence.
         floor = floor_for(
             self._settings.query.relevance_floor,
@@ -192,6 +202,7 @@ class Searcher:
             mode=mode,
             fallback=self._runtime.selection.fallback_from,
             warnings=tuple(warnings),
+            time_words=None if intent is None else intent.describe(),
         )
 
     def _vector_leg(
@@ -288,7 +299,10 @@ class Searcher:
 class _Legs:
     """The indexes one search reads: this agent's alone, or several agents' as one pool."""
 
-    def __init__(self, stores: Sequence[AgentStore] | None, own: IndexStore) -> None:
+    def __init__(
+        self, stores: Sequence[AgentStore] | None, own: IndexStore, window: TimeWindow | None
+    ) -> None:
+        self.window = window  # the strict since / until filter, applied inside each leg
         self.stores: list[tuple[str | None, IndexStore]] = (
             [(None, own)] if stores is None else [(a, own if s is None else s) for a, s in stores]
         )
@@ -303,7 +317,7 @@ class _Legs:
             return []
         found: list[Candidate] = []
         for agent, store in self.stores:
-            hits = store.search_keyword(match, sources=sources, limit=limit)
+            hits = store.search_keyword(match, sources=sources, limit=limit, window=self.window)
             found += _qualified(agent, hits)
         return found
 
@@ -312,7 +326,9 @@ class _Legs:
     ) -> list[Candidate]:
         found: list[Candidate] = []
         for agent, store in self.stores:
-            hits = store.search_vector(vector, model=model, sources=sources, limit=limit)
+            hits = store.search_vector(
+                vector, model=model, sources=sources, limit=limit, window=self.window
+            )
             found += _qualified(agent, hits)
         if self.many:  # one pool ordered by cosine, so ties do not depend on the agents' order
             found.sort(key=lambda c: -c.score)
@@ -380,6 +396,7 @@ def _result(
             fused_score=item.score,
             decay_factor=getattr(item, "decay_factor", 1.0),
             mmr_rank=rank,
+            time_boost=round(item.time_boost, 6),
         )
         if explain
         else None
@@ -394,4 +411,5 @@ def _result(
         citation=citation,
         explanation=explanation,
         agent=agent_of(item.chunk_id) if agents else None,
+        time=iso_time(item.time_start, item.time_end),
     )

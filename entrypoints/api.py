@@ -270,6 +270,9 @@ def memory_search_tool(
             session_key=session_key,
             citations=citations,
             agents=_agents(params),
+            since=params.get("since"),  # type: ignore[arg-type]  # checked by the manager
+            until=params.get("until"),  # type: ignore[arg-type]
+            as_of=params.get("asOf", params.get("as_of")),  # type: ignore[arg-type]
         )
     except DomainError as exc:
         return _disabled(str(exc), "Fix the tool arguments and retry.")
@@ -291,6 +294,7 @@ def memory_search_tool(
         "citations": "on" if citations else "off",
         "mode": response.mode,
         **({"warnings": list(response.warnings)} if response.warnings else {}),
+        **({"timeWords": response.time_words} if response.time_words else {}),
     }
 
 
@@ -343,6 +347,8 @@ def _result(result: SearchResult) -> dict[str, object]:
         data["agent"] = result.agent
     if result.citation is not None:
         data["citation"] = result.citation
+    if result.time is not None:
+        data["time"] = result.time
     return data
 
 

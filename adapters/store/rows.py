@@ -23,15 +23,18 @@ from memlane.application.ports.index_store import IndexedFile, SourceCount
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.index_meta import KEYWORD_ONLY_MODEL
 from memlane.domain.keywords import fts_document
-from memlane.domain.search import Candidate
+from memlane.domain.search import Candidate, TimeWindow
 from memlane.domain.sources import Source
 
 # Deleted-vector rids kept for other processes' matrices; one that fell further behind reloads.
 _DELETION_LOG_KEPT = 200_000
-_CHUNK_COLUMNS = "id, source, path, start_line, end_line, text, hash, timestamp"
+_CHUNK_COLUMNS = (
+    "id, source, path, start_line, end_line, text, hash, timestamp, time_start, time_end"
+)
 _FILE_COLUMNS = "source, path, hash, mtime, size"
 _CANDIDATE_COLUMNS = (
-    "c.rid, c.id, c.source, c.path, c.start_line, c.end_line, c.text, c.timestamp, f.mtime"
+    "c.rid, c.id, c.source, c.path, c.start_line, c.end_line, c.text, c.timestamp, f.mtime, "
+    "c.time_start, c.time_end"
 )
 # Messages of the errors FTS5 raises for a malformed MATCH expression (the port promises []).
 _FTS_QUERY_ERRORS = ("fts5", "syntax error", "no such column", "unterminated", "unknown special")
@@ -135,6 +138,8 @@ def insert_chunks(
                 blob,
                 chunk.timestamp,
                 updated_at,
+                chunk.time_start,
+                chunk.time_end,
             )
         )
         fts_rows.append((rid, fts_document(chunk.text)))
@@ -142,7 +147,8 @@ def insert_chunks(
             vec_rows.append((rid, blob))
     conn.exec_driver_sql(
         "INSERT INTO chunks(rid, id, source, path, start_line, end_line, hash, text, model, "
-        "embedding, timestamp, updated_at) VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+        "embedding, timestamp, updated_at, time_start, time_end) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         chunk_rows,
     )
     conn.exec_driver_sql(f"INSERT INTO {schema.FTS_TABLE}(rowid, terms) VALUES (?, ?)", fts_rows)
@@ -195,6 +201,8 @@ def _chunk_from_row(row: Sequence[object]) -> Chunk:
         text=str(row[5]),
         hash=ContentHash(str(row[6])),
         timestamp=None if row[7] is None else float(cast(float, row[7])),
+        time_start=_float_or_none(row[8]),
+        time_end=_float_or_none(row[9]),
     )
 
 
@@ -295,13 +303,37 @@ def candidates(conn: Connection, scored: Sequence[tuple[int, float]]) -> list[Ca
                 score=score,
                 file_mtime=None if row[8] is None else float(cast(float, row[8])),
                 timestamp=None if row[7] is None else float(cast(float, row[7])),
+                time_start=_float_or_none(row[9]),
+                time_end=_float_or_none(row[10]),
             )
         )
     return result
 
 
+def vector_rids_in_window(
+    conn: Connection, window: TimeWindow, model: str, sources: Sequence[Source]
+) -> list[int]:
+    """Rids of the chunks with a vector of `model`, in `sources`, written within `window`
+    (ascending; read through the index on the time columns)."""
+    since, until = window.bounds()
+    return [
+        int(r[0])
+        for r in conn.exec_driver_sql(
+            "SELECT rid FROM chunks WHERE time_end >= ? AND time_start <= ? AND model = ? "
+            f"AND embedding IS NOT NULL AND source IN ({placeholders(len(sources))}) ORDER BY rid",
+            (since, until, model, *sources),
+        )
+    ]
+
+
 def keyword_top(
-    conn: Connection, match: str, sources: Sequence[Source], *, every_source: bool, limit: int
+    conn: Connection,
+    match: str,
+    sources: Sequence[Source],
+    *,
+    every_source: bool,
+    limit: int,
+    window: TimeWindow | None = None,
 ) -> list[tuple[int, float]]:
     """Return (rid, bm25 rank) of the best `limit` FTS5 matches, best first (ties by rid).
 
@@ -310,13 +342,22 @@ def keyword_top(
 
     A malformed MATCH expression gives [] (FTS5 reports it as an OperationalError).
     """
-    if every_source:
+    if window is not None:
+        since, until = window.bounds()
+        sql = (
+            f"SELECT t.rowid, t.rank FROM {schema.FTS_TABLE} t "
+            "JOIN chunks c ON c.rid = t.rowid "
+            f"WHERE {schema.FTS_TABLE} MATCH ? AND c.source IN ({placeholders(len(sources))}) "
+            "AND c.time_end >= ? AND c.time_start <= ? ORDER BY t.rank, t.rowid LIMIT ?"
+        )
+        args: tuple[object, ...] = (match, *sources, since, until, limit)
+    elif every_source:
         # Fast path: FTS5 can stop after the best `limit` rows when nothing else filters.
         sql = (
             f"SELECT rowid, rank FROM {schema.FTS_TABLE} WHERE {schema.FTS_TABLE} MATCH ? "
             "ORDER BY rank LIMIT ?"
         )
-        args: tuple[object, ...] = (match, limit)
+        args = (match, limit)
     else:
         sql = (
             f"SELECT t.rowid, t.rank FROM {schema.FTS_TABLE} t "
@@ -334,3 +375,7 @@ def keyword_top(
             return []
         raise
     return [(int(r[0]), float(r[1])) for r in rows]
+
+
+def _float_or_none(value: object) -> float | None:
+    return None if value is None else float(cast(float, value))
