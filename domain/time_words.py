@@ -80,7 +80,8 @@ def _bounded(words: Iterable[str]) -> str:
     other = [w for w in words if w not in latin]
     pieces = []
     if latin:
-        pieces.append(rf"(?<![\w'])(?:{_alternation(latin)})(?![\w'-])")
+        # A possessive ("Monday's") still names the day; a longer word does not.
+        pieces.append(rf"(?<![\w'])(?:{_alternation(latin)})(?![\w-])(?!'(?!s(?!\w)))")
     if other:
         pieces.append(f"(?:{_alternation(other)})")
     return "|".join(pieces)
