@@ -14,7 +14,7 @@ AS_OF = float(calendar.timegm((2026, 11, 20, 12, 0, 0)))  # a Friday
 
 # (question, first day, last day) of the window the question names.
 WINDOWS: list[tuple[str, str, str]] = [
-    # English: days
+    # English, days
     ("what did we do yesterday", "2026-11-19", "2026-11-19"),
     ("what happened today", "2026-11-20", "2026-11-20"),
     ("notes from the day before yesterday", "2026-11-18", "2026-11-18"),
@@ -23,7 +23,7 @@ WINDOWS: list[tuple[str, str, str]] = [
     ("3 days ago", "2026-11-17", "2026-11-17"),
     ("two days ago we met", "2026-11-18", "2026-11-18"),
     ("a day ago", "2026-11-19", "2026-11-19"),
-    # English: weeks
+    # English, weeks
     ("what did we decide last week about retries", "2026-11-09", "2026-11-15"),
     ("this week", "2026-11-16", "2026-11-22"),
     ("two weeks ago", "2026-11-02", "2026-11-08"),
