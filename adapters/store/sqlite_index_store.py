@@ -269,7 +269,7 @@ class SqliteIndexStore:
                 raise DimensionMismatch(f"query has {len(vector)} dimensions, the index has {dims}")
             allowed = None
             if window is not None:  # the window's rows first (indexed), then the top k of them
-                allowed = rows.vector_rids_in_window(conn, window, model, sources)
+                allowed = rows.rids_in_window(conn, window)
                 if not allowed:
                     return []
             scored = self._vectors.top(
