@@ -172,9 +172,15 @@ class Searcher:
             text_weight = 0.0
         kept = apply_min_score(fused, min_score, text_weight=text_weight)
         intent = None  # time words: read only when they can matter (boost on, or --explain)
-        if query.explain or self._settings.query.time_boost > 0:
+        boosts = self._settings.query
+        if query.explain or boosts.time_boost > 0 or boosts.time_order_boost > 0:
             intent = read_time_words(text, now if query.as_of is None else query.as_of)
-            kept = apply_time_boost(kept, intent, strength=self._settings.query.time_boost)
+            kept = apply_time_boost(
+                kept,
+                intent,
+                strength=boosts.time_boost,
+                order_strength=boosts.time_order_boost,
+            )
         # Fused scores are relative to this query's pool; the floor asks for absolute evidence.
         floor = floor_for(
             self._settings.query.relevance_floor,

@@ -51,8 +51,12 @@ def _index(provider: EmbeddingProvider | None) -> FakeIndexStore:
     return store
 
 
-def _searcher(store: FakeIndexStore, provider: EmbeddingProvider | None, boost: float) -> Searcher:
-    settings = MemorySettings(query=QuerySettings(min_score=0.0, time_boost=boost))
+def _searcher(
+    store: FakeIndexStore, provider: EmbeddingProvider | None, boost: float, order: float = 0.0
+) -> Searcher:
+    settings = MemorySettings(
+        query=QuerySettings(min_score=0.0, time_boost=boost, time_order_boost=order)
+    )
     runtime = EmbeddingRuntime(lambda: Selection(provider=provider, fallback_from=None))
     return Searcher(store=store, runtime=runtime, settings=settings)
 
@@ -134,9 +138,20 @@ class TestTimeWords:
     def test_the_most_recent_prefers_the_latest_candidates(self) -> None:
         store = _index(None)
         plain = _search(_searcher(store, None, 0.0), "most recent retry policy")
-        response = _search(_searcher(store, None, 1.0), "most recent retry policy", explain=True)
+        response = _search(
+            _searcher(store, None, 0.0, order=1.0), "most recent retry policy", explain=True
+        )
 
         notes = [r.path for r in response.results if r.path.endswith(".md")]
         assert [r.path for r in plain.results if r.path.endswith(".md")] != notes
         assert notes == ["memory/2026-11-10.md", "memory/2026-10-01.md", "notes/old.md"]
         assert response.time_words == 'latest ("most recent")'
+
+    def test_ordering_words_change_nothing_without_their_own_strength(self) -> None:
+        store = _index(None)
+        plain = _search(_searcher(store, None, 0.0), "most recent retry policy")
+        windowed = _search(_searcher(store, None, 1.0), "most recent retry policy")
+
+        assert [(r.path, r.score) for r in windowed.results] == [
+            (r.path, r.score) for r in plain.results
+        ]
