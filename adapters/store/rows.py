@@ -349,7 +349,9 @@ def keyword_top(
             f"WHERE {schema.FTS_TABLE} MATCH ? AND c.source IN ({placeholders(len(sources))}) "
             # The window's rids from the time index alone: the time columns sit after the
             # vector in a chunk's row, so reading them per match would read every vector.
-            "AND t.rowid IN (SELECT rid FROM chunks INDEXED BY idx_chunks_time "
+            # `+` keeps FTS5 from taking the rid list as its plan (a MATCH per listed rid:
+            # 112 ms against 12 for a 2,500-row window at 5k chunks).
+            "AND +t.rowid IN (SELECT rid FROM chunks INDEXED BY idx_chunks_time "
             "WHERE time_end >= ? AND time_start <= ?) ORDER BY t.rank, t.rowid LIMIT ?"
         )
         args: tuple[object, ...] = (match, *sources, since, until, limit)
