@@ -40,8 +40,9 @@ from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
 from memlane.domain.agents import UnknownAgent, parse_agents
 from memlane.domain.config import MemorySettings
 from memlane.domain.errors import DISABLED_REASON, MemoryDisabled
-from memlane.domain.search import SearchQuery, check_query_text
+from memlane.domain.search import SearchQuery, check_query_text, check_window
 from memlane.domain.sources import Source
+from memlane.domain.time_bounds import TimeInput, parse_time_bound
 from memlane.domain.transcripts import TranscriptMessage
 
 log = structlog.get_logger()
@@ -227,8 +228,16 @@ class MemoryManager:
         session_key: str | None = None,
         citations: bool = False,
         agents: Sequence[str] | str | None = None,
+        since: TimeInput = None,
+        until: TimeInput = None,
+        as_of: TimeInput = None,
     ) -> SearchResponse:
         """Search the memory, after the syncs the settings ask for (first search, new session).
+
+        `since` / `until` keep only chunks written within that window (strict, inside both
+        legs); `as_of` is when the question is asked (time words in it are read against it;
+        default now). Each takes an ISO 8601 date or time, epoch seconds, a datetime, or a
+        span back from now (`7d`), domain/time_bounds.py.
 
         `agents` (ids, or "a,b") searches those agents' memories in one ranking, each hit naming
         its agent; only this agent's index is synced first, the others are read as they are.
@@ -239,6 +248,11 @@ class MemoryManager:
         """
         self._require_enabled()
         check_query_text(query)
+        now = self._clock.now().timestamp()
+        start = parse_time_bound(since, now=now, end=False, name="since")
+        stop = parse_time_bound(until, now=now, end=True, name="until")
+        asked = parse_time_bound(as_of, now=now, end=False, name="as_of")
+        check_window(start, stop)
         names = None if agents is None else parse_agents(agents)
         stores = None if names is None else [(a, self._index_of(a)) for a in names]
         pending = self._search_policy.before_search(session_key)  # first sync unfinished
@@ -246,8 +260,16 @@ class MemoryManager:
             # A few chunks without a vector are embedded now, as the CLI's refresh does.
             self._syncing.fill_vector_gap(SEARCH_BACKFILL_LIMIT)
         response = self._searcher.search(
-            SearchQuery(text=query, max_results=max_results, min_score=min_score, explain=explain),
-            now=self._clock.now().timestamp(),
+            SearchQuery(
+                text=query,
+                max_results=max_results,
+                min_score=min_score,
+                explain=explain,
+                since=start,
+                until=stop,
+                as_of=asked,
+            ),
+            now=now,
             citations=citations,
             stores=stores,
         )
