@@ -12,8 +12,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memlane.bench import report
+from memlane.bench import cache_cli, report
 from memlane.bench.datasets import registry
+from memlane.bench.embed_cache import SharedCache
 from memlane.bench.runner import (
     MODES,
     DatasetRun,
@@ -73,11 +74,19 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     run.add_argument(
+        "--no-shared-cache",
+        action="store_true",
+        help="embed through each unit store's own cache only, not the shared one under "
+        "--work-dir (embed_cache.py; SQLite stores only)",
+    )
+    run.add_argument(
         "--force-vector-codes",
         action="store_true",
         help="bench only: answer the vector leg from the code file (bits, int8, exact float32 "
         "re-scoring) at any store size, not the exact matrix below 20,000 vectors",
     )
+
+    cache_cli.add_parser(sub, default_work_dir=BENCH_DIR / "work")
 
     rep = sub.add_parser("report", help="re-print tables and plots from a results JSON")
     rep.add_argument("json_file", type=Path)
@@ -117,6 +126,11 @@ def _options(
         passages_per_second=args.rate,
         driver=driver,
         force_vector_codes=args.force_vector_codes,
+        shared_cache=(
+            None
+            if args.no_shared_cache or not isinstance(driver, SqliteDriver)
+            else SharedCache.in_work_dir(args.work_dir)
+        ),
     )
 
 
@@ -306,4 +320,6 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_report(args)
     if args.command == "compare":
         return cmd_compare(args)
+    if args.command == "cache":
+        return cache_cli.run(args)
     return cmd_run(args)
