@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memlane.bench import cache_cli, report
+from memlane.bench import cache_cli, guard_cli, report
 from memlane.bench.datasets import registry
 from memlane.bench.embed_cache import SharedCache
 from memlane.bench.runner import (
@@ -87,6 +87,7 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     cache_cli.add_parser(sub, default_work_dir=BENCH_DIR / "work")
+    guard_cli.add_parser(sub, bench_dir=BENCH_DIR)
 
     rep = sub.add_parser("report", help="re-print tables and plots from a results JSON")
     rep.add_argument("json_file", type=Path)
@@ -322,4 +323,6 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_compare(args)
     if args.command == "cache":
         return cache_cli.run(args)
+    if args.command == "guard":
+        return guard_cli.run(args, BENCH_DIR)
     return cmd_run(args)
