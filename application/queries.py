@@ -37,6 +37,12 @@ from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvide
 from memlane.application.ports.index_store import DimensionMismatch, IndexStore, VectorProgress
 from memlane.application.reports import SearchMode, SearchResponse
 from memlane.domain.agents import AgentsNotComparable, agent_of, qualified
+from memlane.domain.confidence import (
+    BACKGROUND_SAMPLE,
+    Background,
+    background_of,
+    no_strong_match,
+)
 from memlane.domain.config import MAX_RESULTS_LIMIT, MemorySettings, candidate_limit
 from memlane.domain.decay import apply_temporal_decay
 from memlane.domain.embedding import query_embedding_input
@@ -122,6 +128,7 @@ class Searcher:
         if mode != "vector":
             keyword = legs.keyword(text, sources, limit)
         vector: list[Candidate] = []
+        background: Background | None = None
         # Counted once per search (a PostgreSQL store counts on every call).
         own_progress = (
             None
@@ -141,7 +148,11 @@ class Searcher:
             )
             mode = "keyword"
         elif provider is not None:
-            vector, failed = self._vector_leg(provider, text, sources, limit, warnings, legs)
+            vector, failed, query_vector = self._vector_leg(
+                provider, text, sources, limit, warnings, legs
+            )
+            if vector and query_vector is not None:
+                background = self._background(provider, query_vector)
             if not failed:
                 warnings += self._partial_vectors(own_progress)
             if failed and mode == "vector":
@@ -182,9 +193,22 @@ class Searcher:
             kept = mmr_rerank(kept, lambda_=hybrid.mmr.lambda_, limit=max_results)
         kept = kept[:max_results]
         results = [
-            _result(item, rank, citations=citations, explain=query.explain, agents=legs.many)
+            _result(
+                item,
+                rank,
+                citations=citations,
+                explain=query.explain,
+                agents=legs.many,
+                background=background,
+            )
             for rank, item in enumerate(kept, start=1)
         ]
+        # Judged on the vector leg's best candidate, whether or not the fusion ranked it first.
+        best = (
+            background.standing(max(c.score for c in vector))
+            if background is not None and vector and mode != "keyword"
+            else None
+        )
         return SearchResponse(
             results=results,
             provider=provider.id if provider is not None else "none",
@@ -192,7 +216,17 @@ class Searcher:
             mode=mode,
             fallback=self._runtime.selection.fallback_from,
             warnings=tuple(warnings),
+            no_strong_match=no_strong_match(best),
         )
+
+    def _background(self, provider: EmbeddingProvider, query: list[float]) -> Background | None:
+        """The query's cosines with this agent's fixed sample of the index, summarised."""
+        label = vector_label(provider.model, provider.key)
+        try:
+            cosines = self._store.background_cosines(query, model=label, limit=BACKGROUND_SAMPLE)
+        except DimensionMismatch:
+            return None
+        return background_of(cosines)
 
     def _vector_leg(
         self,
@@ -202,24 +236,25 @@ class Searcher:
         limit: int,
         warnings: list[str],
         legs: _Legs,
-    ) -> tuple[list[Candidate], bool]:
-        """The vector leg's candidates, and whether it failed (keywords must answer alone)."""
+    ) -> tuple[list[Candidate], bool, list[float] | None]:
+        """The vector leg's candidates, whether it failed (keywords must answer alone), and the
+        query's embedding."""
         try:
             # Only what the model reads: a pasted page must not be embedded window by window.
             vector = provider.embed_query(query_embedding_input(text, provider.max_input_tokens))
         except EmbeddingError as exc:
             log.warning("query_embedding_failed", provider=provider.id, error=str(exc))
             self._runtime.note_failure(exc)  # the runtime's warning says it, and for how long
-            return [], True
+            return [], True, None
         self._runtime.note_success()
         if not any(vector):
-            return [], False
+            return [], False, None
         try:
             found = legs.vector(vector, vector_label(provider.model, provider.key), sources, limit)
         except DimensionMismatch as exc:
             warnings.append(f"vector search skipped until the index is re-embedded: {exc}")
-            return [], True
-        return found, False
+            return [], True, None
+        return found, False, vector
 
     def _first_index(self) -> list[str]:
         """A warning while the first index is still being written (the search answers from the
@@ -367,7 +402,13 @@ def _min_score(value: float | None, default: float) -> float:
 
 
 def _result(
-    item: Fused, rank: int, *, citations: bool, explain: bool, agents: bool = False
+    item: Fused,
+    rank: int,
+    *,
+    citations: bool,
+    explain: bool,
+    agents: bool = False,
+    background: Background | None = None,
 ) -> SearchResult:
     snippet = make_snippet(item.text)
     citation = citation_for(item.path, item.start_line, item.end_line) if citations else None
@@ -394,4 +435,9 @@ def _result(
         citation=citation,
         explanation=explanation,
         agent=agent_of(item.chunk_id) if agents else None,
+        confidence=(
+            None
+            if background is None or item.vector_score is None
+            else round(background.standing(item.vector_score), 2)
+        ),
     )

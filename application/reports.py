@@ -23,6 +23,10 @@ class SearchResponse:
     mode: SearchMode
     fallback: str | None = None
     warnings: tuple[str, ...] = ()
+    # True when not even the best vector candidate stands out of the query's background
+    # (domain/confidence.py: the memory likely holds nothing on it); None: not judged
+    # (keyword-only search, too small an index).
+    no_strong_match: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)

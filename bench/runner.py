@@ -319,6 +319,12 @@ def run_unit(
                             "latency_ms": latencies[-1],
                             "n_hits": len(hits),
                             "ranking": ranking_digests(hits),
+                            # The marking (domain/confidence.py): the response's flag and the
+                            # first hits' standings above the query's background.
+                            "no_strong_match": getattr(outcome, "no_strong_match", None),
+                            "confidence": [
+                                getattr(r, "confidence", None) for r in outcome.results[:10]
+                            ],
                             "metrics": score_query(
                                 q, hits, doc_of_path, turn_level=dataset.turn_level
                             ),

@@ -87,3 +87,6 @@ class SearchResult:
     explanation: ScoreExplanation | None = field(default=None, compare=False)
     # The agent whose memory holds the hit: set by searches across agents, None otherwise.
     agent: str | None = None
+    # How far the hit's cosine stands above the query's background, in its standard deviations
+    # (domain/confidence.py); None without a vector leg or a cosine for this hit.
+    confidence: float | None = field(default=None, compare=False)

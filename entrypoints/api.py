@@ -19,6 +19,7 @@ from memlane.application.ports.file_source import SourceError
 from memlane.application.ports.index_store import StoreError
 from memlane.application.workspace import Origin, WorkspaceRequest, bind_workspace
 from memlane.domain.agents import parse_agents
+from memlane.domain.confidence import NO_STRONG_MATCH
 from memlane.domain.errors import DISABLED_REASON, ConfigError, DomainError, InvalidQuery
 from memlane.domain.search import SearchResult
 from memlane.entrypoints.config.resolve import IgnoredKey
@@ -290,6 +291,8 @@ def memory_search_tool(
         "fallback": response.fallback,
         "citations": "on" if citations else "off",
         "mode": response.mode,
+        "noStrongMatch": response.no_strong_match,
+        **({"note": NO_STRONG_MATCH} if response.no_strong_match else {}),
         **({"warnings": list(response.warnings)} if response.warnings else {}),
     }
 
@@ -338,6 +341,7 @@ def _result(result: SearchResult) -> dict[str, object]:
         "score": result.score,
         "snippet": result.snippet,
         "source": result.source,
+        "confidence": result.confidence,
     }
     if result.agent is not None:
         data["agent"] = result.agent

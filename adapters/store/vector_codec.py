@@ -24,3 +24,15 @@ def check_vector(vector: Sequence[float]) -> None:
     """Raise StoreError for a NaN or infinite component (the port says the store refuses them)."""
     if not bool(np.isfinite(np.asarray(vector, dtype=np.float64)).all()):
         raise StoreError("vector has NaN or infinite components; sanitise it before storing")
+
+
+def sample_cosines(vector: Sequence[float], sample: Sequence[Sequence[float]]) -> list[float]:
+    """Cosines of `vector` with each vector of `sample` of its dimension (others skipped)."""
+    rows = [v for v in sample if len(v) == len(vector)]
+    if not rows:
+        return []
+    matrix = np.asarray(rows, dtype=np.float64)
+    query = np.asarray(vector, dtype=np.float64)
+    norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(query))
+    norms[norms == 0.0] = 1.0
+    return [float(c) for c in (matrix @ query) / norms]

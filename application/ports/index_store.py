@@ -296,6 +296,12 @@ class IndexStore(IndexWriter, Protocol):
         """Return the `limit` chunks nearest to `vector` (see class contract)."""
         ...
 
+    def background_cosines(self, vector: Vector, *, model: str, limit: int) -> list[float]:
+        """The cosines of `vector` with a fixed sample of the index's vectors of `model`: the
+        first `limit` chunks by chunk id (a hash, so an even spread over files, and the same
+        chunks for every query); every chunk when there are fewer. Empty without vectors."""
+        ...
+
     def search_keyword(
         self, match: str, *, sources: Sequence[Source], limit: int
     ) -> list[Candidate]:

@@ -61,6 +61,7 @@ def _result_pb(result: SearchResult) -> pb.SearchResult:
         citation=result.citation,
         explanation=explanation,
         agent=result.agent,
+        confidence=result.confidence,
     )
 
 
@@ -73,6 +74,7 @@ def search_response_to_pb(response: SearchResponse) -> pb.SearchResponse:
         mode=response.mode,
         fallback=response.fallback,
         warnings=list(response.warnings),
+        no_strong_match=response.no_strong_match,
     )
 
 
@@ -231,6 +233,7 @@ def _result(m: pb.SearchResult) -> SearchResult:
         citation=_opt(m, "citation", m.citation),
         explanation=explanation,
         agent=_opt(m, "agent", m.agent),
+        confidence=_opt(m, "confidence", m.confidence),
     )
 
 
@@ -243,6 +246,7 @@ def search_response_from_pb(m: pb.SearchResponse) -> SearchResponse:
         mode=_mode(m.mode),
         fallback=_opt(m, "fallback", m.fallback),
         warnings=tuple(m.warnings),
+        no_strong_match=_opt(m, "no_strong_match", m.no_strong_match),
     )
 
 

@@ -171,8 +171,12 @@ class TestToolPayloads:
             "snippet",
             "source",
             "citation",
+            "confidence",
         }
         assert json.loads(tool_text(direct))["mode"] == "keyword"
+        # Keyword-only: no cosines, so no background to stand out of: not judged.
+        assert first["confidence"] is None and direct["noStrongMatch"] is None
+        assert "note" not in direct
 
     def test_search_payload_for_bad_input_is_disabled_with_a_reason(
         self, manager: MemoryManager
