@@ -42,6 +42,7 @@ from memlane.domain.confidence import (
     Background,
     background_of,
     no_strong_match,
+    top_gap,
 )
 from memlane.domain.config import MAX_RESULTS_LIMIT, MemorySettings, candidate_limit
 from memlane.domain.decay import apply_temporal_decay
@@ -203,12 +204,8 @@ class Searcher:
             )
             for rank, item in enumerate(kept, start=1)
         ]
-        # Judged on the vector leg's best candidate, whether or not the fusion ranked it first.
-        best = (
-            background.standing(max(c.score for c in vector))
-            if background is not None and vector and mode != "keyword"
-            else None
-        )
+        # Judged on the vector leg's candidates, whatever the fusion ranked first.
+        gap = top_gap([c.score for c in vector], background) if mode != "keyword" else None
         return SearchResponse(
             results=results,
             provider=provider.id if provider is not None else "none",
@@ -216,7 +213,7 @@ class Searcher:
             mode=mode,
             fallback=self._runtime.selection.fallback_from,
             warnings=tuple(warnings),
-            no_strong_match=no_strong_match(best),
+            no_strong_match=no_strong_match(gap),
         )
 
     def _background(self, provider: EmbeddingProvider, query: list[float]) -> Background | None:

@@ -9,7 +9,6 @@ from memlane.application.ports.embedding import EmbeddingProvider
 from memlane.application.queries import Searcher
 from memlane.application.reports import SearchResponse
 from memlane.domain.chunks import ChunkingPolicy
-from memlane.domain.confidence import STRONG_MATCH
 from memlane.domain.config import HybridSettings, MemorySettings, QuerySettings
 from memlane.domain.search import SearchQuery
 from tests.fakes.embedding import FakeEmbeddingProvider
@@ -65,7 +64,7 @@ def test_a_question_the_memory_answers_is_a_strong_match() -> None:
     assert response.results[0].path == "memory/billing.md"
     assert response.no_strong_match is False
     top = response.results[0].confidence
-    assert top is not None and top >= STRONG_MATCH
+    assert top is not None and top >= 3.0
     others = [r.confidence for r in response.results[1:] if r.confidence is not None]
     assert others and max(others) < top
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import pytest
 
 from memlane.domain.confidence import (
+    GAP_RANK,
     MIN_BACKGROUND,
-    STRONG_MATCH,
+    STRONG_GAP,
     background_of,
     no_strong_match,
+    top_gap,
 )
 
 
@@ -19,7 +21,7 @@ def test_standing_is_in_background_standard_deviations() -> None:
     assert bg is not None and bg.size == 19
     assert bg.mean == pytest.approx(0.75, abs=1e-9)
     assert bg.standing(0.95) == pytest.approx((0.95 - bg.mean) / bg.spread)
-    assert bg.standing(0.95) > STRONG_MATCH > bg.standing(0.80)
+    assert bg.standing(0.95) > 3.0 > bg.standing(0.80)
 
 
 def test_the_same_query_scale_shifted_gets_the_same_standings() -> None:
@@ -43,7 +45,20 @@ def test_identical_cosines_make_nothing_stand_out_without_dividing_by_zero() -> 
     assert bg is not None and bg.standing(0.5) == 0.0
 
 
-def test_no_strong_match_is_unknown_without_a_standing() -> None:
+def test_the_gap_is_best_less_the_sixth_in_background_spreads() -> None:
+    bg = background_of([0.70, 0.80] * 10)
+    assert bg is not None
+    peaked = [0.95, 0.80, 0.79, 0.78, 0.77, 0.76, 0.75]
+    plateau = [0.81, 0.81, 0.80, 0.80, 0.80, 0.80, 0.79]
+    assert top_gap(peaked, bg) == pytest.approx((0.95 - 0.76) / bg.spread)
+    assert no_strong_match(top_gap(peaked, bg)) is False
+    assert no_strong_match(top_gap(plateau, bg)) is True
+
+
+def test_no_gap_without_enough_candidates_or_a_background() -> None:
+    bg = background_of([0.70, 0.80] * 10)
+    assert top_gap([0.9] * (GAP_RANK - 1), bg) is None
+    assert top_gap([0.9] * GAP_RANK, None) is None
     assert no_strong_match(None) is None
-    assert no_strong_match(STRONG_MATCH - 0.01) is True
-    assert no_strong_match(STRONG_MATCH) is False
+    assert no_strong_match(STRONG_GAP - 0.01) is True
+    assert no_strong_match(STRONG_GAP) is False
