@@ -364,8 +364,9 @@ def floor_cost(pairs: Sequence[str], legs_dir: Path, limit: int) -> None:
     per query, as the Searcher applies it (after minScore, judging up to 6 kept hits)."""
     from memlane.bench.relevance_study import chunk_texts  # a study helper, read-only
 
-    words = floor_for(None, provider="local", model="multilingual-e5-small", vector_leg=True)
-    floors = {"cosine or bm25 (no words)": RelevanceFloor(0.805, 6.0), "default (words)": words}
+    # The words rule as a user opts into it (off by default since session 9).
+    words = floor_for(0.805, provider="local", model="multilingual-e5-small", vector_leg=True)
+    floors = {"cosine or bm25 (no words)": RelevanceFloor(0.805, 6.0), "opt-in (words)": words}
     for pair in pairs:
         queries_name, memory_name = parse_pair(pair)
         texts = chunk_texts(legs_dir, memory_name)
