@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memlane.bench import cache_cli, guard_cli, report
+from memlane.bench import cache_cli, guard, guard_cli, report
 from memlane.bench.datasets import registry
 from memlane.bench.embed_cache import SharedCache
 from memlane.bench.runner import (
@@ -99,6 +99,11 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument("--seed", type=int, default=0)
     cmp.add_argument(
         "--metrics", help="comma list of metrics, or 'all' (default: the primary metrics)"
+    )
+    cmp.add_argument(
+        "--by-category",
+        action="store_true",
+        help="the guard's table: every category with >= 8 queries, its metrics and budget",
     )
     return p
 
@@ -279,6 +284,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(f"no data set is in both {args.a.name} and {args.b.name}")
         return 1
     names = [m.strip() for m in args.metrics.split(",")] if args.metrics else None
+    if args.by_category:
+        for run in shared:
+            moved = guard.compare(run, runs_b[run.name], args.mode, seed=args.seed)
+            title = f"{run.name}, {args.mode}: A = {args.a.name}, B = {args.b.name}"
+            print(report.format_table(title, guard.HEADER, guard.rows(moved)))
+        return 0
     for run in shared:
         rows = [
             [

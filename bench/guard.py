@@ -252,10 +252,13 @@ def write_baselines(
 HEADER = ["set", "mode", "category", "metric", "n", "A", "B", "A − B", "95% CI", "p", "verdict"]
 
 
-def rows(moved: Sequence[Moved], *, only_moved: bool = False) -> list[list[str]]:
+def rows(moved: Sequence[Moved], *, only_moved: bool = True) -> list[list[str]]:
+    """Table rows; with `only_moved`, a category's row only where some query moved (the "all"
+    rows always)."""
     out: list[list[str]] = []
     for m in moved:
-        if only_moved and m.diff == 0.0 and m.ci_low == 0.0 and m.ci_high == 0.0:
+        still = m.diff == 0.0 and m.ci_low == 0.0 and m.ci_high == 0.0
+        if only_moved and still and m.group != "all":
             continue
         verdict = "significant" if m.significant else "within noise"
         if not m.within_budget:

@@ -128,6 +128,7 @@ def _print(
             over += sum(1 for m in moved if not m.within_budget)
             title = f"{run.name}, {mode}: A = default, B = every hit-removing rule off"
             print(report.format_table(title, guard.HEADER, guard.rows(moved)))
+    print("(a category's row is shown only where some query of it moved)")
     print(
         f"\n{over} comparison(s) over the {guard.BUDGET} budget"
         if over

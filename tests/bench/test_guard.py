@@ -80,6 +80,9 @@ def test_compare_judges_each_category_with_enough_queries() -> None:
     assert any("OVER the 0.005 budget" in r[-1] for r in rows)
     same = guard.compare(_run(b_vals), _run(b_vals), "hybrid", resamples=200)
     assert all(m.within_budget and not m.significant for m in same)
+    # A category where no query moved is left out of the table; "all" always stays.
+    assert {r[2] for r in guard.rows(same)} == {"all"}
+    assert {r[2] for r in guard.rows(same, only_moved=False)} == {"all", "a"}
 
 
 def test_write_baselines_points_measured_modes_at_the_run(tmp_path: Path) -> None:
