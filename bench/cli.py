@@ -286,9 +286,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
     names = [m.strip() for m in args.metrics.split(",")] if args.metrics else None
     if args.by_category:
         for run in shared:
-            moved = guard.compare(run, runs_b[run.name], args.mode, seed=args.seed)
+            table = guard.compare(run, runs_b[run.name], args.mode, seed=args.seed)
             title = f"{run.name}, {args.mode}: A = {args.a.name}, B = {args.b.name}"
-            print(report.format_table(title, guard.HEADER, guard.rows(moved)))
+            print(report.format_table(title, guard.HEADER, guard.rows(table)))
         return 0
     for run in shared:
         rows = [
