@@ -95,3 +95,14 @@ def test_write_baselines_points_measured_modes_at_the_run(tmp_path: Path) -> Non
     assert written == {"other": {"keyword": "r/x.json"}, "set": {"hybrid": "results/new.json"}}
     assert guard.read_baselines(path) == written
     assert json.loads(path.read_text())["note"] == "kept"
+
+
+def test_every_committed_baseline_file_exists_with_its_records() -> None:
+    from memlane.bench import report
+
+    bench = guard.BASELINES.parent.parent
+    files = {f for modes in guard.read_baselines().values() for f in modes.values()}
+    assert files
+    missing = [f for f in files if not (bench / f).is_file()]
+    missing += [f for f in files if not report.records_path(bench / f).is_file()]
+    assert missing == []
