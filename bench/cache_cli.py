@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import sqlite3
+import sys
 import time
 from collections.abc import Iterable
 from contextlib import closing
@@ -52,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.action in ("export", "import"):
         if len(args.target) != 1:
-            print(f"bench cache {args.action} takes one FILE", flush=True)
+            print(f"bench cache {args.action} takes one FILE", file=sys.stderr)
             return 2
         target = Path(args.target[0])
         try:
@@ -63,13 +64,13 @@ def run(args: argparse.Namespace) -> int:
                 n = shared.import_file(target)
                 print(f"imported {n:,} new vectors from {target} into {shared.path}")
         except (FileExistsError, CacheFileError) as exc:
-            print(f"error: {exc}", flush=True)
+            print(f"error: {exc}", file=sys.stderr)
             return 1
         return 0
     names = args.target or sorted(registry.SPECS)
     unknown = [n for n in names if n not in registry.SPECS]
     if unknown:
-        print(f"unknown data sets: {unknown}; known: {sorted(registry.SPECS)}")
+        print(f"unknown data sets: {unknown}; known: {sorted(registry.SPECS)}", file=sys.stderr)
         return 2
     counts, overall = count(names, args.work_dir, args.data_root, shared, log=print)
     print(render(counts, overall))

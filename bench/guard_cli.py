@@ -7,6 +7,7 @@ category fell by more than the budget against the baseline or against the rules 
 from __future__ import annotations
 
 import argparse
+import sys
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace, bench_dir: Path) -> int:
     modes = [m.strip() for m in args.modes.split(",") if m.strip()]
     bad_modes = [m for m in modes if m not in guard.GUARD_MODES]
     if unknown or bad_modes:
-        print(f"unknown data sets {unknown} or modes {bad_modes}")
+        print(f"unknown data sets {unknown} or modes {bad_modes}", file=sys.stderr)
         return 2
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     options = RunOptions(
