@@ -74,7 +74,7 @@ def peak_ratio(cos: np.ndarray, sample: np.ndarray) -> float:
     return float((top[0] - top[min(5, top.size - 1)]) / max(1e-9, top[0] - mean))
 
 
-def z_local(cos: np.ndarray, sample: np.ndarray) -> float:
+def z_local(cos: np.ndarray, _sample: np.ndarray) -> float:
     top = np.sort(cos)[::-1][:50]
     return float((top[0] - top[1:].mean()) / max(1e-9, top[1:].std()))
 
