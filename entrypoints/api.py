@@ -18,8 +18,8 @@ from memlane.domain.agents import parse_agents
 from memlane.domain.confidence import NO_STRONG_MATCH
 from memlane.domain.errors import ConfigError, InvalidQuery
 from memlane.domain.search import SearchResult
-from memlane.entrypoints.config.resolve import IgnoredKey
 from memlane.entrypoints.config.runtime import RuntimeConfig, resolve_runtime
+from memlane.entrypoints.config.validate import IgnoredKey
 from memlane.entrypoints.errors import failure_payload, kind_of
 from memlane.entrypoints.ignored_notice import to_show
 from memlane.entrypoints.logging import configure_logging

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 from typing import TextIO
 
 from memlane.application.reports import SyncProgress
-from memlane.entrypoints.config.env import progress_every_seconds
+from memlane.entrypoints.config.runtime import progress_every_seconds
 
 
 def progress_text(p: SyncProgress, elapsed: float) -> str:

@@ -1,7 +1,25 @@
-"""Entry points: configuration, from JSON5 file, environment and flags to resolved settings.
+"""Entry points: configuration, a pipeline of stages from a JSON5 file to one agent's settings.
 
-`keys` is the one table of memorySearch keys (path, type, clamp, doc; defaults come from the
-domain's settings objects); `resolve` validates a tree against it and builds MemorySettings;
-`files`, `env` and `runtime` read the file, the environment and the flags; `schema` derives the
-JSON Schema, the README key list and the effective settings shown by `status --json`.
+Each stage is one module, entered once, in order, by `runtime.py`; none calls back into an
+earlier one (tests/architecture/test_config_pipeline.py records the calls)::
+
+    --config / $MEMLANE_CONFIG / ~/.memlane/config.json5, environment, flags
+        │
+        ▼  read.py       the file (bounded), $include, env block, ${VAR}; MEMLANE_* and flag
+    RawConfig            overrides -> one raw tree (+ as written); agent, workspace, state dir asked
+        │
+        ▼  validate.py   every key of every block checked against the key table; the agent chosen
+    ValidConfig          agents, each block's set leaves with the path written at, memory block,
+        │                models.providers, keys outside memlane's blocks
+        ▼  merge.py      agent ?? defaults ?? table default; numbers clamped to the table's range
+    Merged               a value for every key, and where each written one was written
+        │
+        ▼  build.py      the rules that join keys (provider ids, fusion weights, aliases)
+    MemorySettings       + the ignored keys, each with its reason
+
+`keys.py` is the declarative key table every stage reads (kind, choices, range, doc; defaults
+come from the domain's settings objects); `schema.py` publishes it (JSON Schema, README key
+list, `status --json`). `runtime.py` drives the stages for an entry point and adds the paths
+(state dir, index, transcripts, workspace) and what the environment gives at use (API keys,
+base URLs, the store URL). Every error is a ConfigError naming the key (dotted path) or the file.
 """

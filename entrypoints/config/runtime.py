@@ -1,9 +1,10 @@
-"""Entry points: one agent's runtime configuration from file, environment and flags.
+"""Entry points: configuration, run from file, environment and flags to one agent's runtime.
 
-Precedence, lowest to highest: built-in defaults < config file < environment < CLI flags.
-Relative `store.path` / `sessions.dir` values are resolved against the state directory, so the
-result does not depend on where a daemon was started; CLI code should make its own path flags
-absolute before passing them as overrides.
+`resolve_runtime` runs the stages in order, each once (see the package doc): read, validate,
+merge, build; then it chooses the paths. Precedence, lowest to highest: built-in defaults <
+config file < environment < CLI flags. Relative `store.path` / `sessions.dir` values are
+resolved against the state directory, so the result does not depend on where a daemon was
+started; CLI code should make its own path flags absolute before passing them as overrides.
 
 Reading an existing installation of the reference system (the config file is its
 `openclaw.json`, named by `--config` or found through `OPENCLAW_STATE_DIR`): its agents, memory
@@ -12,43 +13,63 @@ reference's default (`<its state dir>/workspace`, `workspace-<agent id>` for oth
 transcripts are read from `<its state dir>/agents/<agent id>/sessions`. The index is memlane's
 own, in memlane's state directory: a `store.path` there points at the reference's SQLite file,
 which memlane must not open, so it is reported as ignored.
-"""
+
+The tree functions (`resolve_settings`, `ignored_settings`, ...) run the same stages on a tree
+already read. The credential functions (`api_key_for`, ...) read what the environment adds when
+a provider or the store is used.
+
+Environment variables read here (all optional; empty values count as unset):
+
+| variable | effect |
+|---|---|
+| `MEMLANE_CONFIG` | config file path |
+| `MEMLANE_STATE_DIR` | state directory (default `~/.memlane`) |
+| `MEMLANE_WORKSPACE` | workspace directory (below `--workspace`, above the config) |
+| `MEMLANE_AGENT` | agent id (below `--agent`) |
+| `OPENCLAW_STATE_DIR` | the reference system's state directory: its `openclaw.json` is the config file when neither `--config` nor `MEMLANE_CONFIG` names one (and a `~/.memlane/config.json5` does not exist); its transcripts and workspace are the defaults |
+| `MEMLANE_PROVIDER`, `MEMLANE_MODEL`, `MEMLANE_FALLBACK` | `memorySearch.provider` / `.model` / `.fallback` |
+| each provider's `key_env` (domain/providers.py: `OPENAI_API_KEY`, `GEMINI_API_KEY` then `GOOGLE_API_KEY`, ...) | the provider's key when the config sets no `remote.apiKey` |
+| each provider's `base_url_env` (`OPENAI_BASE_URL`, `OLLAMA_HOST`) | the base URL when the config sets no `remote.baseUrl` (the variables those vendors' own tools read) |
+| `MEMLANE_STORE_URL` | the PostgreSQL URL when `store.driver` is `postgres` and the config sets no `store.url` |
+| `HOME` | what `~` expands to |
+"""  # noqa: E501 (the table is easier to read unwrapped)
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Final
 
+import structlog
+
+from memlane.application.progress import DEFAULT_LOG_EVERY_SECONDS
 from memlane.domain.config import MemorySettings
 from memlane.domain.errors import ConfigError
-from memlane.entrypoints.config.env import (
-    ENV_AGENT,
-    ENV_STATE_DIR,
+from memlane.domain.providers import provider_info
+from memlane.entrypoints.config.build import build, settings_of
+from memlane.entrypoints.config.build import ignored_settings as _ignored_settings
+from memlane.entrypoints.config.merge import merge
+from memlane.entrypoints.config.read import (
+    ENV_STORE_URL,
     ENV_WORKSPACE,
-    env_overrides,
+    ConfigTree,
+    apply_overrides,
     env_value,
     expand_user,
+    read_config,
+    state_dir,
 )
-from memlane.entrypoints.config.expand import env_with_block
-from memlane.entrypoints.config.files import (
-    ConfigTree,
-    config_path,
-    load_config,
-    reference_state_dir,
-)
-from memlane.entrypoints.config.resolve import (
-    IgnoredKey,
-    default_agent_id,
-    ignored_settings,
-    resolve_settings,
-    resolve_workspace,
-    validate_agent_id,
-)
+from memlane.entrypoints.config.validate import IgnoredKey, validate, validate_agent_id
 
-DEFAULT_STATE_DIR: Final = "~/.memlane"
+__all__ = [
+    "IgnoredKey",
+    "RuntimeConfig",
+    "apply_overrides",
+    "resolve_runtime",
+    "resolve_settings",
+    "state_dir",
+    "validate_agent_id",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,42 +96,109 @@ class RuntimeConfig:
     workspace_origin: str = "cwd"
 
 
-def apply_overrides(tree: Mapping[str, object], overrides: Mapping[str, object]) -> ConfigTree:
-    """Return a copy of `tree` where each dotted memorySearch key wins for every agent.
+# --- the stages on a tree already read --------------------------------------------------------
 
-    Each key (`"provider"`, `"query.maxResults"`) is written into `agents.defaults.memorySearch`
-    and into every `agents.list[].memorySearch` that exists, so an override beats both levels.
-    Values are validated later by `resolve_settings`, like values from the file.
+
+def resolve_settings(root: Mapping[str, object], agent_id: str | None = None) -> MemorySettings:
+    """Return the fully resolved settings of `agent_id` (default: the default agent).
+
+    The whole tree is validated, including other agents' blocks, so a typo anywhere is reported.
 
     Raises:
-        ConfigError: a key is empty or the tree has a non-object where the path must go.
+        ConfigError: an unknown key, a wrong type, an unknown agent id; the key is the dotted path.
     """
-    result: ConfigTree = copy.deepcopy(dict(tree))
-    if not overrides:
-        return result
-    agents = _child(result, "agents", "agents")
-    defaults = _child(agents, "defaults", "agents.defaults")
-    blocks = [_child(defaults, "memorySearch", "agents.defaults.memorySearch")]
-    entries = agents.get("list")
-    if isinstance(entries, list):
-        for index, entry in enumerate(entries):
-            if isinstance(entry, dict) and isinstance(entry.get("memorySearch"), dict):
-                blocks.append(_child(entry, "memorySearch", f"agents.list[{index}].memorySearch"))
-    for dotted, value in overrides.items():
-        parts = dotted.split(".")
-        if not all(parts):
-            raise ConfigError(dotted, "not a valid memorySearch key")
-        for block in blocks:
-            node = block
-            for depth, part in enumerate(parts[:-1]):
-                node = _child(node, part, ".".join(["memorySearch", *parts[: depth + 1]]))
-            node[parts[-1]] = copy.deepcopy(value)
-    return result
+    valid = validate(root, agent_id=agent_id)
+    return settings_of(merge(valid), valid)
 
 
-def state_dir(explicit: str | None, env: Mapping[str, str]) -> Path:
-    """Return the state directory: `--state-dir` > `$MEMLANE_STATE_DIR` > `~/.memlane`."""
-    return expand_user(explicit or env_value(env, ENV_STATE_DIR) or DEFAULT_STATE_DIR, env)
+def resolve_workspace(root: Mapping[str, object], agent_id: str | None = None) -> str | None:
+    """Return the configured workspace of an agent, or None when the config names none.
+
+    As in the reference: `agents.list[].workspace`, else `agents.defaults.workspace` for the
+    default agent only. The entry points fall back to `--workspace` or the current directory.
+    """
+    return validate(root, agent_id=agent_id).agent_workspace
+
+
+def default_agent_id(root: Mapping[str, object]) -> str:
+    """Return the default agent: the first entry with `default: true`, else the first entry."""
+    return validate(root).default_agent
+
+
+def ignored_keys(root: Mapping[str, object]) -> list[str]:
+    """Return the dotted paths of keys outside memlane's blocks, tolerated and not used."""
+    return list(validate(root).ignored)
+
+
+def ignored_settings(root: Mapping[str, object]) -> list[IgnoredKey]:
+    """Return the memory keys written in `root` that memlane accepts and ignores, in file order."""
+    return _ignored_settings(validate(root))
+
+
+# --- one agent's runtime ---------------------------------------------------------------------
+
+
+def resolve_runtime(
+    *,
+    env: Mapping[str, str],
+    cwd: Path,
+    config: str | None = None,
+    flags: Mapping[str, object] | None = None,
+    agent_id: str | None = None,
+    workspace: str | None = None,
+    state: str | None = None,
+) -> RuntimeConfig:
+    """Read the file, apply env then CLI overrides, and resolve one agent's settings and paths.
+
+    Args:
+        env: the process environment (passed in so tests never touch `os.environ`).
+        cwd: the directory relative `--workspace` values are taken from.
+        config, agent_id, workspace, state: the `--config`, `--agent`, `--workspace` and
+            `--state-dir` flags, None when not given.
+        flags: memorySearch overrides from CLI flags as dotted keys (`{"query.maxResults": 3}`).
+
+    Raises:
+        ConfigError: a bad file, key, value or agent id (ConfigFileError for the file itself).
+    """
+    raw = read_config(config, env, flags, agent=agent_id, workspace=workspace, state=state)
+    valid = validate(raw.tree, raw.written, raw.agent)
+    settings, ignored = build(merge(valid), valid)
+    # The paths: from the settings, the state directory and what was asked.
+    agent, state_path, reference = valid.agent, raw.state_dir, raw.reference_state
+    sessions = _sessions_dir(settings, state_path, agent, env)
+    chosen = raw.workspace or valid.agent_workspace
+    chosen_workspace = _workspace(chosen, env, cwd)
+    origin = raw.workspace_origin or ("config" if chosen else "cwd")
+    if reference is not None:
+        if settings.store.path:
+            ignored.append(
+                IgnoredKey(
+                    "memorySearch.store.path",
+                    "the reference's index file is left alone: memlane keeps its own index in "
+                    f"{state_path}",
+                )
+            )
+            settings = replace(settings, store=replace(settings.store, path=None))
+        if not settings.sessions_dir:
+            sessions = reference / "agents" / agent / "sessions"
+        if not chosen:
+            is_default = agent == valid.default_agent
+            chosen_workspace = reference / ("workspace" if is_default else f"workspace-{agent}")
+            origin = "default"  # configured, by the reference's rule: not the current directory
+    return RuntimeConfig(
+        agent_id=agent,
+        settings=settings,
+        workspace=chosen_workspace,
+        state_dir=state_path,
+        store_path=_store_path(settings, state_path, agent, env),
+        sessions_dir=sessions,
+        config_path=raw.found,
+        tree=raw.tree,
+        env=raw.env,
+        ignored=tuple(ignored),
+        reference_state=reference,
+        workspace_origin=origin,
+    )
 
 
 def store_path(
@@ -120,20 +208,14 @@ def store_path(
 
     The default is `<state>/agents/<agent id>/memory.db`.
     """
-    validate_agent_id(agent_id)
-    if settings.store.path:
-        return _configured_path(settings.store.path, state, agent_id, env)
-    return state / "agents" / agent_id / "memory.db"
+    return _store_path(settings, state, validate_agent_id(agent_id), env)
 
 
 def sessions_dir(
     settings: MemorySettings, state: Path, agent_id: str, env: Mapping[str, str] | None = None
 ) -> Path:
     """Return the transcripts folder: `sessions.dir` or `<state>/agents/<id>/sessions`."""
-    validate_agent_id(agent_id)
-    if settings.sessions_dir:
-        return _configured_path(settings.sessions_dir, state, agent_id, env)
-    return state / "agents" / agent_id / "sessions"
+    return _sessions_dir(settings, state, validate_agent_id(agent_id), env)
 
 
 def workspace_dir(
@@ -148,86 +230,30 @@ def workspace_dir(
     Relative values are taken from `cwd` (they come from the command line or a shell).
     """
     chosen = explicit or env_value(env, ENV_WORKSPACE) or resolve_workspace(tree, agent_id)
+    return _workspace(chosen, env, cwd)
+
+
+def _store_path(
+    settings: MemorySettings, state: Path, agent_id: str, env: Mapping[str, str] | None
+) -> Path:
+    if settings.store.path:
+        return _configured_path(settings.store.path, state, agent_id, env)
+    return state / "agents" / agent_id / "memory.db"
+
+
+def _sessions_dir(
+    settings: MemorySettings, state: Path, agent_id: str, env: Mapping[str, str] | None
+) -> Path:
+    if settings.sessions_dir:
+        return _configured_path(settings.sessions_dir, state, agent_id, env)
+    return state / "agents" / agent_id / "sessions"
+
+
+def _workspace(chosen: str | None, env: Mapping[str, str], cwd: Path) -> Path:
     if not chosen:
         return cwd
     path = expand_user(chosen, env)
     return path if path.is_absolute() else cwd / path
-
-
-def resolve_runtime(
-    *,
-    env: Mapping[str, str],
-    cwd: Path,
-    config: str | None = None,
-    flags: Mapping[str, object] | None = None,
-    agent_id: str | None = None,
-    workspace: str | None = None,
-    state: str | None = None,
-) -> RuntimeConfig:
-    """Load the file, apply env then CLI overrides, and resolve one agent's settings and paths.
-
-    Args:
-        env: the process environment (passed in so tests never touch `os.environ`).
-        cwd: the directory relative `--workspace` values are taken from.
-        config, agent_id, workspace, state: the `--config`, `--agent`, `--workspace` and
-            `--state-dir` flags, None when not given.
-        flags: memorySearch overrides from CLI flags as dotted keys (`{"query.maxResults": 3}`).
-
-    Raises:
-        ConfigError: a bad file, key, value or agent id (ConfigFileError for the file itself).
-    """
-    file, required = config_path(config, env)
-    tree = load_config(config, env)
-    merged_env = env_with_block(tree, env)
-    ignored = ignored_settings(tree)  # as written, before flags and MEMLANE_* overrides
-    tree = apply_overrides(tree, env_overrides(env))
-    tree = apply_overrides(tree, flags or {})
-    agent = agent_id or env_value(env, ENV_AGENT) or default_agent_id(tree)
-    settings = resolve_settings(tree, agent)
-    state_path = state_dir(state, env)
-    found = file if (required or file.is_file()) else None
-    reference = reference_state_dir(found)
-    sessions = sessions_dir(settings, state_path, agent, env)
-    chosen_workspace = workspace_dir(workspace, env, tree, agent, cwd)
-    origin = (
-        "flag"
-        if workspace
-        else "env"
-        if env_value(env, ENV_WORKSPACE)
-        else "config"
-        if resolve_workspace(tree, agent)
-        else "cwd"
-    )
-    if reference is not None:
-        if settings.store.path:
-            ignored.append(
-                IgnoredKey(
-                    "memorySearch.store.path",
-                    "the reference's index file is left alone: memlane keeps its own index in "
-                    f"{state_path}",
-                )
-            )
-            settings = replace(settings, store=replace(settings.store, path=None))
-        if not settings.sessions_dir:
-            sessions = reference / "agents" / agent / "sessions"
-        if not (workspace or env_value(env, ENV_WORKSPACE) or resolve_workspace(tree, agent)):
-            is_default = agent == default_agent_id(tree)
-            chosen_workspace = reference / ("workspace" if is_default else f"workspace-{agent}")
-            origin = "default"  # configured, by the reference's rule: not the current directory
-    return RuntimeConfig(
-        agent_id=agent,
-        settings=settings,
-        workspace=chosen_workspace,
-        state_dir=state_path,
-        store_path=store_path(settings, state_path, agent, env),
-        sessions_dir=sessions,
-        config_path=found,
-        tree=tree,
-        env=merged_env,
-        ignored=tuple(ignored),
-        reference_state=reference,
-        workspace_origin=origin,
-    )
 
 
 def _configured_path(value: str, state: Path, agent_id: str, env: Mapping[str, str] | None) -> Path:
@@ -235,11 +261,128 @@ def _configured_path(value: str, state: Path, agent_id: str, env: Mapping[str, s
     return path if path.is_absolute() else state / path
 
 
-def _child(node: dict[str, object], key: str, path: str) -> dict[str, object]:
-    child = node.get(key)
-    if child is None:
-        child = {}
-        node[key] = child
-    if not isinstance(child, dict):
-        raise ConfigError(path, "must be an object to apply an override")
-    return child
+# --- what the environment adds when a provider or the store is used --------------------------
+
+
+def api_key_for(provider: str, settings: MemorySettings, env: Mapping[str, str]) -> str | None:
+    """Return the API key for `provider`.
+
+    Order, as in the reference: `remote.apiKey` (or its env ref) > `models.providers.<id>.apiKey`
+    > the provider's environment variables (not for an isolated OpenAI-compatible endpoint).
+    Returns None when no key is found (the caller then tries the next provider or goes
+    keyword-only) and always for `local` / `none` / `auto`, which need no key themselves.
+
+    Raises:
+        ConfigError: a key refers to an environment variable that is not set.
+    """
+    try:
+        key_env = provider_info(provider).key_env
+    except KeyError:
+        return None
+    if not key_env:
+        return None
+    endpoint = settings.endpoint(provider)
+    levels = [
+        ("memorySearch.remote.apiKey", settings.remote.api_key, settings.remote.api_key_ref),
+    ]
+    if endpoint is not None:
+        levels.append(
+            (f"models.providers.{provider}.apiKey", endpoint.api_key, endpoint.api_key_ref)
+        )
+    for key, value, ref in levels:
+        if value:
+            return value
+        if ref is not None:
+            found = env_value(env, ref.id)
+            if found is None:
+                raise ConfigError(key, f"environment variable {ref.id} is not set")
+            return found
+    if endpoint is not None and endpoint.isolated:
+        return None
+    for name in key_env:
+        value = env_value(env, name)
+        if value is not None:
+            return value
+    return None
+
+
+def store_url_for(settings: MemorySettings, env: Mapping[str, str]) -> str:
+    """Return the PostgreSQL URL: config `store.url` (or its env ref) > `MEMLANE_STORE_URL`.
+
+    The URL may omit the password: libpq then reads `PGPASSWORD` or `~/.pgpass` itself.
+
+    Raises:
+        ConfigError: no URL is configured, or the env ref names an unset variable.
+    """
+    store = settings.store
+    if store.url:
+        return store.url
+    if store.url_ref is not None:
+        value = env_value(env, store.url_ref.id)
+        if value is None:
+            raise ConfigError(
+                "memorySearch.store.url", f"environment variable {store.url_ref.id} is not set"
+            )
+        return value
+    value = env_value(env, ENV_STORE_URL)
+    if value is None:
+        raise ConfigError(
+            "memorySearch.store.url",
+            f'store.driver "postgres" needs store.url or {ENV_STORE_URL} (postgresql://...)',
+        )
+    return value
+
+
+def base_url_for(provider: str, settings: MemorySettings, env: Mapping[str, str]) -> str | None:
+    """Return the base URL: `remote.baseUrl` > `models.providers.<id>.baseUrl` > the provider's
+    `base_url_env` > None.
+
+    None means the adapter's own default. `OLLAMA_HOST` may omit the scheme (`host:port`), as
+    the Ollama CLI allows; `http://` is added then.
+    """
+    if settings.remote.base_url:
+        return settings.remote.base_url
+    endpoint = settings.endpoint(provider)
+    if endpoint is not None and endpoint.base_url:
+        return endpoint.base_url
+    try:
+        info = provider_info(provider)
+    except KeyError:
+        return None
+    found = env_value(env, info.base_url_env) if info.base_url_env else None
+    if found is None or not info.base_url_env_is_host or "://" in found:
+        return found
+    return f"http://{found}"
+
+
+def headers_for(provider: str, settings: MemorySettings) -> dict[str, str]:
+    """Request headers: the host config's provider headers, then `remote.headers` (later wins)."""
+    endpoint = settings.endpoint(provider)
+    merged = dict(endpoint.headers) if endpoint is not None else {}
+    merged.update(settings.remote.headers)
+    return merged
+
+
+def key_optional(provider: str, settings: MemorySettings) -> bool:
+    """True for an isolated OpenAI-compatible endpoint: local servers often take no key."""
+    endpoint = settings.endpoint(provider)
+    return endpoint is not None and endpoint.isolated
+
+
+def progress_every_seconds(env: Mapping[str, str]) -> float:
+    """Seconds between plain progress lines (MEMLANE_PROGRESS_SECONDS, 10 by default): the CLI's
+    lines on a pipe and the log lines of a sync nobody draws read the same value. A value that
+    is not a number is said on stderr, then the default is used."""
+    raw = env.get("MEMLANE_PROGRESS_SECONDS")
+    if raw is None:
+        return DEFAULT_LOG_EVERY_SECONDS
+    try:
+        return max(0.0, float(raw))
+    except ValueError:
+        structlog.get_logger(__name__).warning(
+            "setting_ignored",
+            variable="MEMLANE_PROGRESS_SECONDS",
+            value=raw,
+            reason=f"not a number; using {DEFAULT_LOG_EVERY_SECONDS:g} s",
+        )
+        return DEFAULT_LOG_EVERY_SECONDS

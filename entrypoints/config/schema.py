@@ -15,7 +15,7 @@ from typing import Final
 from memlane.domain.config import MemorySettings
 from memlane.domain.url_passwords import mask_url_passwords
 from memlane.entrypoints.config.keys import MEMORY_KEYS, MEMORY_SEARCH_KEYS, Key
-from memlane.entrypoints.config.resolve import AGENT_ID_PATTERN
+from memlane.entrypoints.config.validate import AGENT_ID_PATTERN
 
 README_START: Final = "<!-- configuration keys: generated from entrypoints/config/keys.py -->"
 README_END: Final = "<!-- end of configuration keys -->"

@@ -28,8 +28,7 @@ from memlane.application.writing import WriteNote
 from memlane.domain.config import MemorySettings
 from memlane.domain.redaction import Redactor
 from memlane.domain.sources import Source
-from memlane.entrypoints.config.env import progress_every_seconds
-from memlane.entrypoints.config.runtime import RuntimeConfig
+from memlane.entrypoints.config.runtime import RuntimeConfig, progress_every_seconds
 from memlane.entrypoints.container.agents import StoreAgentIndexes
 from memlane.entrypoints.container.application import Application
 from memlane.entrypoints.container.embedding import HTTP_PROVIDERS as HTTP_PROVIDERS

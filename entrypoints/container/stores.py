@@ -26,8 +26,7 @@ from memlane.application.ports.index_store import IndexStore, StoreCorrupt
 from memlane.application.ports.index_transfer import IndexTransfer
 from memlane.application.ports.sync_lock import SyncLock
 from memlane.domain.agents import UnknownAgent
-from memlane.entrypoints.config.env import store_url_for
-from memlane.entrypoints.config.runtime import RuntimeConfig, store_path
+from memlane.entrypoints.config.runtime import RuntimeConfig, store_path, store_url_for
 
 if TYPE_CHECKING:
     from memlane.adapters.postgres.database import PostgresDatabase

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from memlane.entrypoints.config.files import MAX_CONFIG_BYTES, MAX_CONFIG_DEPTH
+from memlane.entrypoints.config.read import MAX_CONFIG_BYTES, MAX_CONFIG_DEPTH
 from tests.e2e._loud_support import make_home, memlane, no_traceback
 
 pytestmark = pytest.mark.e2e

@@ -15,7 +15,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from memlane.application.ports.embedding import EmbeddingError
-from memlane.entrypoints.config.resolve import resolve_settings
+from memlane.entrypoints.config.runtime import resolve_settings
 from memlane.entrypoints.container.embedding import make_runtime, provider_factories
 
 DIMS = 1536  # text-embedding-3-small, the default model a fallback runs (checked by the adapter)

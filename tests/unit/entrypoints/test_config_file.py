@@ -8,12 +8,19 @@ import pytest
 
 from memlane.domain.config import MemorySettings, RemoteSettings, SecretRef, StoreSettings
 from memlane.domain.errors import ConfigError
-from memlane.entrypoints.config.env import api_key_for, base_url_for, env_overrides
-from memlane.entrypoints.config.files import ConfigFileError, config_path, load_config, parse_config
-from memlane.entrypoints.config.resolve import resolve_settings
+from memlane.entrypoints.config.read import (
+    ConfigFileError,
+    config_path,
+    env_overrides,
+    load_config,
+    parse_config,
+)
 from memlane.entrypoints.config.runtime import (
+    api_key_for,
     apply_overrides,
+    base_url_for,
     resolve_runtime,
+    resolve_settings,
     sessions_dir,
     state_dir,
     store_path,

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from memlane.domain.config import MemorySettings, SecretRef, candidate_limit
 from memlane.domain.errors import ConfigError
-from memlane.entrypoints.config.resolve import (
+from memlane.entrypoints.config.runtime import (
     default_agent_id,
     ignored_keys,
     ignored_settings,

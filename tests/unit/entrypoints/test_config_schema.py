@@ -16,7 +16,7 @@ from memlane.domain.errors import ConfigError
 from memlane.domain.providers import AUTO_ORDER, PROVIDER_NAMES
 from memlane.entrypoints.cli import cli
 from memlane.entrypoints.config.keys import MEMORY_KEYS, MEMORY_SEARCH_KEYS, Key
-from memlane.entrypoints.config.resolve import resolve_settings
+from memlane.entrypoints.config.runtime import resolve_settings
 from memlane.entrypoints.config.schema import (
     effective_settings,
     json_schema,

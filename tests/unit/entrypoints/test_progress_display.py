@@ -52,7 +52,7 @@ class TestProgressEverySeconds:
     def test_a_number_a_default_and_a_loud_bad_value(self) -> None:
         from structlog.testing import capture_logs
 
-        from memlane.entrypoints.config.env import progress_every_seconds
+        from memlane.entrypoints.config.runtime import progress_every_seconds
 
         assert progress_every_seconds({"MEMLANE_PROGRESS_SECONDS": "2.5"}) == 2.5
         assert progress_every_seconds({"MEMLANE_PROGRESS_SECONDS": "-3"}) == 0.0

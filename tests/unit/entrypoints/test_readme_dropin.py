@@ -8,8 +8,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from memlane.entrypoints.cli import cli
-from memlane.entrypoints.config.env import ENV_OVERRIDES
-from memlane.entrypoints.config.files import DEFAULT_CONFIG
+from memlane.entrypoints.config.read import DEFAULT_CONFIG, ENV_OVERRIDES
 
 ROOT = Path(__file__).parent.parent.parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from memlane.domain.errors import ConfigError
-from memlane.entrypoints.config.resolve import resolve_settings
+from memlane.entrypoints.config.runtime import resolve_settings
 
 
 def _settings(redaction: dict[str, object]) -> dict[str, object]:

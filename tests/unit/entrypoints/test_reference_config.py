@@ -8,11 +8,22 @@ import pytest
 
 from memlane.domain.config import SecretRef
 from memlane.domain.errors import ConfigError
-from memlane.entrypoints.config.env import api_key_for, base_url_for, headers_for, key_optional
-from memlane.entrypoints.config.expand import env_with_block, substitute
-from memlane.entrypoints.config.files import ConfigFileError, config_path, load_config
-from memlane.entrypoints.config.resolve import ignored_settings, resolve_settings
-from memlane.entrypoints.config.runtime import resolve_runtime
+from memlane.entrypoints.config.read import (
+    ConfigFileError,
+    config_path,
+    env_with_block,
+    load_config,
+    substitute,
+)
+from memlane.entrypoints.config.runtime import (
+    api_key_for,
+    base_url_for,
+    headers_for,
+    ignored_settings,
+    key_optional,
+    resolve_runtime,
+    resolve_settings,
+)
 
 
 def write(path: Path, text: str) -> Path:
