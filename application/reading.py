@@ -20,6 +20,7 @@ import posixpath
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
+from memlane.application.agent_directory import AgentDirectory
 from memlane.application.ports.file_source import FileMissing, FileRefused, FileSource
 from memlane.application.reports import GetResult
 from memlane.domain.errors import InvalidQuery
@@ -28,6 +29,43 @@ from memlane.domain.text_decoding import NotText, decode_text
 from memlane.domain.transcripts import TranscriptMessage, parse_transcript
 
 MAX_LINES = 10_000
+
+
+class Reading:
+    """The reading family of the facade: files of this agent or, after a search across agents,
+    of another, redacted as the index has them (`redact_notes`: notes too, not only
+    transcripts)."""
+
+    def __init__(
+        self,
+        *,
+        agents: AgentDirectory,
+        redact: Callable[[str], str] | None = None,
+        redact_notes: bool = False,
+    ) -> None:
+        self._agents = agents
+        self._redact = redact
+        self._redact_notes = redact_notes
+
+    def lines(
+        self, path: str, *, from_line: int | None, lines: int | None, agent: str | None
+    ) -> GetResult:
+        sources, workspace = self._agents.files_of(agent)
+        return read_lines(
+            sources,
+            path,
+            from_line=from_line,
+            lines=lines,
+            redact=self._redact,
+            redact_notes=self._redact_notes,
+            workspace=workspace,
+        )
+
+    def messages(
+        self, path: str, *, agent: str | None
+    ) -> tuple[str, tuple[TranscriptMessage, ...]]:
+        sources, workspace = self._agents.files_of(agent)
+        return read_messages(sources, path, redact=self._redact, workspace=workspace)
 
 
 def source_of(path: str) -> Source:

@@ -1,0 +1,71 @@
+"""Application: the search use case as the facade runs it (the searching family).
+
+Around the query pipeline (`queries.Searcher`): the checks that refuse a bad query before any
+sync, the syncs the settings ask for before a search (`SearchSyncPolicy`), the indexes of the
+agents searched, and the notices a search carries back (first sync unfinished, read-only index).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from memlane.application.agent_directory import AgentDirectory
+from memlane.application.enabled import require_enabled
+from memlane.application.ports.clock import Clock
+from memlane.application.queries import Searcher
+from memlane.application.reports import SearchResponse
+from memlane.application.scheduler import SearchSyncPolicy
+from memlane.application.sync import SyncService
+from memlane.domain.agents import parse_agents
+from memlane.domain.config import MemorySettings
+from memlane.domain.search import SearchQuery, check_query_text
+
+
+class Searching:
+    """One search: checked, preceded by the syncs it needs, answered with its notices."""
+
+    def __init__(
+        self,
+        *,
+        settings: MemorySettings,
+        searcher: Searcher,
+        policy: SearchSyncPolicy,
+        syncing: SyncService,
+        agents: AgentDirectory,
+        clock: Clock,
+    ) -> None:
+        self._settings = settings
+        self._searcher = searcher
+        self._policy = policy
+        self._syncing = syncing
+        self._agents = agents
+        self._clock = clock
+
+    def search(
+        self,
+        query: str,
+        *,
+        max_results: int | None,
+        min_score: float | None,
+        explain: bool,
+        session_key: str | None,
+        citations: bool,
+        agents: Sequence[str] | str | None,
+    ) -> SearchResponse:
+        """See `MemoryManager.search` (the refusals come in the order it documents)."""
+        check_query_text(query)
+        names = None if agents is None else parse_agents(agents)
+        require_enabled(self._settings)
+        stores = None if names is None else [(a, self._agents.index_of(a)) for a in names]
+        pending = self._policy.before_search(session_key)  # first sync unfinished
+        response = self._searcher.search(
+            SearchQuery(text=query, max_results=max_results, min_score=min_score, explain=explain),
+            now=self._clock.now().timestamp(),
+            citations=citations,
+            stores=stores,
+        )
+        notices = [n for n in (pending, self._syncing.take_read_only_notice()) if n is not None]
+        if not notices:
+            return response
+        return replace(response, warnings=(*response.warnings, *notices))
