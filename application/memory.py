@@ -100,7 +100,8 @@ class MemoryManager:
         its agent; only this agent's index is synced first, the others are read as they are.
         Raises InvalidQuery (before any sync) for a query that is not a string, blank or longer
         than MAX_QUERY_CHARS, or for bad agent ids; UnknownAgent for an agent the store does not
-        hold; AgentsNotComparable when the agents' embedding models differ.
+        hold; AgentsNotComparable when the agents' embedding models differ; MemoryDisabled first
+        when memory search is off.
         """
         return self._searching.search(
             query,
@@ -124,6 +125,7 @@ class MemoryManager:
 
         `agent` reads a hit of another agent's memory (a search across agents) from the
         workspace that agent's index recorded; FileMissing when that folder is not on this host.
+        Raises MemoryDisabled when memory search is off: nothing is read then.
         """
         return self._reading.lines(path, from_line=from_line, lines=lines, agent=agent)
 
@@ -135,7 +137,11 @@ class MemoryManager:
         return self._reading.messages(path, agent=agent)
 
     def status(self, *, deep: bool = False) -> StatusReport:
-        """Report the index; `deep` also selects and probes the embedding provider."""
+        """Report the index; `deep` also selects and probes the embedding provider.
+
+        With memory search off the report says so first in its warnings (every face shows
+        them): an empty index must not read as a healthy one.
+        """
         return self._reporting.status(deep=deep)
 
     def recent_events(self, limit: int = 50) -> list[RecordedEvent]:

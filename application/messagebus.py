@@ -70,7 +70,6 @@ class MessageBus:
 
     def __init__(self, log_store: EventLog, routes: Routes, clock: Clock) -> None:
         self._log = log_store
-        self._routes = routes
         self._clock = clock
         self._handlers: dict[str, Handler] = {}
         self._types: dict[str, tuple[type[Event], ...]] = {}

@@ -56,7 +56,6 @@ from memlane.domain.scoring import (
 )
 from memlane.domain.search import (
     Candidate,
-    ScoreExplanation,
     SearchQuery,
     SearchResult,
     check_query_text,
@@ -317,17 +316,7 @@ def _result(
     citation = citation_for(item.path, item.start_line, item.end_line) if citations else None
     if citation is not None:
         snippet = f"{snippet.strip()}\n\nSource: {citation}"
-    explanation = (
-        ScoreExplanation(
-            vector_score=item.vector_score,
-            text_score=item.text_score,
-            fused_score=item.score,
-            decay_factor=getattr(item, "decay_factor", 1.0),
-            mmr_rank=rank,
-        )
-        if explain
-        else None
-    )
+    explanation = item.explanation(mmr_rank=rank) if explain else None
     return SearchResult(
         path=item.path,
         start_line=item.start_line,

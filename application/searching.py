@@ -54,9 +54,9 @@ class Searching:
         agents: Sequence[str] | str | None,
     ) -> SearchResponse:
         """See `MemoryManager.search` (the refusals come in the order it documents)."""
+        require_enabled(self._settings)
         check_query_text(query)
         names = None if agents is None else parse_agents(agents)
-        require_enabled(self._settings)
         stores = None if names is None else [(a, self._agents.index_of(a)) for a in names]
         pending = self._policy.before_search(session_key)  # first sync unfinished
         response = self._searcher.search(

@@ -297,6 +297,10 @@ class SyncService:
                 unchanged, held_back = detection.unchanged, detection.held_back
                 self._progress.set_phase("index", total=len(detection.events))
                 handled += self._bus.publish(detection.events)
+            if counts.rebuilt:
+                # The catch-up rebuilt every file (an interrupted --force); the detection after
+                # it finds them unchanged, and counting them again reported each file twice.
+                unchanged = 0
             backfilled = self._vectors.run(limit=backfill_limit)
             self._tidy(handled)
         finally:

@@ -6,18 +6,24 @@ allow-list as `memory_get`, narrowed to what an agent may create: `MEMORY.md` or
 under `memory/`, in normal form (no `..`, no absolute path, no hidden or tool folder). The
 NoteWriter re-checks symlinks on disk. After writing, the index is refreshed before returning,
 so the next search finds the note.
+
+What an agent writes is redacted first, with the transcripts' secret catalogue (a write from an
+agent is exactly where a pasted key slips in), unless the caller opts out for that call; the
+result says which kinds were masked and how many, never the secrets. Text that the indexer
+could not read back (a NUL byte, a lone surrogate) is refused, not written.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Final, Literal
 
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.file_source import FileRefused
 from memlane.application.ports.note_writer import NoteWriter
 from memlane.domain.errors import InvalidQuery
+from memlane.domain.redaction import Redaction
 
 WriteMode = Literal["append", "replace"]
 
@@ -41,6 +47,9 @@ class WriteResult:
     size: int
     indexed: bool
     index_error: str | None = None
+    # Whether the text was redacted before writing, and what was masked: (kind, count) pairs.
+    redacted: bool = False
+    masked: tuple[tuple[str, int], ...] = ()
 
 
 def daily_note_path(clock: Clock) -> str:
@@ -80,28 +89,41 @@ class WriteNote:
         writer: NoteWriter,
         clock: Clock,
         refresh: Callable[[], object],
+        redact: Callable[[str], Redaction] | None = None,
         max_text_bytes: int = MAX_TEXT_BYTES,
         max_note_bytes: int = MAX_NOTE_BYTES,
     ) -> None:
         self._writer = writer
         self._clock = clock
         self._refresh = refresh
+        self._redact = redact
         self._max_text_bytes = max_text_bytes
         self._max_note_bytes = max_note_bytes
 
     def __call__(
-        self, text: str, *, path: str | None = None, mode: WriteMode = "append"
+        self,
+        text: str,
+        *,
+        path: str | None = None,
+        mode: WriteMode = "append",
+        redact: bool = True,
     ) -> WriteResult:
         """Write `text` to `path` (default: today's daily note) and refresh the index.
 
-        Raises InvalidQuery for empty or oversized text or an unknown mode, FileRefused for a
-        path outside the allow-list, and the NoteWriter's errors for what the disk refuses. A
-        failed refresh does not undo the write: the result says the index is behind.
+        `redact=False` writes the text as given (the caller's explicit choice); otherwise the
+        secrets the redactor finds are masked first. Raises InvalidQuery for empty, oversized or
+        non-text text (a NUL byte, a lone surrogate) or an unknown mode, FileRefused for a path
+        outside the allow-list, and the NoteWriter's errors for what the disk refuses. A failed
+        refresh does not undo the write: the result says the index is behind.
         """
         if mode not in ("append", "replace"):
             raise InvalidQuery("mode must be 'append' or 'replace'")
         if not text.strip():
             raise InvalidQuery("text required: pass the note to remember")
+        _require_text(text)
+        redaction = self._redact(text) if redact and self._redact is not None else None
+        if redaction is not None:
+            text = redaction.text
         data = text if text.endswith("\n") else text + "\n"
         raw = data.encode("utf-8")
         if len(raw) > self._max_text_bytes:
@@ -110,8 +132,35 @@ class WriteNote:
         size = self._writer.write(
             target, raw, append=mode == "append", max_bytes=self._max_note_bytes
         )
+        result = WriteResult(
+            target,
+            mode,
+            len(raw),
+            size,
+            indexed=True,
+            redacted=redaction is not None,
+            masked=redaction.masked if redaction is not None else (),
+        )
         try:
             self._refresh()
         except Exception as exc:  # the note is safe on disk; the next sync indexes it
-            return WriteResult(target, mode, len(raw), size, indexed=False, index_error=str(exc))
-        return WriteResult(target, mode, len(raw), size, indexed=True)
+            return replace(result, indexed=False, index_error=str(exc))
+        return result
+
+
+def _require_text(text: str) -> None:
+    """Refuse what the indexer would skip or could not store: a NUL byte makes the note look
+    binary (never indexed, silently), a lone surrogate cannot be written as UTF-8."""
+    nul = text.find("\x00")
+    if nul >= 0:
+        raise InvalidQuery(
+            f"text holds a NUL byte (U+0000) at character {nul}: notes are plain text, "
+            "remove it and write again"
+        )
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        raise InvalidQuery(
+            f"text holds a lone surrogate ({text[exc.start]!a}) at character {exc.start}: "
+            "not valid Unicode, nothing was written"
+        ) from exc

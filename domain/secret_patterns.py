@@ -207,8 +207,14 @@ _FORMATS: Final = (
     _token(r"lin_api_", rf"{_ALNUM}{{40}}", ("lin_api_",), "linear"),
     _token(r"glc_", r"[A-Za-z0-9+/]{32,}+={0,2}", ("glc_",), "grafana-cloud"),
     _token(r"glsa_", rf"{_ALNUM}{{32}}_[A-Fa-f0-9]{{8}}", ("glsa_",), "grafana-service-account"),
-    _token(
-        r"AGE-SECRET-KEY-1", r"[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", ("age-secret-key-1",), "age"
+    # age identities: X25519 (`AGE-SECRET-KEY-1`), post-quantum (`AGE-SECRET-KEY-PQ-1`) and
+    # plugin ones (`AGE-PLUGIN-<NAME>-1`). The prefix alone is unmistakable, so any body of 20+
+    # letters and digits is masked (a mistyped, truncated or lower-case key is still a key).
+    SecretPattern(
+        "age",
+        rf"{_START}(AGE-(?:SECRET-KEY-(?:PQ-)?|PLUGIN-[A-Z0-9_]{{1,64}}+-)1[A-Z0-9]{{20,}}+){_END}",
+        ("age-secret-key-", "age-plugin-"),
+        ignore_case=True,
     ),
     _token(r"ntn_", rf"{_ALNUM}{{40,}}+", ("ntn_",), "notion"),
     _token(r"secret_", rf"{_ALNUM}{{43}}", ("secret_",), "notion-legacy"),

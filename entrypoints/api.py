@@ -14,15 +14,14 @@ from pathlib import Path
 import structlog
 
 from memlane.application.memory import MemoryManager
-from memlane.application.ports.embedding import EmbeddingError
-from memlane.application.ports.file_source import SourceError
 from memlane.application.ports.index_store import StoreError
 from memlane.application.workspace import Origin, WorkspaceRequest, bind_workspace
 from memlane.domain.agents import parse_agents
-from memlane.domain.errors import DISABLED_REASON, ConfigError, DomainError, InvalidQuery
+from memlane.domain.errors import ConfigError, InvalidQuery
 from memlane.domain.search import SearchResult
 from memlane.entrypoints.config.resolve import IgnoredKey
 from memlane.entrypoints.config.runtime import RuntimeConfig, resolve_runtime
+from memlane.entrypoints.errors import failure_payload, kind_of
 from memlane.entrypoints.ignored_notice import to_show
 from memlane.entrypoints.logging import configure_logging
 
@@ -257,35 +256,24 @@ def chat_type(session_key: str | None) -> str:
 def memory_search_tool(
     manager: MemoryManager, params: Mapping[str, object], *, session_key: str | None = None
 ) -> dict[str, object]:
-    """The `memory_search` tool: results, or a `disabled` payload with a truthful reason."""
-    if not manager.settings.enabled:
-        return _disabled(DISABLED_REASON, _ENABLE_ACTION)
-    query = params.get("query")
-    if not isinstance(query, str) or not query.strip():
-        return _disabled("query required", "Pass a non-empty query string.")
+    """The `memory_search` tool: results, or the failure payload of entrypoints/errors.py
+    (`disabled` with a truthful reason only when memory is off or broken)."""
     mode = manager.settings.citations
     citations = mode == "on" or (mode == "auto" and chat_type(session_key) == "direct")
     try:
+        query = params.get("query")
         response = manager.search(
-            query,
+            "" if query is None else query,  # type: ignore[arg-type]  # checked by search
             max_results=_number(params, "maxResults", "max_results", integer=True),  # type: ignore[arg-type]
             min_score=_number(params, "minScore", "min_score", integer=False),
             session_key=session_key,
             citations=citations,
             agents=_agents(params),
         )
-    except DomainError as exc:
-        return _disabled(str(exc), "Fix the tool arguments and retry.")
-    except EmbeddingError as exc:
-        quota = any(w in str(exc).lower() for w in ("insufficient_quota", "quota", "429"))
-        return _disabled(
-            str(exc),
-            "Top up or switch the embedding provider."
-            if quota
-            else "Check the embedding provider.",
-        )
-    except StoreError as exc:
-        return _disabled(str(exc), "Run `memlane status` and check the index file.")
+    except Exception as exc:
+        if kind_of(exc) is None:  # a bug: the caller's own handler logs it
+            raise
+        return failure_payload(exc, tool="search")
     return {
         "results": [_result(r) for r in response.results],
         "provider": response.provider,
@@ -298,15 +286,13 @@ def memory_search_tool(
 
 
 def memory_get_tool(manager: MemoryManager, params: Mapping[str, object]) -> dict[str, object]:
-    """The `memory_get` tool: lines of a memory file or of a transcript hit from search."""
+    """The `memory_get` tool: lines of a memory file or of a transcript hit from search, or the
+    failure payload of entrypoints/errors.py."""
     path = params.get("path")
-    if not manager.settings.enabled:
-        shown = path if isinstance(path, str) else ""
-        return {"path": shown, "text": "", "disabled": True, "error": DISABLED_REASON}
-    if not isinstance(path, str) or not path.strip():
-        return {"path": "", "text": "", "disabled": True, "error": "path required"}
     agent = params.get("agent")
     try:
+        if not isinstance(path, str) or not path.strip():
+            raise InvalidQuery("path required: a memory path such as memory/2026-01-05.md")
         if agent is not None and not isinstance(agent, str):
             raise InvalidQuery("agent must be an agent id (the `agent` of a search hit)")
         got = manager.get(
@@ -315,8 +301,10 @@ def memory_get_tool(manager: MemoryManager, params: Mapping[str, object]) -> dic
             lines=_number(params, "lines", "lines", integer=True),  # type: ignore[arg-type]
             agent=agent or None,
         )
-    except (SourceError, DomainError, StoreError) as exc:
-        return {"path": path, "text": "", "disabled": True, "error": str(exc)}
+    except Exception as exc:
+        if kind_of(exc) is None:
+            raise
+        return failure_payload(exc, tool="get", path=path if isinstance(path, str) else "")
     payload: dict[str, object] = {
         "path": got.path,
         "text": got.text,
@@ -372,17 +360,3 @@ def _number(
     if not isinstance(value, int | float) or math.isnan(value):  # NaN ignored, as the reference
         return None
     return int(value) if integer else float(value)
-
-
-_ENABLE_ACTION = "Set memorySearch.enabled to true in the config to turn memory search on."
-
-
-def _disabled(error: str, action: str) -> dict[str, object]:
-    return {
-        "results": [],
-        "disabled": True,
-        "unavailable": True,
-        "error": error,
-        "warning": "Memory search is unavailable right now.",
-        "action": action,
-    }

@@ -22,9 +22,10 @@ from memlane.application.ports.event_log import EventLogError
 from memlane.application.ports.index_store import StoreCorrupt, StoreError, caused_by
 from memlane.application.sync_trigger import SyncFailed
 from memlane.domain.agents import parse_agents
-from memlane.domain.errors import DISABLED_REASON
+from memlane.domain.errors import DISABLED_REASON, MemoryDisabled
 from memlane.domain.events import event_to_record, type_name
 from memlane.domain.search import MAX_QUERY_CHARS, check_query_text
+from memlane.domain.url_passwords import mask_url_passwords
 from memlane.entrypoints.casing import camel_dict, camel_keys
 from memlane.entrypoints.cli_options import LOG_LEVELS, Options, errors, global_options
 from memlane.entrypoints.cli_output import (
@@ -38,6 +39,7 @@ from memlane.entrypoints.cli_output import (
 )
 from memlane.entrypoints.cli_servers import mcp, serve, store_group, ui
 from memlane.entrypoints.config.schema import json_schema
+from memlane.entrypoints.errors import failure_payload
 from memlane.entrypoints.fast_exit import exit_code, exit_without_teardown
 from memlane.entrypoints.logging import configure_logging
 from memlane.entrypoints.progress_display import sync_progress
@@ -157,7 +159,8 @@ def search(
         raise click.UsageError("missing search query: give QUERY or --query TEXT")
     if not options.enabled():
         if as_json:  # the payload the agent tools return
-            click.echo(json.dumps({"results": [], "disabled": True, "error": DISABLED_REASON}))
+            disabled = failure_payload(MemoryDisabled(DISABLED_REASON), tool="search")
+            click.echo(json.dumps(disabled))
         return
     with errors():
         check_query_text(text)  # before opening and syncing the index
@@ -169,7 +172,8 @@ def search(
                 # A read-only index is searched as it is; the response says so once.
                 manager.refresh(progress=on_progress)
         except (SyncFailed, StoreError, EventLogError) as exc:  # what is indexed can answer
-            click.echo(f"warning: sync failed, searching the index as it is: {exc}", err=True)
+            said = mask_url_passwords(str(exc))
+            click.echo(f"warning: sync failed, searching the index as it is: {said}", err=True)
         response = manager.search(
             text, max_results=max_results, min_score=min_score, explain=explain, agents=asked
         )

@@ -8,14 +8,12 @@ from typing import TYPE_CHECKING, Final
 
 import click
 
-from memlane.application.ports.embedding import EmbeddingError
-from memlane.application.ports.event_log import EventLogError
-from memlane.application.ports.file_source import FileMissing, SourceError
-from memlane.application.ports.index_store import StoreCorrupt, StoreError, caused_by
-from memlane.application.sync_trigger import SyncFailed
-from memlane.application.workspace import WorkspaceError
-from memlane.domain.errors import DISABLED_REASON, ConfigError, InvalidQuery
+from memlane.application.ports.index_store import StoreCorrupt, caused_by
+from memlane.domain.errors import MemoryDisabled
 from memlane.entrypoints.config.runtime import RuntimeConfig
+from memlane.entrypoints.errors import kind_of
+from memlane.entrypoints.errors import message as error_message
+from memlane.entrypoints.errors import text as error_text
 from memlane.entrypoints.ignored_notice import to_show
 from memlane.entrypoints.listen import (
     ListenOptionError,
@@ -63,13 +61,15 @@ class Options:
 
     def enabled(self) -> bool:
         """False when the config turns memory search off; says so on stderr."""
+        from memlane.application.enabled import require_enabled
+
         runtime = self.runtime()
-        if not runtime.settings.enabled:
-            click.echo(
-                f"Memory search disabled for agent {runtime.agent_id!r}: {DISABLED_REASON}.",
-                err=True,
-            )
-        return runtime.settings.enabled
+        try:
+            require_enabled(runtime.settings)  # before opening an index there is none of
+        except MemoryDisabled as exc:
+            click.echo(disabled_line(runtime.agent_id, exc), err=True)
+            return False
+        return True
 
     def manager(self, *, move_workspace: bool = False, **overrides: object) -> MemoryManager:
         with errors():
@@ -114,24 +114,29 @@ class Options:
 
 @contextmanager
 def errors() -> Iterator[None]:
-    """The CLI's one error table: every expected failure becomes a message and exit code."""
+    """The CLI's form of the one error table (entrypoints/errors.py): a wrong call is a usage
+    error (exit 2), memory turned off a stderr line (exit 0), any other expected failure its
+    `label: message` line (exit 1); an unexpected error goes on up."""
     try:
         yield
-    except (ConfigError, InvalidQuery) as exc:
-        raise click.UsageError(str(exc)) from exc
-    except WorkspaceError as exc:
-        raise click.ClickException(str(exc)) from exc
-    except FileMissing as exc:
-        raise click.ClickException(f"not found: {exc.path}") from exc
-    except SourceError as exc:
-        raise click.ClickException(f"refused: {exc}") from exc
-    except EmbeddingError as exc:
-        raise click.ClickException(f"embedding provider failed: {exc}") from exc
-    except (StoreError, EventLogError) as exc:
+    except Exception as exc:
+        kind = kind_of(exc)
+        if kind is None:
+            raise
+        if kind.wrong_call:
+            raise click.UsageError(error_message(exc)) from exc
+        if kind.exit_code == 0:
+            click.echo(f"memlane: {error_text(exc)}", err=True)
+            raise click.exceptions.Exit(0) from exc
         hint = _REPAIR_HINT if caused_by(exc, StoreCorrupt) else ""
-        raise click.ClickException(f"index error: {exc}{hint}") from exc
-    except SyncFailed as exc:
-        raise click.ClickException(f"sync failed: {exc}") from exc
+        # Every other kind exits 1, click's code for a failed operation (the contract test
+        # checks the table agrees).
+        raise click.ClickException(f"{error_text(exc)}{hint}") from exc
+
+
+def disabled_line(agent_id: str, exc: MemoryDisabled) -> str:
+    """What every command prints on stderr for an agent whose memory search is off."""
+    return f"Memory search disabled for agent {agent_id!r}: {exc}."
 
 
 _REPAIR_HINT = (

@@ -8,16 +8,10 @@ the reference's tool payloads (`startLine`) and of the config keys, so scripts r
 from __future__ import annotations
 
 import json
-import sys
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from dataclasses import asdict
 
-import click
-
 from memlane.application.ports.event_log import RecordedEvent
-from memlane.application.reports import StatusReport, SyncProgress, SyncReport
+from memlane.application.reports import StatusReport, SyncReport
 from memlane.domain.events import event_to_record, type_name
 from memlane.entrypoints.casing import camel_dict
 from memlane.entrypoints.config.runtime import RuntimeConfig
@@ -34,33 +28,6 @@ def summary(report: SyncReport) -> str:
         f"{report.files_unchanged} unchanged, {report.chunks_embedded} chunk(s) embedded "
         f"in {report.duration_ms / 1000:.1f}s{issues}"
     )
-
-
-@contextmanager
-def progress_bar() -> Iterator[Callable[[SyncProgress], None] | None]:
-    """A one-line progress display on a terminal (stderr); nothing otherwise."""
-    if not sys.stderr.isatty():
-        yield None
-        return
-    started = time.monotonic()
-
-    def show(p: SyncProgress) -> None:
-        elapsed = time.monotonic() - started
-        eta = ""
-        if p.files_total and p.files_done:
-            left = elapsed / p.files_done * (p.files_total - p.files_done)
-            eta = f" eta {int(left // 60)}:{int(left % 60):02d}"
-        click.echo(
-            f"\r{p.phase}: {p.files_done}/{p.files_total} files, {p.chunks_embedded} embedded "
-            f"{int(elapsed // 60)}:{int(elapsed % 60):02d}{eta}   ",
-            err=True,
-            nl=False,
-        )
-
-    try:
-        yield show
-    finally:
-        click.echo("", err=True)
 
 
 def result_json(r: object, explain: bool) -> dict[str, object]:

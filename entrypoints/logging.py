@@ -2,7 +2,10 @@
 
 Results go to stdout and diagnostics to stderr, so logs never mix with `--json` output. Log
 events must never carry file contents, chunk text or secrets; `drop_sensitive_fields` enforces it
-for the usual field names in case a call site forgets.
+for the usual field names in case a call site forgets, and `redact_secrets` masks what the
+redaction catalogue finds (and URL passwords) in every string that is left, exception messages
+included. Tracebacks are rendered without their frames' local variables: a failing tool call
+has its arguments there, and any secret in them.
 """
 
 from __future__ import annotations
@@ -12,7 +15,11 @@ import sys
 from typing import Final
 
 import structlog
+from structlog.tracebacks import ExceptionDictTransformer
 from structlog.typing import EventDict, Processor, WrappedLogger
+
+from memlane.domain.redaction import Redactor
+from memlane.domain.url_passwords import mask_url_passwords
 
 LEVELS: Final = ("debug", "info", "warning", "error", "critical")
 
@@ -36,6 +43,35 @@ SENSITIVE_FIELDS: Final = frozenset(
     }
 )
 REDACTED: Final = "[redacted]"
+SUMMARY_CHARS: Final = 300
+_REDACTOR: Final = Redactor()
+
+
+def redacted_text(text: str) -> str:
+    """`text` with URL passwords and every secret of the catalogue masked."""
+    return _REDACTOR.redact(mask_url_passwords(text))
+
+
+def redacted_summary(exc: BaseException) -> str:
+    """What to log about an error: its message, redacted and cut to `SUMMARY_CHARS`."""
+    return redacted_text(str(exc))[:SUMMARY_CHARS]
+
+
+def _redacted(value: object) -> object:
+    if isinstance(value, str):
+        return redacted_text(value)
+    if isinstance(value, dict):
+        return {key: _redacted(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_redacted(item) for item in value]
+    return value
+
+
+def redact_secrets(_logger: WrappedLogger, _method: str, event_dict: EventDict) -> EventDict:
+    """Mask secrets in every string of the event, the rendered traceback included."""
+    for key, value in event_dict.items():
+        event_dict[key] = _redacted(value)
+    return event_dict
 
 
 def drop_sensitive_fields(_logger: WrappedLogger, _method: str, event_dict: EventDict) -> EventDict:
@@ -63,19 +99,29 @@ def configure_logging(*, json: bool | None = None, level: str = "warning") -> No
     stream = sys.stderr
     as_json = (not _is_tty(stream)) if json is None else json
     renderer: Processor
+    # Tracebacks are rendered here, as data (JSON) or plain text (console), never with the
+    # frames' locals (structlog's and rich's default shows them), so that `redact_secrets`
+    # sees the exception messages before the renderer writes anything.
+    render_exception: Processor
     if as_json:
         renderer = structlog.processors.JSONRenderer()
+        render_exception = structlog.processors.ExceptionRenderer(
+            ExceptionDictTransformer(show_locals=False)
+        )
     else:
-        renderer = structlog.dev.ConsoleRenderer(colors=_is_tty(stream))
+        renderer = structlog.dev.ConsoleRenderer(
+            colors=_is_tty(stream), exception_formatter=structlog.dev.plain_traceback
+        )
+        render_exception = structlog.processors.format_exc_info
     processors: list[Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
         drop_sensitive_fields,
+        render_exception,
+        redact_secrets,
+        renderer,
     ]
-    if as_json:
-        processors.append(structlog.processors.dict_tracebacks)
-    processors.append(renderer)
     structlog.configure(
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, name.upper())),
@@ -93,4 +139,13 @@ def _is_tty(stream: object) -> bool:
         return False
 
 
-__all__ = ["LEVELS", "REDACTED", "SENSITIVE_FIELDS", "configure_logging", "drop_sensitive_fields"]
+__all__ = [
+    "LEVELS",
+    "REDACTED",
+    "SENSITIVE_FIELDS",
+    "configure_logging",
+    "drop_sensitive_fields",
+    "redact_secrets",
+    "redacted_summary",
+    "redacted_text",
+]

@@ -114,6 +114,11 @@ SAMPLES: tuple[Sample, ...] = (
     _sample("grafana-cloud", "grafana ", "glc_" + pick(ALNUM, 60)),
     _sample("grafana-service-account", "grafana ", "glsa_" + pick(ALNUM, 32) + "_" + pick(HEX, 8)),
     _sample("age", "age ", "AGE-SECRET-KEY-1" + pick("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58)),
+    # Issue #32 probes: any body after the prefix, lower case, post-quantum and plugin keys.
+    _sample("age", "# created: 2026-12-01\n", "AGE-SECRET-KEY-1" + pick(UPPER + DIGITS, 40), "\n"),
+    _sample("age", "key=", "age-secret-key-1" + pick("qpzry9x8gf2tvdw0s3jn54khce6mua7l", 58)),
+    _sample("age", "pq ", "AGE-SECRET-KEY-PQ-1" + pick("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58)),
+    _sample("age", "tpm ", "AGE-PLUGIN-TPM-1" + pick("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 70)),
     _sample("notion", "notion ", "ntn_" + pick(ALNUM, 46)),
     _sample("notion-legacy", "notion ", "secret_" + pick(ALNUM, 43)),
     _sample("replicate", "replicate ", "r8_" + pick(ALNUM, 37)),

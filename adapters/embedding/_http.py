@@ -51,6 +51,7 @@ from memlane.application.ports.embedding import (
 from memlane.domain.config import BatchSettings
 from memlane.domain.embedding import sanitize_and_normalize
 from memlane.domain.providers import provider_info
+from memlane.domain.url_passwords import mask_url_passwords
 
 log = structlog.get_logger()
 
@@ -327,7 +328,9 @@ class HttpEmbeddingProvider(ABC):
                 failure = _Retryable(f"timed out after {timeout:.1f}s", None, None, timed_out=True)
                 cause: BaseException = exc
             except httpx.UnsupportedProtocol as exc:
-                raise EmbeddingRejected(f"{self.provider_id}: unsupported URL {url}") from exc
+                raise EmbeddingRejected(
+                    f"{self.provider_id}: unsupported URL {mask_url_passwords(url)}"
+                ) from exc
             except httpx.TransportError as exc:
                 failure = _Retryable(f"connection failed: {type(exc).__name__}", None, None, False)
                 cause = exc

@@ -27,7 +27,6 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, TypeVar
 
 from sqlalchemy import Connection, Engine, create_engine, event
-from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, SQLAlchemyError
 
 if TYPE_CHECKING:  # the driver and pgvector are the `postgres` extra: imported when used
@@ -36,6 +35,7 @@ if TYPE_CHECKING:  # the driver and pgvector are the `postgres` extra: imported 
 
 from memlane.adapters.postgres import migrations
 from memlane.application.ports.index_store import StoreError, StoreReadOnly
+from memlane.domain.url_passwords import mask_url_passwords
 
 T = TypeVar("T")
 
@@ -51,11 +51,9 @@ def normalise_url(url: str) -> str:
 
 
 def masked(url: str) -> str:
-    """Return `url` with any password replaced by ***, for logs and messages."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
-        return "<unparseable URL>"
+    """Return `url` with any password replaced by ***, for logs and messages (the one masking
+    function of printed text, which also works on a URL SQLAlchemy cannot parse)."""
+    return mask_url_passwords(url)
 
 
 def translate(exc: BaseException, where: str) -> StoreError:
@@ -110,9 +108,14 @@ class PostgresDatabase:
         """Prefer `PostgresDatabase.open`, which also migrates the schema."""
         self._url = normalise_url(url)
         self._location = masked(self._url)
-        self._engine: Engine | None = create_engine(
-            self._url, pool_size=pool_size, pool_pre_ping=True, future=True
-        )
+        try:
+            self._engine: Engine | None = create_engine(
+                self._url, pool_size=pool_size, pool_pre_ping=True, future=True
+            )
+        except (ArgumentError, ValueError) as exc:  # a bad port, an unclosed [ ... a usage error
+            raise StoreError(
+                f"invalid PostgreSQL URL {self._location}: {mask_url_passwords(str(exc))}"
+            ) from exc
         event.listen(self._engine, "connect", _on_connect)
 
     @classmethod

@@ -13,7 +13,6 @@ write transaction, so a transaction never waits on Python work.
 from __future__ import annotations
 
 import json
-import math
 import os
 import socket
 import uuid
@@ -31,7 +30,6 @@ from memlane.adapters.postgres.rebuild import PostgresIndexRebuild
 from memlane.application.ports.embedding import Vector
 from memlane.application.ports.index_store import (
     CacheKey,
-    DimensionMismatch,
     FirstIndexState,
     IndexedFile,
     IndexRebuild,
@@ -42,6 +40,10 @@ from memlane.application.ports.index_store import (
     VectorIndexState,
     VectorProgress,
     check_file_rows,
+    check_query_dims,
+    check_vector,
+    check_vector_batch,
+    vector_search_wanted,
 )
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.index_meta import IndexMeta, index_meta_from_json, index_meta_to_json
@@ -145,16 +147,11 @@ class PostgresIndexStore:
 
     def set_vectors(self, model: str, vectors: Mapping[ChunkId, Vector]) -> None:
         """Attach vectors to existing chunks in one transaction (unknown ids are ignored)."""
-        if not vectors:
+        size = check_vector_batch(vectors)
+        if size is None:
             return
-        dims = {len(v) for v in vectors.values()}
-        if len(dims) > 1:
-            raise DimensionMismatch(f"vectors have several lengths: {sorted(dims)}")
-        for v in vectors.values():
-            vectors_check(v)
         ids = list(vectors)
         values = [vector_leg.to_wire(vectors[i]) for i in ids]
-        (size,) = dims
 
         def work(conn: Connection) -> None:
             vector_leg.ensure_dims(conn, self._agent, size)
@@ -172,7 +169,7 @@ class PostgresIndexStore:
         if not vectors:
             return
         for v in vectors.values():
-            vectors_check(v)
+            check_vector(v)
         self._db.write(lambda conn: embedding_cache.put(conn, self._cache_agent, key, vectors))
 
     def cache_prune(self, max_entries: int) -> int:
@@ -278,17 +275,13 @@ class PostgresIndexStore:
         self, vector: Vector, *, model: str, sources: Sequence[Source], limit: int
     ) -> list[Candidate]:
         """Return the `limit` chunks nearest to `vector` by cosine (see IndexStore)."""
-        vectors_check(vector)
-        if limit <= 0 or not sources or not vector:
-            return []
-        if math.fsum(x * x for x in vector) == 0.0:
+        if not vector_search_wanted(vector, sources, limit):
             return []
         with self._db.read() as conn:
             dims = meta_rows.vector_dims(conn, self._agent)
             if dims is None:
                 return []
-            if len(vector) != dims:
-                raise DimensionMismatch(f"query has {len(vector)} dimensions, the index has {dims}")
+            check_query_dims(vector, dims)
             scored = vector_leg.top(
                 conn, self._agent, vector, dims=dims, model=model, sources=sources, limit=limit
             )
@@ -351,9 +344,6 @@ class PostgresIndexStore:
     def _register(self, conn: Connection) -> None:
         if self._agent == self._cache_agent:
             meta_rows.register_agent(conn, self._agent)
-
-
-vectors_check = vector_leg.check_vector
 
 
 def _this_process() -> str:

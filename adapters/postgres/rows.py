@@ -14,8 +14,9 @@ from typing import TYPE_CHECKING, cast
 
 from sqlalchemy import Connection
 
+from memlane.adapters.index_rows import candidate_from_row, chunk_from_row, file_from_row
 from memlane.application.ports.index_store import IndexedFile, SourceCount, VectorProgress
-from memlane.domain.chunks import Chunk, ChunkId, ContentHash
+from memlane.domain.chunks import Chunk
 from memlane.domain.index_meta import KEYWORD_ONLY_MODEL
 from memlane.domain.search import Candidate
 
@@ -171,37 +172,13 @@ def delete_file(conn: Connection, agent: str, source: str, path: str) -> None:
 # --- reads -------------------------------------------------------------------------------------
 
 
-def _file_from_row(row: Sequence[object]) -> IndexedFile:
-    return IndexedFile(
-        source=cast(Source, row[0]),
-        path=str(row[1]),
-        hash=ContentHash(str(row[2])),
-        mtime=float(cast(float, row[3])),
-        size=int(cast(int, row[4])),
-    )
-
-
-def chunk_from_row(row: Sequence[object]) -> Chunk:
-    """Build a Chunk from the `_CHUNK_COLUMNS` of a row."""
-    return Chunk(
-        id=ChunkId(str(row[0])),
-        source=cast(Source, row[1]),
-        path=str(row[2]),
-        start_line=int(cast(int, row[3])),
-        end_line=int(cast(int, row[4])),
-        text=str(row[5]),
-        hash=ContentHash(str(row[6])),
-        timestamp=None if row[7] is None else float(cast(float, row[7])),
-    )
-
-
 def file(conn: Connection, agent: str, source: Source, path: str) -> IndexedFile | None:
     """Return one files row, or None."""
     row = conn.exec_driver_sql(
         f"SELECT {_FILE_COLUMNS} FROM memlane_files WHERE agent = %s AND source = %s AND path = %s",
         (agent, source, path),
     ).first()
-    return None if row is None else _file_from_row(tuple(row))
+    return None if row is None else file_from_row(tuple(row))
 
 
 def files(conn: Connection, agent: str, source: Source | None) -> list[IndexedFile]:
@@ -212,7 +189,7 @@ def files(conn: Connection, agent: str, source: Source | None) -> list[IndexedFi
         sql += " AND source = %s"
         args = (agent, source)
     rows = conn.exec_driver_sql(sql + ' ORDER BY source COLLATE "C", path COLLATE "C"', args)
-    return [_file_from_row(tuple(r)) for r in rows]
+    return [file_from_row(tuple(r)) for r in rows]
 
 
 def file_count(conn: Connection, agent: str) -> int:
@@ -288,17 +265,5 @@ def candidates(
         row = found.get(rid)
         if row is None:
             continue
-        result.append(
-            Candidate(
-                chunk_id=ChunkId(str(row[1])),
-                source=cast(Source, row[2]),
-                path=str(row[3]),
-                start_line=int(cast(int, row[4])),
-                end_line=int(cast(int, row[5])),
-                text=str(row[6]),
-                score=score,
-                file_mtime=None if row[8] is None else float(cast(float, row[8])),
-                timestamp=None if row[7] is None else float(cast(float, row[7])),
-            )
-        )
+        result.append(candidate_from_row(row, score))
     return result

@@ -13,6 +13,7 @@ from itertools import groupby
 
 from sqlalchemy import Connection
 
+from memlane.adapters.index_rows import chunk_from_row
 from memlane.adapters.postgres import embedding_cache, maintenance, meta, rows, vectors
 from memlane.adapters.postgres.analysis import Fts5Analyser
 from memlane.adapters.postgres.database import PostgresDatabase
@@ -113,7 +114,7 @@ class PostgresIndexTransfer:
             for row in result:
                 r = tuple(row)
                 yield ChunkRecord(
-                    chunk=rows.chunk_from_row(r[:8]),
+                    chunk=chunk_from_row(r[:8]),
                     vector=None if r[9] is None else vectors.from_wire(r[9]),
                     model=str(r[8]),
                 )

@@ -30,7 +30,7 @@ from memlane.application.ports.embedding import Vector
 
 if TYPE_CHECKING:  # pgvector is the `postgres` extra: imported when a vector is sent
     from pgvector import Vector as PgVector
-from memlane.application.ports.index_store import DimensionMismatch, StoreError
+from memlane.application.ports.index_store import DimensionMismatch
 from memlane.domain.index_meta import KEYWORD_ONLY_MODEL
 from memlane.domain.sources import Source
 
@@ -40,12 +40,6 @@ _INDEX_LOCK_KEY: Final = 0x6D656D6C616E66
 # maintenance_work_mem of the transaction that builds an HNSW index (the server's default,
 # 64 MB, holds the graph of ~30k 384-dimension vectors).
 BUILD_MEMORY: Final = "512MB"
-
-
-def check_vector(vector: Sequence[float]) -> None:
-    """Raise StoreError for a NaN or infinite component."""
-    if not bool(np.isfinite(np.asarray(vector, dtype=np.float64)).all()):
-        raise StoreError("vector has NaN or infinite components; sanitise it before storing")
 
 
 def to_wire(vector: Sequence[float]) -> PgVector:

@@ -1,6 +1,6 @@
 """Adapter helpers: path safety shared by the file sources and the watcher (no third-party code)."""
 
-# ruff: noqa: PTH116, PTH118, PTH206
+# ruff: noqa: PTH116, PTH118, PTH119, PTH206
 # (str paths with os.scandir keep a 10k-file scan stat-bound; pathlib objects would double it)
 
 from __future__ import annotations
@@ -125,6 +125,42 @@ def _require_inside(display: str, path: str, allowed_real_roots: Sequence[str]) 
         raise FileMissing(display, "no such file")
     if not is_within_any(os.path.realpath(path), allowed_real_roots):
         raise FileRefused(display, "symlink target outside the allowed roots")
+
+
+def note_target_problem(
+    real: str, allowed_real_roots: Sequence[str], suffix: str, what: str = "note"
+) -> str | None:
+    """Why the real file `real` (a path after symlinks) may not be served as a note, or None.
+
+    The allow-list applies to where a link leads, not only to the link's own name: the target
+    must end in `suffix` and lie inside an allowed root without passing through a hidden or
+    tool folder below that root, so `memory/x.md -> ../.env` or `-> ../.git/config` is refused
+    while `memory/old.md -> ../archive/old.md` is served.
+    """
+    if not has_suffix(os.path.basename(real), suffix):
+        return f"symlink target is not a {suffix} {what}"
+    inside = [root for root in allowed_real_roots if is_within(real, root)]
+    if not inside:
+        return "symlink target outside the allowed roots"
+    for root in inside:
+        folders = os.path.relpath(real, root).split(os.sep)[:-1]
+        if not any(is_ignored_dir(folder) for folder in folders):
+            return None
+    return "symlink target is in a hidden or tool folder"
+
+
+def folder_target_problem(real: str, allowed_real_roots: Sequence[str]) -> str | None:
+    """`note_target_problem` for a symlinked folder: its real path may not be (or be inside) a
+    hidden or tool folder below the allowed root it lies in."""
+    inside = [root for root in allowed_real_roots if is_within(real, root)]
+    if not inside:
+        return "symlink target outside the allowed roots"
+    for root in inside:
+        relative = os.path.relpath(real, root)
+        folders = [] if relative == "." else relative.split(os.sep)
+        if not any(is_ignored_dir(folder) for folder in folders):
+            return None
+    return "symlink target is in a hidden or tool folder"
 
 
 def stat_regular(display: str, abs_path: str) -> os.stat_result:

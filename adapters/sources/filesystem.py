@@ -14,11 +14,13 @@ from typing import Final
 
 from memlane.adapters.sources._paths import (
     check_real_prefixes,
+    folder_target_problem,
     has_suffix,
     is_ignored_dir,
     is_utf8_name,
     is_within,
     is_within_any,
+    note_target_problem,
     read_regular,
     split_indexed_path,
     stat_regular,
@@ -170,6 +172,11 @@ class FilesystemMemorySource:
         if os.path.islink(path) and not is_within_any(os.path.realpath(path), walk.allowed):
             walk.issues.append(SourceIssue(path=_MEMORY_DIR, reason=_OUTSIDE_HINT))
             return
+        if os.path.islink(path):
+            problem = folder_target_problem(os.path.realpath(path), walk.allowed)
+            if problem is not None:
+                walk.issues.append(SourceIssue(path=_MEMORY_DIR, reason=problem))
+                return
         if not os.path.isdir(path):
             walk.issues.append(SourceIssue(path=_MEMORY_DIR, reason="memory is not a folder"))
             return
@@ -293,6 +300,14 @@ class FilesystemMemorySource:
         if not is_within_any(real, walk.allowed):
             walk.issues.append(SourceIssue(path=rel, reason=_OUTSIDE_HINT))
             return
+        problem = (
+            folder_target_problem(real, walk.allowed)
+            if is_dir
+            else note_target_problem(real, walk.allowed, _SUFFIX)
+        )
+        if problem is not None:
+            walk.issues.append(SourceIssue(path=rel, reason=problem))
+            return
         if not is_utf8_name(name):
             walk.issues.append(SourceIssue(path=rel, reason="file name is not valid UTF-8"))
             return
@@ -338,6 +353,12 @@ class FilesystemMemorySource:
             except SourceError as exc:
                 first_error = first_error or exc
                 continue
+            real = os.path.realpath(abs_path)
+            if real != abs_path:  # a link on the way: the allow-list applies to its target too
+                problem = note_target_problem(real, allowed, _SUFFIX)
+                if problem is not None:
+                    first_error = first_error or FileRefused(path, problem)
+                    continue
             return abs_path
         raise first_error or FileRefused(path, "not a memory file of this workspace")
 

@@ -14,6 +14,7 @@ from memlane.adapters.sources._paths import (
     has_suffix,
     is_utf8_name,
     is_within,
+    note_target_problem,
     read_regular,
     split_indexed_path,
     stat_regular,
@@ -96,7 +97,7 @@ class JsonlSessionSource:
             return "symlink target is outside the sessions folder"
         if not os.path.exists(entry.path):
             return "broken symlink or symlink loop"
-        return None
+        return note_target_problem(real, [real_dir], _SUFFIX, "transcript")
 
     def stat(self, path: str) -> FileStat:
         st = stat_regular(path, self._resolve(path))
@@ -113,5 +114,11 @@ class JsonlSessionSource:
         if len(segments) != 2 or segments[0] != _PREFIX or not has_suffix(segments[1], _SUFFIX):
             raise FileRefused(path, "not a transcript path (sessions/<name>.jsonl)")
         abs_path = os.path.join(self._dir, segments[1])
-        check_real_prefixes(path, self._dir, abs_path, [os.path.realpath(self._dir)])
+        real_dir = os.path.realpath(self._dir)
+        check_real_prefixes(path, self._dir, abs_path, [real_dir])
+        real = os.path.realpath(abs_path)
+        if real != os.path.join(real_dir, segments[1]):  # a link: its target must be a transcript
+            problem = note_target_problem(real, [real_dir], _SUFFIX, "transcript")
+            if problem is not None:
+                raise FileRefused(path, problem)
         return abs_path

@@ -10,7 +10,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Final
 
-from memlane.adapters.sources._paths import is_within_any, split_indexed_path
+from memlane.adapters.sources._paths import (
+    is_within_any,
+    note_target_problem,
+    split_indexed_path,
+)
 from memlane.application.ports.file_source import FileRefused, FileTooLarge
 from memlane.application.ports.note_writer import NoteWriteFailed
 
@@ -22,10 +26,11 @@ class FilesystemNoteWriter:
 
     Each write lands in a hidden `.memlane-*.tmp` file next to the note (not a `.md`, so never
     indexed), is fsynced, then renamed over the note. A symlinked note or folder is followed
-    only when its real target stays inside the workspace or an extra path root, as the memory
-    source does for reads. Appends are serialised within the process by one lock; two
-    processes appending to the same note at the same instant can still lose one append (the
-    last rename wins), which the single-server deployment of `memlane mcp` never does.
+    only when its real target stays inside the workspace or an extra path root and is itself a
+    note (a `.md` file outside hidden and tool folders), as the memory source checks reads.
+    Appends are serialised within the process by one lock; two processes appending to the same
+    note at the same instant can still lose one append (the last rename wins), which the
+    single-server deployment of `memlane mcp` never does.
     """
 
     def __init__(self, *, workspace: str, allowed_roots: Sequence[str] = ()) -> None:
@@ -37,6 +42,12 @@ class FilesystemNoteWriter:
         with self._lock:
             real = self._resolve(path)
             old = self._read_existing(path, real) if append else b""
+            if b"\x00" in old:  # appending would leave a note the indexer skips as binary
+                raise NoteWriteFailed(
+                    path,
+                    "the note holds a NUL byte, so it is never indexed: appending to it would "
+                    "be lost; rewrite it with mode 'replace'",
+                )
             if old and not old.endswith(b"\n"):
                 old += b"\n"
             content = old + data
@@ -61,7 +72,14 @@ class FilesystemNoteWriter:
                     raise FileRefused(path, "symlink target outside the allowed roots")
             elif not current.exists():
                 break  # nothing below a missing component can be a link
-        return self._workspace.joinpath(*segments).resolve()
+        lexical = self._workspace.joinpath(*segments)
+        real = lexical.resolve()
+        if real != lexical.absolute():
+            # A link on the way: where it leads must itself be a note (not `.env`, not `.git/`).
+            problem = note_target_problem(str(real), allowed, ".md")
+            if problem is not None:
+                raise FileRefused(path, problem)
+        return real
 
     @staticmethod
     def _read_existing(path: str, real: Path) -> bytes:

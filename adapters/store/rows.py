@@ -13,6 +13,7 @@ from typing import cast
 
 from sqlalchemy import Connection
 
+from memlane.adapters.index_rows import candidate_from_row, chunk_from_row, file_from_row
 from memlane.adapters.store import schema
 from memlane.adapters.store.database import DRIVER_ERRORS
 from memlane.adapters.store.in_lists import batches, placeholders
@@ -20,7 +21,7 @@ from memlane.adapters.store.vec0 import Vec0Table
 from memlane.adapters.store.vector_codec import to_blob
 from memlane.application.ports.embedding import Vector
 from memlane.application.ports.index_store import IndexedFile, SourceCount
-from memlane.domain.chunks import Chunk, ChunkId, ContentHash
+from memlane.domain.chunks import Chunk, ContentHash
 from memlane.domain.index_meta import KEYWORD_ONLY_MODEL
 from memlane.domain.keywords import fts_document
 from memlane.domain.search import Candidate
@@ -175,35 +176,12 @@ def delete_file(conn: Connection, source: Source, path: str) -> None:
 # --- reads -------------------------------------------------------------------------------------
 
 
-def _file_from_row(row: Sequence[object]) -> IndexedFile:
-    return IndexedFile(
-        source=cast(Source, row[0]),
-        path=str(row[1]),
-        hash=ContentHash(str(row[2])),
-        mtime=float(cast(float, row[3])),
-        size=int(cast(int, row[4])),
-    )
-
-
-def _chunk_from_row(row: Sequence[object]) -> Chunk:
-    return Chunk(
-        id=ChunkId(str(row[0])),
-        source=cast(Source, row[1]),
-        path=str(row[2]),
-        start_line=int(cast(int, row[3])),
-        end_line=int(cast(int, row[4])),
-        text=str(row[5]),
-        hash=ContentHash(str(row[6])),
-        timestamp=None if row[7] is None else float(cast(float, row[7])),
-    )
-
-
 def file(conn: Connection, source: Source, path: str) -> IndexedFile | None:
     """Return one `files` row, or None."""
     row = conn.exec_driver_sql(
         f"SELECT {_FILE_COLUMNS} FROM files WHERE source = ? AND path = ?", (source, path)
     ).first()
-    return None if row is None else _file_from_row(tuple(row))
+    return None if row is None else file_from_row(tuple(row))
 
 
 def files(conn: Connection, source: Source | None) -> list[IndexedFile]:
@@ -251,7 +229,7 @@ def chunks_by_id(conn: Connection, ids: Sequence[str]) -> list[tuple[int, Chunk]
             f"SELECT rid, {_CHUNK_COLUMNS} FROM chunks WHERE id IN ({placeholders(len(batch))})",
             tuple(batch),
         ).all()
-        found.extend((int(r[0]), _chunk_from_row(tuple(r)[1:])) for r in rows)
+        found.extend((int(r[0]), chunk_from_row(tuple(r)[1:])) for r in rows)
     return found
 
 
@@ -262,7 +240,7 @@ def chunks_without_vectors(conn: Connection, model: str, limit: int) -> list[Chu
         "WHERE embedding IS NULL OR model != ? ORDER BY rid LIMIT ?",
         (model, max(0, limit)),
     ).all()
-    return [_chunk_from_row(tuple(r)) for r in rows]
+    return [chunk_from_row(tuple(r)) for r in rows]
 
 
 def candidates(conn: Connection, scored: Sequence[tuple[int, float]]) -> list[Candidate]:
@@ -284,19 +262,7 @@ def candidates(conn: Connection, scored: Sequence[tuple[int, float]]) -> list[Ca
         row = rows.get(rid)
         if row is None:
             continue
-        result.append(
-            Candidate(
-                chunk_id=ChunkId(str(row[1])),
-                source=cast(Source, row[2]),
-                path=str(row[3]),
-                start_line=int(cast(int, row[4])),
-                end_line=int(cast(int, row[5])),
-                text=str(row[6]),
-                score=score,
-                file_mtime=None if row[8] is None else float(cast(float, row[8])),
-                timestamp=None if row[7] is None else float(cast(float, row[7])),
-            )
-        )
+        result.append(candidate_from_row(row, score))
     return result
 
 

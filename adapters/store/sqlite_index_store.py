@@ -18,7 +18,6 @@ only be touched by a connection that loaded the extension (see vec0.py).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -32,12 +31,10 @@ from memlane.adapters.store.rebuild import SqliteIndexRebuild
 from memlane.adapters.store.temp_files import temp_path_for
 from memlane.adapters.store.vec0 import Vec0Table
 from memlane.adapters.store.vector_code_index import CodeVectorIndex
-from memlane.adapters.store.vector_codec import check_vector
 from memlane.adapters.store.vector_search import VectorSearch, vector_index
 from memlane.application.ports.embedding import Vector
 from memlane.application.ports.index_store import (
     CacheKey,
-    DimensionMismatch,
     FirstIndexState,
     IndexedFile,
     IndexRebuild,
@@ -47,6 +44,10 @@ from memlane.application.ports.index_store import (
     VectorIndexState,
     VectorProgress,
     check_file_rows,
+    check_query_dims,
+    check_vector,
+    check_vector_batch,
+    vector_search_wanted,
 )
 from memlane.application.reports import RecoveryStats
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
@@ -161,18 +162,14 @@ class SqliteIndexStore:
 
         A chunk whose vector changes is re-inserted under a new rid (see vector_matrix.py).
         """
-        if not vectors:
+        size = check_vector_batch(vectors)
+        if size is None:
             return
-        dims = {len(v) for v in vectors.values()}
-        if len(dims) > 1:
-            raise DimensionMismatch(f"vectors have several lengths: {sorted(dims)}")
-        for v in vectors.values():
-            check_vector(v)
 
         def work(conn: Connection) -> progress_counts.Change | None:
             before = progress_counts.version(conn)
             counted = self._progress.model_at(before)
-            self._vec0.ensure_dims(conn, next(iter(dims)))
+            self._vec0.ensure_dims(conn, size)
             found = rows.chunks_by_id(conn, list(vectors))
             rids = [rid for rid, _ in found]
             had = None if counted is None else progress_counts.rows_with(conn, rids, counted)
@@ -250,17 +247,13 @@ class SqliteIndexStore:
         self, vector: Vector, *, model: str, sources: Sequence[Source], limit: int
     ) -> list[Candidate]:
         """Return the `limit` chunks nearest to `vector` by cosine (see IndexStore)."""
-        check_vector(vector)
-        if limit <= 0 or not sources or not vector:
-            return []
-        if math.fsum(x * x for x in vector) == 0.0:
+        if not vector_search_wanted(vector, sources, limit):
             return []
         with self._db.read() as conn:
             dims = meta_table.vector_dims(conn)
             if dims is None:
                 return []
-            if len(vector) != dims:
-                raise DimensionMismatch(f"query has {len(vector)} dimensions, the index has {dims}")
+            check_query_dims(vector, dims)
             scored = self._vectors.top(
                 conn, vector, dims=dims, model=model, sources=sources, limit=limit
             )

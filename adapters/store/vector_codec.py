@@ -6,8 +6,6 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from memlane.application.ports.index_store import StoreError
-
 
 def to_blob(vector: Sequence[float]) -> bytes:
     """Encode a vector as the stored float32 little-endian blob."""
@@ -18,9 +16,3 @@ def from_blob(blob: bytes) -> list[float]:
     """Decode a stored float32 blob."""
     values: list[float] = np.frombuffer(blob, dtype="<f4").tolist()
     return values
-
-
-def check_vector(vector: Sequence[float]) -> None:
-    """Raise StoreError for a NaN or infinite component (the port says the store refuses them)."""
-    if not bool(np.isfinite(np.asarray(vector, dtype=np.float64)).all()):
-        raise StoreError("vector has NaN or infinite components; sanitise it before storing")

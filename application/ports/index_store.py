@@ -371,3 +371,38 @@ def check_file_rows(
         if v is not None and not all(math.isfinite(x) for x in v):
             raise StoreError("vector has NaN or infinite components; sanitise it before storing")
     return next(iter(dims)) if dims else None
+
+
+# Guards every IndexStore applies the same way (the contract suite checks them on each store).
+
+
+def check_vector(vector: Sequence[float]) -> None:
+    """Raise StoreError for a NaN or infinite component: no store keeps one."""
+    if not all(map(math.isfinite, vector)):
+        raise StoreError("vector has NaN or infinite components; sanitise it before storing")
+
+
+def check_vector_batch(vectors: Mapping[ChunkId, Vector]) -> int | None:
+    """Check the vectors one `set_vectors` call attaches: one length, finite components; return
+    that length (None: no vector, nothing to write). Raises DimensionMismatch, StoreError."""
+    dims = {len(v) for v in vectors.values()}
+    if len(dims) > 1:
+        raise DimensionMismatch(f"vectors have several lengths: {sorted(dims)}")
+    for v in vectors.values():
+        check_vector(v)
+    return next(iter(dims)) if dims else None
+
+
+def vector_search_wanted(vector: Vector, sources: Sequence[Source], limit: int) -> bool:
+    """Check a `search_vector` query; False when it can find nothing (no limit, no source, an
+    empty or all-zero vector: no direction to compare). Raises StoreError (non-finite)."""
+    check_vector(vector)
+    if limit <= 0 or not sources or not vector:
+        return False
+    return math.fsum(x * x for x in vector) != 0.0
+
+
+def check_query_dims(vector: Vector, dims: int) -> None:
+    """Raise DimensionMismatch when a query vector's length is not the index's."""
+    if len(vector) != dims:
+        raise DimensionMismatch(f"query has {len(vector)} dimensions, the index has {dims}")

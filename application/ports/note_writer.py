@@ -27,8 +27,9 @@ class NoteWriter(Protocol):
     * `path` is an indexed memory path (`MEMORY.md` or `memory/...md`, `/`-separated); the
       writer re-checks it against the real disk (symlinks resolved) on every call;
     * `append=True` adds `data` after the current content (a missing file starts empty), first
-      ending a last line that lacks its newline; `append=False` replaces the content; missing
-      parent folders are created;
+      ending a last line that lacks its newline; a note holding a NUL byte (binary to the
+      indexer, never indexed) is not appended to: NoteWriteFailed says so; `append=False`
+      replaces the content; missing parent folders are created;
     * concurrent calls on one writer never lose each other's appends;
     * the result may not exceed `max_bytes`, else FileTooLarge and nothing changes;
     * returns the size of the note afterwards, in bytes.

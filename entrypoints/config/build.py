@@ -168,7 +168,6 @@ def build_settings(
         provider_alias=choice.alias,
         local=LocalSettings(
             model_path=model_path,
-            model_cache_dir=read.text("local.modelCacheDir"),
             threads=read.optional_integer("local.threads"),
             document_kernel=_document_kernel(read.text("local.documentKernel")),
         ),
@@ -178,7 +177,6 @@ def build_settings(
             url_ref=_store_url(read)[1],
             path=read.text("store.path"),
             vector_enabled=read.flag("store.vector.enabled"),
-            extension_path=read.text("store.vector.extensionPath"),
         ),
         chunking=_chunking(read, "chunking.tokens", "chunking.overlap"),
         session_chunking=_chunking(read, "chunking.sessionTokens", "chunking.sessionOverlap"),
@@ -327,7 +325,6 @@ def _sync(read: _Reader) -> SyncSettings:
         sessions=SessionSyncSettings(
             delta_bytes=read.integer("sync.sessions.deltaBytes"),
             delta_messages=read.integer("sync.sessions.deltaMessages"),
-            post_compaction_force=read.flag("sync.sessions.postCompactionForce"),
         ),
         first_search_wait_ms=read.integer("sync.firstSearchWaitMs"),
     )

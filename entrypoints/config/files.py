@@ -6,10 +6,10 @@ Config file: `--config PATH` > `$MEMLANE_CONFIG` > `~/.memlane/config.json5` if 
 named explicitly (flag or env) is an error. After parsing, `$include`, the `env` block and
 `${VAR}` are applied as the reference does (expand.py).
 
-The file is bounded before it is parsed: only a regular file is read (a FIFO would block for
-ever, `/dev/zero` never ends), at most `MAX_CONFIG_BYTES`, nested at most `MAX_CONFIG_DEPTH`
-levels (the JSON5 parser recurses once per level). Every refusal is a ConfigFileError naming the
-file, which the CLI turns into exit 2.
+The file, and each file it includes, is bounded before it is parsed: only a regular file is
+read (a FIFO would block for ever, `/dev/zero` never ends), at most `MAX_CONFIG_BYTES`, nested
+at most `MAX_CONFIG_DEPTH` levels (the JSON5 parser recurses once per level). Every refusal is
+a ConfigFileError naming the file, which the CLI turns into exit 2.
 """
 
 from __future__ import annotations
@@ -101,8 +101,9 @@ def load_config(path: str | None, env: Mapping[str, str]) -> ConfigTree:
 
 
 def _read_included(file: Path) -> ConfigTree:
+    """An included file, bounded as the main one is (regular file, size, nesting)."""
     try:
-        text = file.read_text(encoding="utf-8")
+        text = _read_bounded(file, what="included config file")
     except FileNotFoundError as exc:
         raise ConfigFileError(file, "included config file not found") from exc
     except (OSError, UnicodeDecodeError) as exc:
@@ -110,22 +111,24 @@ def _read_included(file: Path) -> ConfigTree:
     return parse_config(text, file)
 
 
-def _read_bounded(file: Path) -> str:
-    """The text of `file` if it is a regular file of at most MAX_CONFIG_BYTES."""
+def _read_bounded(file: Path, *, what: str = "config file") -> str:
+    """The text of `file` if it is a regular file of at most MAX_CONFIG_BYTES; `what` names
+    it in the errors (the main file keeps its messages)."""
     # O_NONBLOCK: opening a FIFO with no writer returns at once instead of hanging; the fstat
     # below then refuses it. Checking the opened descriptor, not the name, leaves no race.
     fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
-            raise ConfigFileError(file, f"not a regular file ({_kind(mode)})")
+            prefix = "" if what == "config file" else f"{what} is "
+            raise ConfigFileError(file, f"{prefix}not a regular file ({_kind(mode)})")
         with os.fdopen(fd, "rb", closefd=False) as handle:
             # One byte past the limit: a file that grew after the stat is still caught.
             data = handle.read(MAX_CONFIG_BYTES + 1)
     finally:
         os.close(fd)
     if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigFileError(file, f"config file larger than {MAX_CONFIG_BYTES} bytes")
+        raise ConfigFileError(file, f"{what} larger than {MAX_CONFIG_BYTES} bytes")
     return data.decode("utf-8")
 
 

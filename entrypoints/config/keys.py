@@ -91,7 +91,6 @@ MEMORY_SEARCH_KEYS: Final[tuple[Key, ...]] = (
         "store.vector.extensionPath",
         STR,
         "Accepted and ignored.",
-        "store.extension_path",
         ignored="memlane loads the sqlite-vec build of its own Python package",
     ),
     Key(
@@ -185,7 +184,7 @@ MEMORY_SEARCH_KEYS: Final[tuple[Key, ...]] = (
         "sync.sessions.postCompactionForce",
         BOOL,
         "Accepted and ignored.",
-        "sync.sessions.post_compaction_force",
+        fixed_default=True,
         ignored="a rewritten (compacted) transcript is always reindexed: only growth waits for "
         "the delta thresholds",
     ),

@@ -138,7 +138,6 @@ EMBEDDING_KEYS: Final[tuple[Key, ...]] = (
         "local.modelCacheDir",
         STR,
         "Accepted and ignored.",
-        "local.model_cache_dir",
         ignored="memlane downloads no models: the bundled model or `local.modelPath` is used",
     ),
     Key(

@@ -135,11 +135,6 @@ def resolve_workspace(root: Mapping[str, object], agent_id: str | None = None) -
     return None
 
 
-def agent_ids(root: Mapping[str, object]) -> list[str]:
-    """Return the configured agent ids in file order; `["main"]` when `agents.list` is empty."""
-    return list(_Config.parse(root).agents)
-
-
 def default_agent_id(root: Mapping[str, object]) -> str:
     """Return the default agent: the first entry with `default: true`, else the first entry."""
     return _Config.parse(root).default_agent

@@ -13,6 +13,7 @@ from operator import attrgetter
 from typing import Final
 
 from memlane.domain.config import MemorySettings
+from memlane.domain.url_passwords import mask_url_passwords
 from memlane.entrypoints.config.keys import MEMORY_KEYS, MEMORY_SEARCH_KEYS, Key
 from memlane.entrypoints.config.resolve import AGENT_ID_PATTERN
 
@@ -188,7 +189,8 @@ def effective_settings(settings: MemorySettings) -> dict[str, object]:
     """Every key's resolved value, by dotted key (`memory.` for the memory block).
 
     Keys without a settings field (accepted, not used) are left out; header values are withheld,
-    since they may be credentials and their names are enough to check a config.
+    since they may be credentials and their names are enough to check a config; a password in a
+    URL (`remote.baseUrl: http://user:pass@proxy/v1`) is masked.
     """
     shown: dict[str, object] = {}
     for block, keys in (("", MEMORY_SEARCH_KEYS), ("memory.", MEMORY_KEYS)):
@@ -198,5 +200,13 @@ def effective_settings(settings: MemorySettings) -> dict[str, object]:
             value = attrgetter(key.field)(settings)
             if key.kind == "headers":
                 value = tuple(name for name, _ in value)
-            shown[block + key.path] = _json(value)
+            shown[block + key.path] = _without_url_passwords(_json(value))
     return shown
+
+
+def _without_url_passwords(value: object) -> object:
+    if isinstance(value, str):
+        return mask_url_passwords(value)
+    if isinstance(value, list):
+        return [_without_url_passwords(item) for item in value]
+    return value

@@ -19,10 +19,6 @@ from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.meta_table import INDEX_META_KEY
 from memlane.adapters.store.meta_table import recorded_workspace as recorded_workspace_of
 from memlane.adapters.store.quarantine import move_aside
-from memlane.adapters.store.sqlite_event_log import SqliteEventLog
-from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
-from memlane.adapters.store.transfer import SqliteIndexTransfer
-from memlane.adapters.store.transfer import agents as sqlite_agents
 from memlane.application.memory import MemoryManager
 from memlane.application.ports.event_log import EventLog
 from memlane.application.ports.file_source import ChangeWatcher, FileSource
@@ -35,22 +31,18 @@ from memlane.application.writing import WriteNote
 from memlane.domain.config import MemorySettings
 from memlane.domain.redaction import Redactor
 from memlane.domain.sources import Source
-from memlane.entrypoints.config.env import (
-    progress_every_seconds,
-    store_url_for,
-)
-from memlane.entrypoints.config.runtime import RuntimeConfig, store_path
+from memlane.entrypoints.config.env import progress_every_seconds
+from memlane.entrypoints.config.runtime import RuntimeConfig
 from memlane.entrypoints.container.agents import StoreAgentIndexes
 from memlane.entrypoints.container.application import Application
 from memlane.entrypoints.container.embedding import HTTP_PROVIDERS as HTTP_PROVIDERS
 from memlane.entrypoints.container.embedding import _meta_reader, make_runtime, provider_factories
 from memlane.entrypoints.container.embedding import http_provider_class as http_provider_class
 from memlane.entrypoints.container.lease import lease_scope, watch_lease_for
+from memlane.entrypoints.container.stores import family_of, family_of_target
 
 if TYPE_CHECKING:
-    from memlane.adapters.postgres.database import PostgresDatabase
-
-    StoreDatabase = SqliteDatabase | PostgresDatabase
+    from memlane.entrypoints.container.stores import StoreDatabase
 
 # What a search with the bundled model on the SQLite store does not need is imported when it is
 # used: the HTTP providers (`embedding`), the PostgreSQL adapters and watchdog. A fresh
@@ -118,85 +110,42 @@ def _recovery(store: IndexStore) -> Callable[[], RecoveryStats] | None:
     return stats
 
 
-def _postgres_database(url: str) -> PostgresDatabase:
-    from memlane.adapters.postgres.database import PostgresDatabase
-
-    return PostgresDatabase.open(url)
-
-
 def open_database(rc: RuntimeConfig, env: Mapping[str, str]) -> StoreDatabase:
     """The database `store.driver` names: the agent's SQLite file, or the shared PostgreSQL."""
-    if rc.settings.store.driver == "postgres":
-        return _postgres_database(store_url_for(rc.settings, env))
-    return SqliteDatabase.open(rc.store_path, load_vector=rc.settings.store.vector_enabled)
+    return family_of(rc).open(rc, env)
 
 
 def index_store_for(rc: RuntimeConfig, db: StoreDatabase) -> IndexStore:
     """The IndexStore of the agent in `db`."""
-    if isinstance(db, SqliteDatabase):
-        return SqliteIndexStore(db)
-    from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
-
-    return PostgresIndexStore(db, rc.agent_id)
+    return family_of(rc).index_store(db, rc.agent_id)
 
 
 def event_log_for(rc: RuntimeConfig, db: StoreDatabase) -> EventLog:
     """The EventLog of the agent in `db`."""
-    if isinstance(db, SqliteDatabase):
-        return SqliteEventLog(db)
-    from memlane.adapters.postgres.postgres_event_log import PostgresEventLog
-
-    return PostgresEventLog(db, rc.agent_id)
+    return family_of(rc).event_log(db, rc.agent_id)
 
 
 def sync_lock_for(rc: RuntimeConfig, database: Callable[[], StoreDatabase]) -> SyncLock | None:
     """The cross-host sync lock of a shared store (a SQLite file needs none, and is not opened
-    here: `database` is only called for PostgreSQL)."""
-    if rc.settings.store.driver != "postgres":
-        return None
-    db = database()
-    if isinstance(db, SqliteDatabase):
-        return None
-    from memlane.adapters.postgres.sync_lock import PostgresSyncLock
-
-    return PostgresSyncLock(db, rc.agent_id)
-
-
-def _is_postgres_url(target: str) -> bool:
-    return target.startswith(("postgresql://", "postgresql+psycopg://", "postgres://"))
+    here: `database` is only called when the family has a lock)."""
+    family = family_of(rc)
+    return family.sync_lock(database(), rc.agent_id) if family.needs_sync_lock() else None
 
 
 def stored_agents(rc: RuntimeConfig, env: Mapping[str, str]) -> list[str]:
     """The agents the configured store holds (`store copy --all-agents`)."""
-    if rc.settings.store.driver == "postgres":
-        from memlane.adapters.postgres.transfer import agents as postgres_agents
-
-        db = _postgres_database(store_url_for(rc.settings, env))
-        try:
-            return postgres_agents(db)
-        finally:
-            db.close()
-    return sqlite_agents(rc.state_dir)
+    return family_of(rc).agents(rc, env)
 
 
 def configured_transfer(rc: RuntimeConfig, env: Mapping[str, str], agent: str) -> IndexTransfer:
     """Bulk access to `agent`'s index in the configured store (the copy's source)."""
-    if rc.settings.store.driver == "postgres":
-        from memlane.adapters.postgres.transfer import PostgresIndexTransfer
-
-        return PostgresIndexTransfer(_postgres_database(store_url_for(rc.settings, env)), agent)
-    return SqliteIndexTransfer.open(store_path(rc.settings, rc.state_dir, agent, env))
+    return family_of(rc).transfer(rc, env, agent)
 
 
 def target_transfer(target: str, agent: str) -> IndexTransfer:
     """Bulk access to `agent`'s index at `target`: a PostgreSQL URL, or a SQLite state dir
     (`sqlite:DIR` or DIR; the index goes to DIR/agents/<agent>/memory.db)."""
-    if _is_postgres_url(target):
-        from memlane.adapters.postgres.transfer import PostgresIndexTransfer
-
-        return PostgresIndexTransfer(_postgres_database(target), agent)
-    state = Path(target.removeprefix("sqlite:")).expanduser()
-    return SqliteIndexTransfer.open(state / "agents" / agent / "memory.db")
+    return family_of_target(target).target_transfer(target, agent)
 
 
 def note_writer(workspace: str, extra_paths: Sequence[str] = ()) -> NoteWriter:
@@ -208,11 +157,16 @@ def note_writer(workspace: str, extra_paths: Sequence[str] = ()) -> NoteWriter:
 
 
 def note_writing(manager: MemoryManager) -> WriteNote:
-    """The `memory_write` use case for a live manager: its workspace, the real clock, its sync."""
+    """The `memory_write` use case for a live manager: its workspace, the real clock, its sync.
+
+    What it writes is redacted with the catalogue and the configured extra patterns, even when
+    `redaction.enabled` is false (that key is about indexing); only the tool's `redact: false`
+    writes a text as given."""
     return WriteNote(
         writer=note_writer(manager.workspace, manager.settings.extra_paths),
         clock=SystemClock(),
         refresh=manager.sync,
+        redact=Redactor(manager.settings.redaction.extra_patterns).redaction,
     )
 
 

@@ -1,9 +1,7 @@
 """Entry points (composition): the AgentIndexes of a shared store, over the configured family.
 
-PostgreSQL: one database holds every agent; an agent is known when the database registered it.
-SQLite: agents sharing a state directory each have their own index file there
-(`store.path` templates with `{agentId}` included); an agent is known when its file exists.
-The other agents' indexes are opened for searching only: nothing here syncs them, since their
+Which agents a store holds and how their indexes open is the family's (`stores.py`). The other
+agents' indexes are opened for searching only: nothing here syncs them, since their
 workspaces belong to their own processes (possibly on other hosts).
 """
 
@@ -12,22 +10,14 @@ from __future__ import annotations
 import threading
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from memlane.adapters.sources.filesystem import FilesystemMemorySource
 from memlane.adapters.sources.jsonl_sessions import JsonlSessionSource
-from memlane.adapters.store.database import SqliteDatabase
-from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
-from memlane.adapters.store.transfer import agents as sqlite_agents
 from memlane.application.ports.agent_indexes import AgentFiles
 from memlane.application.ports.file_source import FileMissing
 from memlane.application.ports.index_store import IndexStore
-from memlane.domain.agents import UnknownAgent
-from memlane.entrypoints.config.env import store_url_for
-from memlane.entrypoints.config.runtime import RuntimeConfig, sessions_dir, store_path
-
-if TYPE_CHECKING:  # imported when a PostgreSQL store is used, not by every SQLite search
-    from memlane.adapters.postgres.database import PostgresDatabase
+from memlane.entrypoints.config.runtime import RuntimeConfig, sessions_dir
+from memlane.entrypoints.container.stores import AgentOpener, family_of
 
 
 class StoreAgentIndexes:
@@ -38,14 +28,16 @@ class StoreAgentIndexes:
         self._env = dict(env)
         self._lock = threading.Lock()
         self._open: dict[str, IndexStore] = {}
-        self._postgres: PostgresDatabase | None = None
+        self._opener: AgentOpener | None = None
 
     def index(self, agent: str) -> IndexStore:
         """The index of `agent` (opened once). Raises UnknownAgent, StoreError."""
         with self._lock:
             store = self._open.get(agent)
             if store is None:
-                store = self._open_index(agent)
+                if self._opener is None:
+                    self._opener = family_of(self._rc).agent_opener(self._rc, self._env)
+                store = self._opener.index(agent)
                 self._open[agent] = store
             return store
 
@@ -77,36 +69,8 @@ class StoreAgentIndexes:
         """Release every opened index; idempotent."""
         with self._lock:
             stores, self._open = list(self._open.values()), {}
-            database, self._postgres = self._postgres, None
+            opener, self._opener = self._opener, None
         for store in stores:
             store.close()
-        if database is not None:
-            database.close()
-
-    def _open_index(self, agent: str) -> IndexStore:
-        settings = self._rc.settings
-        if settings.store.driver == "postgres":
-            from memlane.adapters.postgres.database import PostgresDatabase
-            from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
-            from memlane.adapters.postgres.transfer import agents as postgres_agents
-
-            if self._postgres is None:
-                self._postgres = PostgresDatabase.open(store_url_for(settings, self._env))
-            known = postgres_agents(self._postgres)
-            if agent not in known:
-                raise UnknownAgent(agent, store="the PostgreSQL store", known=known)
-            # The indexes share this one database; closing any of them disposes its engine,
-            # which only happens in `close`, when all of them go.
-            return PostgresIndexStore(self._postgres, agent)
-        path = store_path(settings, self._rc.state_dir, agent, self._env)
-        if path == self._rc.store_path:
-            # A `store.path` without `{agentId}` names one file for every agent: it holds this
-            # agent's index only, and must not answer as another agent's.
-            raise UnknownAgent(agent, store=str(path), known=[self._rc.agent_id])
-        if not path.is_file():
-            raise UnknownAgent(
-                agent, store=f"{path.parent.parent}", known=sqlite_agents(self._rc.state_dir)
-            )
-        # Opening migrates an index of an older schema, as that agent's own process would.
-        database = SqliteDatabase.open(path, load_vector=settings.store.vector_enabled)
-        return SqliteIndexStore(database)
+        if opener is not None:
+            opener.close()

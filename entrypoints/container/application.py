@@ -211,11 +211,14 @@ class Application(containers.DeclarativeContainer):
         agents=agents,
         clock=clock,
     )
-    reading = providers.Singleton(
-        Reading, agents=agents, redact=redact, redact_notes=settings.provided.redaction.notes
-    )
+    reading = providers.Singleton(Reading, settings=settings, agents=agents, redact=redact)
     reporting = providers.Singleton(
-        Reporting, status=status, watcher=index_watcher, event_log=event_log, bus=bus
+        Reporting,
+        settings=settings,
+        status=status,
+        watcher=index_watcher,
+        event_log=event_log,
+        bus=bus,
     )
     manager = providers.Singleton(
         MemoryManager,

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 from collections.abc import Mapping
 
 from memlane.adapters.sources.watch_lease import FileWatchLease
-from memlane.entrypoints.config.env import store_url_for
 from memlane.entrypoints.config.runtime import RuntimeConfig
+from memlane.entrypoints.container.stores import family_of
 
 
 def watch_lease_for(rc: RuntimeConfig) -> FileWatchLease:
@@ -20,10 +19,6 @@ def lease_scope(rc: RuntimeConfig, env: Mapping[str, str], scope_hash: str) -> s
     """What a watcher and a searcher must share for one's freshness to hold for the other:
     the workspace, the index (a PostgreSQL URL only as a digest: the file is on disk), the
     sources and the extra paths (`scope_hash`)."""
-    if rc.settings.store.driver == "postgres":
-        url = store_url_for(rc.settings, env)
-        index = "postgres:" + hashlib.sha256(url.encode()).hexdigest()[:16]
-    else:
-        index = f"sqlite:{rc.store_path.resolve()}"
+    index = family_of(rc).identity(rc, env)
     scope = [str(rc.workspace.resolve()), index, rc.agent_id, list(rc.settings.sources), scope_hash]
     return json.dumps(scope, ensure_ascii=False)

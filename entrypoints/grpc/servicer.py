@@ -1,18 +1,9 @@
 """Entry point: the gRPC MemoryService servicer (proto <-> memory manager) and its error table.
 
-Errors reach clients through one table, `ERROR_STATUS`, checked in order (subclasses first):
-
-    MemoryDisabled (memorySearch.enabled false)  FAILED_PRECONDITION
-    InvalidQuery, ConfigError                   INVALID_ARGUMENT
-    FileRefused                                 PERMISSION_DENIED
-    FileMissing                                 NOT_FOUND
-    EmbeddingTimeout                            DEADLINE_EXCEEDED
-    EmbeddingUnavailable                        UNAVAILABLE
-    EmbeddingRejected, ProviderNotConfigured    FAILED_PRECONDITION
-    StoreError                                  INTERNAL
-    SyncFailed (a change not committed)         INTERNAL
-    ServerLimitError                            RESOURCE_EXHAUSTED (too many streams, slow reader)
-    anything else                               INTERNAL, details hidden, logged once with traceback
+Errors reach clients through the one error table of every face, `entrypoints/errors.py`: its
+row's status code, the error's message as details; an unexpected error is INTERNAL with its
+details hidden and logged once with its traceback. The server's own limits (too many event
+streams, a slow reader) are RESOURCE_EXHAUSTED (`ServerLimitError`).
 
 Logging: one `rpc.handled` line per call with `rpc`, `request_id`, `code` and `duration_ms`; never a
 query, a snippet, file text or a token. The request id comes from the caller's `x-request-id`
@@ -36,15 +27,7 @@ from typing import Final, NoReturn, Protocol, TypeVar
 import grpc
 import structlog
 
-from memlane.application.ports.embedding import (
-    EmbeddingRejected,
-    EmbeddingTimeout,
-    EmbeddingUnavailable,
-    ProviderNotConfigured,
-)
 from memlane.application.ports.event_log import RecordedEvent
-from memlane.application.ports.file_source import FileMissing, FileRefused
-from memlane.application.ports.index_store import StoreError
 from memlane.application.reports import (
     GetResult,
     SearchResponse,
@@ -52,9 +35,9 @@ from memlane.application.reports import (
     SyncProgress,
     SyncReport,
 )
-from memlane.application.sync_trigger import SyncFailed, SyncTrigger
-from memlane.domain.errors import ConfigError, InvalidQuery, MemoryDisabled
+from memlane.application.sync_trigger import SyncTrigger
 from memlane.domain.events import type_name
+from memlane.entrypoints.errors import kind_of, message
 from memlane.entrypoints.grpc._generated import memlane_pb2 as pb
 from memlane.entrypoints.grpc._generated import memlane_pb2_grpc as pb_grpc
 from memlane.entrypoints.grpc.messages import (
@@ -64,6 +47,7 @@ from memlane.entrypoints.grpc.messages import (
     status_report_to_pb,
     sync_report_to_pb,
 )
+from memlane.entrypoints.logging import redacted_summary
 
 SERVICE_NAME: Final = pb.DESCRIPTOR.services_by_name["MemoryService"].full_name
 REQUEST_ID_KEY: Final = "x-request-id"
@@ -76,21 +60,6 @@ _SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 class ServerLimitError(Exception):
     """The server's own limits (concurrent event streams, a slow watcher's backlog) were hit."""
 
-
-ERROR_STATUS: Final[tuple[tuple[type[BaseException], grpc.StatusCode], ...]] = (
-    (MemoryDisabled, grpc.StatusCode.FAILED_PRECONDITION),
-    (InvalidQuery, grpc.StatusCode.INVALID_ARGUMENT),
-    (ConfigError, grpc.StatusCode.INVALID_ARGUMENT),
-    (FileRefused, grpc.StatusCode.PERMISSION_DENIED),
-    (FileMissing, grpc.StatusCode.NOT_FOUND),
-    (EmbeddingTimeout, grpc.StatusCode.DEADLINE_EXCEEDED),
-    (EmbeddingUnavailable, grpc.StatusCode.UNAVAILABLE),
-    (EmbeddingRejected, grpc.StatusCode.FAILED_PRECONDITION),
-    (ProviderNotConfigured, grpc.StatusCode.FAILED_PRECONDITION),
-    (StoreError, grpc.StatusCode.INTERNAL),
-    (SyncFailed, grpc.StatusCode.INTERNAL),  # a change could not be committed (disk full, I/O)
-    (ServerLimitError, grpc.StatusCode.RESOURCE_EXHAUSTED),
-)
 
 _log = structlog.get_logger("memlane.grpc")
 T = TypeVar("T")
@@ -140,11 +109,11 @@ class ServedManager(Protocol):
 
 
 def status_for(exc: BaseException) -> grpc.StatusCode | None:
-    """Return the status code `ERROR_STATUS` gives `exc`, or None for an unexpected error."""
-    for error_type, code in ERROR_STATUS:
-        if isinstance(exc, error_type):
-            return code
-    return None
+    """The status code of `exc` (entrypoints/errors.py), or None for an unexpected error."""
+    if isinstance(exc, ServerLimitError):
+        return grpc.StatusCode.RESOURCE_EXHAUSTED
+    kind = kind_of(exc)
+    return None if kind is None else grpc.StatusCode[kind.grpc_code]
 
 
 # ---- one call's bookkeeping ----
@@ -182,11 +151,12 @@ class _Rpc:
         """Log `exc` once and end the call with its mapped status."""
         code = status_for(exc)
         if code is None:
-            self.log.error(
+            self.log.error(  # kind and redacted summary; the traceback without locals
                 "rpc.handled",
                 code=grpc.StatusCode.INTERNAL.name,
                 duration_ms=self.elapsed_ms(),
                 error=type(exc).__name__,
+                summary=redacted_summary(exc),
                 exc_info=exc,
             )
             self.context.abort(
@@ -196,7 +166,7 @@ class _Rpc:
         level(
             "rpc.handled", code=code.name, duration_ms=self.elapsed_ms(), error=type(exc).__name__
         )
-        self.context.abort(code, str(exc) or type(exc).__name__)
+        self.context.abort(code, message(exc))
 
     def run(self, call: Callable[[], T]) -> T:
         """Run `call` with the ids bound; map any exception to a status."""

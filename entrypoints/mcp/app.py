@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 
 import anyio
 
 from memlane.application.memory import MemoryManager
+from memlane.entrypoints.api import runtime_of
 from memlane.entrypoints.container import memory_listing, note_writing
 from memlane.entrypoints.mcp.http import build_http_app, serve_http
 from memlane.entrypoints.mcp.server import build_server, serve_stdio, start_background
-from memlane.entrypoints.mcp.tools import MemoryTools
+from memlane.entrypoints.mcp.tools import MemoryTools, PathHider, host_roots
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,8 +28,18 @@ class HttpOptions:
 
 
 def memory_tools(manager: MemoryManager, *, read_only: bool) -> MemoryTools:
-    """The MCP tools over `manager`; memory_write only when not read-only."""
-    return MemoryTools(manager=manager, write_note=None if read_only else note_writing(manager))
+    """The MCP tools over `manager`; memory_write only when not read-only; no host path shown."""
+    runtime = runtime_of(manager)
+    roots = host_roots(
+        str(Path(manager.workspace).resolve()),
+        None if runtime is None else str(runtime.state_dir.resolve()),
+        str(Path.home()),
+    )
+    return MemoryTools(
+        manager=manager,
+        write_note=None if read_only else note_writing(manager),
+        hide=PathHider(roots),
+    )
 
 
 def run_mcp(manager: MemoryManager, *, read_only: bool, http: HttpOptions | None) -> None:

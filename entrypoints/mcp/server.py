@@ -143,10 +143,9 @@ def build_server(tools: MemoryTools, list_memory_files: Lister) -> Server[Any]:
         if path.startswith("sessions/"):
             raise MCPError(code=INVALID_PARAMS, message=f"not a memory note: {uri}")
         payload = await anyio.to_thread.run_sync(tools.get, {"path": path})
-        if payload.get("disabled"):
-            raise MCPError(
-                code=INVALID_PARAMS, message=str(payload.get("error")), data={"uri": uri}
-            )
+        if "error" in payload:
+            message = tools.hide.text(str(payload["error"]))
+            raise MCPError(code=INVALID_PARAMS, message=message, data={"uri": uri})
         return ReadResourceResult(
             contents=[
                 TextResourceContents(uri=uri, mime_type="text/markdown", text=str(payload["text"]))
@@ -185,7 +184,7 @@ def start_background(tools: MemoryTools) -> threading.Thread:
 
     def run() -> None:
         manager = tools.manager
-        if not manager.settings.enabled:  # nothing to index: the tools answer "disabled"
+        if not manager.settings.enabled:  # nothing to index: the tools say memory is off
             tools.first_sync.set()
             return
         try:

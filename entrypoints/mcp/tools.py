@@ -1,75 +1,38 @@
-"""Entry point: the MCP tools: names, model-facing descriptions, schemas, one error table.
+"""Entry point: the MCP tools: names, model-facing descriptions, schemas, their errors.
 
 Search and get reuse the agent-tool payloads of `entrypoints.api`, so an MCP host sees exactly
-what an embedded agent sees, `disabled` payloads included. Any payload that reports a failure
-is returned as a tool error (`isError`), with the payload as its text, so the model reads why.
-
-Errors reach the model through `ERROR_TEXT`, checked in order (subclasses first):
-
-    MemoryDisabled                   disabled: ... (memorySearch.enabled is false)
-    InvalidQuery, ConfigError        invalid arguments: ...
-    FileRefused                      refused: ...
-    FileMissing                      not found: ...
-    FileTooLarge                     too large: ...
-    SourceError (NoteWriteFailed)    file error: ...
-    EmbeddingError                   embedding provider failed: ...
-    StoreError, EventLogError        index error: ...
-    SyncFailed                       sync failed: ...
-    anything else                    internal error (details in the server log)
+what an embedded agent sees. Every failure takes its form from the one error table of every
+face (`entrypoints/errors.py`): a tool error (`isError`) whose payload says what went wrong;
+`disabled: true` only when memory is off or broken. Arguments are first checked against the
+tool's declared input schema (`arguments.py`): a wrong call is `invalid arguments: ...` with
+the fields the tool expects. No tool text names an absolute host path: paths inside the
+workspace are shown relative to it, the workspace and state directory by name (`PathHider`).
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Final
 
 import structlog
 from mcp.types import ToolAnnotations
 
+from memlane.application.enabled import require_enabled
 from memlane.application.memory import MemoryManager
-from memlane.application.ports.embedding import EmbeddingError
-from memlane.application.ports.event_log import EventLogError
-from memlane.application.ports.file_source import (
-    FileMissing,
-    FileRefused,
-    FileTooLarge,
-    SourceError,
-)
-from memlane.application.ports.index_store import StoreError
 from memlane.application.scheduler import FIRST_SYNC_RUNNING
-from memlane.application.sync_trigger import SyncFailed
 from memlane.application.writing import WriteNote
-from memlane.domain.errors import ConfigError, InvalidQuery, MemoryDisabled
+from memlane.domain.errors import InvalidQuery, MemoryDisabled
 from memlane.entrypoints.api import memory_get_tool, memory_search_tool
 from memlane.entrypoints.casing import camel_dict
+from memlane.entrypoints.errors import INVALID_ARGUMENTS, failure_payload, kind_of
+from memlane.entrypoints.logging import redacted_summary
+from memlane.entrypoints.mcp.arguments import check_arguments, expected_fields
 
 Payload = dict[str, object]
 _log = structlog.get_logger("memlane.mcp")
-
-ERROR_TEXT: Final[tuple[tuple[type[BaseException], str], ...]] = (
-    (MemoryDisabled, "disabled"),
-    (InvalidQuery, "invalid arguments"),
-    (ConfigError, "invalid arguments"),
-    (FileRefused, "refused"),
-    (FileMissing, "not found"),
-    (FileTooLarge, "too large"),
-    (SourceError, "file error"),
-    (EmbeddingError, "embedding provider failed"),
-    (StoreError, "index error"),
-    (EventLogError, "index error"),
-    (SyncFailed, "sync failed"),
-)
-
-
-def error_text(exc: BaseException) -> str:
-    """The message a tool error carries for `exc`; unexpected errors say only where to look."""
-    for error_type, prefix in ERROR_TEXT:
-        if isinstance(exc, error_type):
-            return f"{prefix}: {exc}"
-    return "internal error (details in the server log)"
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,8 +54,9 @@ SEARCH = ToolSpec(
         "and whenever the user refers to an earlier conversation. Returns ranked hits with "
         "path, startLine, endLine, score, snippet and source. Cite what you use as "
         "path#Lstart-Lend (the `citation` field when present). Follow up with memory_get for "
-        "more lines. If the result has disabled=true, memory is unavailable: tell the user "
-        "instead of guessing. `warnings` means the results may be incomplete."
+        "more lines. A tool error with disabled=true means memory is turned off or broken: "
+        "tell the user instead of guessing; any other tool error says what to fix in the call "
+        "and the expected fields. `warnings` means the results may be incomplete."
     ),
     schema={
         "type": "object",
@@ -146,7 +110,9 @@ WRITE = ToolSpec(
         "about the user or the project, a todo. By default appends to today's daily note "
         "(memory/YYYY-MM-DD.md); pass path 'memory/<topic>.md' for a named note and "
         "mode 'replace' to rewrite it. Write short Markdown in your own words and never store "
-        "secrets. The note is searchable as soon as this returns; cite the returned path."
+        "secrets: API keys, tokens, passwords and private keys are masked before writing "
+        "(`masked` in the reply says what), unless you pass redact: false. The note is "
+        "searchable as soon as this returns; cite the returned path."
     ),
     schema={
         "type": "object",
@@ -157,6 +123,14 @@ WRITE = ToolSpec(
                 "description": "MEMORY.md or memory/<name>.md; default today's daily note.",
             },
             "mode": {"type": "string", "enum": ["append", "replace"], "default": "append"},
+            "redact": {
+                "type": "boolean",
+                "default": True,
+                "description": (
+                    "Mask secrets in the text before writing (default). false stores the text "
+                    "exactly as given: only when the user asked to keep that value."
+                ),
+            },
         },
         "required": ["text"],
         "additionalProperties": False,
@@ -170,7 +144,7 @@ STATUS = ToolSpec(
     description=(
         "Report the state of the memory index: provider and model, search mode, files and "
         "chunks per source, pending changes, the last sync and problems found. Call it when "
-        "memory_search reports disabled or seems to miss notes that should exist."
+        "memory_search reports disabled=true or seems to miss notes that should exist."
     ),
     schema={
         "type": "object",
@@ -183,6 +157,57 @@ STATUS = ToolSpec(
 )
 
 
+class PathHider:
+    """Replace absolute host paths in tool text: a path inside the workspace becomes relative to
+    it, the workspace itself `<workspace>`, the state directory `<state dir>`, home `~`.
+
+    `roots` maps each absolute folder to its shown name; the longest (innermost) wins.
+    """
+
+    def __init__(self, roots: Mapping[str, str] | None = None) -> None:
+        found = ((p.rstrip("/"), name) for p, name in (roots or {}).items() if p.rstrip("/"))
+        # A root ends at a `/` or where a path part ends (`/a/ws` is not in `/a/ws2`).
+        self._roots = [
+            (re.compile(re.escape(root) + r"(/|(?![\w-]|\.\w))"), name)
+            for root, name in sorted(found, key=lambda r: len(r[0]), reverse=True)
+        ]
+
+    def text(self, value: str) -> str:
+        """`value` with every known root replaced by its name."""
+        for pattern, name in self._roots:
+            inside = "" if name == "<workspace>" else f"{name}/"
+
+            def shown(match: re.Match[str], name: str = name, inside: str = inside) -> str:
+                return inside if match.group(1) else name
+
+            value = pattern.sub(shown, value)
+        return value
+
+    def __call__(self, payload: Payload) -> Payload:
+        hidden = self._value(payload)
+        assert isinstance(hidden, dict)
+        return hidden
+
+    def _value(self, value: object) -> object:
+        if isinstance(value, str):
+            return self.text(value)
+        if isinstance(value, dict):
+            return {k: self._value(v) for k, v in value.items()}
+        if isinstance(value, list | tuple):
+            return [self._value(v) for v in value]
+        return value
+
+
+def host_roots(workspace: str, state_dir: str | None, home: str | None) -> dict[str, str]:
+    """The folders a tool text must not show, with the names shown instead."""
+    roots = {workspace: "<workspace>"}
+    if state_dir:
+        roots[state_dir] = "<state dir>"
+    if home:
+        roots[home] = "~"
+    return roots
+
+
 @dataclass
 class MemoryTools:
     """The tool implementations over one live manager (blocking; callers use a worker thread).
@@ -193,6 +218,7 @@ class MemoryTools:
     manager: MemoryManager
     write_note: WriteNote | None
     first_sync: threading.Event = field(default_factory=threading.Event)
+    hide: PathHider = field(default_factory=PathHider)
 
     def specs(self) -> list[ToolSpec]:
         """The tools this server offers (memory_write only when writing is allowed)."""
@@ -235,7 +261,10 @@ class MemoryTools:
             raise InvalidQuery("path must be a string")
         if mode not in ("append", "replace"):
             raise InvalidQuery("mode must be 'append' or 'replace'")
-        result = self.write_note(text, path=path, mode=mode)
+        redact = args.get("redact", True)
+        if not isinstance(redact, bool):
+            raise InvalidQuery("redact must be true or false")
+        result = self.write_note(text, path=path, mode=mode, redact=redact)
         payload: Payload = {
             "path": result.path,
             "mode": result.mode,
@@ -243,6 +272,9 @@ class MemoryTools:
             "size": result.size,
             "indexed": result.indexed,
             "citation": result.path,
+            # What was masked, by kind, never the secrets; {} when nothing was (or redact false).
+            "redacted": result.redacted,
+            "masked": dict(result.masked),
         }
         if result.index_error is not None:
             payload["warning"] = f"saved, but the index is behind: {result.index_error}"
@@ -250,13 +282,24 @@ class MemoryTools:
 
     def status(self, args: Mapping[str, object]) -> Payload:
         """memory_status: the status report as JSON values, keyed as `status --json` is
-        (camelCase); the search and get payloads keep the reference's own tool shape."""
+        (camelCase); the search and get payloads keep the reference's own tool shape. Memory
+        turned off is a status, not an error: said as `status --json` says it."""
         deep = args.get("deep", False)
         if not isinstance(deep, bool):
             raise InvalidQuery("deep must be true or false")
+        try:
+            require_enabled(self.manager.settings)
+        except MemoryDisabled as exc:
+            return {
+                "agentId": self.manager.agent_id,
+                "enabled": False,
+                "status": "disabled",
+                "reason": str(exc),
+                "firstSyncDone": self.first_sync.is_set(),
+            }
         report = self.manager.status(deep=deep)
         data: Payload = json.loads(json.dumps(camel_dict(asdict(report)), default=str))
-        data["enabled"] = True  # a disabled memory answers with the error payload instead
+        data["enabled"] = True
         data["firstSyncDone"] = self.first_sync.is_set()
         return data
 
@@ -264,18 +307,41 @@ class MemoryTools:
 def run_tool(tools: MemoryTools, name: str, args: Mapping[str, object]) -> tuple[Payload, bool]:
     """Run tool `name`; return its payload and whether it is a tool error.
 
-    Never raises for a failing call: every error becomes a payload the model can read.
-    KeyError only for a tool this server does not offer (the caller answers per protocol).
+    Never raises for a failing call: every error becomes a payload the model can read (its
+    form from entrypoints/errors.py). KeyError only for a tool this server does not offer (the
+    caller answers per protocol).
     """
     handler = tools.handler(name)
-    if handler is None:
+    spec = next((s for s in tools.specs() if s.name == name), None)
+    if handler is None or spec is None:
         raise KeyError(name)
     try:
+        check_arguments(spec.schema, args)
         payload = handler(args)
     except Exception as exc:  # the one error table, never a crashed server
-        if not any(isinstance(exc, t) for t, _ in ERROR_TEXT):
-            _log.exception("mcp_tool_failed", tool=name, error=type(exc).__name__)
+        # The error's kind and a redacted summary; never the arguments (the traceback is
+        # rendered without locals and redacted: entrypoints/logging.py).
+        if kind_of(exc) is None:
+            _log.exception(
+                "mcp_tool_failed",
+                tool=name,
+                error=type(exc).__name__,
+                summary=redacted_summary(exc),
+            )
         else:
             _log.info("mcp_tool_refused", tool=name, error=type(exc).__name__)
-        return {"disabled": True, "error": error_text(exc)}, True
-    return payload, payload.get("disabled") is True
+        payload = failure_payload(exc, tool=_SHAPES.get(name, ""), path=_path_arg(args))
+    failed = "error" in payload
+    # A wrong call the shared payload reported itself (an unknown agent, a blank query).
+    wrong_call = failed and str(payload["error"]).startswith(f"{INVALID_ARGUMENTS}:")
+    if wrong_call and "expected" not in payload:
+        payload["expected"] = expected_fields(spec.schema)
+    return tools.hide(payload), failed
+
+
+_SHAPES = {SEARCH.name: "search", GET.name: "get"}
+
+
+def _path_arg(args: Mapping[str, object]) -> str:
+    path = args.get("path")
+    return path if isinstance(path, str) else ""

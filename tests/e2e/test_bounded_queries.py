@@ -93,8 +93,8 @@ class TestPythonApi:
 
     def test_the_tool_payload_says_it(self, manager: MemoryManager) -> None:
         payload = memory_search_tool(manager, {"query": ABSURD})
-        assert payload["disabled"] is True
-        assert "query too long" in str(payload["error"])
+        assert "disabled" not in payload  # a wrong call, not memory off
+        assert str(payload["error"]).startswith("invalid arguments: query too long")
         assert memory_search_tool(manager, {"query": HUGE})["results"]
 
 
@@ -115,5 +115,5 @@ def test_mcp_memory_search_refuses_an_absurd_query(tmp_path: Path) -> None:
 
     anyio.run(main)
     (payload,) = payloads
-    assert payload["disabled"] is True
-    assert "query too long" in str(payload["error"])
+    assert "disabled" not in payload  # a wrong call, not memory off
+    assert str(payload["error"]).startswith("invalid arguments: query too long")

@@ -67,3 +67,54 @@ def test_a_config_at_the_limits_still_works(home: Path) -> None:
     assert "nested deeper" not in done.stderr and "larger than" not in done.stderr
     assert done.returncode == 0, done.stderr
     assert "MEMORY.md" in done.stdout
+
+
+# Issue #32 item 2: a file named by `$include` is bounded as the main config file is.
+
+
+def _including(home: Path, target: Path | str) -> Path:
+    main = home / "main.json5"
+    main.write_text(f'{{"$include": "{target}", memorySearch: {{provider: "none"}}}}\n')
+    return main
+
+
+def _include_refused(home: Path, target: Path | str, reason: str) -> None:
+    done = memlane(home, "--config", str(_including(home, target)), "search", "tabs", timeout=30)
+    assert done.returncode == 2, done.stderr
+    assert f"{target}: {reason}" in done.stderr
+    assert no_traceback(done)
+    assert not (home / "state" / "agents").exists()
+
+
+@pytest.mark.timeout(60)
+def test_an_included_device_is_refused_without_reading_it(home: Path) -> None:
+    _include_refused(
+        home, "/dev/zero", "included config file is not a regular file (a character device)"
+    )
+
+
+@pytest.mark.timeout(60)
+def test_an_included_fifo_is_refused_instead_of_hanging(home: Path) -> None:
+    fifo = home / "included.fifo"
+    os.mkfifo(fifo)
+    _include_refused(home, fifo, "included config file is not a regular file (a FIFO)")
+
+
+@pytest.mark.timeout(60)
+def test_an_included_directory_is_refused(home: Path) -> None:
+    _include_refused(home, home / "ws", "included config file is not a regular file (a directory)")
+
+
+@pytest.mark.timeout(60)
+def test_an_included_file_over_the_size_limit_is_refused(home: Path) -> None:
+    big = home / "big-include.json5"
+    big.write_text("{}" + " " * MAX_CONFIG_BYTES)
+    _include_refused(home, big, f"included config file larger than {MAX_CONFIG_BYTES} bytes")
+
+
+def test_an_included_file_within_the_limits_still_applies(home: Path) -> None:
+    part = home / "part.json5"
+    part.write_text('{memorySearch: {provider: "none", query: {maxResults: 3}}}\n')
+    done = memlane(home, "--config", str(_including(home, part)), "search", "tabs", timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert "MEMORY.md" in done.stdout

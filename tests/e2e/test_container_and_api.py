@@ -174,14 +174,18 @@ class TestToolPayloads:
         }
         assert json.loads(tool_text(direct))["mode"] == "keyword"
 
-    def test_search_payload_for_bad_input_is_disabled_with_a_reason(
+    def test_search_payload_for_bad_input_is_an_error_not_disabled(
         self, manager: MemoryManager
     ) -> None:
+        """A wrong call says what was wrong; `disabled` is kept for memory off or broken."""
         blank = memory_search_tool(manager, {"query": "  "})
         negative = memory_search_tool(manager, {"query": "x", "maxResults": -3})
 
-        assert blank["disabled"] is True and blank["error"] == "query required"
-        assert negative["disabled"] is True and "maxResults" in str(negative["error"])
+        assert blank["error"] == "invalid arguments: query required"
+        assert "maxResults" in str(negative["error"])
+        assert str(negative["error"]).startswith("invalid arguments: ")
+        assert "disabled" not in blank and "disabled" not in negative
+        assert blank["results"] == [] and blank["action"] == "Fix the tool arguments and retry."
 
     def test_get_payload_opens_session_hits_and_refuses_escapes(
         self, manager: MemoryManager
@@ -191,8 +195,11 @@ class TestToolPayloads:
         blank = memory_get_tool(manager, {"path": ""})
 
         assert hit["text"] == "User: ship the kiwi release"
-        assert escape["disabled"] is True and escape["text"] == ""
-        assert blank == {"path": "", "text": "", "disabled": True, "error": "path required"}
+        assert str(escape["error"]).startswith("refused: ") and escape["text"] == ""
+        assert "disabled" not in escape and "disabled" not in blank
+        assert blank["text"] == "" and str(blank["error"]).startswith(
+            "invalid arguments: path required"
+        )
 
     def test_chat_type_follows_the_session_key(self) -> None:
         assert chat_type(None) == "direct"
@@ -231,7 +238,8 @@ class TestToolPayloads:
         }
         assert {s["text"] for s in spellings} == {"# Deploy\n\nDeploys happen on Tuesdays.\n"}
         assert {s["path"] for s in spellings} == {"memory/2026-11-03.md"}
-        assert all(p["disabled"] is True and p["text"] == "" for p in probes), probes
+        assert all(str(p["error"]).startswith("refused: ") for p in probes), probes
+        assert all(p["text"] == "" and "disabled" not in p for p in probes), probes
 
     def test_negative_from_is_clamped_to_the_first_line(self, manager: MemoryManager) -> None:
         got = memory_get_tool(manager, {"path": "MEMORY.md", "from": -4, "lines": 1})

@@ -9,6 +9,7 @@ runs them against the real manager; tests that need to inject errors or append e
 
 from __future__ import annotations
 
+import json
 import shutil
 import subprocess
 import threading
@@ -53,6 +54,7 @@ from memlane.entrypoints.grpc._generated import memlane_pb2, memlane_pb2_grpc
 from memlane.entrypoints.grpc.client import MemlaneClient, MemlaneRpcError
 from memlane.entrypoints.grpc.server import TlsConfig, build_server
 from memlane.entrypoints.grpc.servicer import SERVICE_NAME, MemoryServicer, ServedManager
+from memlane.entrypoints.logging import configure_logging
 
 pytestmark = pytest.mark.e2e
 
@@ -689,6 +691,40 @@ class TestErrorMapping:
         assert len(errors) == 1
         assert errors[0]["request_id"] == error.request_id
         assert errors[0]["rpc"] == "Search"
+
+
+class TestFailureLogsKeepNoSecrets:
+    """Issue #32 items 5 and 6: an internal failure logs its kind and a redacted summary (no
+    request fields, no traceback locals); a mapped error's text masks URL passwords."""
+
+    KEY = "sk-proj-" + "Hy7Gt5Rf3Ed1Ws9Qa2Zx4Cv6Bn8Mk0Lp"
+    URL = "postgresql://app:Pw-do-not-log-42@db.internal/prod"
+
+    def test_an_internal_error_carrying_a_secret_leaves_none_in_the_logs(
+        self, canned_served: Served, canned: CannedManager, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        configure_logging(json=True, level="info")  # to the stderr capsys captures in the test
+        canned.fail_with = RuntimeError(f"driver echoed OPENAI_API_KEY={self.KEY} at {self.URL}")
+
+        error = rpc_error(lambda: canned_served.client.search(f"find {self.KEY}"))
+
+        assert error.code is CODE.INTERNAL
+        logs = capsys.readouterr().err
+        assert self.KEY not in logs and "Pw-do-not-log-42" not in logs
+        [record] = [json.loads(ln) for ln in logs.splitlines() if '"error"' in ln]
+        assert record["error"] == "RuntimeError" and record["code"] == "INTERNAL"
+        assert "db.internal/prod" in record["summary"]
+        assert all("locals" not in f for f in record["exception"][0]["frames"])
+
+    def test_a_mapped_error_masks_a_url_password_for_the_client(
+        self, canned_served: Served, canned: CannedManager
+    ) -> None:
+        canned.fail_with = StoreError(f"cannot reach {self.URL}")
+
+        error = rpc_error(lambda: canned_served.client.search("q"))
+
+        assert "postgresql://app:***@db.internal/prod" in error.details
+        assert "Pw-do-not-log-42" not in error.details
 
 
 class TestLogging:

@@ -157,7 +157,9 @@ class TestStdioServer:
             )
             assert outside.is_error and "refused" in _payload(outside)["error"]  # type: ignore[operator]
             escape = await client.call_tool("memory_get", {"path": "../outside.md"})
-            assert escape.is_error and _payload(escape)["disabled"] is True
+            refused = _payload(escape)
+            assert escape.is_error and str(refused["error"]).startswith("refused: ")
+            assert "disabled" not in refused  # a refused path is the call's fault
             other = await client.call_tool(
                 "memory_search", {"query": "x", "agents": ["main", "ops"]}
             )
@@ -188,6 +190,76 @@ class TestStdioServer:
 
         _run(home, scenario, "--read-only")
         assert not (home.workspace / "memory").joinpath("x.md").exists()
+
+
+class TestArgumentMistakes:
+    """Issue 30 item 3, issue 32 item 7: a wrong call is a tool error that says what was wrong
+    and the fields the tool expects, never `disabled`; no tool text shows a host path."""
+
+    def test_wrong_arguments_are_tool_errors_with_the_expected_fields(self, home: Home) -> None:
+        texts: list[str] = []
+        found: dict[str, dict[str, object]] = {}
+
+        async def call(client: Client, name: str, label: str, args: dict[str, object]) -> None:
+            result = await client.call_tool(name, args)
+            texts.append(result.content[0].text)  # type: ignore[union-attr]
+            assert result.is_error, (label, result)
+            found[label] = _payload(result)
+
+        async def scenario(client: Client) -> None:
+            await _search(client, "warm-up")
+            await call(
+                client, "memory_write", "content", {"content": "remember the VPN key rotation"}
+            )
+            await call(client, "memory_write", "mode", {"text": "x", "mode": "overwrite"})
+            await call(client, "memory_search", "type", {"query": "deploy", "maxResults": "5"})
+            await call(client, "memory_search", "missing", {"maxResults": 3})
+            await call(client, "memory_search", "agent", {"query": "deploy", "agents": ["ops"]})
+            await call(client, "memory_get", "lines", {"path": "MEMORY.md", "lines": "all"})
+            tools = (await client.list_tools()).tools
+            texts.extend(t.description or "" for t in tools)
+            texts.append(json.dumps(_payload(await client.call_tool("memory_status", {}))))
+
+        _run(home, scenario)
+        for label, payload in found.items():
+            assert "disabled" not in payload and "unavailable" not in payload, (label, payload)
+            assert str(payload["error"]).startswith("invalid arguments: "), (label, payload)
+            assert isinstance(payload["expected"], dict), (label, payload)
+        content = found["content"]
+        assert "unknown field 'content'" in str(content["error"])
+        assert "missing required field 'text'" in str(content["error"])
+        expected = content["expected"]
+        assert isinstance(expected, dict) and set(expected) == {"text", "path", "mode", "redact"}
+        assert "required" in expected["text"]
+        assert "'append', 'replace'" in str(found["mode"]["error"])
+        assert "field 'maxResults' must be an integer, not a string" in str(found["type"]["error"])
+        assert "missing required field 'query'" in str(found["missing"]["error"])
+        assert "unknown agent 'ops'" in str(found["agent"]["error"])
+        assert "field 'lines' must be an integer" in str(found["lines"]["error"])
+        assert not (home.workspace / "memory").joinpath("x.md").exists()
+        for text in texts:  # no host path: the workspace, the state dir, the home folder
+            assert str(home.root) not in text, text
+        assert not any("unavailable" in t.lower() for t in texts[: len(found)])
+
+    def test_memory_really_off_is_disabled(self, home: Home) -> None:
+        """`disabled` is kept for memory that is off (or broken), and status says it is off."""
+        home.config.write_text(
+            "{agents: {defaults: {memorySearch: {enabled: false, provider: 'none'}}}}",
+            encoding="utf-8",
+        )
+        got: list[CallToolResult] = []
+
+        async def scenario(client: Client) -> None:
+            got.append(await client.call_tool("memory_search", {"query": "deploy"}))
+            got.append(await client.call_tool("memory_get", {"path": "MEMORY.md"}))
+            got.append(await client.call_tool("memory_status", {}))
+
+        _run(home, scenario)
+        search, read, status = (_payload(r) for r in got)
+        assert got[0].is_error and search["disabled"] is True
+        assert "memorySearch.enabled: false" in str(search["error"])
+        assert got[1].is_error and read["disabled"] is True and read["text"] == ""
+        assert not got[2].is_error and status["enabled"] is False
 
 
 class TestRawStdio:

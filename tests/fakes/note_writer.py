@@ -23,6 +23,8 @@ class FakeNoteWriter:
             self.fail_next = False
             raise NoteWriteFailed(path, "disk full")
         old = self._current(path) if append else b""
+        if b"\x00" in old:
+            raise NoteWriteFailed(path, "the note holds a NUL byte, so it is never indexed")
         if old and not old.endswith(b"\n"):
             old += b"\n"
         content = old + data

@@ -275,6 +275,66 @@ class TestSymlinks:
             source.read_bytes("memory/gone.md")
 
 
+class TestSymlinkTargets:
+    """Issue #32 item 4: the allow-list applies to where a link leads, not only to its name."""
+
+    def test_a_note_named_link_to_a_workspace_file_that_is_no_note_is_skipped_and_refused(
+        self, ws: Path
+    ) -> None:
+        _write(ws / ".env", "OPENAI_API_KEY=sk-live-secret\n")
+        _write(ws / "src" / "app.py", "print('x')\n")
+        (ws / "memory").mkdir()
+        (ws / "memory" / "env.md").symlink_to(ws / ".env")
+        (ws / "memory" / "app.md").symlink_to(ws / "src" / "app.py")
+        source = FilesystemMemorySource(workspace=str(ws))
+
+        result = source.scan()
+
+        assert result.files == []
+        assert {(i.path, i.reason) for i in result.issues} == {
+            ("memory/app.md", "symlink target is not a .md note"),
+            ("memory/env.md", "symlink target is not a .md note"),
+        }
+        for path in ("memory/env.md", "memory/app.md"):
+            with pytest.raises(FileRefused, match=r"not a \.md note"):
+                source.read_bytes(path)
+
+    def test_a_link_into_a_hidden_or_tool_folder_is_skipped_and_refused(self, ws: Path) -> None:
+        _write(ws / ".git" / "notes.md", "git internals\n")
+        _write(ws / "node_modules" / "pkg" / "README.md", "vendored\n")
+        (ws / "memory").mkdir()
+        (ws / "memory" / "git.md").symlink_to(ws / ".git" / "notes.md")
+        (ws / "memory" / "vendor").symlink_to(ws / "node_modules" / "pkg")
+        source = FilesystemMemorySource(workspace=str(ws))
+
+        assert _paths(source) == []
+        assert sorted(_issue_paths(source)) == ["memory/git.md", "memory/vendor"]
+        with pytest.raises(FileRefused, match="hidden or tool folder"):
+            source.read_bytes("memory/git.md")
+        with pytest.raises(FileRefused, match="hidden or tool folder"):
+            source.read_bytes("memory/vendor/README.md")
+
+    def test_a_symlinked_memory_folder_into_a_hidden_folder_is_reported(self, ws: Path) -> None:
+        _write(ws / ".private" / "p.md")
+        (ws / "memory").symlink_to(ws / ".private")
+        source = FilesystemMemorySource(workspace=str(ws))
+
+        assert _paths(source) == []
+        assert _issue_paths(source) == ["memory"]
+        with pytest.raises(FileRefused):
+            source.read_bytes("memory/p.md")
+
+    def test_an_extra_path_that_is_a_hidden_folder_still_serves_its_links(
+        self, ws: Path, tmp_path: Path
+    ) -> None:
+        """Hidden folders count below the allowed root only: a configured `.notes` is fine."""
+        _write(ws / ".notes" / "real.md", "kept\n")
+        (ws / ".notes" / "alias.md").symlink_to(ws / ".notes" / "real.md")
+        source = FilesystemMemorySource(workspace=str(ws), extra_paths=[".notes"])
+
+        assert source.read_bytes(".notes/alias.md") == b"kept\n"
+
+
 class TestReadBytes:
     def test_a_folder_named_like_a_note_is_unreadable(self, ws: Path) -> None:
         (ws / "memory" / "x.md").mkdir(parents=True)

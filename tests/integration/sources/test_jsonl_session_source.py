@@ -57,6 +57,23 @@ class TestScan:
         with pytest.raises(FileRefused):
             source.read_bytes("sessions/escape.jsonl")
 
+    def test_a_link_to_a_file_that_is_no_transcript_is_reported_and_refused(
+        self, sessions: Path
+    ) -> None:
+        """Issue #32 item 4: the link's target must be a transcript, not only its name."""
+        (sessions / "notes.txt").write_text("API_TOKEN=not-for-search\n")
+        (sessions / "notes.jsonl").symlink_to(sessions / "notes.txt")
+        source = JsonlSessionSource(sessions_dir=str(sessions))
+
+        result = source.scan()
+
+        assert result.files == []
+        assert [(i.path, i.reason) for i in result.issues] == [
+            ("sessions/notes.jsonl", "symlink target is not a .jsonl transcript")
+        ]
+        with pytest.raises(FileRefused, match=r"not a \.jsonl transcript"):
+            source.read_bytes("sessions/notes.jsonl")
+
     def test_a_fifo_is_reported_and_unreadable(self, sessions: Path) -> None:
         os.mkfifo(sessions / "pipe.jsonl")
         source = JsonlSessionSource(sessions_dir=str(sessions))

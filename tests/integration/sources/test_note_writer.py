@@ -104,6 +104,55 @@ class TestFilesystemNoteWriter:
 
         assert (notes / "x.md").read_bytes() == b"x\n"
 
+    @pytest.mark.parametrize(
+        ("link", "target", "reason"),
+        [
+            ("memory/env.md", ".env", "not a .md note"),
+            ("memory/app.md", "src/app.py", "not a .md note"),
+            ("memory/new.md", ".bashrc", "not a .md note"),  # a dangling link: would create it
+            ("memory/git.md", ".git/notes.md", "hidden or tool folder"),
+        ],
+    )
+    def test_a_link_to_a_workspace_file_that_is_no_note_is_refused(
+        self, workspace: Path, link: str, target: str, reason: str
+    ) -> None:
+        """Issue #32 item 4: the allow-list applies to the link's real target."""
+        real = workspace / target
+        real.parent.mkdir(parents=True, exist_ok=True)
+        if target != ".bashrc":
+            real.write_bytes(b"SECRET=1\n")
+        (workspace / link).symlink_to(real)
+        writer = FilesystemNoteWriter(workspace=str(workspace))
+
+        with pytest.raises(FileRefused, match=reason):
+            writer.write(link, b"x\n", append=True, max_bytes=100)
+
+        assert real.read_bytes() == b"SECRET=1\n" if target != ".bashrc" else not real.exists()
+
+    def test_a_linked_folder_into_a_tool_folder_is_refused(self, workspace: Path) -> None:
+        (workspace / ".git" / "hooks").mkdir(parents=True)
+        (workspace / "memory" / "hooks").symlink_to(workspace / ".git" / "hooks")
+        writer = FilesystemNoteWriter(workspace=str(workspace))
+
+        with pytest.raises(FileRefused, match="hidden or tool folder"):
+            writer.write("memory/hooks/pre-commit.md", b"x\n", append=False, max_bytes=100)
+
+        assert list((workspace / ".git" / "hooks").iterdir()) == []
+
+    def test_appending_to_a_note_the_indexer_skips_as_binary_is_refused(
+        self, workspace: Path
+    ) -> None:
+        """Issue #32 item 3: an append would land in a note no search ever finds."""
+        note = workspace / "memory" / "broken.md"
+        note.write_bytes(b"before\x00after\n")
+        writer = FilesystemNoteWriter(workspace=str(workspace))
+
+        with pytest.raises(NoteWriteFailed, match="NUL byte"):
+            writer.write("memory/broken.md", b"more\n", append=True, max_bytes=100)
+        writer.write("memory/broken.md", b"clean\n", append=False, max_bytes=100)
+
+        assert note.read_bytes() == b"clean\n"
+
     def test_parent_segments_are_refused(self, workspace: Path) -> None:
         writer = FilesystemNoteWriter(workspace=str(workspace))
 

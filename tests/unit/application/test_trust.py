@@ -257,3 +257,5 @@ class TestStatusInANewProcess:
 
         assert report.full_reindex is True
         assert report.files_indexed == 2
+        # Issue #32: each file counted once, not again as "unchanged" by the detection after it.
+        assert report.files_unchanged == 0

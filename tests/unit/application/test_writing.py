@@ -6,16 +6,34 @@ import pytest
 
 from memlane.application.ports.file_source import FileRefused, FileTooLarge
 from memlane.application.ports.note_writer import NoteWriteFailed
-from memlane.application.writing import WriteNote, check_note_path, daily_note_path
+from memlane.application.writing import (
+    MAX_NOTE_BYTES,
+    MAX_TEXT_BYTES,
+    WriteNote,
+    check_note_path,
+    daily_note_path,
+)
 from memlane.domain.errors import InvalidQuery
+from memlane.domain.redaction import Redactor
 from tests.fakes.clock import FakeClock
 from tests.fakes.note_writer import FakeNoteWriter
 from tests.unit.application.conftest import World
 
 
-def _use_case(world: World, writer: FakeNoteWriter, **limits: int) -> WriteNote:
+def _use_case(
+    world: World,
+    writer: FakeNoteWriter,
+    max_text_bytes: int = MAX_TEXT_BYTES,
+    max_note_bytes: int = MAX_NOTE_BYTES,
+) -> WriteNote:
     manager = world.manager()
-    return WriteNote(writer=writer, clock=world.clock, refresh=manager.sync, **limits)
+    return WriteNote(
+        writer=writer,
+        clock=world.clock,
+        refresh=manager.sync,
+        max_text_bytes=max_text_bytes,
+        max_note_bytes=max_note_bytes,
+    )
 
 
 class TestWriteNote:
@@ -134,3 +152,59 @@ class TestWriteNote:
 
         assert not result.indexed and result.index_error == "store locked"
         assert world.memory.read_bytes(result.path) == b"keep me\n"
+
+
+class TestRedactedWrites:
+    """Issue #32 items 1 and 3: what an agent writes is redacted unless it opts out, and text
+    the indexer would skip is refused."""
+
+    KEY = "sk-proj-" + "Q7vXk2LmN9pR4sT8wY3zA6bC1dE5fG0h"
+    URL = "postgresql://app:Hunter2-very-secret@db.internal:5432/prod"
+
+    def _write(self, world: World, writer: FakeNoteWriter) -> WriteNote:
+        return WriteNote(
+            writer=writer,
+            clock=world.clock,
+            refresh=world.manager().sync,
+            redact=Redactor().redaction,
+        )
+
+    def test_secrets_are_masked_and_the_result_names_their_kinds(self, world: World) -> None:
+        writer = FakeNoteWriter(files=world.memory)
+
+        result = self._write(world, writer)(
+            f"OPENAI_API_KEY={self.KEY}\nThe database is {self.URL}\nand {self.KEY} again."
+        )
+
+        stored = world.memory.read_bytes(result.path).decode()
+        assert self.KEY not in stored and "Hunter2-very-secret" not in stored
+        assert "db.internal:5432/prod" in stored  # the rest of the note stays
+        assert result.redacted is True
+        assert dict(result.masked) == {"assignment": 1, "sk-dash": 1, "url-password": 1}
+        assert self.KEY not in repr(result) and "Hunter2" not in repr(result)
+
+    def test_opting_out_writes_the_text_as_given(self, world: World) -> None:
+        writer = FakeNoteWriter(files=world.memory)
+
+        result = self._write(world, writer)(f"keep {self.KEY}", redact=False)
+
+        assert world.memory.read_bytes(result.path) == f"keep {self.KEY}\n".encode()
+        assert result.redacted is False and result.masked == ()
+
+    def test_text_without_secrets_reports_nothing_masked(self, world: World) -> None:
+        writer = FakeNoteWriter(files=world.memory)
+
+        result = self._write(world, writer)("Priya prefers async stand-ups.")
+
+        assert result.redacted is True and result.masked == ()
+
+    @pytest.mark.parametrize("text", ["before\x00after", "\x00", "a\ud800b"])
+    def test_text_the_indexer_could_not_read_is_refused_and_nothing_written(
+        self, world: World, text: str
+    ) -> None:
+        writer = FakeNoteWriter(files=world.memory)
+
+        with pytest.raises(InvalidQuery, match=r"NUL byte|lone surrogate"):
+            self._write(world, writer)(text, path="memory/probe.md")
+
+        assert writer.calls == []

@@ -13,6 +13,7 @@ from memlane.domain.errors import ConfigError
 from memlane.domain.redaction import (
     _ASSIGNMENT,
     _DEFAULT_FLAGS,
+    Redaction,
     Redactor,
     _assignment_starts,
     _matches_at,
@@ -395,3 +396,35 @@ class TestMaskSpans:
 
     def test_prose_with_an_ellipsis_is_no_mask(self) -> None:
         assert mask_spans("wait for it…then go, or abcdefgh…12345 and a…b") == []
+
+
+class TestRedactionReport:
+    """`Redactor.redaction` says what kinds were masked and how often (issue #32), and its text
+    is exactly what `redact` returns."""
+
+    def test_kinds_and_counts_without_the_secrets(self, redactor: Redactor) -> None:
+        text = (
+            f"token: {LONG}\nghp_{LONG} and ghp_{LONG}x\n"
+            "db postgres://app:s3cr3t-pass@db.example.org/prod\n"
+        )
+
+        report = redactor.redaction(text)
+
+        assert report.text == redactor.redact(text)
+        assert report.masked == (("assignment", 1), ("github", 2), ("url-password", 1))
+        assert report.count == 4
+        assert LONG not in repr(report) and "s3cr3t" not in repr(report)
+
+    def test_overlapping_matches_count_once(self, redactor: Redactor) -> None:
+        report = redactor.redaction(f"OPENAI_API_KEY=sk-proj-{LONG}")
+
+        assert report.count == 1
+
+    def test_nothing_found_is_an_empty_report(self, redactor: Redactor) -> None:
+        assert redactor.redaction("plain prose") == Redaction("plain prose")
+        assert redactor.redaction("").masked == ()
+
+    def test_an_extra_pattern_is_named_by_its_index(self) -> None:
+        report = Redactor(["/zzz/", r"/ticket-\d+/"]).redaction("see ticket-1234")
+
+        assert report.masked == (("extra-pattern-1", 1),)

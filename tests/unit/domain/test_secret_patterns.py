@@ -127,6 +127,7 @@ class TestLookalikesStay:
             "sig=abc is too short to be a SAS signature",
             "npm_config_cache=/tmp/npm",
             "EAAA rating",
+            "age keys start with AGE-SECRET-KEY-1 and AGE-PLUGIN-YUBIKEY-1QQ",
             "Discord's MTIzNDU2Nzg5MDEyMzQ1Njc4OTA is a user id, not a token.",
         ],
     )

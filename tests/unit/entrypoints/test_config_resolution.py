@@ -12,7 +12,6 @@ from hypothesis import strategies as st
 from memlane.domain.config import MemorySettings, SecretRef, candidate_limit
 from memlane.domain.errors import ConfigError
 from memlane.entrypoints.config.resolve import (
-    agent_ids,
     default_agent_id,
     ignored_keys,
     ignored_settings,
@@ -584,18 +583,14 @@ class TestValidation:
         assert s.remote.batch.timeout_minutes == 30
         assert (s.remote.timeout_seconds, s.remote.query_timeout_seconds) == (90.0, 15.0)
         assert s.remote.max_concurrency == 8
-        assert (s.local.model_path, s.local.model_cache_dir, s.local.threads) == (
-            "~/models/e5.gguf", "~/cache", 2,
-        )  # fmt: skip
+        assert (s.local.model_path, s.local.threads) == ("~/models/e5.gguf", 2)
         assert s.store.path == "~/.memlane/{agentId}.db"
         assert s.store.vector_enabled is False
-        assert s.store.extension_path == "/opt/vec0.so"
         assert (s.chunking.tokens, s.chunking.overlap) == (300, 40)
         assert (s.sync.on_session_start, s.sync.on_search, s.sync.watch) == (False, False, False)
         assert (s.sync.watch_debounce_ms, s.sync.interval_minutes) == (500, 15)
         assert s.sync.first_search_wait_ms == 1000
         assert (s.sync.sessions.delta_bytes, s.sync.sessions.delta_messages) == (10, 2)
-        assert s.sync.sessions.post_compaction_force is False
         assert (s.query.max_results, s.query.min_score) == (10, 0.2)
         assert s.query.hybrid.enabled is False
         assert s.query.hybrid.candidate_multiplier == 6
@@ -609,11 +604,7 @@ class TestValidation:
 
 
 class TestAgents:
-    def test_agent_ids_follow_the_list_order(self) -> None:
-        assert agent_ids(tree({}, {"id": "work"}, {"id": "main"})) == ["work", "main"]
-
     def test_without_a_list_there_is_one_main_agent(self) -> None:
-        assert agent_ids({}) == ["main"]
         assert default_agent_id({}) == "main"
 
     def test_the_default_agent_is_the_flagged_one_else_the_first(self) -> None:

@@ -155,3 +155,50 @@ class TestSensitiveFields:
         assert record["text"] == record["api_key"] == record["Authorization"] == REDACTED
         assert "tabs" not in line
         assert "sk-live-123" not in line
+
+
+_KEY = "sk-proj-" + "Zq8Wm3Kx7Rb2Lt5Nv9Pc4Hd6Jf1Gs0Ay"
+_URL = "postgresql://app:Hunter2-secret-pw@db.internal/prod"
+
+
+# Built at run time, so that only a traceback showing locals (not its source lines) holds it.
+_LOCAL_ONLY = "-".join(["argument", "value", "seen", "only", "in", "locals"])
+
+
+def _fail_with_secret_locals(arguments: dict[str, object]) -> None:
+    text = f"OPENAI_API_KEY={_KEY}"  # a local a traceback with locals would print
+    raise ValueError(f"cannot store {text!r} in {_URL}")
+
+
+class TestTracebacksKeepNoSecrets:
+    """Issue #32 item 5: a failure logs its kind and a redacted summary, never locals."""
+
+    @pytest.mark.parametrize("as_json", [True, False], ids=["json", "console"])
+    def test_locals_and_secrets_in_the_message_are_not_written(
+        self, capsys: pytest.CaptureFixture[str], as_json: bool
+    ) -> None:
+        configure_logging(json=as_json, level="info")
+
+        try:
+            _fail_with_secret_locals({"text": _LOCAL_ONLY, "path": "memory/x.md"})
+        except ValueError:
+            structlog.get_logger().exception("mcp_tool_failed", error="ValueError")
+
+        written = capsys.readouterr().err
+        assert "mcp_tool_failed" in written and "ValueError" in written
+        assert "_fail_with_secret_locals" in written  # the traceback is still there
+        assert _KEY not in written and "Hunter2-secret-pw" not in written
+        assert "db.internal/prod" in written  # the rest of the message stays readable
+        assert _LOCAL_ONLY not in written  # no locals at all
+        if as_json:
+            frames = json.loads(written)["exception"][0]["frames"]
+            assert all("locals" not in frame for frame in frames)
+
+    def test_string_fields_are_redacted_too(self, capsys: pytest.CaptureFixture[str]) -> None:
+        configure_logging(json=True, level="info")
+
+        structlog.get_logger().warning("store_failed", where=_URL, detail=[f"key {_KEY}"])
+
+        record = json.loads(capsys.readouterr().err)
+        assert record["where"] == "postgresql://app:***@db.internal/prod"
+        assert _KEY not in json.dumps(record)

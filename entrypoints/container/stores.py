@@ -1,0 +1,265 @@
+"""Composition: the store families (SQLite, PostgreSQL), each in one object.
+
+The container asks the family `store.driver` names for everything that depends on where the
+index lives: the database, this agent's IndexStore, EventLog and SyncLock, the agents the store
+holds, bulk transfer, other agents' indexes and the index's identity for the watch lease. A
+third family is one more `StoreFamily` in `FAMILIES`. PostgreSQL adapters are imported when that
+family is used, never by a SQLite search (the CLI's cold start).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Final, Protocol
+
+from memlane.adapters.store.database import SqliteDatabase
+from memlane.adapters.store.sqlite_event_log import SqliteEventLog
+from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
+from memlane.adapters.store.transfer import SqliteIndexTransfer
+from memlane.adapters.store.transfer import agents as sqlite_agents
+from memlane.application.ports.event_log import EventLog
+from memlane.application.ports.index_store import IndexStore
+from memlane.application.ports.index_transfer import IndexTransfer
+from memlane.application.ports.sync_lock import SyncLock
+from memlane.domain.agents import UnknownAgent
+from memlane.entrypoints.config.env import store_url_for
+from memlane.entrypoints.config.runtime import RuntimeConfig, store_path
+
+if TYPE_CHECKING:
+    from memlane.adapters.postgres.database import PostgresDatabase
+
+    StoreDatabase = SqliteDatabase | PostgresDatabase
+
+
+class AgentOpener(Protocol):
+    """Opens other agents' indexes of one store for reading (see container/agents.py)."""
+
+    def index(self, agent: str) -> IndexStore:
+        """`agent`'s index. Raises UnknownAgent when the store holds none, StoreError."""
+        ...
+
+    def close(self) -> None:
+        """Release what the opener itself holds (not the indexes it returned)."""
+        ...
+
+
+class StoreFamily(Protocol):
+    """Everything the composition root builds differently per store technology."""
+
+    name: str
+
+    def open(self, rc: RuntimeConfig, env: Mapping[str, str]) -> StoreDatabase:
+        """This agent's database."""
+        ...
+
+    def index_store(self, db: StoreDatabase, agent: str) -> IndexStore: ...
+
+    def event_log(self, db: StoreDatabase, agent: str) -> EventLog: ...
+
+    def sync_lock(self, db: StoreDatabase, agent: str) -> SyncLock | None:
+        """The cross-host sync lock (None: the store serialises writers itself)."""
+        ...
+
+    def needs_sync_lock(self) -> bool:
+        """Whether `sync_lock` gives one (so the database is not opened just to ask)."""
+        ...
+
+    def agents(self, rc: RuntimeConfig, env: Mapping[str, str]) -> list[str]:
+        """The agents whose index the configured store holds."""
+        ...
+
+    def transfer(self, rc: RuntimeConfig, env: Mapping[str, str], agent: str) -> IndexTransfer:
+        """Bulk access to `agent`'s index in the configured store."""
+        ...
+
+    def claims(self, target: str) -> bool:
+        """Whether a `store copy --to` target names a store of this family."""
+        ...
+
+    def target_transfer(self, target: str, agent: str) -> IndexTransfer:
+        """Bulk access to `agent`'s index at `target` (one this family claims)."""
+        ...
+
+    def identity(self, rc: RuntimeConfig, env: Mapping[str, str]) -> str:
+        """Names this agent's index, for the watch lease (no secret in it)."""
+        ...
+
+    def agent_opener(self, rc: RuntimeConfig, env: Mapping[str, str]) -> AgentOpener: ...
+
+
+class SqliteFamily:
+    """One SQLite file per agent (`store.path`, default `<state>/agents/<id>/memory.db`); the
+    file is the agent, so the agent id and the environment go unused."""
+
+    name = "sqlite"
+
+    def open(self, rc: RuntimeConfig, env: Mapping[str, str]) -> StoreDatabase:  # noqa: ARG002 - the StoreFamily signature
+        return SqliteDatabase.open(rc.store_path, load_vector=rc.settings.store.vector_enabled)
+
+    def index_store(self, db: StoreDatabase, agent: str) -> IndexStore:  # noqa: ARG002 - the StoreFamily signature
+        assert isinstance(db, SqliteDatabase)
+        return SqliteIndexStore(db)
+
+    def event_log(self, db: StoreDatabase, agent: str) -> EventLog:  # noqa: ARG002 - the StoreFamily signature
+        assert isinstance(db, SqliteDatabase)
+        return SqliteEventLog(db)
+
+    def sync_lock(self, db: StoreDatabase, agent: str) -> SyncLock | None:  # noqa: ARG002 - the StoreFamily signature
+        return None  # writes are serialised per transaction by SQLite itself
+
+    def needs_sync_lock(self) -> bool:
+        return False
+
+    def agents(self, rc: RuntimeConfig, env: Mapping[str, str]) -> list[str]:  # noqa: ARG002 - the StoreFamily signature
+        return sqlite_agents(rc.state_dir)
+
+    def transfer(self, rc: RuntimeConfig, env: Mapping[str, str], agent: str) -> IndexTransfer:
+        return SqliteIndexTransfer.open(store_path(rc.settings, rc.state_dir, agent, env))
+
+    def claims(self, target: str) -> bool:  # noqa: ARG002 - the StoreFamily signature
+        return True  # any other target is a state directory (`sqlite:DIR` or DIR)
+
+    def target_transfer(self, target: str, agent: str) -> IndexTransfer:
+        state = Path(target.removeprefix("sqlite:")).expanduser()
+        return SqliteIndexTransfer.open(state / "agents" / agent / "memory.db")
+
+    def identity(self, rc: RuntimeConfig, env: Mapping[str, str]) -> str:  # noqa: ARG002 - the StoreFamily signature
+        return f"sqlite:{rc.store_path.resolve()}"
+
+    def agent_opener(self, rc: RuntimeConfig, env: Mapping[str, str]) -> AgentOpener:
+        return _SqliteAgents(rc, env)
+
+
+class _SqliteAgents:
+    """Agents sharing a state directory each have their own index file there (`store.path`
+    templates with `{agentId}` included); an agent is known when its file exists."""
+
+    def __init__(self, rc: RuntimeConfig, env: Mapping[str, str]) -> None:
+        self._rc = rc
+        self._env = env
+
+    def index(self, agent: str) -> IndexStore:
+        rc = self._rc
+        path = store_path(rc.settings, rc.state_dir, agent, self._env)
+        if path == rc.store_path:
+            # A `store.path` without `{agentId}` names one file for every agent: it holds this
+            # agent's index only, and must not answer as another agent's.
+            raise UnknownAgent(agent, store=str(path), known=[rc.agent_id])
+        if not path.is_file():
+            known = sqlite_agents(rc.state_dir)
+            raise UnknownAgent(agent, store=f"{path.parent.parent}", known=known)
+        # Opening migrates an index of an older schema, as that agent's own process would.
+        database = SqliteDatabase.open(path, load_vector=rc.settings.store.vector_enabled)
+        return SqliteIndexStore(database)
+
+    def close(self) -> None:
+        return None  # each index owns its file
+
+
+class PostgresFamily:
+    """One PostgreSQL database shared by every agent (and host); rows carry the agent id."""
+
+    name = "postgres"
+    _SCHEMES: Final = ("postgresql://", "postgresql+psycopg://", "postgres://")
+
+    def open(self, rc: RuntimeConfig, env: Mapping[str, str]) -> StoreDatabase:
+        return _postgres_database(store_url_for(rc.settings, env))
+
+    def index_store(self, db: StoreDatabase, agent: str) -> IndexStore:
+        from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
+
+        assert not isinstance(db, SqliteDatabase)
+        return PostgresIndexStore(db, agent)
+
+    def event_log(self, db: StoreDatabase, agent: str) -> EventLog:
+        from memlane.adapters.postgres.postgres_event_log import PostgresEventLog
+
+        assert not isinstance(db, SqliteDatabase)
+        return PostgresEventLog(db, agent)
+
+    def sync_lock(self, db: StoreDatabase, agent: str) -> SyncLock | None:
+        from memlane.adapters.postgres.sync_lock import PostgresSyncLock
+
+        assert not isinstance(db, SqliteDatabase)
+        return PostgresSyncLock(db, agent)
+
+    def needs_sync_lock(self) -> bool:
+        return True
+
+    def agents(self, rc: RuntimeConfig, env: Mapping[str, str]) -> list[str]:
+        from memlane.adapters.postgres.transfer import agents as postgres_agents
+
+        db = _postgres_database(store_url_for(rc.settings, env))
+        try:
+            return postgres_agents(db)
+        finally:
+            db.close()
+
+    def transfer(self, rc: RuntimeConfig, env: Mapping[str, str], agent: str) -> IndexTransfer:
+        return self.target_transfer(store_url_for(rc.settings, env), agent)
+
+    def claims(self, target: str) -> bool:
+        return target.startswith(self._SCHEMES)
+
+    def target_transfer(self, target: str, agent: str) -> IndexTransfer:
+        from memlane.adapters.postgres.transfer import PostgresIndexTransfer
+
+        return PostgresIndexTransfer(_postgres_database(target), agent)
+
+    def identity(self, rc: RuntimeConfig, env: Mapping[str, str]) -> str:
+        url = store_url_for(rc.settings, env)  # only as a digest: it may hold a password
+        return "postgres:" + hashlib.sha256(url.encode()).hexdigest()[:16]
+
+    def agent_opener(self, rc: RuntimeConfig, env: Mapping[str, str]) -> AgentOpener:
+        return _PostgresAgents(store_url_for(rc.settings, env))
+
+
+class _PostgresAgents:
+    """One database holds every agent; an agent is known when the database registered it."""
+
+    def __init__(self, url: str) -> None:
+        self._url = url
+        self._db: PostgresDatabase | None = None
+
+    def index(self, agent: str) -> IndexStore:
+        from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
+        from memlane.adapters.postgres.transfer import agents as postgres_agents
+
+        if self._db is None:
+            self._db = _postgres_database(self._url)
+        known = postgres_agents(self._db)
+        if agent not in known:
+            raise UnknownAgent(agent, store="the PostgreSQL store", known=known)
+        # The indexes share this one database; closing any of them disposes its engine, which
+        # only happens in `close`, when all of them go.
+        return PostgresIndexStore(self._db, agent)
+
+    def close(self) -> None:
+        db, self._db = self._db, None
+        if db is not None:
+            db.close()
+
+
+def _postgres_database(url: str) -> PostgresDatabase:
+    from memlane.adapters.postgres.database import PostgresDatabase
+
+    return PostgresDatabase.open(url)
+
+
+# Checked in this order for a `store copy --to` target: SQLite, which takes any folder, last.
+FAMILIES: Final[Mapping[str, StoreFamily]] = {
+    "postgres": PostgresFamily(),
+    "sqlite": SqliteFamily(),
+}
+
+
+def family_of(rc: RuntimeConfig) -> StoreFamily:
+    """The family `store.driver` names."""
+    return FAMILIES[rc.settings.store.driver]
+
+
+def family_of_target(target: str) -> StoreFamily:
+    """The family a `store copy --to` target names."""
+    return next(family for family in FAMILIES.values() if family.claims(target))

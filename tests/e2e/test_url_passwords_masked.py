@@ -1,0 +1,99 @@
+"""E2E (issue #32 item 6): a password in a URL is masked wherever the CLI prints it.
+
+The real CLI with debug JSON logs: `status --json` (the effective settings), `status`, `index`
+and `search` with an embedding base URL or a PostgreSQL URL holding a password, malformed URLs
+included (an error, not a traceback). Neither stream may ever show the password.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from tests.e2e._loud_support import cli_env, make_home, memlane, no_traceback
+
+pytestmark = pytest.mark.e2e
+
+PASSWORD = "Hunter2-url-password-42"
+
+
+def _config(home: Path, name: str, memory_search: str) -> Path:
+    path = home / f"{name}.json5"
+    path.write_text(f"{{agents: {{defaults: {{memorySearch: {memory_search}}}}}}}\n")
+    return path
+
+
+def _run(home: Path, config: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = cli_env(home)
+    env.pop("MEMLANE_PROVIDER", None)  # the config names the provider
+    return memlane(
+        home, "--log-level", "debug", "--log-json", "--config", str(config), *args,
+        env=env, timeout=120,
+    )  # fmt: skip
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Path:
+    return make_home(tmp_path)
+
+
+@pytest.mark.parametrize(
+    "base_url",
+    [f"http://app:{PASSWORD}@127.0.0.1:1/v1", f"htp://app:{PASSWORD}@127.0.0.1:1/v1"],
+    ids=["unreachable", "bad-scheme"],
+)
+def test_an_embedding_base_url_password_is_never_printed(home: Path, base_url: str) -> None:
+    config = _config(
+        home,
+        "remote",
+        f'{{provider: "openai", fallback: "none", '
+        f'remote: {{baseUrl: "{base_url}", apiKey: "test-key-not-real"}}}}',
+    )
+    runs = [
+        _run(home, config, "index"),
+        _run(home, config, "search", "tabs"),
+        _run(home, config, "status", "--deep"),
+        _run(home, config, "status", "--json"),
+    ]
+
+    for done in runs:
+        assert PASSWORD not in done.stdout + done.stderr, done.args
+        assert no_traceback(done)
+    shown = json.loads(runs[-1].stdout)["settings"]["remote.baseUrl"]
+    assert shown == base_url.replace(PASSWORD, "***")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"postgresql://app:{PASSWORD}@127.0.0.1:1/memory",
+        f"postgresql://app:{PASSWORD}@[::1/memory",  # unparseable: no traceback either
+        f"postgres://app:{PASSWORD}@db:99999/memory",
+    ],
+    ids=["refused", "unclosed-bracket", "bad-port"],
+)
+def test_a_store_url_password_is_never_printed(home: Path, url: str) -> None:
+    config = _config(
+        home, "pg", f'{{provider: "none", store: {{driver: "postgres", url: "{url}"}}}}'
+    )
+
+    for args in (("status",), ("status", "--json"), ("index",), ("search", "tabs")):
+        done = _run(home, config, *args)
+        assert done.returncode == 1, done.stderr
+        assert "index error:" in done.stderr and "app:***@" in done.stderr
+        assert PASSWORD not in done.stdout + done.stderr
+        assert no_traceback(done)
+
+
+def test_a_store_copy_target_password_is_never_printed(home: Path) -> None:
+    config = _config(home, "none", '{provider: "none"}')
+    assert _run(home, config, "index").returncode == 0
+
+    done = _run(home, config, "store", "copy", "--to", f"postgresql://app:{PASSWORD}@[::1/db")
+
+    assert done.returncode == 1 and "app:***@" in done.stderr
+    assert PASSWORD not in done.stdout + done.stderr
+    assert no_traceback(done)
