@@ -31,6 +31,10 @@ class RecordedFailure:
 
     provider: str
     reason: str
+    # The fingerprint of the provider configuration it happened under ("" in older records):
+    # once the configuration differs (a key removed or replaced, another provider or endpoint)
+    # the failure's cause is gone, and it is no longer said.
+    config: str = ""
 
 
 class FailureRecord(Protocol):
@@ -78,7 +82,10 @@ class EmbeddingRuntime:
         *,
         clock: Clock | None = None,
         cooldown: float = 0.0,
+        config: str = "",
     ) -> None:
+        """`config`: a fingerprint of the provider configuration (RecordedFailure.config)."""
+        self._config = config
         self._select = select
         self._select_fallback = select_fallback
         self._selection: Selection | None = None
@@ -105,6 +112,7 @@ class EmbeddingRuntime:
                     return Selection(provider=None, reason=cooling)
                 try:
                     self._selection = self._select()
+                    self._clear_stale_record()
                 except EmbeddingError as exc:
                     # Not cached: retried after the cool-down (a key added, a server started).
                     # Not recorded with the index: every process selects again and says it.
@@ -129,7 +137,7 @@ class EmbeddingRuntime:
         record = self._record
         if record is not None:
             name = selection.provider.id if selection and selection.provider else self.requested
-            record.record(RecordedFailure(provider=name, reason=reason))
+            record.record(RecordedFailure(provider=name, reason=reason, config=self._config))
 
     def note_success(self) -> None:
         """The provider answered: forget an earlier failure, here and in the record."""
@@ -184,10 +192,23 @@ class EmbeddingRuntime:
         recorded = self._record.recorded()
         if recorded is None or (name is not None and recorded.provider != name):
             return None
+        if self._stale(recorded):
+            return None
         return (
             f"embedding provider {recorded.provider} failed when last used ({recorded.reason}); "
             "search may be keyword-only, the next search tries it again"
         )
+
+    def _stale(self, recorded: RecordedFailure) -> bool:
+        """Whether `recorded` happened under another provider configuration than this one."""
+        return bool(recorded.config and self._config and recorded.config != self._config)
+
+    def _clear_stale_record(self) -> None:
+        """Forget a recorded failure whose configuration is gone (one write, then none); the
+        caller holds the lock, the record never raises."""
+        recorded = None if self._record is None else self._record.recorded()
+        if recorded is not None and self._record is not None and self._stale(recorded):
+            self._record.clear()
 
     def _remember(self, error: Exception) -> str:
         reason = (str(error).strip().splitlines() or [type(error).__name__])[0][:200]

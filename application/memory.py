@@ -62,8 +62,12 @@ class MemoryManager:
         trigger: SyncTrigger = SyncTrigger.EXPLICIT,
         progress: Callable[[SyncProgress], None] | None = None,
         wait_for_vectors: bool = True,
+        allow_mass_delete: bool = False,
     ) -> SyncReport:
         """Bring the index in line with the files; `force` rebuilds it completely (safely).
+
+        A sync that would remove more than `sync.maxDeletePercent` of a source's indexed files
+        raises MassDeletion before writing anything, unless `allow_mass_delete`.
 
         Returns once every chunk has its vector too, unless `wait_for_vectors` is false: then it
         returns when the keyword rows are committed and the background syncer (`start`, now or
@@ -71,7 +75,11 @@ class MemoryManager:
         show how far, searches warn meanwhile.
         """
         return self._upkeep.sync(
-            force=force, trigger=trigger, progress=progress, wait_for_vectors=wait_for_vectors
+            force=force,
+            trigger=trigger,
+            progress=progress,
+            wait_for_vectors=wait_for_vectors,
+            allow_mass_delete=allow_mass_delete,
         )
 
     def refresh(

@@ -8,6 +8,8 @@ which the store persists with the index (SQLite and PostgreSQL alike); a later a
 
 from __future__ import annotations
 
+import re
+
 import structlog
 
 from memlane.application.embedding_runtime import RecordedFailure
@@ -32,10 +34,14 @@ class ProviderFailureRecord:
         found = self._board.of_area(PROVIDER_AREA)
         if not found:
             return None
-        return RecordedFailure(provider=found[0].path, reason=found[0].reason)
+        provider, config = _split(found[0].path)
+        return RecordedFailure(provider=provider, reason=found[0].reason, config=config)
 
     def record(self, failure: RecordedFailure) -> None:
-        entry = RecordedIssue(key=PROVIDER_AREA, path=failure.provider, reason=failure.reason)
+        # The configuration's fingerprint rides in the entry's path (the issue rows have no
+        # column for it): `openai#<16 hex>`.
+        path = f"{failure.provider}#{failure.config}" if failure.config else failure.provider
+        entry = RecordedIssue(key=PROVIDER_AREA, path=path, reason=failure.reason)
         if self._board.replace_area(PROVIDER_AREA, [entry]):
             self._persist("record")
 
@@ -48,3 +54,14 @@ class ProviderFailureRecord:
             self._board.persist()
         except StoreError as exc:
             log.warning("provider_failure_not_kept", action=action, error=str(exc))
+
+
+_FINGERPRINT = re.compile(r"[0-9a-f]{16}")
+
+
+def _split(path: str) -> tuple[str, str]:
+    """(provider, configuration fingerprint) of an entry's path; "" for a record without one."""
+    provider, mark, config = path.rpartition("#")
+    if mark and _FINGERPRINT.fullmatch(config):
+        return provider, config
+    return path, ""

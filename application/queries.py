@@ -45,6 +45,7 @@ from memlane.domain.decay import apply_temporal_decay
 from memlane.domain.embedding import query_embedding_input
 from memlane.domain.errors import InvalidQuery
 from memlane.domain.index_meta import vector_label
+from memlane.domain.keywords import stop_words_only
 from memlane.domain.mmr import mmr_rerank
 from memlane.domain.relevance import apply_relevance_floor, floor_for
 from memlane.domain.scoring import (
@@ -102,6 +103,9 @@ class Searcher:
         vector leg runs and an agent's index was embedded with another model.
         """
         text = check_query_text(query.text)
+        fillers = stop_words_only(text)
+        if fillers is not None:
+            return self._nothing_asked(fillers)
         legs = Legs(stores, self._store)
         max_results = _max_results(query.max_results, self._settings.query.max_results)
         min_score = _min_score(query.min_score, self._settings.query.min_score)
@@ -194,6 +198,23 @@ class Searcher:
             mode=mode,
             fallback=self._runtime.selection.fallback_from,
             warnings=tuple(warnings),
+        )
+
+    def _nothing_asked(self, fillers: Sequence[str]) -> SearchResponse:
+        """The answer to a query of stop words only: no hits (whatever shares "what", "is",
+        "it" would come back ranked as if relevant, issue #30) and a warning saying why."""
+        provider = self._runtime.usable
+        hybrid = self._settings.query.hybrid.enabled
+        return SearchResponse(
+            results=[],
+            provider=provider.id if provider is not None else "none",
+            model=provider.model if provider is not None else None,
+            mode="keyword" if provider is None else ("hybrid" if hybrid else "vector"),
+            fallback=self._runtime.selection.fallback_from,
+            warnings=(
+                f"the query has only stop words ({', '.join(fillers)}): nothing to search for; "
+                "ask with the words that matter (a name, a topic, a term from the notes)",
+            ),
         )
 
     def _vector_leg(

@@ -126,6 +126,7 @@ class BackgroundSyncer:
         self._vectors_pending = True  # until a backfill batch finds nothing (more) to do
         self._backfills_asked = 0  # bumped by `backfill`: a step that found nothing before
         # the latest ask must not clear the flag that ask set
+        self._refusal_told: str | None = None  # the mass-deletion refusal already logged
 
     @property
     def started(self) -> bool:
@@ -234,6 +235,10 @@ class BackgroundSyncer:
             report = self._syncing.run_unless_read_only(trigger, backfill_limit=0)
         except Exception:
             log.exception("background_sync_failed", reason=trigger.value)
+        refusal = self._syncing.refusal
+        if refusal is not None and refusal != self._refusal_told:
+            log.error("background_sync_refused", reason=trigger.value, detail=refusal)
+        self._refusal_told = refusal
         with self._lock:
             self._vectors_pending = True
             if self._leased and self._lease is not None:

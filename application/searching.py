@@ -2,7 +2,8 @@
 
 Around the query pipeline (`queries.Searcher`): the checks that refuse a bad query before any
 sync, the syncs the settings ask for before a search (`SearchSyncPolicy`), the indexes of the
-agents searched, and the notices a search carries back (first sync unfinished, read-only index).
+agents searched, a small vector gap filled, and the notices a search carries back (first sync
+unfinished, a sync refused, a read-only index).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from memlane.application.queries import Searcher
 from memlane.application.reports import SearchResponse
 from memlane.application.scheduler import SearchSyncPolicy
 from memlane.application.sync import SyncService
+from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
 from memlane.domain.agents import parse_agents
 from memlane.domain.config import MemorySettings
 from memlane.domain.search import SearchQuery, check_query_text
@@ -59,13 +61,19 @@ class Searching:
         names = None if agents is None else parse_agents(agents)
         stores = None if names is None else [(a, self._agents.index_of(a)) for a in names]
         pending = self._policy.before_search(session_key)  # first sync unfinished
+        if names is None or self._agents.agent_id in names:
+            # A few chunks without a vector are embedded now, as the CLI's refresh does.
+            self._syncing.fill_vector_gap(SEARCH_BACKFILL_LIMIT)
         response = self._searcher.search(
             SearchQuery(text=query, max_results=max_results, min_score=min_score, explain=explain),
             now=self._clock.now().timestamp(),
             citations=citations,
             stores=stores,
         )
-        notices = [n for n in (pending, self._syncing.take_read_only_notice()) if n is not None]
+        refused = self._syncing.refusal
+        refusal = None if refused is None else f"the index was not synced: {refused}"
+        read_only = self._syncing.take_read_only_notice()
+        notices = [n for n in (pending, refusal, read_only) if n is not None]
         if not notices:
             return response
         return replace(response, warnings=(*response.warnings, *notices))

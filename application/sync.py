@@ -33,12 +33,14 @@ import structlog
 from memlane.application.change_detection import ChangeDetector
 from memlane.application.embedding_runtime import EmbeddingRuntime
 from memlane.application.issues import IssueBoard
+from memlane.application.mass_delete import MassDeletion, refuse_mass_deletion
 from memlane.application.messagebus import MessageBus
 from memlane.application.ports.clock import Clock
-from memlane.application.ports.event_log import EventLog, RecordedEvent
+from memlane.application.ports.event_log import EventLog
 from memlane.application.ports.index_store import (
     FirstIndexState,
     IndexStore,
+    StoreError,
     StoreReadOnly,
     SyncRecord,
     VectorProgress,
@@ -47,6 +49,7 @@ from memlane.application.ports.index_store import (
 from memlane.application.ports.sync_lock import SyncLock
 from memlane.application.progress import ProgressTracker
 from memlane.application.reports import SyncProgress, SyncReport
+from memlane.application.sync_report import SyncCounter, skipped_report
 from memlane.application.sync_trigger import SyncFailed, SyncTrigger
 from memlane.application.vector_backfill import BACKFILL_BATCH, VectorBackfill
 from memlane.domain import events
@@ -60,6 +63,10 @@ log = structlog.get_logger()
 
 # The log keeps this many events after a sync; older ones are done with and only cost space.
 EVENT_LOG_KEEP: Final = 5000
+# How long a search waits for this process's running sync or backfill batch before it fills a
+# small vector gap itself: a start-up scan or one batch of 32 chunks takes seconds; a sync that
+# takes longer is left alone (the search then says how far the vectors are).
+GAP_WAIT_SECONDS: Final = 10.0
 
 
 class SyncService:
@@ -81,8 +88,10 @@ class SyncService:
         host_lock: SyncLock | None = None,
         legacy_scope_hash: str = "",
         backfill_batch_size: int = BACKFILL_BATCH,
+        workspace: str = "",
     ) -> None:
         self._store = store
+        self._workspace = workspace  # named in the mass-deletion refusal
         # The scope fingerprint's older form: an index that recorded it is not rebuilt.
         self._legacy_scope_hash = legacy_scope_hash
         self._vectors = VectorBackfill(
@@ -115,6 +124,7 @@ class SyncService:
         self._last_at: str | None = None
         self._read_only: str | None = None  # why the store could not be written, once seen
         self._read_only_told = False
+        self._refused: str | None = None  # why the last sync stopped (a mass deletion), if so
 
     @property
     def dirty(self) -> bool:
@@ -157,23 +167,37 @@ class SyncService:
         force: bool = False,
         progress: Callable[[SyncProgress], None] | None = None,
         backfill_limit: int | None = None,
+        allow_mass_delete: bool = False,
     ) -> SyncReport:
         """Bring the index in line with the files; `force` rebuilds it completely (safely).
 
         The vectors of every chunk are backfilled before it returns, unless more than
         `backfill_limit` are missing (0: never): then the keyword rows are complete, search
         answers, and `backfill_step` (the background syncer) or a later sync embeds the rest.
-        Raises SyncFailed when a handler could not commit a change (the rest is done).
+        Raises SyncFailed when a handler could not commit a change (the rest is done), and
+        MassDeletion, before writing anything, when the sync would remove more than
+        `sync.maxDeletePercent` of a source's files, unless `allow_mass_delete`.
         """
         with self._lock, self._hold_host():
             elsewhere = self._store.first_index()
             if elsewhere is not None and elsewhere.running_elsewhere:
                 return self._skipped(trigger, elsewhere)
             self._bus.take_failures()  # a failure from before this sync is not this sync's
-            report = self._run(
-                trigger, force=force, progress=progress, backfill_limit=backfill_limit
-            )
+            try:
+                report = self._run(
+                    trigger,
+                    force=force,
+                    progress=progress,
+                    backfill_limit=backfill_limit,
+                    allow_mass_delete=allow_mass_delete,
+                )
+            except MassDeletion as exc:
+                with self._state_lock:
+                    self._refused = str(exc)  # every search says it until a sync goes through
+                raise
             failures = self._bus.take_failures()
+        with self._state_lock:
+            self._refused = None  # this sync went through: an earlier refusal is over
         if failures:
             with self._state_lock:
                 self._dirty = True  # what failed is still to do
@@ -193,22 +217,7 @@ class SyncService:
         )
         with self._state_lock:
             self._dirty = True  # this process has not seen the files: the next search tries again
-        return SyncReport(
-            reason=trigger.value,
-            full_reindex=False,
-            files_indexed=0,
-            files_removed=0,
-            files_unchanged=0,
-            chunks_embedded=0,
-            vectors_backfilled=0,
-            events_handled=0,
-            duration_ms=0.0,
-            issues=self._issues.all(),
-            warnings=(
-                f"another process is building the first index ({first.text()}): this sync is "
-                "skipped, searches answer from the files indexed so far",
-            ),
-        )
+        return skipped_report(trigger, first, self._issues.all())
 
     def backfill_step(self) -> int:
         """Embed and commit one batch of missing vectors under the sync lock; return how many
@@ -219,6 +228,35 @@ class SyncService:
             if first is not None and first.running_elsewhere:
                 return 0  # its writer backfills once its keyword rows are in
             return self._vectors.step()
+
+    def fill_vector_gap(self, limit: int, *, wait: float = GAP_WAIT_SECONDS) -> int:
+        """Before a search: embed the missing vectors when at most `limit` are missing (what
+        `run` does for the CLI's search), so a server's search, like the CLI's, answers on
+        vectors rather than keywords alone (#30: a client starting one MCP server per call
+        never got any). Only with such a gap, it waits at most `wait` seconds for a sync or
+        backfill batch of this process to end (a long one: the search answers now, and says how
+        far the vectors are).
+        No cross-host lock: at worst two hosts embed the same few chunks. Returns how many
+        chunks got a vector."""
+        try:
+            gap = self._vectors.progress()  # read without the lock: most searches stop here
+        except StoreError:
+            return 0  # the search reads the same store and says what is wrong
+        if gap is None or gap.complete or gap.missing > limit:
+            return 0
+        if not self._lock.acquire(timeout=wait):
+            return 0
+        try:
+            first = self._store.first_index()
+            if first is not None and first.running_elsewhere:
+                return 0  # its writer backfills once its keyword rows are in
+            return self._vectors.run(limit=limit)
+        except StoreError as exc:  # read-only or unreachable: the search answers as it is
+            log.info("search_backfill_skipped", error=str(exc))
+            return 0
+        finally:
+            self._progress.set_phase("idle")
+            self._lock.release()
 
     def vector_progress(self) -> VectorProgress | None:
         """How far the vectors of the active model are; None without a usable provider."""
@@ -239,7 +277,9 @@ class SyncService:
         skip, `take_read_only_notice` has a warning for the caller to show, once.
         """
         try:
-            return self.run(trigger, progress=progress, backfill_limit=backfill_limit)
+            report = self.run(trigger, progress=progress, backfill_limit=backfill_limit)
+        except MassDeletion:
+            return None  # searching needs no sync: the index answers as it is (`refusal`)
         except Exception as exc:
             if not caused_by(exc, StoreReadOnly):
                 raise
@@ -249,6 +289,13 @@ class SyncService:
             if first:  # info: the caller shows the notice (take_read_only_notice) to the user
                 log.info("store_read_only", error=str(exc))
             return None
+        return report
+
+    @property
+    def refusal(self) -> str | None:
+        """Why the last sync before a search or in the background stopped (a mass deletion),
+        until a sync succeeds: every search says it, the index is stale meanwhile."""
+        return self._refused
 
     def take_read_only_notice(self) -> str | None:
         """The read-only warning, the first time it is asked for after the index was found so."""
@@ -270,10 +317,11 @@ class SyncService:
         force: bool,
         progress: Callable[[SyncProgress], None] | None,
         backfill_limit: int | None,
+        allow_mass_delete: bool = False,
     ) -> SyncReport:
         started = self._clock.monotonic()
         self._progress.start(progress)
-        counts = _Counter()
+        counts = SyncCounter()
         unsubscribe = self._bus.subscribe(counts)
         try:
             handled = self._bus.catch_up()  # whatever a crash left pending
@@ -286,14 +334,19 @@ class SyncService:
             )
             unchanged = held_back = 0
             if full is not None:
+                if stored is not None and not allow_mass_delete:
+                    # A rebuild drops whatever the sources lack: the same guard first.
+                    self._refuse_mass_deletion(self._detector.detect().events)
                 handled += self._bus.publish(
                     [events.ReindexRequired(occurred_at=self._clock.now(), reason=full)]
                 )
             else:
                 assert stored is not None
+                detection = self._detector.detect(respect_thresholds=trigger.automatic)
+                if not allow_mass_delete:  # before the meta records a (moved) workspace
+                    self._refuse_mass_deletion(detection.events)
                 if stored != wanted:
                     self._store.set_meta(wanted)
-                detection = self._detector.detect(respect_thresholds=trigger.automatic)
                 unchanged, held_back = detection.unchanged, detection.held_back
                 self._progress.set_phase("index", total=len(detection.events))
                 handled += self._bus.publish(detection.events)
@@ -348,6 +401,15 @@ class SyncService:
         )
         return report
 
+    def _refuse_mass_deletion(self, found: list[events.Event]) -> None:
+        refuse_mass_deletion(
+            found,
+            self._store,
+            limit=self._settings.sync.max_delete_percent,
+            workspace=self._workspace,
+            before_raising=lambda: self._progress.set_phase("idle"),
+        )
+
     def _tidy(self, handled: int) -> None:
         # Each write only when there is something to do (a read-only index must still sync).
         cache = self._settings.cache
@@ -360,22 +422,3 @@ class SyncService:
         if handled:  # the log only grows when events are handled; otherwise nothing to compact
             self._log.compact(keep_last=EVENT_LOG_KEEP)
         self._progress.set_phase("idle")
-
-
-class _Counter:
-    """Counts what handlers did during one sync (listens to follow-up events)."""
-
-    def __init__(self) -> None:
-        self.indexed = 0
-        self.removed = 0
-        self.rebuilt = False
-
-    def __call__(self, record: RecordedEvent) -> None:
-        if isinstance(record.event, events.FileIndexed):
-            self.indexed += 1
-        elif isinstance(record.event, events.FileRemoved):
-            self.removed += 1
-        elif isinstance(record.event, events.IndexRebuilt):
-            # A rebuild's count replaces what incremental handlers counted before it.
-            self.indexed = record.event.files
-            self.rebuilt = True

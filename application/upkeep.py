@@ -58,13 +58,19 @@ class IndexUpkeep:
         trigger: SyncTrigger,
         progress: Callable[[SyncProgress], None] | None,
         wait_for_vectors: bool,
+        allow_mass_delete: bool,
     ) -> SyncReport:
         """See `MemoryManager.sync`."""
         require_enabled(self._settings)
+        allow = allow_mass_delete
         if wait_for_vectors:
-            return self._syncing.run(trigger, force=force, progress=progress)
+            return self._syncing.run(
+                trigger, force=force, progress=progress, allow_mass_delete=allow
+            )
         try:
-            return self._syncing.run(trigger, force=force, progress=progress, backfill_limit=0)
+            return self._syncing.run(
+                trigger, force=force, progress=progress, backfill_limit=0, allow_mass_delete=allow
+            )
         finally:
             # A running worker may be idle, waiting for a request: hand it the missing vectors
             # (those of the files committed before a failure too).

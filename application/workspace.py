@@ -1,10 +1,14 @@
 """Application: which workspace an index serves (issue #14: bound to it, never to the cwd).
 
-An index records the workspace it was built from (`IndexMeta.workspace`). Opening it:
+An index records the workspace it was built from, per host (`IndexMeta.workspace`: in the
+SQLite file; in a shared PostgreSQL store, one record per host beside the agent's meta, issue
+#30). Opening it, on either store:
 
 * a workspace named by the caller (`--workspace`, `$MEMLANE_WORKSPACE`, the config's
-  `agents.list[].workspace` / `agents.defaults.workspace`) must be the recorded one; another
-  is refused (`WorkspaceMismatch`) unless the caller moves the index on purpose (`move`);
+  `agents.list[].workspace` / `agents.defaults.workspace`, or the reference system's default
+  workspace when its config is read) must be the recorded one; another is refused
+  (`WorkspaceMismatch`) unless the caller moves the index on purpose (`move`), and even then
+  the sync stops before removing a large share of the index (application/mass_delete.py);
 * with none named, the recorded workspace is used, wherever the process runs; only an index
   that records none (a new one) takes the current directory, and says so (`notice`);
 * the workspace must be an existing folder (`WorkspaceMissing`): a missing one would index
@@ -22,12 +26,13 @@ from typing import Literal, TypeAlias
 
 from memlane.domain.errors import DomainError
 
-Origin: TypeAlias = Literal["flag", "env", "config", "cwd"]
+Origin: TypeAlias = Literal["flag", "env", "config", "default", "cwd"]
 
 _NAMED_BY: dict[Origin, str] = {
     "flag": "--workspace",
     "env": "$MEMLANE_WORKSPACE",
     "config": "the config file (agents.*.workspace)",
+    "default": "the reference system's default workspace (its config names none)",
     "cwd": "the current directory",
 }
 MOVE_HINT = "memlane --workspace NEW index --move-workspace"
@@ -76,7 +81,10 @@ class WorkspaceRequest:
 
 @dataclass(frozen=True, slots=True)
 class WorkspaceBinding:
-    """The workspace to serve, and a line to tell the user when it was chosen implicitly."""
+    """The workspace to serve, and a line to tell the user when it was chosen implicitly.
+
+    The notice is for commands that sync (the sync records the workspace); one that only reads
+    (`status`) records nothing and has nothing to say."""
 
     path: str
     notice: str | None = None

@@ -140,6 +140,9 @@ class SyncSettings:
     # The first search on a never-synced index waits this long for the first sync, so it does
     # not answer from an empty index.
     first_search_wait_ms: int = 30_000
+    # A sync that would remove more than this share (percent) of one source's indexed files
+    # stops and asks for `--allow-mass-delete` (an unmounted or wrong workspace, issue #30).
+    max_delete_percent: float = 20.0
 
 
 @dataclass(frozen=True, slots=True)

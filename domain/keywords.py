@@ -260,6 +260,18 @@ def fts_query_terms(query: str) -> list[str]:
     return list(content or stops)
 
 
+def stop_words_only(query: str) -> list[str] | None:
+    """The words of `query` when every one is a stop word ("what is it"), else None (a query
+    with any content term, or none at all). Such a query asks for nothing in particular: both
+    legs would rank whatever shares its filler words."""
+    terms: dict[str, None] = {}
+    for term, stop in _query_candidates(query):
+        if not stop:
+            return None
+        terms.setdefault(term)
+    return list(terms) or None
+
+
 def _covered_by_stop_words(run: str) -> set[int]:
     """Return the positions of `run` inside an occurrence of a CJK stop word of 2+ characters."""
     covered: set[int] = set()

@@ -7,15 +7,13 @@ import math
 import os
 import threading
 import weakref
-from collections.abc import Iterable, Mapping
-from dataclasses import replace
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 
 import structlog
 
 from memlane.application.memory import MemoryManager
 from memlane.application.ports.index_store import StoreError
-from memlane.application.workspace import Origin, WorkspaceRequest, bind_workspace
 from memlane.domain.agents import parse_agents
 from memlane.domain.errors import ConfigError, InvalidQuery
 from memlane.domain.search import SearchResult
@@ -24,9 +22,9 @@ from memlane.entrypoints.config.runtime import RuntimeConfig, resolve_runtime
 from memlane.entrypoints.errors import failure_payload, kind_of
 from memlane.entrypoints.ignored_notice import to_show
 from memlane.entrypoints.logging import configure_logging
+from memlane.entrypoints.workspace_binding import bound_runtime
 
 log = structlog.get_logger()
-_ORIGINS: dict[str, Origin] = {"flag": "flag", "env": "env", "config": "config"}
 _managers: dict[str, MemoryManager] = {}
 # One live manager per key, even under concurrent `open`: two would write the same index.
 _creating = threading.Lock()
@@ -93,12 +91,44 @@ def open_manager(
     at most once per process (see `note_warned`).
     The index serves the workspace it recorded (application/workspace.py): another named one
     raises WorkspaceMismatch unless `move_workspace`; a missing folder raises WorkspaceMissing.
+    A line about the binding (a new index takes the current directory, a move) is logged as
+    a warning (`open_telling` hands it to the caller instead).
     """
+    return open_telling(
+        None,
+        workspace=workspace,
+        agent_id=agent_id,
+        state_dir=state_dir,
+        config=config,
+        config_path=config_path,
+        env=env,
+        start_background=start_background,
+        move_workspace=move_workspace,
+    )
+
+
+def open_telling(
+    on_notice: Callable[[str], None] | None,
+    *,
+    workspace: str | os.PathLike[str] | None = None,
+    agent_id: str | None = None,
+    state_dir: str | os.PathLike[str] | None = None,
+    config: Mapping[str, object] | None = None,
+    config_path: str | None = None,
+    env: Mapping[str, str] | None = None,
+    start_background: bool = False,
+    move_workspace: bool = False,
+) -> MemoryManager:
+    """`open_manager`, with the line about the workspace binding handed to `on_notice` (the
+    CLI prints it as a `warning:` line, or not at all for a command that binds nothing);
+    None logs it."""
     if not structlog.is_configured():
         # A library must not print to the host's stdout: warnings and errors go to stderr.
         configure_logging(level="warning")
     environ, runtime = _resolve(workspace, agent_id, state_dir, config, config_path, env)
-    runtime = _bound(runtime, move=move_workspace)
+    runtime = bound_runtime(
+        runtime, {**runtime.env} or environ, move=move_workspace, on_notice=on_notice
+    )
     fresh = [found for found in runtime.ignored if found not in _warned]
     if fresh and to_show(runtime):  # once per process, and once per config change
         for found in fresh:
@@ -163,25 +193,6 @@ def close_all() -> None:
         _managers.clear()
     for manager in managers:
         manager.close()
-
-
-def _bound(runtime: RuntimeConfig, *, move: bool) -> RuntimeConfig:
-    """`runtime` with the workspace the index is bound to (see application/workspace.py)."""
-    from memlane.entrypoints.container import recorded_workspace
-
-    binding = bind_workspace(
-        WorkspaceRequest(
-            path=str(runtime.workspace.resolve()),
-            origin=_ORIGINS.get(runtime.workspace_origin, "cwd"),
-        ),
-        recorded_workspace(runtime.store_path),
-        store=str(runtime.store_path),
-        is_folder=os.path.isdir,
-        move=move,
-    )
-    if binding.notice is not None:
-        log.warning("workspace_bound", detail=binding.notice)
-    return replace(runtime, workspace=Path(binding.path))
 
 
 def _build(runtime: RuntimeConfig, env: Mapping[str, str]) -> MemoryManager:

@@ -3,6 +3,8 @@
 Exit codes: 0 success, 1 a failed operation, 2 bad usage (click's own usage errors included).
 A sync that could not commit a change is a failed operation (1), a listen address that cannot be
 had too; a wrong option value (empty token, TLS files, a state directory that is a file) is 2.
+A configuration error is 2 as well, printed as one `error: <key>: ...` line rather than click's
+usage text (cli_options.ConfigProblem); a sync refused as a mass deletion is 1.
 Warnings (a configured provider that cannot run) go to stderr as `warning: ...` lines.
 """
 
@@ -94,10 +96,18 @@ def cli(
     help="Bind the index to --workspace (or the current directory) although it recorded "
     "another workspace.",
 )
+@click.option(
+    "--allow-mass-delete",
+    is_flag=True,
+    help="Remove files missing from the workspace even when they are more than "
+    "sync.maxDeletePercent of the index (refused otherwise: a wrong or unmounted folder).",
+)
 @click.option("--verbose", is_flag=True, help="Print provider and sources first.")
 @global_options
 @click.pass_obj
-def index(options: Options, force: bool, move_workspace: bool, verbose: bool) -> None:
+def index(
+    options: Options, force: bool, move_workspace: bool, allow_mass_delete: bool, verbose: bool
+) -> None:
     """Sync the index with the files now."""
     if not options.enabled():
         return
@@ -107,7 +117,9 @@ def index(options: Options, force: bool, move_workspace: bool, verbose: bool) ->
             if verbose:
                 status = manager.status(deep=False)
                 click.echo(f"workspace: {status.workspace}\nstore: {status.store_path}", err=True)
-            report = manager.sync(force=force, progress=on_progress)
+            report = manager.sync(
+                force=force, progress=on_progress, allow_mass_delete=allow_mass_delete
+            )
         except Exception as exc:
             if not (force and caused_by(exc, StoreCorrupt)):
                 raise
@@ -119,7 +131,9 @@ def index(options: Options, force: bool, move_workspace: bool, verbose: bool) ->
                 err=True,
             )
             manager = options.open(move_workspace=move_workspace)
-            report = manager.sync(force=True, progress=on_progress)
+            report = manager.sync(
+                force=True, progress=on_progress, allow_mass_delete=allow_mass_delete
+            )
     for warning in report.warnings:
         click.echo(f"warning: {warning}", err=True)
     click.echo(summary(report))
@@ -233,7 +247,7 @@ def get(
     """Print lines of a memory file or of a transcript hit (a missing file is empty)."""
     if not options.enabled():
         return
-    manager = options.manager()
+    manager = options.manager(binds=False)
     with errors():
         got = manager.get(path, from_line=from_line, lines=lines, agent=from_agent)
     if as_json:
@@ -255,7 +269,7 @@ def status(options: Options, as_json: bool, deep: bool, verbose: bool) -> None:
     text = f"Memory search disabled ({runtime.agent_id}): {DISABLED_REASON}"
     if runtime.settings.enabled:
         with errors():
-            report = options.manager().status(deep=deep)
+            report = options.manager(binds=False).status(deep=deep)
         payload = {**camel_dict(asdict(report)), "enabled": True}
         text = status_text(report)
     else:
@@ -318,7 +332,7 @@ def watch(options: Options) -> None:
 @click.pass_obj
 def events(options: Options, limit: int, as_json: bool) -> None:
     """Show the tail of the event log: what changed, when, and what was done."""
-    manager = options.manager()
+    manager = options.manager(binds=False)
     with errors():
         records = manager.recent_events(limit)
     if as_json:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Final
+from typing import IO, TYPE_CHECKING, Any, Final
 
 import click
 
@@ -71,17 +71,26 @@ class Options:
             return False
         return True
 
-    def manager(self, *, move_workspace: bool = False, **overrides: object) -> MemoryManager:
+    def manager(
+        self, *, move_workspace: bool = False, binds: bool = True, **overrides: object
+    ) -> MemoryManager:
         with errors():
-            return self.open(move_workspace=move_workspace, **overrides)
+            return self.open(move_workspace=move_workspace, binds=binds, **overrides)
 
-    def open(self, *, move_workspace: bool = False, **overrides: object) -> MemoryManager:
-        """The manager, opened on first use; errors are raised as they are (see `manager`)."""
+    def open(
+        self, *, move_workspace: bool = False, binds: bool = True, **overrides: object
+    ) -> MemoryManager:
+        """The manager, opened on first use; errors are raised as they are (see `manager`).
+
+        `binds`: the command syncs, so a new index records its workspace now and the user is
+        told which (a `warning:` line); a command that only reads (`status`) records nothing
+        and says nothing about it."""
         if self._manager is None:
-            from memlane.entrypoints.api import open_manager
+            from memlane.entrypoints.api import open_telling
 
             self.runtime()  # warns, once
-            self._manager = open_manager(
+            self._manager = open_telling(
+                _warn if binds else _quiet,
                 workspace=self.values["workspace"],
                 agent_id=self.values["agent"],
                 state_dir=self.values["state_dir"],
@@ -112,6 +121,29 @@ class Options:
                 click.echo(f"memlane: close failed: {exc}", err=True)
 
 
+# Exit codes: 1 a failed operation (click's ClickException), 2 bad usage (click's UsageError)
+# and a configuration that cannot be used: both are the caller's input, fixed before a retry.
+EXIT_CONFIG = 2
+
+
+class ConfigProblem(click.ClickException):
+    """A configuration error: one `error:` line naming the key, not click's usage text (the
+    command line was right, the file or a value it names was not)."""
+
+    exit_code = EXIT_CONFIG
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        click.echo(f"error: {self.format_message()}", err=True, file=file)
+
+
+def _warn(notice: str) -> None:
+    click.echo(f"warning: {notice}", err=True)
+
+
+def _quiet(_notice: str) -> None:
+    """A reading command binds nothing, so it has nothing to say about the binding."""
+
+
 @contextmanager
 def errors() -> Iterator[None]:
     """The CLI's form of the one error table (entrypoints/errors.py): a wrong call is a usage
@@ -123,6 +155,8 @@ def errors() -> Iterator[None]:
         kind = kind_of(exc)
         if kind is None:
             raise
+        if kind.name == "config":  # the file or a value was wrong, not the command line
+            raise ConfigProblem(error_message(exc)) from exc
         if kind.wrong_call:
             raise click.UsageError(error_message(exc)) from exc
         if kind.exit_code == 0:

@@ -46,6 +46,7 @@ def store_copy(options: Options, target: str, all_agents: bool) -> None:
     from memlane.entrypoints.container import (
         configured_transfer,
         stored_agents,
+        target_holds_index,
         target_transfer,
     )
 
@@ -62,10 +63,20 @@ def store_copy(options: Options, target: str, all_agents: bool) -> None:
         if runtime.settings.store.driver == "postgres":
             store_url_for(runtime.settings, env)  # a missing URL is a usage error, said first
         agents = stored_agents(runtime, env) if all_agents else [runtime.agent_id]
+        # All or nothing: a copy that stopped at the third agent would leave a target the user
+        # has to sort out by hand; checked first, a refusal lists every agent in the way and a
+        # rerun after clearing them copies everything.
+        taken = [agent for agent in agents if target_holds_index(target, agent)]
+        if taken:
+            raise click.ClickException(
+                f"the target already has an index of {', '.join(taken)}: nothing was copied "
+                f"(the target must be empty for every agent copied; of {len(agents)} agent(s), "
+                f"{len(agents) - len(taken)} would have been copied)"
+            )
         for agent in agents:
             source = configured_transfer(runtime, env, agent)
             try:
-                destination = target_transfer(target, agent)
+                destination = target_transfer(target, agent, runtime)
                 try:
                     counts = copy_index(source, destination)
                 finally:

@@ -19,6 +19,7 @@ cannot disagree. `KINDS` is checked in order (subclasses first):
     embedding            EmbeddingError (any other)              1     UNAVAILABLE          broken
     index                StoreError, EventLogError               1     INTERNAL             broken
     sync_failed          SyncFailed                              1     INTERNAL             broken
+    mass_deletion        MassDeletion (nothing was removed)      1     FAILED_PRECONDITION  works
     (anything else)      -                                       1     INTERNAL, hidden     broken
 
 (* the CLI says on stderr that memory is disabled and exits 0, as the reference does.)
@@ -38,6 +39,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from memlane.application.mass_delete import MassDeletion
 from memlane.application.ports.embedding import (
     EmbeddingError,
     EmbeddingRejected,
@@ -188,6 +190,16 @@ KINDS: Final[tuple[ErrorKind, ...]] = (
         "index", (StoreError, EventLogError), "index error", 1, "INTERNAL", True, _CHECK_INDEX
     ),
     ErrorKind("sync_failed", (SyncFailed,), "sync failed", 1, "INTERNAL", True, _CHECK_INDEX),
+    ErrorKind(
+        "mass_deletion",
+        (MassDeletion,),
+        "",  # its message names the share, the workspace and the flag that allows it
+        1,
+        "FAILED_PRECONDITION",
+        False,  # nothing was removed: the index still answers as before
+        "Check that the workspace folder is the right one and mounted; "
+        "pass --allow-mass-delete if the deletions are meant.",
+    ),
 )
 INTERNAL: Final = ErrorKind(
     "internal",

@@ -62,15 +62,19 @@ class PostgresIndexStore:
         cache_agent: str | None = None,
         analyser: Fts5Analyser | None = None,
         keyword_pruning: bool = True,
+        host: str | None = None,
     ) -> None:
         """Serve `agent`'s rows; `cache_agent` names whose embedding cache to use (a rebuild
         writes under a temporary id but shares the live agent's cache). `keyword_pruning=False`
         ranks every matching row in the keyword leg (the same answer, slower: the reference the
-        tests and the store bench compare the pruned path with)."""
+        tests and the store bench compare the pruned path with). `host` names whose workspace
+        record `meta` reads and `set_meta` writes (meta.installation(); default: this host's
+        name and no state dir)."""
         if not agent:
             raise StoreError("an agent id is required")
         self._db = db
         self._agent = agent
+        self._host = host or meta_rows.installation()
         self._cache_agent = cache_agent or agent
         self._owns_analyser = analyser is None
         self._analyser = analyser or Fts5Analyser()
@@ -124,7 +128,7 @@ class PostgresIndexStore:
 
         def work(conn: Connection) -> None:
             self._register(conn)
-            meta_rows.put(conn, self._agent, meta_rows.INDEX_META_KEY, index_meta_to_json(meta))
+            meta_rows.put_index_meta(conn, self._agent, self._host, meta)
             # A first index is complete when its meta is written.
             meta_rows.delete(conn, self._agent, meta_rows.FIRST_INDEX_KEY)
             if meta.dimensions is not None:
@@ -207,10 +211,10 @@ class PostgresIndexStore:
         maintenance.refresh_after_bulk_write(self._db)
 
     def meta(self) -> IndexMeta | None:
-        """Return the stored meta, or None for an index never written."""
+        """Return the stored meta (its workspace: the one this host recorded, "" when none), or
+        None for an index never written."""
         with self._db.read() as conn:
-            value = meta_rows.get(conn, self._agent, meta_rows.INDEX_META_KEY)
-        return None if value is None else index_meta_from_json(value)
+            return meta_rows.index_meta(conn, self._agent, self._host)
 
     def file(self, source: Source, path: str) -> IndexedFile | None:
         """Return the files row of one file, or None if it is not indexed."""
@@ -319,7 +323,11 @@ class PostgresIndexStore:
         """Start a full reindex under a temporary agent id; commit moves it into place."""
         shadow = f"{self._agent}#rebuild-{uuid.uuid4().hex}"
         writer = PostgresIndexStore(
-            self._db, shadow, cache_agent=self._cache_agent, analyser=self._analyser
+            self._db,
+            shadow,
+            cache_agent=self._cache_agent,
+            analyser=self._analyser,
+            host=self._host,
         )
         return PostgresIndexRebuild(self._db, live=self._agent, shadow=shadow, writer=writer)
 

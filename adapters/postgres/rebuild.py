@@ -21,6 +21,7 @@ from sqlalchemy import Connection
 
 from memlane.adapters.postgres import maintenance
 from memlane.adapters.postgres.database import PostgresDatabase
+from memlane.adapters.postgres.meta import WORKSPACE_KEY_PREFIX
 from memlane.application.ports.embedding import Vector
 from memlane.application.ports.index_store import CacheKey, IndexedFile, IndexWriter, StoreError
 from memlane.domain.chunks import Chunk, ContentHash
@@ -35,9 +36,18 @@ _SWAPPED_TABLES = (
 )
 
 
-def _delete_agent_rows(conn: Connection, agent: str) -> None:
+WORKSPACE_PATTERN = WORKSPACE_KEY_PREFIX.replace("_", "\\_") + "%"
+
+
+def _delete_agent_rows(conn: Connection, agent: str, *, keep_workspaces: bool = False) -> None:
     for table in _SWAPPED_TABLES:
-        conn.exec_driver_sql(f"DELETE FROM {table} WHERE agent = %s", (agent,))
+        if keep_workspaces and table == "memlane_meta":
+            conn.exec_driver_sql(
+                "DELETE FROM memlane_meta WHERE agent = %s AND key NOT LIKE %s",
+                (agent, WORKSPACE_PATTERN),
+            )
+        else:
+            conn.exec_driver_sql(f"DELETE FROM {table} WHERE agent = %s", (agent,))
 
 
 class PostgresIndexRebuild:
@@ -89,7 +99,13 @@ class PostgresIndexRebuild:
         live, shadow = self._live, self._shadow
 
         def work(conn: Connection) -> None:
-            _delete_agent_rows(conn, live)
+            # Other hosts' workspace records survive the swap; the rebuild's own host's is new.
+            conn.exec_driver_sql(
+                "DELETE FROM memlane_meta m WHERE m.agent = %s AND m.key LIKE %s AND EXISTS "
+                "(SELECT 1 FROM memlane_meta s WHERE s.agent = %s AND s.key = m.key)",
+                (live, WORKSPACE_PATTERN, shadow),
+            )
+            _delete_agent_rows(conn, live, keep_workspaces=True)
             for table in _SWAPPED_TABLES:
                 conn.exec_driver_sql(
                     f"UPDATE {table} SET agent = %s WHERE agent = %s", (live, shadow)

@@ -27,7 +27,7 @@ from memlane.application.ports.index_transfer import (
     TransferTargetNotEmpty,
 )
 from memlane.domain.chunks import ContentHash
-from memlane.domain.index_meta import KEYWORD_ONLY_MODEL, index_meta_from_json, index_meta_to_json
+from memlane.domain.index_meta import KEYWORD_ONLY_MODEL
 
 _BATCH = 500
 
@@ -44,10 +44,12 @@ def agents(db: PostgresDatabase) -> list[str]:
 class PostgresIndexTransfer:
     """Bulk read and write of one agent's rows."""
 
-    def __init__(self, db: PostgresDatabase, agent: str) -> None:
-        """Move `agent`'s rows in `db`."""
+    def __init__(self, db: PostgresDatabase, agent: str, *, host: str = "") -> None:
+        """Move `agent`'s rows in `db`; `host` names the installation whose workspace record
+        the IndexMeta reads and writes (meta.installation())."""
         self._db = db
         self._agent = agent
+        self._host = host or meta.installation()
 
     def counts(self) -> TransferCounts:
         """Return what the agent's store holds."""
@@ -75,7 +77,7 @@ class PostgresIndexTransfer:
         """Return meta, files, events, last position and tracking."""
         a = self._agent
         with self._db.read() as conn:
-            value = meta.get(conn, a, meta.INDEX_META_KEY)
+            stored = meta.index_meta(conn, a, self._host)
             events = [
                 StoredEvent(int(p), str(t), int(v), str(d), str(o))
                 for p, t, v, d, o in conn.exec_driver_sql(
@@ -95,7 +97,7 @@ class PostgresIndexTransfer:
                 )
             }
             return IndexSnapshot(
-                meta=None if value is None else index_meta_from_json(value),
+                meta=stored,
                 files=rows.files(conn, a, None),
                 events=events,
                 last_position=int(last),
@@ -153,7 +155,7 @@ class PostgresIndexTransfer:
                     f"agent {a} already has an index in {self._db.location}"
                 )
             if snapshot.meta is not None:
-                meta.put(conn, a, meta.INDEX_META_KEY, index_meta_to_json(snapshot.meta))
+                meta.put_index_meta(conn, a, self._host, snapshot.meta)
             for file in snapshot.files:
                 rows.put_file(conn, a, file)
             _load_chunks(conn, a, chunks, analyser)

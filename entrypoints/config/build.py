@@ -327,6 +327,7 @@ def _sync(read: _Reader) -> SyncSettings:
             delta_messages=read.integer("sync.sessions.deltaMessages"),
         ),
         first_search_wait_ms=read.integer("sync.firstSearchWaitMs"),
+        max_delete_percent=read.number("sync.maxDeletePercent"),
     )
 
 

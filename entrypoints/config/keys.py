@@ -165,6 +165,16 @@ MEMORY_SEARCH_KEYS: Final[tuple[Key, ...]] = (
         high=600_000,
     ),
     Key(
+        "sync.maxDeletePercent",
+        NUM,
+        "A sync that would remove more than this percent of one source's indexed files (two "
+        "or more) stops and asks for `memlane index --allow-mass-delete` (a wrong or unmounted "
+        "workspace); 100 turns the guard off.",
+        "sync.max_delete_percent",
+        low=0,
+        high=100,
+    ),
+    Key(
         "sync.sessions.deltaBytes",
         INT,
         "Transcript growth in bytes that triggers a sync.",

@@ -191,10 +191,15 @@ class _Config:
         if not isinstance(root, Mapping):
             raise ConfigError("<root>", "the configuration must be an object")
         ignored: list[str] = [key for key in root if key not in _ROOT_KEYS]
+        typos = _near_misses(ignored, "", _ROOT_NEAR)
         agents_node = object_at(root.get("agents"), "agents")
-        ignored += [f"agents.{key}" for key in agents_node if key not in _AGENTS_KEYS]
+        outside = [key for key in agents_node if key not in _AGENTS_KEYS]
+        typos += _near_misses(outside, "agents.", _AGENTS_NEAR)
+        ignored += [f"agents.{key}" for key in outside]
         defaults = object_at(agents_node.get("defaults"), "agents.defaults")
-        ignored += [f"agents.defaults.{k}" for k in defaults if k not in _DEFAULTS_KEYS]
+        outside = [k for k in defaults if k not in _DEFAULTS_KEYS]
+        typos += _near_misses(outside, "agents.defaults.", _DEFAULTS_NEAR)
+        ignored += [f"agents.defaults.{k}" for k in outside]
         defaults_block = _flatten_block(defaults.get("memorySearch"), "agents.defaults")
         defaults_workspace = optional_string(defaults.get("workspace"), "agents.defaults.workspace")
 
@@ -210,7 +215,9 @@ class _Config:
         for index, raw in enumerate(entries):
             path = f"agents.list[{index}]"
             entry = object_at(raw, path)
-            ignored += [f"{path}.{k}" for k in entry if k not in _ENTRY_KEYS]
+            outside = [k for k in entry if k not in _ENTRY_KEYS]
+            typos += _near_misses(outside, f"{path}.", _ENTRY_NEAR)
+            ignored += [f"{path}.{k}" for k in outside]
             agent = entry.get("id")
             if not isinstance(agent, str):
                 raise ConfigError(f"{path}.id", "every agent needs a string id")
@@ -229,7 +236,7 @@ class _Config:
             entry_blocks[agent] = _flatten_block(entry.get("memorySearch"), path)
 
         memory = _flatten(object_at(root.get("memory"), "memory"), _MEMORY_TREE, "memory", "")
-        unused = [
+        unused = typos + [
             found
             for block in (defaults_block, *entry_blocks.values())
             for found in _ignored_in_block(block)
@@ -320,6 +327,44 @@ def _flatten(node: Mapping[str, object], schema: _Tree, path: str, relative: str
         else:
             flat.update(_flatten(object_at(value, full), spec, full, rel))
     return flat
+
+
+# Keys outside memlane's blocks belong to the reference system's config and are tolerated (it
+# has dozens memlane does not read). One that is a near miss of a key memlane reads, or a key
+# of memlane's written at the wrong level, is most likely a typo whose settings would silently
+# go unused: it is reported (a warning, `ignoredKeys` in `status --json`) with the key meant.
+# Name -> where it is written, per level.
+_ROOT_NEAR: Final = {
+    **{k: k for k in _ROOT_KEYS},
+    "memorySearch": "agents.defaults.memorySearch",
+    "workspace": "agents.defaults.workspace",
+}
+_AGENTS_NEAR: Final = {
+    **{k: f"agents.{k}" for k in _AGENTS_KEYS},
+    "memorySearch": "agents.defaults.memorySearch",
+    "workspace": "agents.defaults.workspace",
+}
+_DEFAULTS_NEAR: Final = {k: f"agents.defaults.{k}" for k in _DEFAULTS_KEYS}
+_ENTRY_NEAR: Final = {k: k for k in _ENTRY_KEYS}
+_NEAR_CUTOFF: Final = 0.75  # `agent`, `memorySerach`, `defualts`; no key of the reference's
+
+
+def _near_misses(keys: Sequence[str], prefix: str, known: Mapping[str, str]) -> list[IgnoredKey]:
+    """The `keys` (unknown at their level) that look like a key memlane reads, as warnings."""
+    found = []
+    for key in keys:
+        close = difflib.get_close_matches(key, list(known), n=1, cutoff=_NEAR_CUTOFF)
+        if close:
+            meant = known[close[0]]
+            meant = meant if "." in meant else f"{prefix}{meant}"
+            found.append(
+                IgnoredKey(
+                    f"{prefix}{key}",
+                    f"memlane reads no such key here: did you mean {meant!r}? (what it holds is "
+                    "not used)",
+                )
+            )
+    return found
 
 
 def _unknown_key_message(key: str, schema: _Tree) -> str:

@@ -69,8 +69,9 @@ class RuntimeConfig:
     ignored: tuple[IgnoredKey, ...] = ()
     # The reference system's state directory when its config is the one read.
     reference_state: Path | None = None
-    # Where `workspace` came from: "flag", "env", "config", or "cwd" when nothing named one (the
-    # index's recorded workspace then wins, application/workspace.py).
+    # Where `workspace` came from: "flag", "env", "config", "default" (the reference system's
+    # default workspace, its config naming none), or "cwd" when nothing named one (the index's
+    # recorded workspace then wins, application/workspace.py).
     workspace_origin: str = "cwd"
 
 
@@ -188,6 +189,15 @@ def resolve_runtime(
     reference = reference_state_dir(found)
     sessions = sessions_dir(settings, state_path, agent, env)
     chosen_workspace = workspace_dir(workspace, env, tree, agent, cwd)
+    origin = (
+        "flag"
+        if workspace
+        else "env"
+        if env_value(env, ENV_WORKSPACE)
+        else "config"
+        if resolve_workspace(tree, agent)
+        else "cwd"
+    )
     if reference is not None:
         if settings.store.path:
             ignored.append(
@@ -203,6 +213,7 @@ def resolve_runtime(
         if not (workspace or env_value(env, ENV_WORKSPACE) or resolve_workspace(tree, agent)):
             is_default = agent == default_agent_id(tree)
             chosen_workspace = reference / ("workspace" if is_default else f"workspace-{agent}")
+            origin = "default"  # configured, by the reference's rule: not the current directory
     return RuntimeConfig(
         agent_id=agent,
         settings=settings,
@@ -215,15 +226,7 @@ def resolve_runtime(
         env=merged_env,
         ignored=tuple(ignored),
         reference_state=reference,
-        workspace_origin=(
-            "flag"
-            if workspace
-            else "env"
-            if env_value(env, ENV_WORKSPACE)
-            else "config"
-            if resolve_workspace(tree, agent)
-            else "cwd"
-        ),
+        workspace_origin=origin,
     )
 
 

@@ -15,14 +15,11 @@ from memlane.adapters.clock import SystemClock
 from memlane.adapters.sources.filesystem import FilesystemMemorySource
 from memlane.adapters.sources.jsonl_sessions import JsonlSessionSource
 from memlane.adapters.sources.note_writer import FilesystemNoteWriter
-from memlane.adapters.store.database import SqliteDatabase
-from memlane.adapters.store.meta_table import INDEX_META_KEY
-from memlane.adapters.store.meta_table import recorded_workspace as recorded_workspace_of
 from memlane.adapters.store.quarantine import move_aside
 from memlane.application.memory import MemoryManager
 from memlane.application.ports.event_log import EventLog
 from memlane.application.ports.file_source import ChangeWatcher, FileSource
-from memlane.application.ports.index_store import IndexStore, StoreCorrupt
+from memlane.application.ports.index_store import IndexStore
 from memlane.application.ports.index_transfer import IndexTransfer
 from memlane.application.ports.note_writer import NoteWriter
 from memlane.application.ports.sync_lock import SyncLock
@@ -72,20 +69,20 @@ def legacy_scope_hash(settings: MemorySettings, workspace: Path, sessions_dir: P
     return hashlib.sha256(payload.encode()).hexdigest()
 
 
-def recorded_workspace(store_path: Path) -> str | None:
-    """The workspace the index at `store_path` recorded, None for no index or none recorded.
+def recorded_workspace(rc: RuntimeConfig, env: Mapping[str, str]) -> tuple[str | None, str]:
+    """(the workspace the agent's index recorded for this installation, None for no index or
+    none recorded; the index's name for messages).
 
     Read without migrating or creating anything, before the application is built: which
-    workspace it serves depends on it (application/workspace.py).
+    workspace it serves depends on it (application/workspace.py). On PostgreSQL each
+    installation (host and state dir) keeps its own record; one without (an index from before
+    records were kept per installation), started with no workspace named, takes the one the
+    index names if that folder exists here rather than the current directory.
 
     Raises:
-        StoreError: the file exists and cannot be read (StoreCorrupt when damaged).
+        StoreError: the store exists and cannot be read (StoreCorrupt when damaged).
     """
-    value = SqliteDatabase.peek_meta(store_path, INDEX_META_KEY)
-    try:
-        return None if value is None else recorded_workspace_of(value)
-    except ValueError as exc:  # the meta record itself is damaged
-        raise StoreCorrupt(f"{store_path}: unreadable index meta: {exc}") from exc
+    return family_of(rc).recorded_workspace(rc, env)
 
 
 def move_damaged_index(store_path: Path) -> Path:
@@ -117,7 +114,7 @@ def open_database(rc: RuntimeConfig, env: Mapping[str, str]) -> StoreDatabase:
 
 def index_store_for(rc: RuntimeConfig, db: StoreDatabase) -> IndexStore:
     """The IndexStore of the agent in `db`."""
-    return family_of(rc).index_store(db, rc.agent_id)
+    return family_of(rc).index_store(rc, db)
 
 
 def event_log_for(rc: RuntimeConfig, db: StoreDatabase) -> EventLog:
@@ -142,10 +139,26 @@ def configured_transfer(rc: RuntimeConfig, env: Mapping[str, str], agent: str) -
     return family_of(rc).transfer(rc, env, agent)
 
 
-def target_transfer(target: str, agent: str) -> IndexTransfer:
+def target_holds_index(target: str, agent: str) -> bool:
+    """Whether `target` (as `target_transfer` reads it) already holds an index of `agent`;
+    a SQLite file that does not exist is not created to find out."""
+    if family_of_target(target).name == "sqlite":
+        path = Path(target.removeprefix("sqlite:")).expanduser() / "agents" / agent / "memory.db"
+        if not path.is_file():
+            return False
+    transfer = target_transfer(target, agent)
+    try:
+        counts = transfer.counts()
+    finally:
+        transfer.close()
+    return bool(counts.files or counts.chunks or counts.events)
+
+
+def target_transfer(target: str, agent: str, rc: RuntimeConfig | None = None) -> IndexTransfer:
     """Bulk access to `agent`'s index at `target`: a PostgreSQL URL, or a SQLite state dir
-    (`sqlite:DIR` or DIR; the index goes to DIR/agents/<agent>/memory.db)."""
-    return family_of_target(target).target_transfer(target, agent)
+    (`sqlite:DIR` or DIR; the index goes to DIR/agents/<agent>/memory.db). On PostgreSQL the
+    workspace is recorded for the installation `rc` configures (this one copies)."""
+    return family_of_target(target).target_transfer(target, agent, rc)
 
 
 def note_writer(workspace: str, extra_paths: Sequence[str] = ()) -> NoteWriter:
@@ -221,7 +234,9 @@ class Container(containers.DeclarativeContainer):
     embedder_factories = providers.Singleton(
         provider_factories, settings, env, providers.Callable(_meta_reader, index_store.provider)
     )
-    embedding_runtime = providers.Singleton(make_runtime, settings, embedder_factories, clock)
+    embedding_runtime = providers.Singleton(
+        make_runtime, settings, embedder_factories, clock, env
+    )
     sources = providers.Callable(_available_sources, memory_source, session_source)
     application = providers.Container(
         Application,

@@ -158,6 +158,7 @@ class Application(containers.DeclarativeContainer):
         settings=settings,
         host_lock=host_lock,
         legacy_scope_hash=legacy_scope_hash,
+        workspace=workspace,
     )
     status = providers.Singleton(
         StatusReporter,

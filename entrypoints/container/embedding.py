@@ -6,6 +6,7 @@ them (`make_runtime`); nothing here calls a provider's API.
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 from collections.abc import Callable, Mapping
 from dataclasses import replace
@@ -20,6 +21,7 @@ from memlane.application.provider_selection import ProviderChoice, choose_provid
 from memlane.domain.config import MemorySettings
 from memlane.domain.errors import ConfigError
 from memlane.domain.index_meta import IndexMeta
+from memlane.domain.providers import PROVIDERS
 from memlane.entrypoints.config.env import api_key_for, base_url_for, headers_for, key_optional
 
 if TYPE_CHECKING:
@@ -137,10 +139,36 @@ def _selection(choice: ProviderChoice) -> Selection:
     )
 
 
+def provider_config_fingerprint(settings: MemorySettings, env: Mapping[str, str]) -> str:
+    """16 hex digits that change with anything deciding which provider runs and how: the
+    provider settings (secrets included, hashed) and the variables providers read (keys,
+    endpoints). A provider failure recorded under another fingerprint has lost its cause."""
+    variables = sorted(
+        {name for info in PROVIDERS for name in (*info.key_env, info.base_url_env) if name}
+    )
+    parts = [
+        settings.provider,
+        settings.provider_alias,
+        settings.model,
+        settings.fallback,
+        settings.fallback_alias,
+        repr(settings.output_dimensionality),
+        repr(settings.remote),
+        settings.remote.api_key or "",
+        repr(settings.remote.headers),
+        repr(settings.local),
+        repr(settings.endpoints),
+        repr(settings.fallback_endpoints),
+        *(f"{name}={env.get(name, '')}" for name in variables),
+    ]
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:16]
+
+
 def make_runtime(
     settings: MemorySettings,
     factories: Mapping[str, ProviderFactory],
     clock: Clock | None = None,
+    env: Mapping[str, str] | None = None,
 ) -> EmbeddingRuntime:
     """The lazy provider holder: `none` means keyword-only by request."""
     requested = settings.provider
@@ -167,4 +195,5 @@ def make_runtime(
         requested=requested,
         clock=clock,
         cooldown=settings.remote.failure_cooldown_seconds,
+        config="" if env is None else provider_config_fingerprint(settings, env),
     )

@@ -15,12 +15,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Final, Protocol
 
 from memlane.adapters.store.database import SqliteDatabase
+from memlane.adapters.store.meta_table import INDEX_META_KEY
+from memlane.adapters.store.meta_table import recorded_workspace as recorded_workspace_of
 from memlane.adapters.store.sqlite_event_log import SqliteEventLog
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.adapters.store.transfer import SqliteIndexTransfer
 from memlane.adapters.store.transfer import agents as sqlite_agents
 from memlane.application.ports.event_log import EventLog
-from memlane.application.ports.index_store import IndexStore
+from memlane.application.ports.index_store import IndexStore, StoreCorrupt
 from memlane.application.ports.index_transfer import IndexTransfer
 from memlane.application.ports.sync_lock import SyncLock
 from memlane.domain.agents import UnknownAgent
@@ -54,7 +56,10 @@ class StoreFamily(Protocol):
         """This agent's database."""
         ...
 
-    def index_store(self, db: StoreDatabase, agent: str) -> IndexStore: ...
+    def index_store(self, rc: RuntimeConfig, db: StoreDatabase) -> IndexStore:
+        """The index store of `rc`'s agent in `db` (a shared store also keeps the workspace
+        of `rc`'s installation)."""
+        ...
 
     def event_log(self, db: StoreDatabase, agent: str) -> EventLog: ...
 
@@ -78,8 +83,11 @@ class StoreFamily(Protocol):
         """Whether a `store copy --to` target names a store of this family."""
         ...
 
-    def target_transfer(self, target: str, agent: str) -> IndexTransfer:
-        """Bulk access to `agent`'s index at `target` (one this family claims)."""
+    def target_transfer(
+        self, target: str, agent: str, rc: RuntimeConfig | None = None
+    ) -> IndexTransfer:
+        """Bulk access to `agent`'s index at `target` (one this family claims); a shared store
+        records the workspace for the installation `rc` configures (the one copying)."""
         ...
 
     def identity(self, rc: RuntimeConfig, env: Mapping[str, str]) -> str:
@@ -87,6 +95,13 @@ class StoreFamily(Protocol):
         ...
 
     def agent_opener(self, rc: RuntimeConfig, env: Mapping[str, str]) -> AgentOpener: ...
+
+    def recorded_workspace(
+        self, rc: RuntimeConfig, env: Mapping[str, str]
+    ) -> tuple[str | None, str]:
+        """(the workspace the agent's index recorded for this installation or None; the
+        index's name for messages), read without migrating or creating anything."""
+        ...
 
 
 class SqliteFamily:
@@ -98,7 +113,7 @@ class SqliteFamily:
     def open(self, rc: RuntimeConfig, env: Mapping[str, str]) -> StoreDatabase:  # noqa: ARG002 - the StoreFamily signature
         return SqliteDatabase.open(rc.store_path, load_vector=rc.settings.store.vector_enabled)
 
-    def index_store(self, db: StoreDatabase, agent: str) -> IndexStore:  # noqa: ARG002 - the StoreFamily signature
+    def index_store(self, rc: RuntimeConfig, db: StoreDatabase) -> IndexStore:  # noqa: ARG002 - the StoreFamily signature
         assert isinstance(db, SqliteDatabase)
         return SqliteIndexStore(db)
 
@@ -121,12 +136,25 @@ class SqliteFamily:
     def claims(self, target: str) -> bool:  # noqa: ARG002 - the StoreFamily signature
         return True  # any other target is a state directory (`sqlite:DIR` or DIR)
 
-    def target_transfer(self, target: str, agent: str) -> IndexTransfer:
+    def target_transfer(
+        self, target: str, agent: str, rc: RuntimeConfig | None = None
+    ) -> IndexTransfer:
+        del rc  # the StoreFamily signature: a SQLite file records no installation
         state = Path(target.removeprefix("sqlite:")).expanduser()
         return SqliteIndexTransfer.open(state / "agents" / agent / "memory.db")
 
     def identity(self, rc: RuntimeConfig, env: Mapping[str, str]) -> str:  # noqa: ARG002 - the StoreFamily signature
         return f"sqlite:{rc.store_path.resolve()}"
+
+    def recorded_workspace(
+        self, rc: RuntimeConfig, env: Mapping[str, str]
+    ) -> tuple[str | None, str]:
+        del env  # the StoreFamily signature: a SQLite file needs no connection settings
+        value = SqliteDatabase.peek_meta(rc.store_path, INDEX_META_KEY)
+        try:
+            return (None if value is None else recorded_workspace_of(value)), str(rc.store_path)
+        except ValueError as exc:  # the meta record itself is damaged
+            raise StoreCorrupt(f"{rc.store_path}: unreadable index meta: {exc}") from exc
 
     def agent_opener(self, rc: RuntimeConfig, env: Mapping[str, str]) -> AgentOpener:
         return _SqliteAgents(rc, env)
@@ -167,11 +195,11 @@ class PostgresFamily:
     def open(self, rc: RuntimeConfig, env: Mapping[str, str]) -> StoreDatabase:
         return _postgres_database(store_url_for(rc.settings, env))
 
-    def index_store(self, db: StoreDatabase, agent: str) -> IndexStore:
+    def index_store(self, rc: RuntimeConfig, db: StoreDatabase) -> IndexStore:
         from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
 
         assert not isinstance(db, SqliteDatabase)
-        return PostgresIndexStore(db, agent)
+        return PostgresIndexStore(db, rc.agent_id, host=installation_of(rc))
 
     def event_log(self, db: StoreDatabase, agent: str) -> EventLog:
         from memlane.adapters.postgres.postgres_event_log import PostgresEventLog
@@ -198,29 +226,51 @@ class PostgresFamily:
             db.close()
 
     def transfer(self, rc: RuntimeConfig, env: Mapping[str, str], agent: str) -> IndexTransfer:
-        return self.target_transfer(store_url_for(rc.settings, env), agent)
+        return self.target_transfer(store_url_for(rc.settings, env), agent, rc)
 
     def claims(self, target: str) -> bool:
         return target.startswith(self._SCHEMES)
 
-    def target_transfer(self, target: str, agent: str) -> IndexTransfer:
+    def target_transfer(
+        self, target: str, agent: str, rc: RuntimeConfig | None = None
+    ) -> IndexTransfer:
         from memlane.adapters.postgres.transfer import PostgresIndexTransfer
 
-        return PostgresIndexTransfer(_postgres_database(target), agent)
+        host = "" if rc is None else installation_of(rc)
+        return PostgresIndexTransfer(_postgres_database(target), agent, host=host)
 
     def identity(self, rc: RuntimeConfig, env: Mapping[str, str]) -> str:
         url = store_url_for(rc.settings, env)  # only as a digest: it may hold a password
         return "postgres:" + hashlib.sha256(url.encode()).hexdigest()[:16]
 
+    def recorded_workspace(
+        self, rc: RuntimeConfig, env: Mapping[str, str]
+    ) -> tuple[str | None, str]:
+        from memlane.adapters.postgres.database import PostgresDatabase
+        from memlane.adapters.postgres.meta import peek_workspaces
+
+        db = PostgresDatabase(store_url_for(rc.settings, env), pool_size=1)
+        label = f"{db.location}#agent={rc.agent_id}"
+        try:
+            own, shared = peek_workspaces(db, rc.agent_id, installation_of(rc))
+        finally:
+            db.close()
+        # An index from before records were kept per installation, started with no workspace
+        # named, takes the one the index names if that folder exists here (not the cwd).
+        if own is None and rc.workspace_origin == "cwd" and shared and Path(shared).is_dir():
+            return shared, label
+        return own, label
+
     def agent_opener(self, rc: RuntimeConfig, env: Mapping[str, str]) -> AgentOpener:
-        return _PostgresAgents(store_url_for(rc.settings, env))
+        return _PostgresAgents(store_url_for(rc.settings, env), host=installation_of(rc))
 
 
 class _PostgresAgents:
     """One database holds every agent; an agent is known when the database registered it."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, host: str) -> None:
         self._url = url
+        self._host = host  # the workspace this installation recorded per agent (`files`)
         self._db: PostgresDatabase | None = None
 
     def index(self, agent: str) -> IndexStore:
@@ -234,12 +284,19 @@ class _PostgresAgents:
             raise UnknownAgent(agent, store="the PostgreSQL store", known=known)
         # The indexes share this one database; closing any of them disposes its engine, which
         # only happens in `close`, when all of them go.
-        return PostgresIndexStore(self._db, agent)
+        return PostgresIndexStore(self._db, agent, host=self._host)
 
     def close(self) -> None:
         db, self._db = self._db, None
         if db is not None:
             db.close()
+
+
+def installation_of(rc: RuntimeConfig) -> str:
+    """The name of this host and state dir in a shared store's workspace records."""
+    from memlane.adapters.postgres.meta import installation
+
+    return installation(str(rc.state_dir))
 
 
 def _postgres_database(url: str) -> PostgresDatabase:

@@ -21,6 +21,7 @@ import pytest
 from mcp import Client
 from mcp.types import CallToolResult
 
+from memlane.application.mass_delete import MassDeletion, Removal
 from memlane.application.memory import MemoryManager
 from memlane.application.messagebus import HandlerFailure
 from memlane.application.ports.embedding import (
@@ -93,6 +94,13 @@ CASES = [
     Case(StoreReadOnly("read-only file system"), 1, "INTERNAL", True, "index error"),
     Case(EventLogError("disk I/O error"), 1, "INTERNAL", True, "index error"),
     Case(SyncFailed([_FAILURE]), 1, "INTERNAL", True, "sync failed"),
+    Case(
+        MassDeletion([Removal("memory", 5, 5)], limit=20.0, workspace="ws"),
+        1,
+        "FAILED_PRECONDITION",
+        False,
+        "",
+    ),
 ]  # fmt: skip
 
 

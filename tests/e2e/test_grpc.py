@@ -27,6 +27,7 @@ import structlog
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
+from memlane.application.mass_delete import MassDeletion, Removal
 from memlane.application.ports.embedding import (
     EmbeddingRejected,
     EmbeddingTimeout,
@@ -632,6 +633,7 @@ ERRORS: list[tuple[Exception, grpc.StatusCode]] = [
     (EmbeddingRejected("401 bad key"), CODE.FAILED_PRECONDITION),
     (ProviderNotConfigured("no OPENAI_API_KEY"), CODE.FAILED_PRECONDITION),
     (StoreError("database disk image is malformed"), CODE.INTERNAL),
+    (MassDeletion([Removal("memory", 5, 5)], limit=20.0, workspace="/ws"), CODE.FAILED_PRECONDITION),
     (RuntimeError("boom"), CODE.INTERNAL),
 ]
 

@@ -208,3 +208,35 @@ def test_the_cli_copies_every_agent_there_and_back(tmp_path: Path, pg_url: str) 
     assert copied.meta() == META
     assert again.returncode == 1
     assert "already has an index" in again.stderr
+
+
+def test_all_agents_checks_every_target_before_writing_any(tmp_path: Path, pg_url: str) -> None:
+    """#30.5: one agent already at the target refuses the whole copy, naming it; nothing of the
+    others is written, so a rerun after clearing it copies everything."""
+    url = fresh_database(pg_url)
+    for agent in ("main", "ops", "zeta"):
+        (tmp_path / "state" / "agents" / agent).mkdir(parents=True)
+        db = SqliteDatabase.open(tmp_path / "state" / "agents" / agent / "memory.db")
+        seed(db)
+        db.close()
+    pg = PostgresDatabase.open(url)
+    PostgresIndexTransfer(pg, "ops").load(
+        SqliteIndexTransfer.open(tmp_path / "state" / "agents" / "ops" / "memory.db").snapshot(),
+        iter(()),
+        iter(()),
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLANE_")}
+    env["HOME"] = str(tmp_path)
+
+    done = subprocess.run(
+        [sys.executable, "-m", "memlane.entrypoints", "--workspace", str(tmp_path),
+         "--state-dir", str(tmp_path / "state"), "store", "copy", "--to", url, "--all-agents"],
+        capture_output=True, text=True, env=env, timeout=120, check=False,
+    )  # fmt: skip
+
+    assert done.returncode == 1
+    assert "already has an index of ops: nothing was copied" in done.stderr
+    assert done.stdout == ""
+    for agent in ("main", "zeta"):
+        assert PostgresIndexTransfer(pg, agent).counts().files == 0
+    pg.close()

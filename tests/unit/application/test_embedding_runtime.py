@@ -189,3 +189,38 @@ class TestFailureKeptWithTheIndex:
             other = EmbeddingRuntime(functools.partial(lambda c: c, chosen), requested=requested)
             other.keep_failures_in(ProviderFailureRecord(IssueBoard(store)))
             assert other.warning is None
+
+
+class TestAFailureWhoseCauseIsGone:
+    """#30.5: a failure is kept with the configuration it happened under; once that changed (a
+    key removed or replaced, another endpoint), it is not said again and the record goes."""
+
+    OLD, NEW = "0123456789abcdef", "fedcba9876543210"
+
+    def _runtime(self, store: FakeIndexStore, config: str) -> EmbeddingRuntime:
+        runtime = EmbeddingRuntime(
+            lambda: Selection(provider=PRIMARY), requested="openai", config=config
+        )
+        runtime.keep_failures_in(ProviderFailureRecord(IssueBoard(store)))
+        return runtime
+
+    def test_the_same_configuration_still_says_it(self) -> None:
+        store = FakeIndexStore()
+        self._runtime(store, self.OLD).note_failure(EmbeddingUnavailable("HTTP 401 bad key"))
+
+        assert "HTTP 401 bad key" in (self._runtime(store, self.OLD).recalled_warning() or "")
+
+    def test_another_configuration_neither_says_nor_keeps_it(self) -> None:
+        store = FakeIndexStore()
+        self._runtime(store, self.OLD).note_failure(EmbeddingUnavailable("HTTP 401 bad key"))
+        changed = self._runtime(store, self.NEW)
+
+        assert changed.recalled_warning() is None  # a fresh `status`: nothing selected
+        assert changed.warning is None  # selecting clears the record
+        assert store.issues() == []
+
+    def test_a_record_from_before_fingerprints_is_still_said(self) -> None:
+        store = FakeIndexStore()
+        store.replace_issues([RecordedIssue("provider", "openai", "HTTP 500")])
+
+        assert self._runtime(store, self.NEW).recalled_warning() is not None

@@ -120,6 +120,33 @@ class TestModes:
         assert response.fallback == "openai"
 
 
+class TestStopWordsOnly:
+    """#30.5: "what is it" asks for nothing: no hits (both legs would rank filler words), and
+    a warning that says why."""
+
+    @pytest.mark.parametrize("provider", [None, FakeEmbeddingProvider()], ids=["keyword", "hybrid"])
+    def test_a_query_of_stop_words_gets_no_hits_and_says_why(
+        self, provider: FakeEmbeddingProvider | None
+    ) -> None:
+        s = searcher(index(provider), provider)
+
+        response = search(s, "What is it?")
+
+        assert response.results == []
+        assert response.warnings == (
+            "the query has only stop words (what, is, it): nothing to search for; ask with the "
+            "words that matter (a name, a topic, a term from the notes)",
+        )
+
+    def test_one_content_word_is_enough_to_search(self) -> None:
+        provider = FakeEmbeddingProvider()
+
+        response = search(searcher(index(provider), provider), "what is billing")
+
+        assert "memory/billing.md" in _paths(response)
+        assert not any("stop words" in w for w in response.warnings)
+
+
 class TestDegradedVectorLeg:
     def test_a_failing_query_embedding_falls_back_to_keywords_with_a_warning(self) -> None:
         provider = FakeEmbeddingProvider()

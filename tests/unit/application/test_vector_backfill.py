@@ -59,9 +59,6 @@ class TestKeywordRowsFirst:
         assert report.vectors == VectorProgress(done=0, total=3)
         assert world.embedder is not None and world.embedder.embedded_texts == []
         assert manager.status().vectors == VectorProgress(done=0, total=3)
-        response = manager.search("ingest service number 1")
-        assert response.results[0].path == "memory/n001.md"
-        assert any(w.startswith("vectors 0 / 3 (0 %)") for w in response.warnings)
 
     def test_a_hybrid_search_answers_by_keywords_until_the_vectors_are_embedded(
         self, world: World
@@ -157,6 +154,31 @@ class TestBackfillBeforeASearch:
         report = manager.refresh()
 
         assert report is not None and report.vectors_backfilled == 3
+
+    def test_a_servers_search_embeds_a_small_gap_too(self, world: World) -> None:
+        """#30.3: a server (MCP, gRPC) searches without `refresh`; a few missing vectors are
+        embedded before the answer all the same, so it is not keyword-only."""
+        _notes(world, 3)
+        manager = world.manager()
+        manager.sync(wait_for_vectors=False)
+
+        response = manager.search("ingest service number 1")
+
+        assert response.mode == "hybrid" and response.results[0].path == "memory/n001.md"
+        assert not any(w.startswith("vectors ") for w in response.warnings)
+        assert manager.status().vectors == VectorProgress(done=3, total=3)
+
+    def test_a_servers_search_leaves_a_large_gap_to_the_backfill(self, world: World) -> None:
+        _notes(world, SEARCH_BACKFILL_LIMIT + 1)
+        manager = world.manager()
+        manager.sync(wait_for_vectors=False)
+        assert world.embedder is not None
+
+        response = manager.search("ingest service number 1")
+
+        assert response.mode == "keyword" and world.embedder.embedded_texts == []
+        total = SEARCH_BACKFILL_LIMIT + 1
+        assert any(w.startswith(f"vectors 0 / {total}") for w in response.warnings)
 
     def test_a_search_leaves_a_large_gap_to_the_backfill(self, world: World) -> None:
         _notes(world, SEARCH_BACKFILL_LIMIT + 1)

@@ -26,6 +26,7 @@ from memlane.domain.keywords import (
     fts_query_terms,
     korean_stem,
     quote_fts_term,
+    stop_words_only,
 )
 
 DOCS: dict[int, str] = {
@@ -285,3 +286,15 @@ class TestEveryStopWordIsDropped:
 
     def test_one_character_stop_words_inside_a_run_do_not_drop_bigrams(self) -> None:
         assert fts_query_terms("我的猫") == ["我的", "的猫"]
+
+
+class TestStopWordsOnly:
+    def test_a_query_of_fillers_is_named_word_by_word(self) -> None:
+        assert stop_words_only("What is it? what") == ["what", "is", "it"]
+
+    def test_any_content_term_makes_it_a_real_query(self) -> None:
+        assert stop_words_only("what is pgbouncer") is None
+        assert stop_words_only("数据库是什么") is None
+
+    def test_an_empty_query_is_not_one(self) -> None:
+        assert stop_words_only("?!") is None

@@ -26,6 +26,7 @@ COMMAND_ARGS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("events",): (),
     ("serve",): (),
     ("mcp",): (),
+    ("ui",): (),
     ("config", "schema"): (),
     ("store", "copy"): ("--to", "sqlite:/tmp/elsewhere"),
 }

@@ -690,6 +690,53 @@ class TestIgnoredKeys:
         ]
 
 
+class TestNearMisses:
+    """#30.4: a key outside memlane's blocks that looks like one it reads is reported."""
+
+    @pytest.mark.parametrize(
+        ("root", "key", "meant"),
+        [
+            ({"agent": {"defaults": {}}}, "agent", "agents"),
+            ({"memorySearch": {}}, "memorySearch", "agents.defaults.memorySearch"),
+            ({"agents": {"defualts": {}}}, "agents.defualts", "agents.defaults"),
+            (
+                {"agents": {"defaults": {"memorySerach": {"provider": "none"}}}},
+                "agents.defaults.memorySerach",
+                "agents.defaults.memorySearch",
+            ),
+            (
+                {"agents": {"list": [{"id": "a", "workspce": "/w"}]}},
+                "agents.list[0].workspce",
+                "agents.list[0].workspace",
+            ),
+        ],
+    )
+    def test_a_near_miss_names_the_key_meant(
+        self, root: dict[str, object], key: str, meant: str
+    ) -> None:
+        found = [k for k in ignored_settings(root) if k.key == key]
+
+        assert len(found) == 1 and f"did you mean {meant!r}?" in found[0].reason
+
+    def test_the_reference_systems_own_keys_are_not_near_misses(self) -> None:
+        root: dict[str, object] = {
+            key: {}
+            for key in (
+                "meta", "env", "wizard", "diagnostics", "logging", "update", "browser", "ui",
+                "auth", "models", "agents", "tools", "bindings", "broadcast", "audio", "media",
+                "messages", "commands", "approvals", "session", "cron", "hooks", "web",
+                "channels", "discovery", "canvasHost", "talk", "gateway", "memory", "skills",
+                "plugins",
+            )
+        }  # fmt: skip
+        root["agents"] = {
+            "defaults": dict.fromkeys(("model", "models", "repoRoot", "heartbeat", "sandbox")),
+            "list": [{"id": "main", "name": "M", "agentDir": "/a", "identity": {}, "tools": {}}],
+        }
+
+        assert ignored_settings(root) == []
+
+
 class TestSessionChunking:
     def test_transcripts_default_to_smaller_chunks(self) -> None:
         settings = resolve_settings({})

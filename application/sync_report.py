@@ -1,0 +1,54 @@
+"""Application: what one sync did, counted from the events its handlers append, and the
+report of a sync that was skipped (parts of `application/sync.py`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from memlane.application.ports.event_log import RecordedEvent
+from memlane.application.ports.index_store import FirstIndexState
+from memlane.application.reports import SyncReport
+from memlane.application.sync_trigger import SyncTrigger
+from memlane.domain import events
+from memlane.domain.sources import SourceIssue
+
+
+class SyncCounter:
+    """Counts what handlers did during one sync (listens to follow-up events)."""
+
+    def __init__(self) -> None:
+        self.indexed = 0
+        self.removed = 0
+        self.rebuilt = False
+
+    def __call__(self, record: RecordedEvent) -> None:
+        if isinstance(record.event, events.FileIndexed):
+            self.indexed += 1
+        elif isinstance(record.event, events.FileRemoved):
+            self.removed += 1
+        elif isinstance(record.event, events.IndexRebuilt):
+            # A rebuild's count replaces what incremental handlers counted before it.
+            self.indexed = record.event.files
+            self.rebuilt = True
+
+
+def skipped_report(
+    trigger: SyncTrigger, first: FirstIndexState, issues: Sequence[SourceIssue]
+) -> SyncReport:
+    """The report of a sync not run because another process writes the first index."""
+    return SyncReport(
+        reason=trigger.value,
+        full_reindex=False,
+        files_indexed=0,
+        files_removed=0,
+        files_unchanged=0,
+        chunks_embedded=0,
+        vectors_backfilled=0,
+        events_handled=0,
+        duration_ms=0.0,
+        issues=list(issues),
+        warnings=(
+            f"another process is building the first index ({first.text()}): this sync is "
+            "skipped, searches answer from the files indexed so far",
+        ),
+    )
