@@ -15,50 +15,50 @@ first access).
 
 from __future__ import annotations
 
+import importlib
 import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from memlane.application.ports.embedding import (
-    EmbeddingError,
-    EmbeddingRejected,
-    EmbeddingTimeout,
-    EmbeddingUnavailable,
-    ProviderNotConfigured,
-)
-from memlane.application.ports.event_log import EventLogError, RecordedEvent
-from memlane.application.ports.file_source import (
-    FileMissing,
-    FileRefused,
-    FileTooLarge,
-    FileUnreadable,
-    SourceError,
-)
-from memlane.application.ports.index_store import (
-    DimensionMismatch,
-    StoreCorrupt,
-    StoreError,
-    StoreReadOnly,
-)
-from memlane.application.reports import (
-    GetResult,
-    RecoveryStats,
-    SearchMode,
-    SearchResponse,
-    SourceStatus,
-    StatusReport,
-    SyncProgress,
-    SyncReport,
-)
-from memlane.application.workspace import WorkspaceError, WorkspaceMismatch, WorkspaceMissing
-from memlane.domain.agents import AgentsNotComparable, UnknownAgent
-from memlane.domain.errors import ConfigError, DomainError, InvalidQuery
-from memlane.domain.events import Event
-from memlane.domain.search import ScoreExplanation, SearchResult
-from memlane.domain.sources import Source, SourceIssue
-
 if TYPE_CHECKING:
     from memlane.application.memory import MemoryManager
+    from memlane.application.ports.embedding import (
+        EmbeddingError,
+        EmbeddingRejected,
+        EmbeddingTimeout,
+        EmbeddingUnavailable,
+        ProviderNotConfigured,
+    )
+    from memlane.application.ports.event_log import EventLogError, RecordedEvent
+    from memlane.application.ports.file_source import (
+        FileMissing,
+        FileRefused,
+        FileTooLarge,
+        FileUnreadable,
+        SourceError,
+    )
+    from memlane.application.ports.index_store import (
+        DimensionMismatch,
+        StoreCorrupt,
+        StoreError,
+        StoreReadOnly,
+    )
+    from memlane.application.reports import (
+        GetResult,
+        RecoveryStats,
+        SearchMode,
+        SearchResponse,
+        SourceStatus,
+        StatusReport,
+        SyncProgress,
+        SyncReport,
+    )
+    from memlane.application.workspace import WorkspaceError, WorkspaceMismatch, WorkspaceMissing
+    from memlane.domain.agents import AgentsNotComparable, UnknownAgent
+    from memlane.domain.errors import ConfigError, DomainError, InvalidQuery
+    from memlane.domain.events import Event
+    from memlane.domain.search import ScoreExplanation, SearchResult
+    from memlane.domain.sources import Source, SourceIssue
 
 # The one place the version is written: pyproject.toml reads it (setuptools dynamic `attr`).
 __version__ = "0.1.0"
@@ -151,12 +151,56 @@ def open(
     )
 
 
+# Where each public name lives: loaded on first access, so that `import memlane` (and the
+# console script's daemon client, tests/architecture/test_daemon_client_imports.py) stays cheap.
+_LAZY: dict[str, str] = {
+    "AgentsNotComparable": "memlane.domain.agents",
+    "ConfigError": "memlane.domain.errors",
+    "DimensionMismatch": "memlane.application.ports.index_store",
+    "DomainError": "memlane.domain.errors",
+    "EmbeddingError": "memlane.application.ports.embedding",
+    "EmbeddingRejected": "memlane.application.ports.embedding",
+    "EmbeddingTimeout": "memlane.application.ports.embedding",
+    "EmbeddingUnavailable": "memlane.application.ports.embedding",
+    "Event": "memlane.domain.events",
+    "EventLogError": "memlane.application.ports.event_log",
+    "FileMissing": "memlane.application.ports.file_source",
+    "FileRefused": "memlane.application.ports.file_source",
+    "FileTooLarge": "memlane.application.ports.file_source",
+    "FileUnreadable": "memlane.application.ports.file_source",
+    "GetResult": "memlane.application.reports",
+    "InvalidQuery": "memlane.domain.errors",
+    "ProviderNotConfigured": "memlane.application.ports.embedding",
+    "RecordedEvent": "memlane.application.ports.event_log",
+    "RecoveryStats": "memlane.application.reports",
+    "ScoreExplanation": "memlane.domain.search",
+    "SearchMode": "memlane.application.reports",
+    "SearchResponse": "memlane.application.reports",
+    "SearchResult": "memlane.domain.search",
+    "Source": "memlane.domain.sources",
+    "SourceError": "memlane.application.ports.file_source",
+    "SourceIssue": "memlane.domain.sources",
+    "SourceStatus": "memlane.application.reports",
+    "StatusReport": "memlane.application.reports",
+    "StoreCorrupt": "memlane.application.ports.index_store",
+    "StoreError": "memlane.application.ports.index_store",
+    "StoreReadOnly": "memlane.application.ports.index_store",
+    "SyncProgress": "memlane.application.reports",
+    "SyncReport": "memlane.application.reports",
+    "UnknownAgent": "memlane.domain.agents",
+    "WorkspaceError": "memlane.application.workspace",
+    "WorkspaceMismatch": "memlane.application.workspace",
+    "WorkspaceMissing": "memlane.application.workspace",
+    "MemoryManager": "memlane.application.memory",
+}
+
+
 if not TYPE_CHECKING:
 
     def __getattr__(name: str) -> object:
-        # The manager module imports the whole application: load it only when someone asks.
-        if name == "MemoryManager":
-            from memlane.application.memory import MemoryManager
-
-            return MemoryManager
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(module), name)
+        globals()[name] = value
+        return value

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 
 from memlane.application.agent_directory import AgentDirectory
 from memlane.application.in_thread import in_thread
+from memlane.application.ports.change_journal import ChangeJournal
 from memlane.application.ports.event_log import RecordedEvent
 from memlane.application.reading import Reading
 from memlane.application.reporting import Reporting
@@ -90,6 +91,11 @@ class MemoryManager:
         """Sync before reading, as the settings ask (`IndexUpkeep.refresh`); None when the index
         is searched as it is (`sync.onSearch: false`, a fresh watcher, a read-only index)."""
         return self._upkeep.refresh(trigger, progress)
+
+    def track_changes(self, make_journal: Callable[[list[str]], ChangeJournal]) -> None:
+        """Decide `refresh`'s scan by a change journal over the sources' roots (a long-lived
+        process: the daemon; `IndexUpkeep.track_changes`), closed with the manager."""
+        self._upkeep.track_changes(make_journal)
 
     def search(
         self,

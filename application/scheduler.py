@@ -14,7 +14,7 @@ them to the worker through `backfill`.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import structlog
 
@@ -22,6 +22,7 @@ from memlane.application.ports.clock import Clock
 from memlane.application.ports.file_source import ChangeWatcher, FileSource
 from memlane.application.ports.index_store import IndexStore
 from memlane.application.ports.watch_lease import WatchLease
+from memlane.application.reports import SyncReport
 from memlane.application.sync import SyncService
 from memlane.application.sync_trigger import SyncTrigger
 from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
@@ -127,6 +128,17 @@ class BackgroundSyncer:
         self._backfills_asked = 0  # bumped by `backfill`: a step that found nothing before
         # the latest ask must not clear the flag that ask set
         self._refusal_told: str | None = None  # the mass-deletion refusal already logged
+        self._before_scan: Callable[[], int | None] | None = None
+        self._after_scan: Callable[[int | None, SyncReport | None], None] | None = None
+
+    def on_scans(
+        self,
+        before: Callable[[], int | None],
+        after: Callable[[int | None, SyncReport | None], None],
+    ) -> None:
+        """Call `before` as each background sync begins and `after` with its result and report
+        (None: it failed), so a change journal knows what the sync's scan covered."""
+        self._before_scan, self._after_scan = before, after
 
     @property
     def started(self) -> bool:
@@ -230,6 +242,7 @@ class BackgroundSyncer:
         if self._stopping.is_set():
             return
         report = None
+        mark = self._before_scan() if self._before_scan is not None else None
         try:
             # Vectors are left to the batches between syncs (`_backfill_step`).
             report = self._syncing.run_unless_read_only(trigger, backfill_limit=0)
@@ -239,6 +252,8 @@ class BackgroundSyncer:
         if refusal is not None and refusal != self._refusal_told:
             log.error("background_sync_refused", reason=trigger.value, detail=refusal)
         self._refusal_told = refusal
+        if self._after_scan is not None:
+            self._after_scan(mark, report)
         with self._lock:
             self._vectors_pending = True
             if self._leased and self._lease is not None:

@@ -1,16 +1,20 @@
 """Application: keeping the index in line with the files (the indexing family of the facade).
 
 An explicit sync, the scan before a search (`refresh`), and the background triggers (watcher,
-interval, debounced requests) with the watch lease that lets a searcher skip its scan.
+interval, debounced requests). What lets a search skip its scan: the watch lease of a live
+watcher, or in a long-lived process (the daemon) a change journal over the sources' roots.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Mapping
 
 import structlog
 
 from memlane.application.enabled import require_enabled
+from memlane.application.ports.change_journal import ChangeJournal
+from memlane.application.ports.file_source import FileSource
 from memlane.application.ports.watch_lease import LeaseHolder, WatchLease
 from memlane.application.reports import SyncProgress, SyncReport
 from memlane.application.scheduler import BackgroundSyncer
@@ -18,6 +22,7 @@ from memlane.application.sync import SyncService
 from memlane.application.sync_trigger import SyncTrigger
 from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
 from memlane.domain.config import MemorySettings
+from memlane.domain.sources import Source
 
 log = structlog.get_logger()
 
@@ -45,11 +50,16 @@ class IndexUpkeep:
         syncing: SyncService,
         background: BackgroundSyncer,
         watcher: IndexWatcher,
+        sources: Mapping[Source, FileSource],
     ) -> None:
         self._settings = settings
         self._syncing = syncing
         self._background = background
         self._watcher = watcher
+        self._sources = sources
+        self._journal: ChangeJournal | None = None
+        self._journal_clean: int | None = None  # journal count a completed scan started after
+        self._journal_lock = threading.Lock()
 
     def sync(
         self,
@@ -92,9 +102,49 @@ class IndexUpkeep:
         require_enabled(self._settings)
         if not self._settings.sync.on_search and self._syncing.has_index():
             return None
+        if self._journal is not None:
+            return self._refresh_by_journal(self._journal, trigger, progress)
         if self._watched_and_fresh():
             return None
         return self._syncing.run_unless_read_only(trigger, progress, SEARCH_BACKFILL_LIMIT)
+
+    def track_changes(self, make_journal: Callable[[list[str]], ChangeJournal]) -> None:
+        """Decide `refresh`'s scan by a change journal over the sources' roots (a long-lived
+        process: the daemon) instead of by the watch lease, whose holder may not have read the
+        newest change yet. The first refresh after this scans; `close` closes the journal."""
+        roots = [root for source in self._sources.values() for root in source.watch_roots()]
+        journal = make_journal(roots)
+        with self._journal_lock:
+            old, self._journal, self._journal_clean = self._journal, journal, None
+        if old is not None:
+            old.close()
+        # A background sync (the watcher's, the interval's) scans too: a search after it and
+        # before any new change needs none.
+        self._background.on_scans(journal.seen, self._scanned)
+
+    def _refresh_by_journal(
+        self,
+        journal: ChangeJournal,
+        trigger: SyncTrigger,
+        progress: Callable[[SyncProgress], None] | None,
+    ) -> SyncReport | None:
+        """Skip the scan when no change was seen since a completed scan began; else scan."""
+        seen = journal.seen()  # every change that finished before this request is counted
+        with self._journal_lock:
+            clean = self._journal_clean
+        if seen is not None and seen == clean and self._syncing.has_index():
+            log.debug("sync_skipped", reason="no change since the last scan", changes=seen)
+            return None
+        report = self._syncing.run_unless_read_only(trigger, progress, SEARCH_BACKFILL_LIMIT)
+        self._scanned(seen, report)
+        return report
+
+    def _scanned(self, seen: int | None, report: SyncReport | None) -> None:
+        """A sync whose scan began after the journal had counted `seen` changes ended with
+        `report`: with nothing held back, every one of those changes is in the index."""
+        if seen is not None and report is not None and report.files_held_back == 0:
+            with self._journal_lock:
+                self._journal_clean = max(seen, self._journal_clean or 0)
 
     def _watched_and_fresh(self) -> bool:
         """Whether a live watcher of this very index says every change it saw is indexed
@@ -116,6 +166,11 @@ class IndexUpkeep:
             self._background.start(watch=watch)
 
     def close(self) -> None:
-        """Stop the background work, then release the store."""
+        """Stop the background work (it reads the journal), close the journal, release the
+        store."""
         self._background.stop()
+        with self._journal_lock:
+            journal, self._journal = self._journal, None
+        if journal is not None:
+            journal.close()
         self._syncing.close_store()

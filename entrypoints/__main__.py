@@ -1,5 +1,5 @@
-"""Entry points: `python -m memlane.entrypoints` runs the CLI."""
+"""Entry points: `python -m memlane.entrypoints` runs the CLI (through a daemon when one runs)."""
 
-from memlane.entrypoints.cli import main
+from memlane.entrypoints.launch import main
 
 main()

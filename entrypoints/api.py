@@ -44,19 +44,25 @@ def resolve_config(
     config: Mapping[str, object] | None = None,
     config_path: str | None = None,
     env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
 ) -> RuntimeConfig:
-    """Resolve what `open_manager` would open, without opening anything (arguments alike)."""
+    """Resolve what `open_manager` would open, without opening anything (arguments alike).
+
+    `cwd` (default: this process's) is where relative paths start: a daemon resolves a
+    client's command line from the client's folder.
+    """
     environ = dict(os.environ if env is None else env)
     if config is not None:
         # An explicit block wins over whatever config file the environment points at.
         environ.pop("MEMLANE_CONFIG", None)
+    here = Path.cwd() if cwd is None else cwd
     return resolve_runtime(
         env=environ,
-        cwd=Path.cwd(),
+        cwd=here,
         config=config_path,
         agent_id=agent_id,
         workspace=None if workspace is None else os.fspath(workspace),
-        state=None if state_dir is None else str(Path(state_dir).resolve()),
+        state=None if state_dir is None else str((here / state_dir).resolve()),
         flags=_flatten(config) if config is not None else None,
     )
 
@@ -118,14 +124,16 @@ def open_telling(
     env: Mapping[str, str] | None = None,
     start_background: bool = False,
     move_workspace: bool = False,
+    cwd: Path | None = None,
 ) -> MemoryManager:
     """`open_manager`, with the line about the workspace binding handed to `on_notice` (the
-    CLI prints it as a `warning:` line, or not at all for a command that binds nothing);
-    None logs it."""
+    CLI prints it as a `warning:` line, or not at all for a command that binds nothing;
+    None logs it) and relative paths taken from `cwd` (None: this process's folder; the
+    daemon opens what a client's command line names, from the client's folder)."""
     if not structlog.is_configured():
         # A library must not print to the host's stdout: warnings and errors go to stderr.
         configure_logging(level="warning")
-    environ, runtime = _resolve(workspace, agent_id, state_dir, config, config_path, env)
+    environ, runtime = _resolve(workspace, agent_id, state_dir, config, config_path, env, cwd)
     runtime = bound_runtime(
         runtime, {**runtime.env} or environ, move=move_workspace, on_notice=on_notice
     )
@@ -173,6 +181,7 @@ def _resolve(
     config: Mapping[str, object] | None,
     config_path: str | None,
     env: Mapping[str, str] | None,
+    cwd: Path | None = None,
 ) -> tuple[dict[str, str], RuntimeConfig]:
     environ = dict(os.environ if env is None else env)
     runtime = resolve_config(
@@ -182,6 +191,7 @@ def _resolve(
         config=config,
         config_path=config_path,
         env=environ,
+        cwd=cwd,
     )
     return environ, runtime
 

@@ -29,6 +29,7 @@ from memlane.domain.events import event_to_record, type_name
 from memlane.domain.search import MAX_QUERY_CHARS, check_query_text
 from memlane.domain.url_passwords import mask_url_passwords
 from memlane.entrypoints.casing import camel_dict, camel_keys
+from memlane.entrypoints.cli_daemon import daemon_group, daemon_json, daemon_text
 from memlane.entrypoints.cli_options import LOG_LEVELS, Options, errors, global_options
 from memlane.entrypoints.cli_output import (
     config_details,
@@ -41,6 +42,7 @@ from memlane.entrypoints.cli_output import (
 )
 from memlane.entrypoints.cli_servers import mcp, serve, store_group, ui
 from memlane.entrypoints.config.schema import json_schema
+from memlane.entrypoints.daemon import hosting
 from memlane.entrypoints.errors import failure_payload
 from memlane.entrypoints.fast_exit import exit_code, exit_without_teardown
 from memlane.entrypoints.logging import configure_logging
@@ -65,6 +67,11 @@ from memlane.entrypoints.progress_display import sync_progress
     type=click.Choice(LOG_LEVELS),
 )
 @click.option("--log-json", is_flag=True, help="Log JSON lines on stderr.")
+@click.option(
+    "--no-daemon",
+    is_flag=True,
+    help="Work in-process even when a daemon runs (also MEMLANE_NO_DAEMON=1).",
+)
 @click.version_option(__version__, prog_name="memlane", message="%(prog)s %(version)s")
 @click.pass_context
 def cli(
@@ -75,9 +82,12 @@ def cli(
     workspace: str | None,
     log_level: str,
     log_json: bool,
+    no_daemon: bool,
 ) -> None:
     """Long-term memory for AI agents: index notes and transcripts, search them."""
-    configure_logging(json=log_json or None, level=log_level)
+    del no_daemon  # read by the console script before this CLI loads (daemon/client.py)
+    if hosting.current() is None:  # a daemon configured its logging once, for every request
+        configure_logging(json=log_json or None, level=log_level)
     options = Options(config=config, state_dir=state_dir, agent=agent, workspace=workspace)
     options.log_level, options.log_json = log_level, log_json
     ctx.obj = options
@@ -276,6 +286,8 @@ def status(options: Options, as_json: bool, deep: bool, verbose: bool) -> None:
         payload["status"] = "disabled"
         payload["reason"] = DISABLED_REASON
     payload |= config_details(runtime)
+    payload["daemon"] = daemon_json(runtime.state_dir)
+    text += f"\nDaemon: {daemon_text(payload['daemon'])}"
     if as_json:
         click.echo(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
         return
@@ -351,6 +363,7 @@ cli.add_command(store_group)
 cli.add_command(serve)
 cli.add_command(mcp)
 cli.add_command(ui)
+cli.add_command(daemon_group)
 
 
 def main() -> None:

@@ -11,6 +11,7 @@ import click
 from memlane.application.ports.index_store import StoreCorrupt, caused_by
 from memlane.domain.errors import MemoryDisabled
 from memlane.entrypoints.config.runtime import RuntimeConfig
+from memlane.entrypoints.daemon.hosting import NotServed, current
 from memlane.entrypoints.errors import kind_of
 from memlane.entrypoints.errors import message as error_message
 from memlane.entrypoints.errors import text as error_text
@@ -44,12 +45,15 @@ class Options:
         if self._runtime is None:
             from memlane.entrypoints.api import note_warned, resolve_config
 
+            hosted = current()  # a daemon resolves its client's command line, not its own
             with errors():
                 self._runtime = resolve_config(
                     workspace=self.values["workspace"],
                     agent_id=self.values["agent"],
                     state_dir=self.values["state_dir"],
                     config_path=self.values["config"],
+                    env=None if hosted is None else hosted.env,
+                    cwd=None if hosted is None else hosted.cwd,
                 )
             if to_show(self._runtime, always=show_ignored):
                 for found in self._runtime.ignored:
@@ -85,6 +89,11 @@ class Options:
         `binds`: the command syncs, so a new index records its workspace now and the user is
         told which (a `warning:` line); a command that only reads (`status`) records nothing
         and says nothing about it."""
+        hosted = current()
+        if self._manager is None and hosted is not None:
+            if move_workspace or overrides:
+                raise NotServed("a command that rebinds or reconfigures the index")
+            self._manager = hosted.source.manager_for(self.runtime(), self.values, hosted)
         if self._manager is None:
             from memlane.entrypoints.api import open_telling
 
@@ -104,6 +113,8 @@ class Options:
         """Close the manager and move the index file aside; return (index, where it went)."""
         from memlane.entrypoints.api import move_damaged_index
 
+        if current() is not None:
+            raise NotServed("moving a damaged index aside")
         self.close()
         path, moved = move_damaged_index(
             agent_id=self.values["agent"],
@@ -113,6 +124,8 @@ class Options:
         return str(path), str(moved)
 
     def close(self) -> None:
+        if current() is not None:  # the daemon's manager lives on for the next request
+            self._manager = None
         if self._manager is not None:
             manager, self._manager = self._manager, None
             try:
@@ -212,7 +225,10 @@ def global_options(command: Callable[..., None]) -> Callable[..., None]:
         command = click.option(
             *flags, help=text, expose_value=False, callback=_set_global, default=None
         )(command)
-    return command
+    # Read by the console script before the CLI loads (daemon/client.py); accepted here too.
+    return click.option(
+        "--no-daemon", is_flag=True, expose_value=False, help="Work in-process (no daemon)."
+    )(command)
 
 
 _GLOBAL_FLAGS: tuple[tuple[tuple[str, ...], str], ...] = (

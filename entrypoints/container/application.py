@@ -202,6 +202,7 @@ class Application(containers.DeclarativeContainer):
         syncing=syncing,
         background=background,
         watcher=index_watcher,
+        sources=sources,
     )
     searching = providers.Singleton(
         Searching,

@@ -6,6 +6,7 @@ import json
 from collections.abc import Mapping
 
 from memlane.adapters.sources.watch_lease import FileWatchLease
+from memlane.application.ports.change_journal import ChangeJournal
 from memlane.entrypoints.config.runtime import RuntimeConfig
 from memlane.entrypoints.container.stores import family_of
 
@@ -22,3 +23,10 @@ def lease_scope(rc: RuntimeConfig, env: Mapping[str, str], scope_hash: str) -> s
     index = family_of(rc).identity(rc, env)
     scope = [str(rc.workspace.resolve()), index, rc.agent_id, list(rc.settings.sources), scope_hash]
     return json.dumps(scope, ensure_ascii=False)
+
+
+def change_journal(roots: list[str]) -> ChangeJournal:
+    """The change journal of a long-lived process (the daemon) over the sources' roots."""
+    from memlane.adapters.sources.change_journal import InotifyChangeJournal
+
+    return InotifyChangeJournal(roots)

@@ -338,7 +338,7 @@ def _keys(value: object, prefix: str = "") -> set[str]:
 
 
 # What only one side has: the CLI adds where its config came from, the server its first sync.
-CLI_ONLY = {"configPath", "referenceStateDir", "sessionsDir", "ignoredKeys", "settings"}
+CLI_ONLY = {"configPath", "referenceStateDir", "sessionsDir", "ignoredKeys", "settings", "daemon"}
 MCP_ONLY = {"firstSyncDone"}
 
 

@@ -27,6 +27,9 @@ COMMAND_ARGS: dict[tuple[str, ...], tuple[str, ...]] = {
     ("serve",): (),
     ("mcp",): (),
     ("ui",): (),
+    ("daemon", "start"): (),
+    ("daemon", "stop"): (),
+    ("daemon", "status"): (),
     ("config", "schema"): (),
     ("store", "copy"): ("--to", "sqlite:/tmp/elsewhere"),
 }

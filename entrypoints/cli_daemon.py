@@ -1,0 +1,95 @@
+"""Entry points: `memlane daemon start | stop | status` (daemon/ holds the daemon itself).
+
+A daemon runs only when asked (`daemon start`); the CLI uses one when it runs and answers, and
+`--no-daemon` / MEMLANE_NO_DAEMON=1 bypass it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from memlane.entrypoints.cli_options import Options, global_options
+from memlane.entrypoints.daemon import control, hosting
+from memlane.entrypoints.daemon.paths import log_path, state_dir_of
+
+
+def _state(options: Options) -> tuple[Path, list[str]]:
+    values = options.values
+    state = state_dir_of(values["state_dir"])
+    forwarded: list[str] = []
+    for flag, key in (("--config", "config"), ("--agent", "agent"), ("--workspace", "workspace")):
+        value = values[key]
+        if value:
+            forwarded += [flag, str(Path(value).resolve()) if key != "agent" else value]
+    return state, forwarded
+
+
+def daemon_json(state: Path) -> dict[str, object]:
+    """`status`'s daemon entry: whether one runs for the state dir and its pid."""
+    served = hosting.current()
+    pid = served.source.pid if served is not None else control.lock_holder(state)
+    return {"running": pid is not None, "pid": pid or None}
+
+
+def daemon_text(entry: object) -> str:
+    if not isinstance(entry, dict) or not entry.get("running"):
+        return "not running (memlane daemon start)"
+    return f"running (pid {entry.get('pid')})"
+
+
+@click.group("daemon")
+def daemon_group() -> None:
+    """A resident process the CLI hands search, get, status, index and events to."""
+
+
+@daemon_group.command("start")
+@click.option(
+    "--timeout",
+    type=click.FloatRange(1, 3600),
+    default=120,
+    show_default=True,
+    help="Seconds to wait until the daemon answers.",
+)
+@global_options
+@click.pass_obj
+def daemon_start(options: Options, timeout: float) -> None:
+    """Start the state dir's daemon (one per state dir; a running one is kept)."""
+    state, forwarded = _state(options)
+    started, ours = control.start(state, forwarded, timeout=timeout)
+    if not started.answering:
+        raise click.ClickException(
+            f"the daemon did not come up ({started.text()}); see {log_path(state)}"
+        )
+    verb = "started" if ours else "already running"
+    click.echo(f"memlane daemon {verb} (pid {started.pid})")
+
+
+@daemon_group.command("stop")
+@click.option("--timeout", type=click.FloatRange(1, 3600), default=60, show_default=True)
+@global_options
+@click.pass_obj
+def daemon_stop(options: Options, timeout: float) -> None:
+    """Stop the state dir's daemon."""
+    state, _ = _state(options)
+    try:
+        pid = control.stop(state, timeout=timeout)
+    except TimeoutError as exc:
+        raise click.ClickException(str(exc)) from exc
+    click.echo("no daemon runs" if pid is None else f"memlane daemon stopped (pid {pid})")
+
+
+@daemon_group.command("status")
+@click.option("--json", "as_json", is_flag=True)
+@global_options
+@click.pass_obj
+def daemon_status(options: Options, as_json: bool) -> None:
+    """Whether a daemon runs for the state dir, its pid and whether it answers this CLI."""
+    state, _ = _state(options)
+    found = control.probe(state)
+    if as_json:
+        click.echo(json.dumps(found.as_json(state), indent=2))
+    else:
+        click.echo(f"daemon: {found.text()}")

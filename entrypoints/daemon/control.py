@@ -1,0 +1,155 @@
+"""Starting, stopping and asking about the daemon of a state dir (used by `memlane daemon`
+and by `status`); standard library only."""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from memlane import __version__
+from memlane.entrypoints.daemon.paths import daemon_dir, lock_path, log_path, socket_path
+from memlane.entrypoints.daemon.protocol import (
+    compatible,
+    hello,
+    receive,
+    send,
+)
+
+_POLL_S = 0.05
+
+
+@dataclass(frozen=True, slots=True)
+class DaemonState:
+    """Whether a daemon holds the state dir's lock, its pid and whether it answers."""
+
+    running: bool
+    pid: int | None = None
+    answering: bool = False
+    version: str | None = None
+    answered: int | None = None  # requests it has answered so far
+
+    def as_json(self, state: Path) -> dict[str, object]:
+        return {
+            "running": self.running,
+            "pid": self.pid,
+            "answering": self.answering,
+            "version": self.version,
+            "answered": self.answered,
+            "socket": str(socket_path(state)),
+        }
+
+    def text(self) -> str:
+        if not self.running:
+            return "not running"
+        answer = "answering" if self.answering else "not answering"
+        return f"running (pid {self.pid}, memlane {self.version or '?'}, {answer})"
+
+
+def lock_holder(state: Path) -> int | None:
+    """The pid of the live daemon holding the lock, None when no process holds it."""
+    try:
+        fd = os.open(lock_path(state), os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        except OSError:
+            text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+            return int(text) if text.isdigit() else 0  # held; its pid not written yet
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return None
+    finally:
+        os.close(fd)
+
+
+def probe(state: Path, timeout: float = 2.0) -> DaemonState:
+    """Ask the state dir's daemon for its hello (without sending a request)."""
+    pid = lock_holder(state)
+    if pid is None:
+        return DaemonState(running=False)
+    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    conn.settimeout(timeout)
+    try:
+        conn.connect(str(socket_path(state)))
+        send(conn, hello(__version__))
+        theirs = receive(conn)
+    except OSError:
+        return DaemonState(running=True, pid=pid or None)
+    finally:
+        conn.close()
+    answering = compatible(theirs, __version__)
+    version = theirs.get("memlane")
+    answered = theirs.get("answered")
+    return DaemonState(
+        answered=answered if isinstance(answered, int) else None,
+        running=True,
+        pid=int(theirs.get("pid", pid)),
+        answering=answering,
+        version=str(version) if version is not None else None,
+    )
+
+
+def start(state: Path, options: list[str], *, timeout: float) -> tuple[DaemonState, bool]:
+    """Spawn a daemon unless one runs; wait until one answers. (state, whether we started it).
+
+    Two `start`s racing spawn two processes; the daemon's lock lets one through and the other
+    exits at once (EXIT_ALREADY_RUNNING), so both callers end up with the same daemon.
+    """
+    current = probe(state)
+    if current.answering:
+        return current, False
+    folder = daemon_dir(state)
+    folder.mkdir(parents=True, exist_ok=True)
+    folder.chmod(0o700)
+    with log_path(state).open("ab") as log:
+        child = subprocess.Popen(  # noqa: S603 (our interpreter, our module, our paths)
+            [
+                sys.executable,
+                "-m",
+                "memlane.entrypoints.daemon.server",
+                "--state-dir",
+                str(state),
+                *options,
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=log,
+            stderr=log,
+            start_new_session=True,  # not killed with the shell that started it
+            close_fds=True,
+        )
+    deadline = time.monotonic() + timeout
+    ours = True
+    while time.monotonic() < deadline:
+        current = probe(state, timeout=timeout)
+        if current.answering:
+            return current, ours and current.pid == child.pid
+        if child.poll() is not None:
+            ours = False  # it lost the lock race (or failed): wait for the winner, if any
+            if lock_holder(state) is None:
+                return DaemonState(running=False), False
+        time.sleep(_POLL_S)
+    return probe(state), False
+
+
+def stop(state: Path, *, timeout: float) -> int | None:
+    """SIGTERM the daemon and wait for its lock to drop; the pid stopped, None if none ran."""
+    pid = lock_holder(state)
+    if not pid:
+        return None
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline and lock_holder(state) is not None:
+        time.sleep(_POLL_S)
+    if lock_holder(state) is not None:
+        raise TimeoutError(f"the daemon (pid {pid}) did not stop within {timeout:.0f} s")
+    return pid

@@ -1,0 +1,96 @@
+"""The daemon runs the CLI's own commands for its clients: one request per thread.
+
+A request's thread carries its `Hosted` context (the client's environment and current
+directory, the daemon's shared managers) and its own stdout/stderr buffers: the process-wide
+`sys.stdout` / `sys.stderr` are `ThreadStreams` that write to the calling thread's buffer when
+it has one, else to the real stream (the daemon's log). The CLI code is the same code that runs
+in-process (`cli_options.Options` asks `current()` where the manager comes from), so the answer a
+client prints is the in-process answer by construction.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, TextIO
+
+if TYPE_CHECKING:
+    from memlane.application.memory import MemoryManager
+    from memlane.entrypoints.config.runtime import RuntimeConfig
+
+
+class NotServed(Exception):
+    """The daemon will not answer this request (the client then works in-process)."""
+
+
+class ManagerSource(Protocol):
+    """Where a hosted request's manager comes from (the daemon)."""
+
+    pid: int
+
+    def manager_for(
+        self, runtime: RuntimeConfig, values: Mapping[str, str | None], hosted: Hosted
+    ) -> MemoryManager: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Hosted:
+    """One client request run inside the daemon."""
+
+    env: Mapping[str, str]
+    cwd: Path
+    source: ManagerSource
+
+
+_local = threading.local()
+
+
+def current() -> Hosted | None:
+    """The request this thread runs for a daemon client; None in an ordinary process."""
+    hosted: Hosted | None = getattr(_local, "hosted", None)
+    return hosted
+
+
+@contextmanager
+def hosting(hosted: Hosted) -> Iterator[tuple[io.StringIO, io.StringIO]]:
+    """Run the body as `hosted`, with this thread's stdout and stderr captured."""
+    out, err = io.StringIO(), io.StringIO()
+    _local.hosted, _local.stdout, _local.stderr = hosted, out, err
+    try:
+        yield out, err
+    finally:
+        _local.hosted = _local.stdout = _local.stderr = None
+
+
+class ThreadStreams:
+    """A text stream writing to the calling thread's buffer (see `hosting`), else to `real`."""
+
+    encoding = "utf-8"  # what click asks before writing; the buffers hold str
+    errors = "strict"
+
+    def __init__(self, real: TextIO, name: str) -> None:
+        self._real = real
+        self._name = name
+
+    def _target(self) -> TextIO:
+        buffer: TextIO | None = getattr(_local, self._name, None)
+        return self._real if buffer is None else buffer
+
+    def write(self, text: str) -> int:
+        return self._target().write(text)
+
+    def flush(self) -> None:
+        self._target().flush()
+
+    def isatty(self) -> bool:
+        return False  # a client's terminal is not ours: no progress line, plain log lines
+
+    def writable(self) -> bool:
+        return True
+
+    def fileno(self) -> int:
+        return self._target().fileno()  # a buffer raises io.UnsupportedOperation, as it should

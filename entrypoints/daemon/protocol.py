@@ -1,0 +1,101 @@
+# ruff: noqa: PTH111, PTH118
+# (os.path on purpose: pathlib would cost the client ~15 ms of imports)
+
+"""The daemon's wire protocol and where its files live (standard library only: the client's
+whole import path goes through here, and it must stay a few milliseconds).
+
+Frames: a 4-byte big-endian length, then that many bytes of UTF-8 JSON (one object). A
+connection opens with one hello each way, `{"protocol": "memlane-daemon", "version": N,
+"memlane": "<package version>"}`; the daemon adds its `pid`. Each side checks the other's
+before anything else is said: a client of another version reads the daemon's hello and goes
+away (the CLI then works in-process). Then the client sends one request, the daemon one reply,
+and the connection closes.
+
+Files, in `<state dir>/daemon/` (mode 0700): `sock` (the Unix socket, mode 0600), `lock` (the
+daemon holds an exclusive flock on it for its whole life; its pid is written inside) and `log`
+(the daemon's stderr).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import struct
+from collections.abc import Mapping
+from typing import Any, Final
+
+PROTOCOL: Final = "memlane-daemon"
+PROTOCOL_VERSION: Final = 1
+MAX_FRAME: Final = 64 * 1024 * 1024  # a reply holds at most 100 results or one read file
+DEFAULT_STATE_DIR: Final = "~/.memlane"
+DAEMON_FOLDER: Final = "daemon"
+_HEADER = struct.Struct(">I")
+
+
+class ProtocolError(OSError):
+    """The peer broke the framing or the handshake (or went away mid-frame)."""
+
+
+def state_dir_of(flag: str | None, env: Mapping[str, str]) -> str:
+    """The state dir as the CLI resolves it: `--state-dir` > `$MEMLANE_STATE_DIR` > ~/.memlane,
+    made absolute (what the daemon compares with its own). Strings, not pathlib: the client's
+    import path stays without it (paths.py has the Path forms)."""
+    chosen = flag or env.get("MEMLANE_STATE_DIR") or DEFAULT_STATE_DIR
+    return os.path.realpath(os.path.expanduser(chosen))
+
+
+def socket_file(state: str) -> str:
+    return os.path.join(state, DAEMON_FOLDER, "sock")
+
+
+def lock_file(state: str) -> str:
+    return os.path.join(state, DAEMON_FOLDER, "lock")
+
+
+def log_file(state: str) -> str:
+    return os.path.join(state, DAEMON_FOLDER, "log")
+
+
+def hello(version: str, **extra: object) -> dict[str, Any]:
+    return {"protocol": PROTOCOL, "version": PROTOCOL_VERSION, "memlane": version, **extra}
+
+
+def compatible(peer: dict[str, Any], version: str) -> bool:
+    """Whether a peer's hello is this protocol, this protocol version and this memlane."""
+    return (
+        peer.get("protocol") == PROTOCOL
+        and peer.get("version") == PROTOCOL_VERSION
+        and peer.get("memlane") == version
+    )
+
+
+def send(sock: socket.socket, message: dict[str, Any]) -> None:
+    data = json.dumps(message, ensure_ascii=False).encode("utf-8")
+    sock.sendall(_HEADER.pack(len(data)) + data)
+
+
+def receive(sock: socket.socket) -> dict[str, Any]:
+    """One frame; ProtocolError when the peer closes early or sends something else."""
+    (size,) = _HEADER.unpack(_exactly(sock, _HEADER.size))
+    if size > MAX_FRAME:
+        raise ProtocolError(f"frame of {size} bytes is over the limit")
+    try:
+        message = json.loads(_exactly(sock, size).decode("utf-8"))
+    except ValueError as exc:
+        raise ProtocolError(f"not a JSON frame: {exc}") from exc
+    if not isinstance(message, dict):
+        raise ProtocolError("a frame must hold a JSON object")
+    return message
+
+
+def _exactly(sock: socket.socket, size: int) -> bytes:
+    chunks: list[bytes] = []
+    left = size
+    while left:
+        chunk = sock.recv(min(left, 1 << 20))
+        if not chunk:
+            raise ProtocolError("the peer closed the connection")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)

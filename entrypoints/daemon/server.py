@@ -1,0 +1,353 @@
+"""The resident memlane process: one per state dir, serving every agent of it on a Unix socket.
+
+`python -m memlane.entrypoints.daemon.server --state-dir DIR [--config F --agent A
+--workspace W]` (what `memlane daemon start` spawns). It holds `<state>/daemon/lock` for its
+whole life (a second daemon of the same state dir exits at once: `EXIT_ALREADY_RUNNING`), listens
+on `<state>/daemon/sock` (0600 in a 0700 folder; a peer of another uid is refused by
+SO_PEERCRED as well), opens the agent it was started for and watches its workspace (watcher,
+interval and session-growth syncs, the vector backfill: the same background syncer as `watch`),
+and answers each connection in its own thread by running the CLI's own command (hosting.py).
+Agents first asked for by a client are opened, and watched, on that request.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import fcntl
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TextIO, cast
+
+from memlane import __version__
+from memlane.entrypoints.daemon.hosting import Hosted, NotServed, ThreadStreams, hosting
+from memlane.entrypoints.daemon.paths import daemon_dir, lock_path, socket_path
+from memlane.entrypoints.daemon.protocol import (
+    ProtocolError,
+    compatible,
+    hello,
+    receive,
+    send,
+)
+
+if TYPE_CHECKING:
+    from memlane.application.memory import MemoryManager
+    from memlane.entrypoints.config.runtime import RuntimeConfig
+
+EXIT_ALREADY_RUNNING = 3
+_LOCK_TRIES = 25  # x 20 ms: a live daemon holds it for good, a client's check for microseconds
+_LOCK_PAUSE_S = 0.02
+_PEERCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
+# Test hook (tests/e2e/test_daemon_faults.py): when set, the daemon writes this file once it
+# has computed a reply and then never sends it, so a test can SIGKILL it mid-request.
+HOLD_REPLY_ENV = "MEMLANE_DAEMON_TEST_HOLD_REPLY"
+
+
+class Daemon:
+    """The socket, the lock and the managers of one state dir."""
+
+    def __init__(self, state: Path) -> None:
+        self.state = state
+        self.pid = os.getpid()
+        self._lock_fd: int | None = None
+        self._listener: socket.socket | None = None
+        self._agents: dict[str, MemoryManager] = {}
+        self._agents_lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._answered = 0  # requests answered (not fallen back): `daemon status --json`
+
+    # ------------------------------------------------------------------ life cycle
+
+    def acquire(self) -> bool:
+        """Take the state dir's daemon lock (False: another daemon holds it) and write our pid."""
+        folder = daemon_dir(self.state)
+        folder.mkdir(parents=True, exist_ok=True)
+        folder.chmod(0o700)  # an existing folder may have been made with looser bits
+        fd = os.open(lock_path(self.state), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        if not _lock_exclusive(fd):
+            os.close(fd)
+            return False
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{self.pid}\n".encode())
+        self._lock_fd = fd
+        return True
+
+    def listen(self) -> None:
+        """Bind the socket (a stale one, left by a killed daemon, is replaced: we hold the lock)."""
+        path = socket_path(self.state)
+        with contextlib.suppress(FileNotFoundError):
+            path.unlink()
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)  # born 0600: no moment where another user could connect
+        try:
+            listener.bind(str(path))
+        finally:
+            os.umask(old)
+        path.chmod(0o600)
+        listener.listen(64)
+        self._listener = listener
+
+    def serve_forever(self) -> None:
+        assert self._listener is not None
+        while not self._stopping.is_set():
+            try:
+                conn, _ = self._listener.accept()
+            except OSError:
+                if self._stopping.is_set():
+                    break
+                raise
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def stop(self) -> None:
+        """Stop accepting, remove the socket, close the managers, drop the lock."""
+        if self._stopping.is_set():
+            return
+        self._stopping.set()
+        if self._listener is not None:
+            with contextlib.suppress(OSError):
+                self._listener.shutdown(socket.SHUT_RDWR)
+            self._listener.close()
+        with contextlib.suppress(FileNotFoundError):
+            socket_path(self.state).unlink()
+        with self._agents_lock:
+            managers, self._agents = list(self._agents.values()), {}
+        for manager in managers:
+            try:
+                manager.close()
+            except Exception as exc:  # the others must still close
+                _note(f"memlane daemon: closing a manager failed: {exc}")
+        if self._lock_fd is not None:
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+    # ------------------------------------------------------------------ managers
+
+    def manager_for(
+        self, runtime: RuntimeConfig, values: Mapping[str, str | None], hosted: Hosted
+    ) -> MemoryManager:
+        """The agent's manager this daemon serves, opened (and watched) on first use.
+
+        Raises NotServed for another state dir, or for an agent this daemon already serves with
+        another workspace or settings (one live manager per index in this process).
+        """
+        from memlane.entrypoints.api import open_telling
+
+        state = runtime.state_dir
+        if not state.is_absolute() or state.resolve() != self.state.resolve():
+            raise NotServed(f"it serves {self.state}, not {state}")
+        manager = open_telling(
+            None,  # the daemon's log has the binding line; the client's command did not bind
+            cwd=hosted.cwd,
+            workspace=values.get("workspace"),
+            agent_id=values.get("agent"),
+            state_dir=values.get("state_dir"),
+            config_path=values.get("config"),
+            env=hosted.env,
+        )
+        with self._agents_lock:
+            known = self._agents.get(runtime.agent_id)
+            if known is manager:
+                return manager
+            if known is None and not self._stopping.is_set():
+                from memlane.entrypoints.container.lease import change_journal
+
+                self._agents[runtime.agent_id] = manager
+                # A search through the daemon scans only after a change (architecture.md,
+                # "The daemon"); the watcher keeps indexing in the background as `watch` does.
+                manager.track_changes(change_journal)
+                manager.start(watch=True)
+                return manager
+        manager.close()  # built for this request only: another index state is served here
+        raise NotServed(
+            f"it serves agent {runtime.agent_id!r} with another workspace or configuration "
+            "(restart it: memlane daemon stop, memlane daemon start)"
+        )
+
+    def open_initial(self, argv: list[str]) -> None:
+        """Open and watch the agent the daemon was started for (its options, its directory),
+        then every other agent with an index file in the state dir (each with the workspace
+        its index recorded). A failure is said in the log; a request opens what it asks for."""
+        first = self._open_agent([*argv, "status", "--json"])
+        opened = {first} if first else set()
+        others = [a for a in _stored_agents(self.state) if a not in opened]
+        shared = _without_workspace(argv)
+        for agent in others:
+            self._open_agent([*shared, "--agent", agent, "status", "--json"])
+
+    def _open_agent(self, argv: list[str]) -> str | None:
+        done = self.run_cli(argv, dict(os.environ), Path.cwd())
+        if done.get("exit") != 0:
+            why = done.get("fallback") or done.get("stderr")
+            _note(f"memlane daemon: opening {argv} failed: {why}")
+            return None
+        try:
+            agent = json.loads(str(done.get("stdout")))["agentId"]
+        except (ValueError, KeyError, TypeError):
+            return None
+        _note(f"memlane daemon: serving agent {agent}")
+        return str(agent)
+
+    # ------------------------------------------------------------------ requests
+
+    def _serve(self, conn: socket.socket) -> None:
+        with conn:
+            try:
+                if not self._same_user(conn):
+                    return
+                theirs = receive(conn)
+                send(conn, hello(__version__, pid=self.pid, answered=self._answered))
+                if not compatible(theirs, __version__):
+                    return  # the client reads our hello, says so and works in-process
+                try:
+                    request = receive(conn)
+                except ProtocolError:
+                    return  # a probe (`daemon status`) closes after the hello
+                reply = self._answer(request)
+                hold = os.environ.get(HOLD_REPLY_ENV)
+                if hold:
+                    Path(hold).write_text(str(self.pid), encoding="utf-8")
+                    threading.Event().wait()  # never answers: the test kills us here
+                send(conn, reply)
+                if "fallback" not in reply:
+                    with self._agents_lock:
+                        self._answered += 1
+            except (OSError, ProtocolError) as exc:  # a client that went away mid-request
+                _note(f"memlane daemon: a connection failed: {exc}")
+
+    def _same_user(self, conn: socket.socket) -> bool:
+        """Refuse a peer of another uid, whatever the socket's mode bits say."""
+        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEERCRED.size)
+        _pid, uid, _gid = _PEERCRED.unpack(creds)
+        if uid == os.getuid():
+            return True
+        _note(f"memlane daemon: refused a connection from uid {uid}")
+        return False
+
+    def _answer(self, request: dict[str, Any]) -> dict[str, Any]:
+        argv, env, cwd = request.get("argv"), request.get("env"), request.get("cwd")
+        if (
+            not isinstance(argv, list)
+            or not all(isinstance(a, str) for a in argv)
+            or not isinstance(env, dict)
+            or not isinstance(cwd, str)
+        ):
+            return {"fallback": "a malformed request"}
+        return self.run_cli(argv, {str(k): str(v) for k, v in env.items()}, Path(cwd))
+
+    def run_cli(self, argv: list[str], env: Mapping[str, str], cwd: Path) -> dict[str, Any]:
+        """Run one CLI command line as the client would in-process; its output and exit code."""
+        from memlane.entrypoints.cli import cli
+        from memlane.entrypoints.fast_exit import exit_code
+
+        code = 0
+        with hosting(Hosted(env=env, cwd=cwd, source=self)) as (out, err):
+            try:
+                cli.main(args=argv, prog_name="memlane", standalone_mode=True)
+            except SystemExit as done:
+                code = exit_code(done.code)
+            except NotServed as exc:
+                return {"fallback": str(exc)}
+            except Exception as exc:  # the in-process run shows it as it always would
+                _note(f"memlane daemon: {argv[:1]} failed: {exc!r}")
+                return {"fallback": f"the daemon failed: {exc}"}
+            return {"exit": code, "stdout": out.getvalue(), "stderr": err.getvalue()}
+
+
+def _lock_exclusive(fd: int) -> bool:
+    """The exclusive lock, waiting out shared ones: a client checking for a stale socket holds
+    one for an instant, which must not turn a starting daemon away."""
+    for _ in range(_LOCK_TRIES):
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return True
+        except OSError:
+            time.sleep(_LOCK_PAUSE_S)
+    return False
+
+
+def _stored_agents(state: Path) -> list[str]:
+    """The agents with a SQLite index in the state dir (`agents/<id>/memory.db`)."""
+    return sorted(p.parent.name for p in (state / "agents").glob("*/memory.db"))
+
+
+def _without_workspace(argv: list[str]) -> list[str]:
+    """The start options less `--workspace`: it names the first agent's workspace only."""
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--workspace":
+            skip = True
+        else:
+            kept.append(arg)
+    return kept
+
+
+def _note(text: str) -> None:
+    """A line in the daemon's log (its own stderr, never a client's)."""
+    stream = sys.__stderr__
+    if stream is not None:
+        stream.write(text + "\n")
+        stream.flush()
+
+
+def _parse(argv: list[str]) -> tuple[Path, list[str]]:
+    parser = argparse.ArgumentParser(prog="memlane-daemon")
+    parser.add_argument("--state-dir", required=True)
+    parser.add_argument("--config")
+    parser.add_argument("--agent")
+    parser.add_argument("--workspace")
+    args = parser.parse_args(argv)
+    options = ["--state-dir", args.state_dir]
+    for flag, value in (
+        ("--config", args.config),
+        ("--agent", args.agent),
+        ("--workspace", args.workspace),
+    ):
+        if value:
+            options += [flag, value]
+    return Path(args.state_dir).expanduser().resolve(), options
+
+
+def _install_streams() -> tuple[TextIO, TextIO]:
+    real_out, real_err = sys.stdout, sys.stderr
+    sys.stdout = cast(TextIO, ThreadStreams(real_out, "stdout"))
+    sys.stderr = cast(TextIO, ThreadStreams(real_err, "stderr"))
+    return real_out, real_err
+
+
+def main(argv: list[str] | None = None) -> int:
+    state, options = _parse(sys.argv[1:] if argv is None else argv)
+    daemon = Daemon(state)
+    if not daemon.acquire():
+        _note(f"memlane daemon: another daemon serves {state}")
+        return EXIT_ALREADY_RUNNING
+    _install_streams()
+    from memlane.entrypoints.logging import configure_logging
+
+    # Log lines of a request go to that client's stderr (the streams above), as in-process.
+    configure_logging(json=True, level="warning")
+    signal.signal(signal.SIGTERM, lambda *_: daemon.stop())
+    signal.signal(signal.SIGINT, lambda *_: daemon.stop())
+    try:
+        # The agents are open and watched before anyone can connect.
+        daemon.open_initial(options)
+        daemon.listen()
+        _note(f"memlane daemon {__version__} pid {daemon.pid} serving {state}")
+        daemon.serve_forever()
+    finally:
+        daemon.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

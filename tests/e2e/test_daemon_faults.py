@@ -1,0 +1,201 @@
+"""The daemon's faults, with real processes: a SIGKILLed daemon's socket, a daemon of another
+version, a daemon killed in the middle of a request, another user, two racing starts."""
+
+from __future__ import annotations
+
+import json
+import os
+import pwd
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from memlane.entrypoints.daemon.control import lock_holder
+from memlane.entrypoints.daemon.paths import daemon_dir, socket_path
+from memlane.entrypoints.daemon.protocol import ProtocolError, hello, receive, send
+from memlane.entrypoints.daemon.server import HOLD_REPLY_ENV
+from tests.e2e._daemon_support import Home, make_home, start_daemon, stopped_at_end, until
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+def home(tmp_path: Path) -> Home:
+    made = make_home(tmp_path)
+    made.run(*made.base(), "--workspace", str(made.ws), "index", check=True)
+    return made
+
+
+def _kill(pid: int) -> None:
+    os.kill(pid, signal.SIGKILL)
+    assert until(lambda: lock_holder_none(pid))
+
+
+def lock_holder_none(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return True
+    return state in ("Z", "X")
+
+
+def test_a_killed_daemons_socket_is_removed_once_and_the_cli_answers(home: Home) -> None:
+    with stopped_at_end(home):
+        pid = start_daemon(home)
+        _kill(pid)
+        assert socket_path(home.state).exists()  # left behind by SIGKILL
+
+        first = home.run(*home.base(), "search", "--json", "rollback")
+        local = home.run(*home.base(), "--no-daemon", "search", "--json", "rollback")
+
+        assert (first.returncode, first.stdout) == (0, local.stdout)
+        assert first.stderr.count("removed the stale daemon socket") == 1
+        assert not socket_path(home.state).exists()
+        again = home.run(*home.base(), "search", "--json", "rollback")
+        assert again.stderr == "" and again.stdout == local.stdout
+        assert start_daemon(home) != pid  # and a new daemon starts in its place
+
+
+def test_a_daemon_of_another_version_is_not_used(home: Home) -> None:
+    other = (
+        "import sys, memlane; memlane.__version__ = '0.0.0-other'\n"
+        "from memlane.entrypoints.daemon.server import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    args = ["--state-dir", str(home.state), "--config", str(home.config)]
+    args += ["--workspace", str(home.ws)]
+    with stopped_at_end(home):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", other, *args],
+            env=home.env,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        assert until(lambda: socket_path(home.state).exists(), timeout=120)
+
+        done = home.run(*home.base(), "search", "--json", "rollback")
+        local = home.run(*home.base(), "--no-daemon", "search", "--json", "rollback")
+
+        assert (done.returncode, done.stdout) == (0, local.stdout)
+        lines = done.stderr.splitlines()
+        assert len(lines) == 1 and "runs memlane 0.0.0-other" in lines[0], done.stderr
+        assert f"pid {proc.pid}" in lines[0] and "answering in-process" in lines[0]
+        shown = home.run(*home.base(), "daemon", "status", check=True).stdout
+        assert "not answering" in shown and "0.0.0-other" in shown
+        proc.kill()
+        proc.wait()
+
+
+def test_a_daemon_killed_mid_request_leaves_the_same_answer_and_nothing_lost(
+    home: Home, tmp_path: Path
+) -> None:
+    marker = tmp_path / "holding"
+    with stopped_at_end(home):
+        pid = start_daemon(home, env={**home.env, HOLD_REPLY_ENV: str(marker)})
+        (home.ws / "memory" / "late.md").write_text("The lighthouse keeper is Ada.\n")
+
+        client = home.popen(*home.base(), "search", "--json", "lighthouse")
+        assert until(marker.exists, timeout=120)  # the daemon synced, searched and holds
+        os.kill(pid, signal.SIGKILL)
+        out, err = client.communicate(timeout=180)
+
+        local = home.run(*home.base(), "--no-daemon", "search", "--json", "lighthouse")
+        assert client.returncode == 0, err
+        assert out == local.stdout
+        assert [h["path"] for h in json.loads(out)["results"]] == ["memory/late.md"]
+        assert "did not answer" in err and "answering in-process" in err
+        # The index the daemon wrote is whole: an index run has nothing left to do.
+        index = home.run(*home.base(), "--no-daemon", "index", check=True)
+        assert index.stdout.startswith("sync: 0 file(s) indexed, 0 removed"), index.stdout
+
+
+def test_another_user_cannot_connect(home: Home) -> None:
+    with stopped_at_end(home):
+        start_daemon(home)
+        folder, sock = daemon_dir(home.state), socket_path(home.state)
+        assert oct(folder.stat().st_mode & 0o777) == "0o700"
+        assert oct(sock.stat().st_mode & 0o777) == "0o600"
+        assert folder.stat().st_uid == sock.stat().st_uid == os.getuid()
+        if os.getuid() != 0:
+            pytest.skip("switching to another user needs root; the modes are checked above")
+        nobody = pwd.getpwnam("nobody").pw_uid
+
+        def connect_as_nobody(path: Path) -> str:
+            """In a forked child that became `nobody`: what a connection attempt met."""
+            read, write = os.pipe()
+            child = os.fork()
+            if child == 0:  # pragma: no cover - runs in the child
+                os.close(read)
+                try:
+                    os.setgid(nobody)
+                    os.setuid(nobody)
+                    conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                    conn.settimeout(10)
+                    try:
+                        conn.connect(str(path))
+                        send(conn, hello("0.1.0"))
+                        receive(conn)
+                        outcome = "answered"
+                    except PermissionError:
+                        outcome = "permission denied"
+                    except (ProtocolError, OSError):
+                        outcome = "closed"
+                    os.write(write, outcome.encode())
+                finally:
+                    os._exit(0)
+            os.close(write)
+            os.waitpid(child, 0)
+            with os.fdopen(read) as got:
+                return got.read()
+
+        assert connect_as_nobody(sock) == "permission denied"  # the modes keep it out
+        # Past the modes (a second name for the socket, open to all): the daemon's own
+        # SO_PEERCRED check still refuses a peer of another uid.
+        open_dir = Path(tempfile.mkdtemp(dir="/tmp"))
+        try:
+            open_dir.chmod(0o755)
+            os.link(sock, open_dir / "sock")
+            sock.chmod(0o777)
+            assert connect_as_nobody(open_dir / "sock") == "closed"
+        finally:
+            sock.chmod(0o600)
+            (open_dir / "sock").unlink(missing_ok=True)
+            open_dir.rmdir()
+        log = (daemon_dir(home.state) / "log").read_text()
+        assert f"refused a connection from uid {nobody}" in log
+
+
+def test_two_racing_starts_end_with_one_daemon(home: Home) -> None:
+    with stopped_at_end(home):
+        starts = [home.popen(*home.base(), "daemon", "start") for _ in range(2)]
+        outputs = [p.communicate(timeout=180) for p in starts]
+        assert [p.returncode for p in starts] == [0, 0], outputs
+        pid = lock_holder(home.state)
+        assert pid
+        said = sorted(out.strip() for out, _ in outputs)
+        assert said == [
+            f"memlane daemon already running (pid {pid})",
+            f"memlane daemon started (pid {pid})",
+        ]
+        servers = [
+            p for p in Path("/proc").iterdir() if p.name.isdigit() and _is_daemon_of(p, home.state)
+        ]
+        assert [int(p.name) for p in servers] == [pid]
+
+
+def _is_daemon_of(proc: Path, state: Path) -> bool:
+    try:
+        argv = (proc / "cmdline").read_bytes().split(b"\0")
+        status = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return (
+        status not in ("Z", "X")
+        and b"memlane.entrypoints.daemon.server" in argv
+        and str(state).encode() in argv
+    )

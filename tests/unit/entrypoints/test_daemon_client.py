@@ -1,0 +1,100 @@
+"""The daemon client's decisions from argv alone, and the protocol's frames (a socketpair)."""
+
+from __future__ import annotations
+
+import socket
+import struct
+
+import pytest
+
+from memlane.entrypoints.daemon.client import daemon_disabled, served_request
+from memlane.entrypoints.daemon.protocol import (
+    MAX_FRAME,
+    ProtocolError,
+    compatible,
+    hello,
+    receive,
+    send,
+)
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["search", "q"], ("search", None)),
+        (["--state-dir", "/s", "search", "--json", "q"], ("search", "/s")),
+        (["search", "q", "--state-dir=/late"], ("search", "/late")),  # after the command wins
+        (["--state-dir", "/a", "get", "x.md", "--state-dir", "/b"], ("get", "/b")),
+        (["--config", "c.json5", "--agent", "a", "status", "--json"], ("status", None)),
+        (["index"], ("index", None)),
+        (["events", "--limit", "3"], ("events", None)),
+        (["--no-daemon", "search", "q"], ("search", None)),  # parsed; `daemon_disabled` decides
+        (["search", "--", "--state-dir"], ("search", None)),  # a query, not an option
+    ],
+)
+def test_commands_a_daemon_may_answer(argv: list[str], expected: tuple[str, str | None]) -> None:
+    assert served_request(argv) == expected
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["watch"],
+        ["daemon", "status"],
+        ["config", "schema"],
+        ["--help"],
+        ["--version"],
+        ["search", "--help"],
+        ["--log-level", "debug", "search", "q"],  # its log lines belong to this process
+        ["search", "q", "--log-json"],
+        ["search", "--query", "-"],  # stdin is this process's
+        ["search", "--query=-"],
+        ["index", "--force"],
+        ["index", "--move-workspace"],
+        ["--state-dir"],  # a missing value: the CLI says so
+        ["--unknown", "search", "q"],
+    ],
+)
+def test_everything_else_stays_in_process(argv: list[str]) -> None:
+    assert served_request(argv) is None
+
+
+def test_the_bypass_flag_and_variable() -> None:
+    assert daemon_disabled(["search", "q", "--no-daemon"], {})
+    assert not daemon_disabled(["search", "--", "--no-daemon"], {})  # the query text
+    for value in ("1", "true", "YES", " on "):
+        assert daemon_disabled(["search", "q"], {"MEMLANE_NO_DAEMON": value})
+    for value in ("", "0", "false"):
+        assert not daemon_disabled(["search", "q"], {"MEMLANE_NO_DAEMON": value})
+
+
+def test_frames_round_trip_and_hellos_must_match() -> None:
+    a, b = socket.socketpair()
+    with a, b:
+        send(a, {"argv": ["search", "ünïcode"], "n": 1})
+        assert receive(b) == {"argv": ["search", "ünïcode"], "n": 1}
+        ours = hello("1.2.3", pid=7)
+        assert compatible(ours, "1.2.3")
+        assert not compatible(ours, "1.2.4")
+        assert not compatible({**ours, "version": 99}, "1.2.3")
+        assert not compatible({**ours, "protocol": "other"}, "1.2.3")
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        b"\x00\x00",  # a header cut short
+        struct.pack(">I", 10) + b"{}",  # a body cut short
+        struct.pack(">I", 2) + b"[]",  # not an object
+        struct.pack(">I", 3) + b"{x}",  # not JSON
+        struct.pack(">I", MAX_FRAME + 1),  # over the limit
+    ],
+)
+def test_broken_frames_are_protocol_errors(raw: bytes) -> None:
+    a, b = socket.socketpair()
+    with a, b:
+        a.sendall(raw)
+        a.shutdown(socket.SHUT_WR)
+        with pytest.raises(ProtocolError):
+            receive(b)
