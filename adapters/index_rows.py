@@ -28,7 +28,8 @@ def file_from_row(row: Sequence[object]) -> IndexedFile:
 
 
 def chunk_from_row(row: Sequence[object]) -> Chunk:
-    """(id, source, path, start_line, end_line, text, hash, timestamp) → Chunk."""
+    """(id, source, path, start_line, end_line, text, hash, timestamp, time_start, time_end)
+    → Chunk."""
     return Chunk(
         id=ChunkId(str(row[0])),
         source=cast(Source, row[1]),
@@ -38,12 +39,14 @@ def chunk_from_row(row: Sequence[object]) -> Chunk:
         text=str(row[5]),
         hash=ContentHash(str(row[6])),
         timestamp=None if row[7] is None else float(cast(float, row[7])),
+        time_start=_float_or_none(row[8]),
+        time_end=_float_or_none(row[9]),
     )
 
 
 def candidate_from_row(row: Sequence[object], score: float) -> Candidate:
-    """(rid, id, source, path, start_line, end_line, text, timestamp, file mtime) and the
-    leg's score → Candidate."""
+    """(rid, id, source, path, start_line, end_line, text, timestamp, file mtime, time_start,
+    time_end) and the leg's score → Candidate."""
     return Candidate(
         chunk_id=ChunkId(str(row[1])),
         source=cast(Source, row[2]),
@@ -54,4 +57,10 @@ def candidate_from_row(row: Sequence[object], score: float) -> Candidate:
         score=score,
         file_mtime=None if row[8] is None else float(cast(float, row[8])),
         timestamp=None if row[7] is None else float(cast(float, row[7])),
+        time_start=_float_or_none(row[9]),
+        time_end=_float_or_none(row[10]),
     )
+
+
+def _float_or_none(value: object) -> float | None:
+    return None if value is None else float(cast(float, value))

@@ -90,13 +90,14 @@ class FilePreparer:
                 self._session_policy,
                 line_numbers=rendered.line_numbers,
                 line_timestamps=rendered.timestamps,
+                mtime=stat.mtime,
             )
         else:
             decoded = decode_text(data)
             if decoded.replaced_bytes:
                 problems.append(f"invalid UTF-8: {decoded.replaced_bytes} byte(s) replaced")
             text = self._note_redact(decoded.text) if self._note_redact else decoded.text
-            chunks = chunk_text(source, path, text, self._policy)
+            chunks = chunk_text(source, path, text, self._policy, mtime=stat.mtime)
         indexed = IndexedFile(
             source=source, path=path, hash=content_hash, mtime=stat.mtime, size=len(data)
         )

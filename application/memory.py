@@ -29,6 +29,7 @@ from memlane.application.searching import Searching
 from memlane.application.sync_trigger import SyncTrigger
 from memlane.application.upkeep import IndexUpkeep
 from memlane.domain.config import MemorySettings
+from memlane.domain.time_bounds import TimeInput
 from memlane.domain.transcripts import TranscriptMessage
 
 
@@ -107,8 +108,16 @@ class MemoryManager:
         session_key: str | None = None,
         citations: bool = False,
         agents: Sequence[str] | str | None = None,
+        since: TimeInput = None,
+        until: TimeInput = None,
+        as_of: TimeInput = None,
     ) -> SearchResponse:
         """Search the memory, after the syncs the settings ask for (first search, new session).
+
+        `since` / `until` keep only chunks written within that window (strict, inside both
+        legs); `as_of` is when the question is asked (time words in it are read against it;
+        default now). Each takes an ISO 8601 date or time, epoch seconds, a datetime, or a
+        span back from now (`7d`), domain/time_bounds.py.
 
         `agents` (ids, or "a,b") searches those agents' memories in one ranking, each hit naming
         its agent; only this agent's index is synced first, the others are read as they are.
@@ -125,6 +134,9 @@ class MemoryManager:
             session_key=session_key,
             citations=citations,
             agents=agents,
+            since=since,
+            until=until,
+            as_of=as_of,
         )
 
     def get(

@@ -40,6 +40,7 @@ from memlane.application.ports.index_store import DimensionMismatch, IndexStore,
 from memlane.application.reports import SearchMode, SearchResponse
 from memlane.application.search_legs import AgentStore, Legs
 from memlane.domain.agents import agent_of
+from memlane.domain.chunk_times import iso_time
 from memlane.domain.config import MAX_RESULTS_LIMIT, MemorySettings, candidate_limit
 from memlane.domain.decay import apply_temporal_decay
 from memlane.domain.embedding import query_embedding_input
@@ -60,9 +61,12 @@ from memlane.domain.search import (
     SearchQuery,
     SearchResult,
     check_query_text,
+    check_window,
 )
 from memlane.domain.snippets import citation_for, make_snippet
 from memlane.domain.sources import Source
+from memlane.domain.time_boost import apply_time_boost
+from memlane.domain.time_words import read_time_words
 
 log = structlog.get_logger()
 
@@ -106,7 +110,8 @@ class Searcher:
         fillers = stop_words_only(text)
         if fillers is not None:
             return self._nothing_asked(fillers)
-        legs = Legs(stores, self._store)
+        window = check_window(query.since, query.until)
+        legs = Legs(stores, self._store, window)
         max_results = _max_results(query.max_results, self._settings.query.max_results)
         min_score = _min_score(query.min_score, self._settings.query.min_score)
         sources: Sequence[Source] = query.sources or self._settings.sources
@@ -171,6 +176,16 @@ class Searcher:
             # Rank-based and standardised scores are relative: the best keyword hit always stays.
             text_weight = 0.0
         kept = apply_min_score(fused, min_score, text_weight=text_weight)
+        intent = None  # time words: read only when they can matter (boost on, or --explain)
+        boosts = self._settings.query
+        if query.explain or boosts.time_boost > 0 or boosts.time_order_boost > 0:
+            intent = read_time_words(text, now if query.as_of is None else query.as_of)
+            kept = apply_time_boost(
+                kept,
+                intent,
+                strength=boosts.time_boost,
+                order_strength=boosts.time_order_boost,
+            )
         # Fused scores are relative to this query's pool; the floor asks for absolute evidence.
         floor = floor_for(
             self._settings.query.relevance_floor,
@@ -198,6 +213,7 @@ class Searcher:
             mode=mode,
             fallback=self._runtime.selection.fallback_from,
             warnings=tuple(warnings),
+            time_words=None if intent is None else intent.describe(),
         )
 
     def _nothing_asked(self, fillers: Sequence[str]) -> SearchResponse:
@@ -348,4 +364,5 @@ def _result(
         citation=citation,
         explanation=explanation,
         agent=agent_of(item.chunk_id) if agents else None,
+        time=iso_time(item.time_start, item.time_end),
     )

@@ -23,6 +23,9 @@ class SearchResponse:
     mode: SearchMode
     fallback: str | None = None
     warnings: tuple[str, ...] = ()
+    # The time the question's words name, read against its as_of (`"last week" → 2026-11-09..
+    # 2026-11-15`); None when it holds no time word.
+    time_words: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from memlane.application.ports.index_store import IndexStore
 from memlane.domain.agents import AgentsNotComparable, qualified
 from memlane.domain.index_meta import IndexMeta, vector_label
 from memlane.domain.keywords import build_fts_query
-from memlane.domain.search import Candidate
+from memlane.domain.search import Candidate, TimeWindow
 from memlane.domain.sources import Source
 
 # An agent and its index; None stands for the searcher's own index.
@@ -35,7 +35,13 @@ def keyword_only_by_design(meta: IndexMeta | None) -> bool:
 class Legs:
     """The indexes one search reads: this agent's alone, or several agents' as one pool."""
 
-    def __init__(self, stores: Sequence[AgentStore] | None, own: IndexStore) -> None:
+    def __init__(
+        self,
+        stores: Sequence[AgentStore] | None,
+        own: IndexStore,
+        window: TimeWindow | None = None,
+    ) -> None:
+        self.window = window  # the strict since / until filter, applied inside each leg
         self.stores: list[tuple[str | None, IndexStore]] = (
             [(None, own)] if stores is None else [(a, own if s is None else s) for a, s in stores]
         )
@@ -60,7 +66,7 @@ class Legs:
             return []
         found: list[Candidate] = []
         for agent, store in self.stores:
-            hits = store.search_keyword(match, sources=sources, limit=limit)
+            hits = store.search_keyword(match, sources=sources, limit=limit, window=self.window)
             found += _qualified(agent, hits)
         return found
 
@@ -69,7 +75,9 @@ class Legs:
     ) -> list[Candidate]:
         found: list[Candidate] = []
         for agent, store in self.vectored:
-            hits = store.search_vector(vector, model=model, sources=sources, limit=limit)
+            hits = store.search_vector(
+                vector, model=model, sources=sources, limit=limit, window=self.window
+            )
             found += _qualified(agent, hits)
         if self.many:  # one pool ordered by cosine, so ties do not depend on the agents' order
             found.sort(key=lambda c: -c.score)

@@ -1,9 +1,10 @@
 """Application: the search use case as the facade runs it (the searching family).
 
 Around the query pipeline (`queries.Searcher`): the checks that refuse a bad query before any
-sync, the syncs the settings ask for before a search (`SearchSyncPolicy`), the indexes of the
-agents searched, a small vector gap filled, and the notices a search carries back (first sync
-unfinished, a sync refused, a read-only index).
+sync (the time window's bounds read against one clock reading), the syncs the settings ask for
+before a search (`SearchSyncPolicy`), the indexes of the agents searched, a small vector gap
+filled, and the notices a search carries back (first sync unfinished, a sync refused, a
+read-only index).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from memlane.application.sync import SyncService
 from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
 from memlane.domain.agents import parse_agents
 from memlane.domain.config import MemorySettings
-from memlane.domain.search import SearchQuery, check_query_text
+from memlane.domain.search import SearchQuery, check_query_text, check_window
+from memlane.domain.time_bounds import TimeInput, parse_time_bound
 
 
 class Searching:
@@ -54,10 +56,18 @@ class Searching:
         session_key: str | None,
         citations: bool,
         agents: Sequence[str] | str | None,
+        since: TimeInput,
+        until: TimeInput,
+        as_of: TimeInput,
     ) -> SearchResponse:
         """See `MemoryManager.search` (the refusals come in the order it documents)."""
         require_enabled(self._settings)
         check_query_text(query)
+        now = self._clock.now().timestamp()
+        start = parse_time_bound(since, now=now, end=False, name="since")
+        stop = parse_time_bound(until, now=now, end=True, name="until")
+        asked = parse_time_bound(as_of, now=now, end=False, name="as_of")
+        check_window(start, stop)
         names = None if agents is None else parse_agents(agents)
         stores = None if names is None else [(a, self._agents.index_of(a)) for a in names]
         pending = self._policy.before_search(session_key)  # first sync unfinished
@@ -65,8 +75,16 @@ class Searching:
             # A few chunks without a vector are embedded now, as the CLI's refresh does.
             self._syncing.fill_vector_gap(SEARCH_BACKFILL_LIMIT)
         response = self._searcher.search(
-            SearchQuery(text=query, max_results=max_results, min_score=min_score, explain=explain),
-            now=self._clock.now().timestamp(),
+            SearchQuery(
+                text=query,
+                max_results=max_results,
+                min_score=min_score,
+                explain=explain,
+                since=start,
+                until=stop,
+                as_of=asked,
+            ),
+            now=now,
             citations=citations,
             stores=stores,
         )

@@ -63,7 +63,12 @@ class Manager(Protocol):
     def sync(self, *, force: bool = False) -> object: ...
 
     def search(
-        self, query: str, *, max_results: int | None = None, min_score: float | None = None
+        self,
+        query: str,
+        *,
+        max_results: int | None = None,
+        min_score: float | None = None,
+        as_of: str | None = None,
     ) -> SearchOutcome: ...
 
     def status(self) -> EngineReport: ...
@@ -293,7 +298,9 @@ def run_unit(
                 latencies: list[float] = []
                 for q in unit.queries:
                     t1 = time.perf_counter()
-                    outcome = manager.search(q.text, max_results=options.max_results, min_score=0.0)
+                    outcome = manager.search(
+                        q.text, max_results=options.max_results, min_score=0.0, as_of=q.as_of
+                    )
                     latencies.append((time.perf_counter() - t1) * 1000.0)
                     if len(latencies) % PROGRESS_EVERY == 0:
                         log(f"    {mode}: {len(latencies)}/{len(unit.queries)} queries")

@@ -19,6 +19,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
+from memlane.domain.chunk_times import (
+    TimeRange,
+    note_line_times,
+    span,
+    transcript_line_times,
+)
 from memlane.domain.chunks import Chunk, ChunkingPolicy
 from memlane.domain.cjk import WIDE_CHARACTERS
 from memlane.domain.hashing import chunk_id, sha256_text
@@ -172,6 +178,7 @@ def chunk_text(
     *,
     line_numbers: Sequence[int] | None = None,
     line_timestamps: Sequence[float | None] | None = None,
+    mtime: float | None = None,
 ) -> list[Chunk]:
     """Split `text` into chunks of whole lines, each within `policy.tokens` estimated tokens.
 
@@ -186,6 +193,10 @@ def chunk_text(
     Line numbers are 1-based and inclusive; with `line_numbers` (transcripts), text line i is
     reported as `line_numbers[i-1]`. With `line_timestamps`, a chunk's timestamp is the latest
     known timestamp of its lines.
+
+    With the file's `mtime`, every chunk gets its time range (`time_start` / `time_end`,
+    chunk_times.py): from the lines' timestamps for transcripts (`line_timestamps` given), else
+    from a dated file name or dated headings (a chunk spans its dated lines), else the mtime.
     """
     normalised = _normalise_newlines(text)
     if not normalised:
@@ -195,6 +206,13 @@ def chunk_text(
         lines.pop()
     budget = max(MIN_BUDGET_UNITS, policy.tokens * UNITS_PER_TOKEN)
     overlap = max(0, policy.overlap * UNITS_PER_TOKEN)
+    line_times: Sequence[TimeRange | None] | None = None
+    if mtime is not None:
+        line_times = (
+            transcript_line_times(line_timestamps, mtime)
+            if line_timestamps is not None
+            else note_line_times(lines, path)
+        )
 
     chunks: list[Chunk] = []
 
@@ -210,6 +228,9 @@ def chunk_text(
         end = kept[-1].line + 1
         content_hash = sha256_text(body)
         first, last = _map_line(start, line_numbers), _map_line(end, line_numbers)
+        times = None
+        if line_times is not None and mtime is not None:
+            times = span(line_times[start - 1 : end]) or (mtime, mtime)
         chunks.append(
             Chunk(
                 id=chunk_id(source, path, first, last, content_hash, len(chunks)),
@@ -220,6 +241,8 @@ def chunk_text(
                 text=body,
                 hash=content_hash,
                 timestamp=_latest(start - 1, end - 1, line_timestamps),
+                time_start=None if times is None else times[0],
+                time_end=None if times is None else times[1],
             )
         )
 

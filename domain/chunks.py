@@ -26,7 +26,10 @@ class Chunk:
     Lines are 1-based and inclusive; for transcripts they are JSONL line numbers.
     `hash` is the sha256 of `text`; `id` is unique within the index even when two chunks of
     one file have identical text. `timestamp` (epoch seconds) is when the text was written,
-    known for transcript messages; None means "use the file's date".
+    known for transcript messages; None means "use the file's date". `time_start` / `time_end`
+    (epoch seconds, inclusive) is when the text was written as a range, from message times,
+    a dated file name or heading, else the file's mtime (domain/chunk_times.py); None for a
+    chunk made without the file's mtime. Not part of the id or hash.
     """
 
     id: ChunkId
@@ -37,3 +40,5 @@ class Chunk:
     text: str
     hash: ContentHash
     timestamp: float | None = None
+    time_start: float | None = None
+    time_end: float | None = None

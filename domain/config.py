@@ -184,6 +184,12 @@ class QuerySettings:
     # calibrated as sure), and for its bm25 evidence. None: the measured share; 0: no words.
     relevance_term_share: float | None = None
     relevance_keyword_term_share: float | None = None
+    # How far a hit written in the window the question's time words name ("last week") moves
+    # towards a score of 1 (domain/time_boost.py); 0: time words change nothing.
+    time_boost: float = 0.0
+    # The same for an ordering question ("first time", "most recent"): the candidates at the
+    # asked end of their times keep their score; 0: ordering words change nothing.
+    time_order_boost: float = 0.0
     hybrid: HybridSettings = HybridSettings()
 
 

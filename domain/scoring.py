@@ -49,6 +49,9 @@ class Fused:
     timestamp: float | None = None
     decay_factor: float = 1.0
     keyword_evidence: float | None = None
+    time_start: float | None = None
+    time_end: float | None = None
+    time_boost: float = 1.0  # multiplier from the question's time words (time_boost.py)
 
     def explanation(self, *, mmr_rank: int | None = None) -> ScoreExplanation:
         """The `--explain` view of this item."""
@@ -58,6 +61,7 @@ class Fused:
             fused_score=self.score,
             decay_factor=self.decay_factor,
             mmr_rank=mmr_rank,
+            time_boost=self.time_boost,
         )
 
 
@@ -145,6 +149,8 @@ def _fuse(
             score=score_of[chunk_id],
             file_mtime=cand.file_mtime,
             timestamp=cand.timestamp,
+            time_start=cand.time_start,
+            time_end=cand.time_end,
             keyword_evidence=evidence.get(chunk_id),
         )
         for chunk_id, cand in base.items()

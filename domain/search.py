@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Final
 
@@ -31,14 +32,62 @@ def check_query_text(text: object) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class TimeWindow:
+    """A strict filter on when a chunk was written (epoch seconds, both ends inclusive; None:
+    open). A chunk passes when its time range overlaps the window; a chunk without a time
+    never passes."""
+
+    since: float | None = None
+    until: float | None = None
+
+    def bounds(self) -> tuple[float, float]:
+        """(since, until) with open ends as -inf / +inf, for a store's query."""
+        return (
+            -math.inf if self.since is None else self.since,
+            math.inf if self.until is None else self.until,
+        )
+
+    def holds(self, start: float | None, end: float | None) -> bool:
+        """Whether a chunk written over [start, end] passes the filter."""
+        if start is None or end is None:
+            return False
+        since, until = self.bounds()
+        return end >= since and start <= until
+
+
+def check_window(since: float | None, until: float | None) -> TimeWindow | None:
+    """The window of `since` / `until` (None when both are open); InvalidQuery when the window
+    is empty or a bound is not a finite number."""
+    for name, value in (("since", since), ("until", until)):
+        raw: object = value
+        if raw is not None and (
+            isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw)
+        ):
+            raise InvalidQuery(f"{name} must be a time")
+    if since is None and until is None:
+        return None
+    if since is not None and until is not None and since > until:
+        raise InvalidQuery("since is after until: the time window is empty")
+    return TimeWindow(since, until)
+
+
+@dataclass(frozen=True, slots=True)
 class SearchQuery:
-    """One search request. `max_results`/`min_score` of None mean "use the configured value"."""
+    """One search request. `max_results`/`min_score` of None mean "use the configured value".
+
+    `since` / `until` (epoch seconds) filter strictly by when a chunk was written; `as_of`
+    (epoch seconds) is when the question is asked, which time words in it are read against
+    (None: the clock's now).
+    """
 
     text: str
     max_results: int | None = None
     min_score: float | None = None
     sources: tuple[Source, ...] | None = None
     explain: bool = False
+    since: float | None = None
+    until: float | None = None
+    as_of: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +109,8 @@ class Candidate:
     score: float
     file_mtime: float | None = None
     timestamp: float | None = None
+    time_start: float | None = None
+    time_end: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +122,7 @@ class ScoreExplanation:
     fused_score: float
     decay_factor: float = 1.0
     mmr_rank: int | None = None
+    time_boost: float = 1.0  # multiplier from the question's time words (1: none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,3 +139,5 @@ class SearchResult:
     explanation: ScoreExplanation | None = field(default=None, compare=False)
     # The agent whose memory holds the hit: set by searches across agents, None otherwise.
     agent: str | None = None
+    # When the text was written: ISO 8601 (UTC), an instant or a `start/end` interval.
+    time: str | None = None

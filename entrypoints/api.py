@@ -290,6 +290,9 @@ def memory_search_tool(
             session_key=session_key,
             citations=citations,
             agents=_agents(params),
+            since=params.get("since"),  # type: ignore[arg-type]  # checked by the manager
+            until=params.get("until"),  # type: ignore[arg-type]
+            as_of=params.get("asOf", params.get("as_of")),  # type: ignore[arg-type]
         )
     except Exception as exc:
         if kind_of(exc) is None:  # a bug: the caller's own handler logs it
@@ -303,6 +306,7 @@ def memory_search_tool(
         "citations": "on" if citations else "off",
         "mode": response.mode,
         **({"warnings": list(response.warnings)} if response.warnings else {}),
+        **({"timeWords": response.time_words} if response.time_words else {}),
     }
 
 
@@ -355,6 +359,8 @@ def _result(result: SearchResult) -> dict[str, object]:
         data["agent"] = result.agent
     if result.citation is not None:
         data["citation"] = result.citation
+    if result.time is not None:
+        data["time"] = result.time
     return data
 
 

@@ -32,6 +32,7 @@ from memlane.entrypoints.casing import camel_dict, camel_keys
 from memlane.entrypoints.cli_daemon import daemon_group, daemon_json, daemon_text
 from memlane.entrypoints.cli_options import LOG_LEVELS, Options, errors, global_options
 from memlane.entrypoints.cli_output import (
+    check_time_options,
     config_details,
     event_json,
     fmt,
@@ -158,6 +159,9 @@ def index(
 @click.option("--min-score", type=click.FloatRange(0.0, 1.0), help="0-1 (default from config).")
 @click.option("--json", "as_json", is_flag=True, help="Print JSON.")
 @click.option("--explain", is_flag=True, help="Show each result's score parts.")
+@click.option("--since", help="Only memories written from then: 2026-11-01, an ISO time, 7d, 2w.")
+@click.option("--until", help="Only memories written until then (as --since; a date: its end).")
+@click.option("--as-of", "as_of", help="When the question is asked (time words read against it).")
 @click.option(
     "--agents",
     help="Search these agents' memories in one ranking (ids, comma-separated; a shared "
@@ -174,6 +178,9 @@ def search(
     as_json: bool,
     explain: bool,
     agents: str | None,
+    since: str | None,
+    until: str | None,
+    as_of: str | None,
 ) -> None:
     """Search the memory (syncs first when the index is dirty or empty)."""
     text = query_option or query
@@ -189,6 +196,7 @@ def search(
     with errors():
         check_query_text(text)  # before opening and syncing the index
         asked = None if agents is None else parse_agents(agents)
+        check_time_options(since, until, as_of)
     manager = options.manager()
     with errors():
         try:
@@ -199,7 +207,14 @@ def search(
             said = mask_url_passwords(str(exc))
             click.echo(f"warning: sync failed, searching the index as it is: {said}", err=True)
         response = manager.search(
-            text, max_results=max_results, min_score=min_score, explain=explain, agents=asked
+            text,
+            max_results=max_results,
+            min_score=min_score,
+            explain=explain,
+            agents=asked,
+            since=since,
+            until=until,
+            as_of=as_of,
         )
     for warning in response.warnings:  # on stderr in both forms: a pipe must not hide it
         click.echo(f"warning: {warning}", err=True)
@@ -212,21 +227,27 @@ def search(
         }
         if response.warnings:
             payload["warnings"] = list(response.warnings)
+        if response.time_words:
+            payload["timeWords"] = response.time_words
         click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
         return
+    if explain and response.time_words:
+        click.echo(f"time words: {response.time_words}")
     if not response.results:
         click.echo("No matches.")
         return
     blocks = []
     for r in response.results:
         head = f"{r.score:.3f} {r.path}:{r.start_line}-{r.end_line}"
+        if r.time is not None:
+            head += f" {r.time}"
         if r.agent is not None:
             head = f"[{r.agent}] {head}"
         if explain and r.explanation is not None:
             e = r.explanation
             head += (
                 f"  [vector={fmt(e.vector_score)} text={fmt(e.text_score)} "
-                f"decay={e.decay_factor:.3f} rank={e.mmr_rank}]"
+                f"decay={e.decay_factor:.3f} time={e.time_boost:.3f} rank={e.mmr_rank}]"
             )
         blocks.append(f"{head}\n{r.snippet.strip()}")
     click.echo("\n\n".join(blocks))

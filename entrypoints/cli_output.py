@@ -30,6 +30,15 @@ def summary(report: SyncReport) -> str:
     )
 
 
+def check_time_options(since: str | None, until: str | None, as_of: str | None) -> None:
+    """Refuse an unreadable --since / --until / --as-of before any sync (exit 2); the search
+    itself refuses an empty window (it knows now)."""
+    from memlane.domain.time_bounds import parse_time_bound
+
+    for name, value in (("--since", since), ("--until", until), ("--as-of", as_of)):
+        parse_time_bound(value, now=0.0, end=False, name=name)
+
+
 def result_json(r: object, explain: bool) -> dict[str, object]:
     from memlane.domain.search import SearchResult
 
@@ -44,6 +53,8 @@ def result_json(r: object, explain: bool) -> dict[str, object]:
     }
     if r.agent is not None:
         data["agent"] = r.agent
+    if r.time is not None:
+        data["time"] = r.time
     if explain and r.explanation is not None:
         data["explain"] = camel_dict(asdict(r.explanation))
     return data

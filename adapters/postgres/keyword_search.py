@@ -25,6 +25,7 @@ Three paths, one ranking:
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Sequence
 from typing import Final
@@ -32,6 +33,7 @@ from typing import Final
 from sqlalchemy import Connection
 
 from memlane.adapters.postgres import bm25, keyword_pruned, rows
+from memlane.domain.search import TimeWindow
 from memlane.domain.sources import Source
 
 PRUNED: Final = "pruned"
@@ -103,12 +105,17 @@ def _phrase_freqs(conn: Connection, agent: str, phrase: Sequence[str]) -> dict[i
     return freqs
 
 
-def _sources_of(conn: Connection, agent: str, rids: Sequence[int]) -> dict[int, tuple[str, int]]:
+def _sources_of(
+    conn: Connection, agent: str, rids: Sequence[int], window: TimeWindow | None
+) -> dict[int, tuple[str, int]]:
+    """rid -> (source, length) of the rows among `rids` written within `window`."""
+    since, until = (-math.inf, math.inf) if window is None else window.bounds()
     return {
         int(rid): (str(source), int(length))
         for rid, source, length in conn.exec_driver_sql(
-            "SELECT rid, source, doc_len FROM memlane_chunks WHERE agent = %s AND rid = ANY(%s)",
-            (agent, list(rids)),
+            "SELECT rid, source, doc_len FROM memlane_chunks WHERE agent = %s AND rid = ANY(%s)"
+            + ("" if window is None else " AND time_end >= %s AND time_start <= %s"),
+            (agent, list(rids), *(() if window is None else (since, until))),
         )
     }
 
@@ -121,10 +128,13 @@ def top(
     limit: int,
     *,
     cache: HitCache | None,
+    window: TimeWindow | None = None,
 ) -> tuple[list[tuple[int, float]], str]:
     """Return (rid, bm25 rank) of the best `limit` rows matching any phrase, best first, and
     the path that ranked them (PRUNED, FULL or PHRASES). Without `cache`: the unpruned
-    reference, every statistic counted from the rows (the same answer, slower)."""
+    reference, every statistic counted from the rows (the same answer, slower). With
+    `window`, only rows written within it are ranked (the full path: pruning's bounds do not
+    know the window); bm25's statistics stay the agent's, as FTS5's do with a filter."""
     phrases = [p for p in phrases if p]
     if not phrases:
         return [], FULL
@@ -144,18 +154,18 @@ def top(
         else:
             hits = cache.hits(conn, agent, generation, terms)
         idfs = [bm25.idf(n_rows, hits.get(t, 0)) for t in terms]
-        if cache is not None:
+        if cache is not None and window is None:
             order = keyword_pruned.plan(terms, idfs, hits)
             pruned = keyword_pruned.top(conn, agent, terms, idfs, order, sources, limit, avgdl)
             if pruned is not None:
                 return pruned, PRUNED
         path = FULL
-        freqs = _head_freqs(conn, agent, terms, idfs, sources, limit, avgdl)
+        freqs = _head_freqs(conn, agent, terms, idfs, sources, limit, avgdl, window)
     else:
         freqs = [_phrase_freqs(conn, agent, p) for p in phrases]
         idfs = [bm25.idf(n_rows, len(f)) for f in freqs]
     matched = sorted({rid for f in freqs for rid in f})
-    info = _sources_of(conn, agent, matched)
+    info = _sources_of(conn, agent, matched, window)
     wanted = set(sources)
     ranked = [
         (bm25.rank(idfs, [f.get(rid, 0.0) for f in freqs], info[rid][1], avgdl), rid)
@@ -186,6 +196,7 @@ def _head_freqs(
     sources: Sequence[Source],
     limit: int,
     avgdl: float,
+    window: TimeWindow | None = None,
 ) -> list[dict[int, float]]:
     """Per term, rid -> tf over the head of rows PostgreSQL ranks best (see module docstring)."""
     # `term = ANY(...)` rather than a join with the query terms: the planner then reads each
@@ -201,13 +212,15 @@ def _head_freqs(
         "SELECT p.rid FROM memlane_postings p JOIN memlane_chunks c "
         "ON c.agent = p.agent AND c.rid = p.rid "
         "WHERE p.agent = %s AND c.agent = %s AND p.term = ANY(%s) AND c.source = ANY(%s) "
-        "GROUP BY p.rid ORDER BY sum((%s::float8[])[array_position(%s::text[], p.term)] "
+        + ("" if window is None else "AND c.time_end >= %s AND c.time_start <= %s ")
+        + "GROUP BY p.rid ORDER BY sum((%s::float8[])[array_position(%s::text[], p.term)] "
         "* (p.tf * %s) / (p.tf + %s * (%s + %s * c.doc_len / %s))) DESC, p.rid LIMIT %s",
         (
             agent,
             agent,
             list(terms),
             list(sources),
+            *(() if window is None else window.bounds()),
             [weights[t] for t in unique],
             unique,
             bm25.K1 + 1.0,

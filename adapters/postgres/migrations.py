@@ -15,6 +15,8 @@ upgrades it.
 
 from __future__ import annotations
 
+import calendar
+import datetime
 from collections.abc import Callable, Sequence
 from typing import Final
 
@@ -127,10 +129,54 @@ def m003_keyword_pruning(conn: Connection) -> None:
     )
 
 
+def m004_chunk_times(conn: Connection) -> None:
+    """Give every chunk its time range (issue #26: `since` / `until` filters), indexed per
+    agent. Existing rows are dated from what the store holds: message time for transcripts,
+    the day of a `YYYY-MM-DD.md` name, else the file's mtime (a note's dated headings are read
+    when the file is next indexed); no vector or posting is touched."""
+    conn.exec_driver_sql(
+        "ALTER TABLE memlane_chunks ADD COLUMN IF NOT EXISTS time_start double precision, "
+        "ADD COLUMN IF NOT EXISTS time_end double precision"
+    )
+    conn.exec_driver_sql(
+        "UPDATE memlane_chunks SET time_start = timestamp, time_end = timestamp "
+        "WHERE time_start IS NULL AND source = 'sessions' AND timestamp IS NOT NULL"
+    )
+    dated: list[tuple[str, int, float]] = []
+    for agent, rid, path in conn.exec_driver_sql(
+        "SELECT agent, rid, path FROM memlane_chunks WHERE time_start IS NULL "
+        "AND path ~ '(^|/)[0-9]{4}-[0-9]{2}-[0-9]{2}[.]md$'"
+    ):
+        name = str(path)[-13:-3]
+        try:
+            day = datetime.date.fromisoformat(name)
+        except ValueError:
+            continue  # not a calendar date: the file's mtime below
+        start = calendar.timegm((day.year, day.month, day.day, 0, 0, 0))
+        dated.append((str(agent), int(rid), float(start)))
+    if dated:
+        conn.exec_driver_sql(
+            "UPDATE memlane_chunks c SET time_start = u.t, time_end = u.t + 86399 "
+            "FROM unnest(%s::text[], %s::bigint[], %s::float8[]) AS u(a, r, t) "
+            "WHERE c.agent = u.a AND c.rid = u.r",
+            ([d[0] for d in dated], [d[1] for d in dated], [d[2] for d in dated]),
+        )
+    conn.exec_driver_sql(
+        "UPDATE memlane_chunks c SET time_start = f.mtime, time_end = f.mtime "
+        "FROM memlane_files f WHERE c.time_start IS NULL AND f.agent = c.agent "
+        "AND f.source = c.source AND f.path = c.path"
+    )
+    conn.exec_driver_sql(
+        "CREATE INDEX IF NOT EXISTS memlane_chunks_time "
+        "ON memlane_chunks (agent, time_end, time_start)"
+    )
+
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     m001_core_tables,
     m002_chunk_stats_index,
     m003_keyword_pruning,
+    m004_chunk_times,
 )
 
 

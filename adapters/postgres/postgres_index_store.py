@@ -47,7 +47,7 @@ from memlane.application.ports.index_store import (
 )
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.index_meta import IndexMeta, index_meta_from_json, index_meta_to_json
-from memlane.domain.search import Candidate
+from memlane.domain.search import Candidate, TimeWindow
 from memlane.domain.sources import Source
 
 
@@ -276,7 +276,13 @@ class PostgresIndexStore:
         return True
 
     def search_vector(
-        self, vector: Vector, *, model: str, sources: Sequence[Source], limit: int
+        self,
+        vector: Vector,
+        *,
+        model: str,
+        sources: Sequence[Source],
+        limit: int,
+        window: TimeWindow | None = None,
     ) -> list[Candidate]:
         """Return the `limit` chunks nearest to `vector` by cosine (see IndexStore)."""
         if not vector_search_wanted(vector, sources, limit):
@@ -287,12 +293,24 @@ class PostgresIndexStore:
                 return []
             check_query_dims(vector, dims)
             scored = vector_leg.top(
-                conn, self._agent, vector, dims=dims, model=model, sources=sources, limit=limit
+                conn,
+                self._agent,
+                vector,
+                dims=dims,
+                model=model,
+                sources=sources,
+                limit=limit,
+                window=window,
             )
             return rows.candidates(conn, self._agent, scored)
 
     def search_keyword(
-        self, match: str, *, sources: Sequence[Source], limit: int
+        self,
+        match: str,
+        *,
+        sources: Sequence[Source],
+        limit: int,
+        window: TimeWindow | None = None,
     ) -> list[Candidate]:
         """Return the `limit` best bm25 matches of an OR-of-phrases expression (see module)."""
         if limit <= 0 or not sources or not match.strip():
@@ -303,7 +321,7 @@ class PostgresIndexStore:
         tokens = self._analyser.tokens(phrases)
         with self._db.read() as conn:
             scored, self.last_keyword_plan = keyword_search.top(
-                conn, self._agent, tokens, sources, limit, cache=self._hit_cache
+                conn, self._agent, tokens, sources, limit, cache=self._hit_cache, window=window
             )
             return rows.candidates(conn, self._agent, scored)
 

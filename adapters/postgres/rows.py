@@ -24,7 +24,9 @@ if TYPE_CHECKING:  # pgvector is the `postgres` extra
     from pgvector import Vector as PgVector
 from memlane.domain.sources import Source
 
-_CHUNK_COLUMNS = "id, source, path, start_line, end_line, text, hash, timestamp"
+_CHUNK_COLUMNS = (
+    "id, source, path, start_line, end_line, text, hash, timestamp, time_start, time_end"
+)
 _FILE_COLUMNS = "source, path, hash, mtime, size"
 
 
@@ -94,11 +96,12 @@ def insert_chunks(
         return
     inserted = conn.exec_driver_sql(
         "INSERT INTO memlane_chunks(agent, id, source, path, start_line, end_line, hash, text, "
-        "model, embedding, dims, timestamp, updated_at, doc_len) "
-        "SELECT %s, id, source, path, sl, el, hash, text, model, emb, dims, ts, %s, dl "
+        "model, embedding, dims, timestamp, updated_at, doc_len, time_start, time_end) "
+        "SELECT %s, id, source, path, sl, el, hash, text, model, emb, dims, ts, %s, dl, t0, t1 "
         "FROM unnest(%s::text[], %s::text[], %s::text[], %s::int[], %s::int[], %s::text[], "
-        "%s::text[], %s::text[], %b::vector[], %s::int[], %s::float8[], %s::int[]) "
-        "AS u(id, source, path, sl, el, hash, text, model, emb, dims, ts, dl) "
+        "%s::text[], %s::text[], %b::vector[], %s::int[], %s::float8[], %s::int[], "
+        "%s::float8[], %s::float8[]) "
+        "AS u(id, source, path, sl, el, hash, text, model, emb, dims, ts, dl, t0, t1) "
         "RETURNING id, rid",
         (
             agent,
@@ -115,6 +118,8 @@ def insert_chunks(
             [d for _, v, _, d in rows],
             [c.timestamp for c, _, _, _ in rows],
             [len(t) for t in tokens],
+            [c.time_start for c, _, _, _ in rows],
+            [c.time_end for c, _, _, _ in rows],
         ),
     ).all()
     rid_of = {str(i): int(r) for i, r in inserted}
@@ -254,7 +259,8 @@ def candidates(
         int(r[0]): tuple(r)
         for r in conn.exec_driver_sql(
             "SELECT c.rid, c.id, c.source, c.path, c.start_line, c.end_line, c.text, "
-            "c.timestamp, f.mtime FROM memlane_chunks c LEFT JOIN memlane_files f "
+            "c.timestamp, f.mtime, c.time_start, c.time_end FROM memlane_chunks c "
+            "LEFT JOIN memlane_files f "
             "ON f.agent = c.agent AND f.source = c.source AND f.path = c.path "
             "WHERE c.agent = %s AND c.rid = ANY(%s)",
             (agent, [rid for rid, _ in scored]),

@@ -109,14 +109,14 @@ class PostgresIndexTransfer:
         with self._db.read() as conn:
             result = conn.exec_driver_sql(
                 "SELECT id, source, path, start_line, end_line, text, hash, timestamp, model, "
-                "embedding FROM memlane_chunks WHERE agent = %s "
+                "embedding, time_start, time_end FROM memlane_chunks WHERE agent = %s "
                 'ORDER BY source COLLATE "C", path COLLATE "C", rid',
                 (self._agent,),
             )
             for row in result:
                 r = tuple(row)
                 yield ChunkRecord(
-                    chunk=chunk_from_row(r[:8]),
+                    chunk=chunk_from_row((*r[:8], r[10], r[11])),
                     vector=None if r[9] is None else vectors.from_wire(r[9]),
                     model=str(r[8]),
                 )

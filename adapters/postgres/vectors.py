@@ -32,6 +32,7 @@ if TYPE_CHECKING:  # pgvector is the `postgres` extra: imported when a vector is
     from pgvector import Vector as PgVector
 from memlane.application.ports.index_store import DimensionMismatch
 from memlane.domain.index_meta import KEYWORD_ONLY_MODEL
+from memlane.domain.search import TimeWindow
 from memlane.domain.sources import Source
 
 HNSW_MAX_DIMS: Final = 2000
@@ -142,8 +143,14 @@ def top(
     model: str,
     sources: Sequence[Source],
     limit: int,
+    window: TimeWindow | None = None,
 ) -> list[tuple[int, float]]:
-    """Return up to `limit` (rid, cosine) pairs of the agent, best first (see module docstring)."""
+    """Return up to `limit` (rid, cosine) pairs of the agent, best first (see module docstring).
+
+    With `window`, only chunks written within it count: the filter sits in the scan's WHERE,
+    which the iterative index scan keeps applying until `limit` rows pass it.
+    """
+    since, until = (-math.inf, math.inf) if window is None else window.bounds()
     pool = max(limit * 2, limit + 20)
     conn.exec_driver_sql(  # SET LOCAL of both settings in one round trip
         "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
@@ -155,8 +162,16 @@ def top(
         cursor.execute(
             f"SELECT rid, embedding FROM memlane_chunks WHERE dims = {dims} AND agent = %s "
             "AND model = %s AND source = ANY(%s) "
-            f"ORDER BY embedding::vector({dims}) <=> %b::vector({dims}) LIMIT %s",
-            (agent, model, list(sources), to_wire(vector), pool),
+            + ("" if window is None else "AND time_end >= %s AND time_start <= %s ")
+            + f"ORDER BY embedding::vector({dims}) <=> %b::vector({dims}) LIMIT %s",
+            (
+                agent,
+                model,
+                list(sources),
+                *(() if window is None else (since, until)),
+                to_wire(vector),
+                pool,
+            ),
         )
         rows = cursor.fetchall()
     if not rows:

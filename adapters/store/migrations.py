@@ -116,6 +116,28 @@ _M006_FTS: Final = (
 )
 
 
+# When each chunk's text was written (issue #26): a time range per chunk, indexed for the
+# `since` / `until` filters. Existing rows are dated from what the file already holds: message
+# time for transcripts, the day of a `YYYY-MM-DD.md` name, else the file's mtime; a note's dated
+# headings are read when the file is next indexed. No vector or keyword row is touched.
+_M007: Final = (
+    "ALTER TABLE chunks ADD COLUMN time_start FLOAT",
+    "ALTER TABLE chunks ADD COLUMN time_end FLOAT",
+    "UPDATE chunks SET time_start = timestamp, time_end = timestamp "
+    "WHERE source = 'sessions' AND timestamp IS NOT NULL",
+    "UPDATE chunks SET "
+    "time_start = CAST(strftime('%s', substr(path, -13, 10)) AS FLOAT), "
+    "time_end = CAST(strftime('%s', substr(path, -13, 10)) AS FLOAT) + 86399 "
+    "WHERE time_start IS NULL AND (path GLOB '*/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md' "
+    "OR path GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md') "
+    "AND date(substr(path, -13, 10)) = substr(path, -13, 10)",
+    "UPDATE chunks SET time_start = (SELECT f.mtime FROM files f WHERE f.source = chunks.source "
+    "AND f.path = chunks.path), time_end = (SELECT f.mtime FROM files f "
+    "WHERE f.source = chunks.source AND f.path = chunks.path) WHERE time_start IS NULL",
+    "CREATE INDEX IF NOT EXISTS idx_chunks_time ON chunks (time_end, time_start)",
+)
+
+
 def _fill_keyword_rows(conn: Connection) -> None:
     """Give every chunk already present its keyword row (today's document analysis)."""
     existing = conn.exec_driver_sql("SELECT rid, text FROM chunks").all()
@@ -180,6 +202,15 @@ def m006_keyword_statistics(conn: Connection) -> None:
     meta_table.put(conn, meta_table.FTS_DOCUMENT_KEY, FTS_DOCUMENT_VERSION)
 
 
+def m007_chunk_times(conn: Connection) -> None:
+    """Give every chunk its time range (`time_start`, `time_end`) and index it."""
+    columns = {str(r[1]) for r in conn.exec_driver_sql("PRAGMA table_info(chunks)").all()}
+    for statement in _M007:
+        if statement.startswith("ALTER") and statement.split()[-2] in columns:
+            continue  # run again after a crash between the two ALTERs' commit: harmless
+        conn.exec_driver_sql(statement)
+
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     m001_core_tables,
     m002_keyword_table,
@@ -187,6 +218,7 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     m004_vector_deletions,
     m005_issues,
     m006_keyword_statistics,
+    m007_chunk_times,
 )
 
 

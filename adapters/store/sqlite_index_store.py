@@ -57,7 +57,7 @@ from memlane.domain.index_meta import (
     index_meta_from_json,
     index_meta_to_json,
 )
-from memlane.domain.search import Candidate
+from memlane.domain.search import Candidate, TimeWindow
 from memlane.domain.sources import ALL_SOURCES, Source
 
 
@@ -244,7 +244,13 @@ class SqliteIndexStore:
         return self._db.write(lambda conn: first_index.claim(conn, meta, files_total))
 
     def search_vector(
-        self, vector: Vector, *, model: str, sources: Sequence[Source], limit: int
+        self,
+        vector: Vector,
+        *,
+        model: str,
+        sources: Sequence[Source],
+        limit: int,
+        window: TimeWindow | None = None,
     ) -> list[Candidate]:
         """Return the `limit` chunks nearest to `vector` by cosine (see IndexStore)."""
         if not vector_search_wanted(vector, sources, limit):
@@ -254,22 +260,38 @@ class SqliteIndexStore:
             if dims is None:
                 return []
             check_query_dims(vector, dims)
+            allowed = None
+            if window is not None:  # the window's rows first (indexed), then the top k of them
+                allowed = rows.rids_in_window(conn, window)
+                if not allowed:
+                    return []
             scored = self._vectors.top(
-                conn, vector, dims=dims, model=model, sources=sources, limit=limit
+                conn, vector, dims=dims, model=model, sources=sources, limit=limit, rids=allowed
             )
             return rows.candidates(conn, scored)
 
     def search_keyword(
-        self, match: str, *, sources: Sequence[Source], limit: int
+        self,
+        match: str,
+        *,
+        sources: Sequence[Source],
+        limit: int,
+        window: TimeWindow | None = None,
     ) -> list[Candidate]:
         """Return the `limit` best bm25 matches of an FTS5 MATCH expression (see IndexStore)."""
         if limit <= 0 or not sources or not match.strip():
             return []
         every_source = set(ALL_SOURCES) <= set(sources)
         with self._db.read() as conn:
-            scored = self._keywords.top(
-                conn, match, sources, every_source=every_source, limit=limit
-            )
+            if window is not None:  # FTS5 ranks the matches inside the window (exact)
+                self._keywords.last_plan = "fts5: time window"
+                scored = rows.keyword_top(
+                    conn, match, sources, every_source=False, limit=limit, window=window
+                )
+            else:
+                scored = self._keywords.top(
+                    conn, match, sources, every_source=every_source, limit=limit
+                )
             return rows.candidates(conn, scored)
 
     def cache_get(self, key: CacheKey, hashes: Sequence[ContentHash]) -> dict[ContentHash, Vector]:

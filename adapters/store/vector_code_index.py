@@ -259,8 +259,11 @@ class CodeVectorIndex:
         self._excluded[key] = excluded
         return excluded
 
-    def _file_candidates(self, q: Any, model: str, sources: Sequence[Source], limit: int) -> Any:
-        """Rids of the `pool` best file rows by the int8 estimate (steps 1-2)."""
+    def _file_candidates(
+        self, q: Any, model: str, sources: Sequence[Source], limit: int, rids: Any = None
+    ) -> Any:
+        """Rids of the `pool` best file rows by the int8 estimate (steps 1-2), among `rids`
+        when given (sorted)."""
         assert self._file is not None
         excluded = self._exclusion(model, sources)
         if len(excluded) == self._file.header.count:
@@ -268,6 +271,8 @@ class CodeVectorIndex:
         pool, keep = pool_sizes(limit)
         dist = self._file.hamming(q)
         dist[excluded] = UNREACHABLE
+        if rids is not None:
+            dist[~np.isin(np.asarray(self._file.rids), rids, assume_unique=True)] = UNREACHABLE
         rows = _smallest(dist, keep)
         if len(rows) > pool:
             estimate = self._file.approximate(q, rows)
@@ -283,16 +288,27 @@ class CodeVectorIndex:
         model: str,
         sources: Sequence[Source],
         limit: int,
+        rids: Sequence[int] | None = None,
     ) -> list[tuple[int, float]]:
-        """Return up to `limit` (rid, exact cosine) pairs, best first (see VectorIndex)."""
+        """Return up to `limit` (rid, exact cosine) pairs, best first (see VectorIndex).
+
+        Among `rids` (a time window's rows): when they are few, every one is scored exactly
+        (no code stage can then miss a neighbour); else the scan skips the others.
+        """
+        q = np.asarray(vector, dtype=np.float32)
+        q = q / np.float32(np.linalg.norm(q))
+        if rids is not None and len(rids) <= pool_sizes(limit)[1]:
+            scored = exact_scores(conn, q, rids, model, sources, dims)
+            scored.sort(key=lambda pair: (-pair[1], pair[0]))
+            return scored[:limit]
+        wanted = None if rids is None else np.asarray(rids, dtype=np.int64)
         with self._lock:
             self._refresh(conn, dims)
-            scored = [(h.rid, h.score) for h in self._delta.top(vector, model, sources, limit)]
+            hits = self._delta.top(vector, model, sources, limit, rids=rids)
+            scored = [(h.rid, h.score) for h in hits]
             if self._file is not None:
-                q = np.asarray(vector, dtype=np.float32)
-                q = q / np.float32(np.linalg.norm(q))
-                rids = self._file_candidates(q, model, sources, limit)
-                scored += exact_scores(conn, q, rids.tolist(), model, sources, dims)
+                found = self._file_candidates(q, model, sources, limit, wanted)
+                scored += exact_scores(conn, q, found.tolist(), model, sources, dims)
         scored.sort(key=lambda pair: (-pair[1], pair[0]))
         return scored[:limit]
 

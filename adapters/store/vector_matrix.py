@@ -178,8 +178,17 @@ class VectorMatrix:
         self._alive = np.ones(self._count, dtype=bool)
         self._dead = 0
 
-    def top(self, query: Sequence[float], model: str, sources: Sequence[str], k: int) -> list[Hit]:
-        """Return the `k` best live rows by cosine similarity among `model` and `sources`."""
+    def top(
+        self,
+        query: Sequence[float],
+        model: str,
+        sources: Sequence[str],
+        k: int,
+        *,
+        rids: Sequence[int] | None = None,
+    ) -> list[Hit]:
+        """Return the `k` best live rows by cosine similarity among `model` and `sources`
+        (and among `rids` when given)."""
         with self._lock:
             if k <= 0 or self._count == self._dead or model not in self._labels:
                 return []
@@ -194,6 +203,8 @@ class VectorMatrix:
             mask = (self._models[:n] == self._labels[model]) & self._alive[:n]
             if not self._present_sources <= set(wanted_sources):
                 mask &= np.isin(self._sources[:n], wanted_sources)
+            if rids is not None:
+                mask &= np.isin(self._rids[:n], np.asarray(rids, dtype=np.int64))
             count = int(mask.sum())
             if count == 0:
                 return []

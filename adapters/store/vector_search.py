@@ -48,11 +48,13 @@ class VectorIndex(Protocol):
         model: str,
         sources: Sequence[Source],
         limit: int,
+        rids: Sequence[int] | None = None,
     ) -> list[ScoredRid]:
         """Return up to `limit` (rid, cosine) pairs, best first.
 
-        Only chunks whose vector was made by `model`, in `sources`, count. `vector` is finite,
-        non-zero and has the index's `dims` (the store checks this before asking).
+        Only chunks whose vector was made by `model`, in `sources`, count, and with `rids` only
+        those rows (a time window's, chosen before the top k). `vector` is finite, non-zero and
+        has the index's `dims` (the store checks this before asking).
         """
         ...
 
@@ -77,6 +79,7 @@ class MatrixVectorIndex:
         model: str,
         sources: Sequence[Source],
         limit: int,
+        rids: Sequence[int] | None = None,
     ) -> list[ScoredRid]:
         """Refresh the matrix if the database changed, then rank (see VectorIndex)."""
         state = meta_table.get_many(conn, [meta_table.DB_ID_KEY, meta_table.GENERATION_KEY])
@@ -86,7 +89,8 @@ class MatrixVectorIndex:
             state.get(meta_table.GENERATION_KEY, "0"),
             dims,
         )
-        return [(hit.rid, hit.score) for hit in self._matrix.top(vector, model, sources, limit)]
+        hits = self._matrix.top(vector, model, sources, limit, rids=rids)
+        return [(hit.rid, hit.score) for hit in hits]
 
     def invalidate(self) -> None:
         """Drop the matrix; the next query reloads it."""
@@ -110,11 +114,13 @@ class Vec0VectorIndex:
         model: str,
         sources: Sequence[Source],
         limit: int,
+        rids: Sequence[int] | None = None,
     ) -> list[ScoredRid]:
         """Rank through vec0 when its table is ready (see VectorIndex)."""
-        if not self._table.ready(conn):
+        if rids is not None or not self._table.ready(conn):
+            # vec0's KNN cannot be restricted to a row set: the exact matrix ranks a window.
             return self._fallback.top(
-                conn, vector, dims=dims, model=model, sources=sources, limit=limit
+                conn, vector, dims=dims, model=model, sources=sources, limit=limit, rids=rids
             )
         return vec0.knn_top(conn, to_blob(vector), model, sources, limit)
 

@@ -18,7 +18,7 @@ from typing import Protocol
 from memlane.application.ports.embedding import Vector
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.index_meta import IndexMeta
-from memlane.domain.search import Candidate
+from memlane.domain.search import Candidate, TimeWindow
 from memlane.domain.sources import Source
 
 
@@ -291,15 +291,31 @@ class IndexStore(IndexWriter, Protocol):
         ...
 
     def search_vector(
-        self, vector: Vector, *, model: str, sources: Sequence[Source], limit: int
+        self,
+        vector: Vector,
+        *,
+        model: str,
+        sources: Sequence[Source],
+        limit: int,
+        window: TimeWindow | None = None,
     ) -> list[Candidate]:
-        """Return the `limit` chunks nearest to `vector` (see class contract)."""
+        """Return the `limit` chunks nearest to `vector` (see class contract).
+
+        With `window`, only chunks whose time range overlaps it count, chosen before the top
+        `limit` (a window holding `limit` chunks with vectors gives `limit` hits).
+        """
         ...
 
     def search_keyword(
-        self, match: str, *, sources: Sequence[Source], limit: int
+        self,
+        match: str,
+        *,
+        sources: Sequence[Source],
+        limit: int,
+        window: TimeWindow | None = None,
     ) -> list[Candidate]:
-        """Return the `limit` best bm25 matches of an FTS5 MATCH expression."""
+        """Return the `limit` best bm25 matches of an FTS5 MATCH expression (`window`: as for
+        `search_vector`, applied before the top `limit`)."""
         ...
 
     def cache_prune(self, max_entries: int) -> int:

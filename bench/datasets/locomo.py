@@ -11,11 +11,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
 from memlane.bench.datasets.model import Dataset, DocFile, Query, Unit
-from memlane.bench.datasets.transcript import encode_session, parse_locomo_time
+from memlane.bench.datasets.transcript import encode_session, iso_z, parse_locomo_time
 
 CATEGORY_NAMES = {
     "1": "multi-hop",
@@ -57,6 +58,7 @@ def convert_sample(sample: dict[str, Any]) -> Unit:
     )
     files: list[DocFile] = []
     turns_per_session: dict[int, int] = {}
+    last_start = None
     for n in session_nos:
         turns: list[tuple[str, str]] = []
         for turn in conv[f"session_{n}"]:
@@ -65,12 +67,15 @@ def convert_sample(sample: dict[str, Any]) -> Unit:
                 content += f" [shares image: {turn['blip_caption']}]"
             turns.append(("user" if turn["speaker"] == speaker_a else "assistant", content))
         start = parse_locomo_time(conv[f"session_{n}_date_time"])
+        last_start = start if last_start is None else max(last_start, start)
         name = session_file_name(sample_id, n)
         files.append(
             DocFile("session", name, name.removesuffix(".jsonl"), encode_session(turns, start))
         )
         turns_per_session[n] = len(turns)
 
+    # LoCoMo's questions carry no date: they are asked the day after the last session.
+    asked = None if last_start is None else iso_z(last_start + timedelta(days=1))
     queries: list[Query] = []
     for i, qa in enumerate(sample.get("qa", [])):
         pairs = [
@@ -89,6 +94,7 @@ def convert_sample(sample: dict[str, Any]) -> Unit:
                 gold_docs=gold_docs,
                 gold_lines=gold_lines,
                 category=str(qa.get("category", "all")),
+                as_of=asked,
             )
         )
     return Unit(unit_id=sample_id, files=tuple(files), queries=tuple(queries))

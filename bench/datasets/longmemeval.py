@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from memlane.bench.datasets.model import Dataset, DocFile, Query, Unit, file_id_for
-from memlane.bench.datasets.transcript import encode_session, parse_lme_time
+from memlane.bench.datasets.transcript import encode_session, iso_z, parse_lme_time
 
 Setting = Literal["per_question", "official", "pooled"]
 
@@ -66,8 +66,15 @@ def convert_question(item: dict[str, Any], *, user_only: bool = False) -> Unit:
         gold_docs=dict.fromkeys(answer_ids, 1),
         gold_lines=frozenset(gold_lines),
         category=str(item.get("question_type", "all")),
+        as_of=_asked(item),
     )
     return Unit(unit_id=qid, files=tuple(files), queries=(query,))
+
+
+def _asked(item: dict[str, Any]) -> str | None:
+    """The question's `question_date` in ISO 8601 (None when the item has none)."""
+    date = item.get("question_date")
+    return None if not date else iso_z(parse_lme_time(str(date)))
 
 
 def convert_pooled(items: list[dict[str, Any]], unit_id: str = "pooled") -> Unit:
@@ -98,6 +105,7 @@ def convert_pooled(items: list[dict[str, Any]], unit_id: str = "pooled") -> Unit
                 gold_docs={s: 1 for s in answer_ids if s in files},
                 gold_lines=gold_lines,
                 category=str(item.get("question_type", "all")),
+                as_of=_asked(item),
             )
         )
     return Unit(unit_id=unit_id, files=tuple(files.values()), queries=tuple(queries))

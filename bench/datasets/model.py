@@ -50,6 +50,9 @@ class Query:
     gold_docs: dict[str, int]
     gold_lines: frozenset[tuple[str, int]] = frozenset()
     category: str = "all"
+    # When the question is asked (ISO 8601 UTC), as the user asked it: LongMemEval's
+    # question_date, LoCoMo's day after its last session; None for sets without time.
+    as_of: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

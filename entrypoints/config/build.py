@@ -345,6 +345,8 @@ def _query(read: _Reader) -> QuerySettings:
         relevance_floor=read.optional_number("query.relevanceFloor"),
         relevance_term_share=read.optional_number("query.relevanceTermShare"),
         relevance_keyword_term_share=read.optional_number("query.relevanceKeywordTermShare"),
+        time_boost=read.number("query.timeBoost"),
+        time_order_boost=read.number("query.timeOrderBoost"),
         hybrid=HybridSettings(
             enabled=read.flag("query.hybrid.enabled"),
             vector_weight=vector,

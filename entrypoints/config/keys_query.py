@@ -47,6 +47,26 @@ QUERY_KEYS: Final[tuple[Key, ...]] = (
         low=0,
         high=1,
     ),
+    Key(
+        "query.timeBoost",
+        NUM,
+        'How far a hit written when the question\'s time words say ("last week", "昨天") '
+        "moves towards a score of 1; 0 (default): time words change no ranking "
+        "(bench/RESULTS.md, time-aware search).",
+        "query.time_boost",
+        low=0,
+        high=1,
+    ),
+    Key(
+        "query.timeOrderBoost",
+        NUM,
+        'The same for ordering words ("first time", "most recent", "before"): the candidates '
+        "at the asked end of their times keep their score; 0 (default): no change "
+        "(bench/RESULTS.md, time-aware search).",
+        "query.time_order_boost",
+        low=0,
+        high=1,
+    ),
     Key("query.hybrid.enabled", BOOL, "Fuse vector and keyword search.", "query.hybrid.enabled"),
     Key(
         "query.hybrid.vectorWeight",

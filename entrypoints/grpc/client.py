@@ -114,8 +114,12 @@ class MemlaneClient:
         explain: bool = False,
         session_key: str | None = None,
         agents: Sequence[str] = (),
+        since: str | None = None,
+        until: str | None = None,
+        as_of: str | None = None,
     ) -> SearchResponse:
-        """Search the memory index; `agents` searches those agents' memories in one ranking."""
+        """Search the memory index; `agents` searches those agents' memories in one ranking;
+        `since` / `until` / `as_of` as in MemoryManager.search (strings: ISO 8601 or `7d`)."""
         request = pb.SearchRequest(
             query=query,
             max_results=max_results,
@@ -123,6 +127,9 @@ class MemlaneClient:
             explain=explain,
             session_key=session_key,
             agents=list(agents),
+            since=since,
+            until=until,
+            as_of=as_of,
         )
         try:
             reply = self._stub.Search(request, timeout=self._timeout, metadata=self._metadata)

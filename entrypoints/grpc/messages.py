@@ -50,6 +50,7 @@ def _result_pb(result: SearchResult) -> pb.SearchResult:
             fused_score=e.fused_score,
             decay_factor=e.decay_factor,
             mmr_rank=e.mmr_rank,
+            time_boost=e.time_boost,
         )
     return pb.SearchResult(
         path=result.path,
@@ -61,6 +62,7 @@ def _result_pb(result: SearchResult) -> pb.SearchResult:
         citation=result.citation,
         explanation=explanation,
         agent=result.agent,
+        time=result.time,
     )
 
 
@@ -73,6 +75,7 @@ def search_response_to_pb(response: SearchResponse) -> pb.SearchResponse:
         mode=response.mode,
         fallback=response.fallback,
         warnings=list(response.warnings),
+        time_words=response.time_words,
     )
 
 
@@ -220,6 +223,7 @@ def _result(m: pb.SearchResult) -> SearchResult:
             fused_score=e.fused_score,
             decay_factor=e.decay_factor,
             mmr_rank=_opt(e, "mmr_rank", e.mmr_rank),
+            time_boost=e.time_boost if e.HasField("time_boost") else 1.0,
         )
     return SearchResult(
         path=m.path,
@@ -231,6 +235,7 @@ def _result(m: pb.SearchResult) -> SearchResult:
         citation=_opt(m, "citation", m.citation),
         explanation=explanation,
         agent=_opt(m, "agent", m.agent),
+        time=_opt(m, "time", m.time),
     )
 
 
@@ -243,6 +248,7 @@ def search_response_from_pb(m: pb.SearchResponse) -> SearchResponse:
         mode=_mode(m.mode),
         fallback=_opt(m, "fallback", m.fallback),
         warnings=tuple(m.warnings),
+        time_words=_opt(m, "time_words", m.time_words),
     )
 
 

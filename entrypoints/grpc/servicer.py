@@ -81,6 +81,9 @@ class ServedManager(Protocol):
         explain: bool = False,
         session_key: str | None = None,
         agents: Sequence[str] | str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        as_of: str | None = None,
     ) -> SearchResponse: ...
 
     def get(
@@ -209,6 +212,9 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
                     explain=request.explain,
                     session_key=request.session_key if request.HasField("session_key") else None,
                     agents=list(request.agents) or None,
+                    since=request.since if request.HasField("since") else None,
+                    until=request.until if request.HasField("until") else None,
+                    as_of=request.as_of if request.HasField("as_of") else None,
                 )
             )
         )

@@ -53,10 +53,12 @@ SEARCH = ToolSpec(
         "answering anything about prior work, decisions, dates, people, preferences or todos, "
         "and whenever the user refers to an earlier conversation. Returns ranked hits with "
         "path, startLine, endLine, score, snippet and source. Cite what you use as "
-        "path#Lstart-Lend (the `citation` field when present). Follow up with memory_get for "
-        "more lines. A tool error with disabled=true means memory is turned off or broken: "
-        "tell the user instead of guessing; any other tool error says what to fix in the call "
-        "and the expected fields. `warnings` means the results may be incomplete."
+        "path#Lstart-Lend (the `citation` field when present). Each hit has `time`, when it "
+        "was written (ISO 8601); `since` / `until` keep only memories written in a window. "
+        "Follow up with memory_get for more lines. A tool error with disabled=true means memory "
+        "is turned off or broken: tell the user instead of guessing; any other tool error says "
+        "what to fix in the call and the expected fields. `warnings` means the results may be "
+        "incomplete."
     ),
     schema={
         "type": "object",
@@ -64,6 +66,24 @@ SEARCH = ToolSpec(
             "query": {"type": "string", "description": "What to look for, in natural language."},
             "maxResults": {"type": "integer", "minimum": 1, "maximum": 100},
             "minScore": {"type": "number", "minimum": 0, "maximum": 1},
+            "since": {
+                "type": ["string", "number"],
+                "description": (
+                    "Only memories written at or after this time: an ISO 8601 date or time, or "
+                    "a span back from now such as 7d, 12h, 2w."
+                ),
+            },
+            "until": {
+                "type": ["string", "number"],
+                "description": "Only memories written at or before this time (as `since`).",
+            },
+            "asOf": {
+                "type": ["string", "number"],
+                "description": (
+                    "When the question is asked (ISO 8601), if not now: time words in the "
+                    'query ("last week") are read against it.'
+                ),
+            },
             "agents": {
                 "type": "array",
                 "items": {"type": "string"},

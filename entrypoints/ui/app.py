@@ -16,6 +16,7 @@ import webbrowser
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field, replace
+from functools import partial
 from importlib.resources import files
 from typing import Final
 from urllib.parse import parse_qs
@@ -111,7 +112,14 @@ def build_ui_app(manager: MemoryManager, options: UiOptions, *, start: bool = Tr
         else:
             try:
                 response = await run_in_threadpool(
-                    manager.search, form.q, explain=True, agents=form.agents or None
+                    partial(
+                        manager.search,
+                        form.q,
+                        explain=True,
+                        agents=form.agents or None,
+                        since=form.since or None,
+                        until=form.until or None,
+                    )
                 )
                 if not state.first_sync.is_set() and FIRST_SYNC_RUNNING not in response.warnings:
                     response = replace(response, warnings=(*response.warnings, FIRST_SYNC_RUNNING))

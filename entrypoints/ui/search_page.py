@@ -18,22 +18,32 @@ MAX_RESULTS: Final = 20
 
 @dataclass(frozen=True, slots=True)
 class SearchForm:
-    """The search page's parameters, as the address carries them (`/search?q=...&agents=...`).
+    """The search page's parameters, as the address carries them
+    (`/search?q=...&agents=...&since=...&until=...`; since / until as `search --since` reads
+    them: a date, a time or a span back from now such as `7d`).
 
-    A new filter (a time range: since / until) is one field here, one entry in `from_query`
-    and `params`, one input in `form_html`, and its argument in `ui/app.py`'s search call.
+    A new filter is one field here, one entry in `from_query` and `params`, one input in
+    `form_html`, and its argument in `ui/app.py`'s search call.
     """
 
     q: str = ""
     agents: str = ""
+    since: str = ""
+    until: str = ""
 
     @classmethod
     def from_query(cls, params: Mapping[str, str]) -> SearchForm:
-        return cls(q=params.get("q", ""), agents=params.get("agents", ""))
+        return cls(
+            q=params.get("q", ""),
+            agents=params.get("agents", ""),
+            since=params.get("since", ""),
+            until=params.get("until", ""),
+        )
 
     def params(self) -> dict[str, str]:
         """The non-empty parameters (for links back to this search)."""
-        return {k: v for k, v in (("q", self.q), ("agents", self.agents)) if v}
+        pairs = {"q": self.q, "agents": self.agents, "since": self.since, "until": self.until}
+        return {k: v for k, v in pairs.items() if v}
 
 
 def form_html(form: SearchForm) -> Safe:
@@ -44,11 +54,17 @@ def form_html(form: SearchForm) -> Safe:
         'placeholder="Search the memory (any language)" aria-label="query">'
         '<input id="agents" name="agents" type="text" value="$agents" '
         'placeholder="agents (a,b)" aria-label="agents" class="agents">'
+        '<input id="since" name="since" type="text" value="$since" '
+        'placeholder="since (2026-11-01, 7d)" aria-label="since" class="agents">'
+        '<input id="until" name="until" type="text" value="$until" '
+        'placeholder="until" aria-label="until" class="agents">'
         '<button type="submit">Search</button></form>'
         '<p class="keys">Enter searches · ↑ ↓ move through hits · Enter opens · / back to the '
         "box</p>",
         q=form.q,
         agents=form.agents,
+        since=form.since,
+        until=form.until,
     )
 
 
@@ -62,11 +78,12 @@ def file_link(result: SearchResult) -> str:
 
 def _hit(index: int, result: SearchResult, terms: list[str]) -> Safe:
     agent = fill('<span class="tag agent">$a</span>', a=result.agent) if result.agent else ""
+    when = fill('<span class="tag time">$t</span>', t=result.time) if result.time else ""
     return fill(
         '<li class="hit" id="hit-$i" data-index="$i">'
         '<div class="hit-head"><a class="open" href="$href">'
         '<span class="path">$path</span> <span class="lines">lines $start–$end</span></a>'
-        '$agent<span class="tag source">$source</span>'
+        '$agent$when<span class="tag source">$source</span>'
         '<span class="score" title="score">$score</span></div>'
         '<div class="hit-body"><pre class="snippet">$snippet</pre>$bars</div></li>',
         i=index,
@@ -75,6 +92,7 @@ def _hit(index: int, result: SearchResult, terms: list[str]) -> Safe:
         start=result.start_line,
         end=result.end_line,
         agent=Safe(agent),
+        when=Safe(when),
         source=result.source,
         score=f"{result.score:.3f}",
         snippet=marked(result.snippet.strip(), terms),

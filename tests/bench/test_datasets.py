@@ -92,6 +92,12 @@ def _locomo_sample() -> dict[str, Any]:
 
 
 class TestLocomo:
+    def test_questions_are_asked_the_day_after_the_last_session_held(self) -> None:
+        # Session 3 has a date but no turns: the last session held is session 2.
+        unit = locomo.convert_sample(_locomo_sample())
+
+        assert {q.as_of for q in unit.queries} == {"2024-01-02T00:05:00Z"}
+
     def test_sessions_become_transcripts_with_line_i_equal_to_turn_i(self) -> None:
         unit = locomo.convert_sample(_locomo_sample())
         assert [f.indexed_path for f in unit.files] == [
@@ -191,6 +197,13 @@ class TestLongMemEval:
     def test_duplicate_copies_score_as_the_original_session(self) -> None:
         unit = longmemeval.convert_question(_lme_items()[0])
         assert unit.doc_of_path()["sessions/filler_1__dup2.jsonl"] == "filler_1"
+
+    def test_the_question_is_asked_at_its_question_date(self) -> None:
+        (query,) = longmemeval.convert_question(_lme_items()[0]).queries
+        pooled = longmemeval.convert_pooled(_lme_items())
+
+        assert query.as_of == "2023-06-01T10:00:00Z"
+        assert [q.as_of for q in pooled.queries] == ["2023-06-01T10:00:00Z", "2023-06-02T10:00:00Z"]
 
     def test_gold_is_the_answer_sessions_and_has_answer_turns(self) -> None:
         (query,) = longmemeval.convert_question(_lme_items()[0]).queries

@@ -47,9 +47,17 @@ class ScriptedManager:
     def sync(self, *, force: bool = False) -> object:
         return None
 
+    asked: ClassVar[list[str | None]] = []
+
     def search(
-        self, query: str, *, max_results: int | None = None, min_score: float | None = None
+        self,
+        query: str,
+        *,
+        max_results: int | None = None,
+        min_score: float | None = None,
+        as_of: str | None = None,
     ) -> Outcome:
+        ScriptedManager.asked.append(as_of)
         hits = [("sessions/s2.jsonl", 1, 2), ("sessions/s1.jsonl", 3, 3)]
         return Outcome(
             [
@@ -83,6 +91,7 @@ def _unit() -> Unit:
         gold_docs={"s1": 1},
         gold_lines=frozenset({("sessions/s1.jsonl", 3)}),
         category="1",
+        as_of="2024-01-02T00:05:00Z",
     )
     return Unit("u1", files, (query,))
 
@@ -112,6 +121,17 @@ class TestRunUnit:
         assert got["turn_recall@L2"] == 0.0  # the first hit uses the whole budget
         assert got["turn_recall@L5"] == 1.0
         assert got["lines_per_hit@5"] == 1.5
+
+    def test_each_question_is_asked_at_its_as_of(self, tmp_path: Path) -> None:
+        ScriptedManager.asked = []
+        unit = _unit()
+        dataset = Dataset("mini", units=lambda: iter([unit]), turn_level=True)
+        options = RunOptions(work_dir=tmp_path, modes=("keyword",))
+
+        run = DatasetRun("mini", turn_level=True)
+        run_unit(dataset, unit, options, ScriptedManager, run, lambda _: None)
+
+        assert ScriptedManager.asked == ["2024-01-02T00:05:00Z"]
 
     def test_report_macro_averages_and_writes_json(self, tmp_path: Path) -> None:
         unit = _unit()

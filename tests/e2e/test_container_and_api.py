@@ -171,6 +171,7 @@ class TestToolPayloads:
             "snippet",
             "source",
             "citation",
+            "time",  # when the hit was written (issue #26)
         }
         assert json.loads(tool_text(direct))["mode"] == "keyword"
 

@@ -51,6 +51,7 @@ from memlane.domain.errors import ConfigError, InvalidQuery
 from memlane.domain.events import Event, FileChanged, FileIndexed, FileRemoved
 from memlane.domain.search import ScoreExplanation, SearchResult
 from memlane.domain.sources import SourceIssue
+from memlane.domain.time_bounds import parse_time_bound
 from memlane.entrypoints.grpc._generated import memlane_pb2, memlane_pb2_grpc
 from memlane.entrypoints.grpc.client import MemlaneClient, MemlaneRpcError
 from memlane.entrypoints.grpc.server import TlsConfig, build_server
@@ -119,8 +120,12 @@ class CannedManager:
         explain: bool = False,
         session_key: str | None = None,
         agents: Sequence[str] | str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        as_of: str | None = None,
     ) -> SearchResponse:
-        extra = {} if agents is None else {"agents": agents}
+        given = {"agents": agents, "since": since, "until": until, "as_of": as_of}
+        extra = {k: v for k, v in given.items() if v is not None}
         self._enter(
             "search",
             query=query,
@@ -132,6 +137,8 @@ class CannedManager:
         )
         if not query.strip():
             raise InvalidQuery("the query is empty")
+        for name, value in (("since", since), ("until", until), ("as_of", as_of)):
+            parse_time_bound(value, now=0.0, end=False, name=name)  # the manager's refusal
         results = [
             SearchResult(
                 path="MEMORY.md",
@@ -141,7 +148,10 @@ class CannedManager:
                 snippet="We deploy on Fridays.\nThe API uses gRPC.",
                 source="memory",
                 citation="MEMORY.md#L2-L3",
-                explanation=ScoreExplanation(0.75, None, 0.8125, 0.5, 1) if explain else None,
+                explanation=ScoreExplanation(0.75, None, 0.8125, 0.5, 1, 0.625)
+                if explain
+                else None,
+                time="2026-01-05T09:30:00Z",
             ),
             SearchResult(
                 path="memory/2026-01-05.md",
@@ -151,6 +161,7 @@ class CannedManager:
                 snippet="部署在周五。\n数据库是 SQLite。",
                 source="memory",
                 explanation=ScoreExplanation(None, 0.25, 0.5) if explain else None,
+                time="2026-01-05T00:00:00Z/2026-01-05T23:59:59Z",
             ),
         ]
         return SearchResponse(
@@ -159,6 +170,7 @@ class CannedManager:
             model="multilingual-e5-small",
             mode="hybrid",
             warnings=("vector extension missing: in-process fallback",),
+            time_words='"yesterday" → 2026-11-19' if "yesterday" in query else None,
         )
 
     def get(
@@ -413,6 +425,40 @@ class TestSearch:
         error = rpc_error(lambda: served.client.search("   "))
 
         assert error.code is CODE.INVALID_ARGUMENT
+
+    def test_time_window_and_each_hits_time_cross_the_wire(
+        self, canned_served: Served, canned: CannedManager
+    ) -> None:
+        """since / until / as_of reach the manager; every hit's time, its time boost and the
+        time words come back as the manager made them."""
+        got = canned_served.client.search(
+            "deploy yesterday", explain=True, since="2026-01-01", until="7d", as_of="2026-11-20"
+        )
+
+        expected = canned.search("deploy yesterday", explain=True)
+        assert got == expected
+        assert [r.time for r in got.results] == [
+            "2026-01-05T09:30:00Z",
+            "2026-01-05T00:00:00Z/2026-01-05T23:59:59Z",
+        ]
+        assert [r.explanation.time_boost for r in got.results if r.explanation] == [0.625, 1.0]
+        assert got.time_words == '"yesterday" → 2026-11-19'
+        assert canned.calls[0][1] == {
+            "query": "deploy yesterday",
+            "max_results": None,
+            "min_score": None,
+            "explain": True,
+            "session_key": None,
+            "since": "2026-01-01",
+            "until": "7d",
+            "as_of": "2026-11-20",
+        }
+
+    def test_an_unreadable_since_is_an_invalid_argument(self, served: Served) -> None:
+        error = rpc_error(lambda: served.client.search("deploy", since="last tuesday"))
+
+        assert error.code is CODE.INVALID_ARGUMENT
+        assert "since" in error.details
 
 
 class TestGet:

@@ -249,3 +249,25 @@ class TestCommandLine:
 
         assert result.exit_code == 1 and "port already in use" in result.output
         assert not (tmp_path / "agents").exists()  # no index was opened
+
+
+class TestTimeWindow:
+    """Each hit shows when it was written; since / until keep only a window (issue #26)."""
+
+    def test_a_hit_shows_its_time_and_since_keeps_only_the_window(self, client: TestClient) -> None:
+        everything = client.get("/search", params={"q": "DSN vault"}).text
+        assert "s1.jsonl" in everything
+        assert '<span class="tag time">2026-11-20T09:28' in everything
+
+        before = client.get("/search", params={"q": "DSN vault", "until": "2026-11-19"})
+        after = client.get("/search", params={"q": "DSN vault", "since": "2026-11-19"})
+
+        assert before.status_code == 200 and "s1.jsonl" not in before.text
+        assert 'value="2026-11-19"' in before.text  # the form keeps what was asked
+        assert "s1.jsonl" in after.text
+
+    def test_an_unreadable_since_is_said_on_the_page(self, client: TestClient) -> None:
+        answer = client.get("/search", params={"q": "deploy", "since": "someday"})
+
+        assert answer.status_code == 400
+        assert "since" in answer.text and 'role="alert"' in answer.text

@@ -33,6 +33,9 @@ class FailingManager:
         session_key: str | None = None,
         citations: bool = False,
         agents: Sequence[str] | str | None = None,
+        since: str | None = None,
+        until: str | None = None,
+        as_of: str | None = None,
     ) -> SearchResponse:
         raise self.error
 

@@ -33,7 +33,7 @@ from memlane.application.ports.index_store import (
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.index_meta import KEYWORD_ONLY_MODEL, IndexMeta
 from memlane.domain.keywords import fts_document
-from memlane.domain.search import Candidate
+from memlane.domain.search import Candidate, TimeWindow
 from memlane.domain.sources import Source
 
 _TOKEN = re.compile(r"[^\W_]+")
@@ -317,10 +317,18 @@ class FakeIndexStore(_FakeWriter):
             score=score,
             file_mtime=None if file is None else file.mtime,
             timestamp=row.chunk.timestamp,
+            time_start=row.chunk.time_start,
+            time_end=row.chunk.time_end,
         )
 
     def search_vector(
-        self, vector: Vector, *, model: str, sources: Sequence[Source], limit: int
+        self,
+        vector: Vector,
+        *,
+        model: str,
+        sources: Sequence[Source],
+        limit: int,
+        window: TimeWindow | None = None,
     ) -> list[Candidate]:
         _check_vector(vector)
         if limit <= 0 or not sources or not vector or self._state.dims is None:
@@ -334,13 +342,21 @@ class FakeIndexStore(_FakeWriter):
         scored = [
             (_cosine(vector, row.vector), row)
             for row in sorted(self._state.rows.values(), key=lambda r: r.seq)
-            if row.vector is not None and row.model == model and row.chunk.source in sources
+            if row.vector is not None
+            and row.model == model
+            and row.chunk.source in sources
+            and (window is None or window.holds(row.chunk.time_start, row.chunk.time_end))
         ]
         scored.sort(key=lambda pair: -pair[0])
         return [self._candidate(row, score) for score, row in scored[:limit]]
 
     def search_keyword(
-        self, match: str, *, sources: Sequence[Source], limit: int
+        self,
+        match: str,
+        *,
+        sources: Sequence[Source],
+        limit: int,
+        window: TimeWindow | None = None,
     ) -> list[Candidate]:
         if limit <= 0 or not sources or not match.strip():
             return []
@@ -350,6 +366,8 @@ class FakeIndexStore(_FakeWriter):
         scored = []
         for row in sorted(self._state.rows.values(), key=lambda r: r.seq):
             if row.chunk.source not in sources:
+                continue
+            if window is not None and not window.holds(row.chunk.time_start, row.chunk.time_end):
                 continue
             doc = _tokens(fts_document(row.chunk.text))
             hits = sum(_phrase_count(doc, p) for p in phrases)

@@ -47,6 +47,9 @@ class SearchRequest(_message.Message):
     EXPLAIN_FIELD_NUMBER: _builtins.int
     SESSION_KEY_FIELD_NUMBER: _builtins.int
     AGENTS_FIELD_NUMBER: _builtins.int
+    SINCE_FIELD_NUMBER: _builtins.int
+    UNTIL_FIELD_NUMBER: _builtins.int
+    AS_OF_FIELD_NUMBER: _builtins.int
     query: _builtins.str
     max_results: _builtins.int
     """unset: the configured maxResults"""
@@ -56,6 +59,14 @@ class SearchRequest(_message.Message):
     """fill SearchResult.explanation"""
     session_key: _builtins.str
     """the caller's session (session-aware sync triggers)"""
+    since: _builtins.str
+    """Time-aware search (numbered from 20, away from other fields): only memories written within
+    since..until (ISO 8601 date or time, or a span back from now such as "7d"); as_of: when the
+    question is asked (time words in it are read against it; unset: now). Unreadable or an
+    empty window: INVALID_ARGUMENT.
+    """
+    until: _builtins.str
+    as_of: _builtins.str
     @_builtins.property
     def agents(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """Search these agents' memories in one ranking (a shared store: one PostgreSQL database, or
@@ -71,23 +82,38 @@ class SearchRequest(_message.Message):
         explain: _builtins.bool = ...,
         session_key: _builtins.str | None = ...,
         agents: _abc.Iterable[_builtins.str] | None = ...,
+        since: _builtins.str | None = ...,
+        until: _builtins.str | None = ...,
+        as_of: _builtins.str | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_max_results", b"_max_results", "_min_score", b"_min_score", "_session_key", b"_session_key", "max_results", b"max_results", "min_score", b"min_score", "session_key", b"session_key"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_as_of", b"_as_of", "_max_results", b"_max_results", "_min_score", b"_min_score", "_session_key", b"_session_key", "_since", b"_since", "_until", b"_until", "as_of", b"as_of", "max_results", b"max_results", "min_score", b"min_score", "session_key", b"session_key", "since", b"since", "until", b"until"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_max_results", b"_max_results", "_min_score", b"_min_score", "_session_key", b"_session_key", "agents", b"agents", "explain", b"explain", "max_results", b"max_results", "min_score", b"min_score", "query", b"query", "session_key", b"session_key"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_as_of", b"_as_of", "_max_results", b"_max_results", "_min_score", b"_min_score", "_session_key", b"_session_key", "_since", b"_since", "_until", b"_until", "agents", b"agents", "as_of", b"as_of", "explain", b"explain", "max_results", b"max_results", "min_score", b"min_score", "query", b"query", "session_key", b"session_key", "since", b"since", "until", b"until"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__as_of: _TypeAlias = _typing.Literal["as_of"]  # noqa: Y015
+    _WhichOneofArgType__as_of: _TypeAlias = _typing.Literal["_as_of", b"_as_of"]  # noqa: Y015
     _WhichOneofReturnType__max_results: _TypeAlias = _typing.Literal["max_results"]  # noqa: Y015
     _WhichOneofArgType__max_results: _TypeAlias = _typing.Literal["_max_results", b"_max_results"]  # noqa: Y015
     _WhichOneofReturnType__min_score: _TypeAlias = _typing.Literal["min_score"]  # noqa: Y015
     _WhichOneofArgType__min_score: _TypeAlias = _typing.Literal["_min_score", b"_min_score"]  # noqa: Y015
     _WhichOneofReturnType__session_key: _TypeAlias = _typing.Literal["session_key"]  # noqa: Y015
     _WhichOneofArgType__session_key: _TypeAlias = _typing.Literal["_session_key", b"_session_key"]  # noqa: Y015
+    _WhichOneofReturnType__since: _TypeAlias = _typing.Literal["since"]  # noqa: Y015
+    _WhichOneofArgType__since: _TypeAlias = _typing.Literal["_since", b"_since"]  # noqa: Y015
+    _WhichOneofReturnType__until: _TypeAlias = _typing.Literal["until"]  # noqa: Y015
+    _WhichOneofArgType__until: _TypeAlias = _typing.Literal["_until", b"_until"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__as_of) -> _WhichOneofReturnType__as_of | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__max_results) -> _WhichOneofReturnType__max_results | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__min_score) -> _WhichOneofReturnType__min_score | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__session_key) -> _WhichOneofReturnType__session_key | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__since) -> _WhichOneofReturnType__since | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__until) -> _WhichOneofReturnType__until | None: ...
 
 Global___SearchRequest: _TypeAlias = SearchRequest  # noqa: Y015
 
@@ -100,11 +126,14 @@ class ScoreExplanation(_message.Message):
     FUSED_SCORE_FIELD_NUMBER: _builtins.int
     DECAY_FACTOR_FIELD_NUMBER: _builtins.int
     MMR_RANK_FIELD_NUMBER: _builtins.int
+    TIME_BOOST_FIELD_NUMBER: _builtins.int
     vector_score: _builtins.float
     text_score: _builtins.float
     fused_score: _builtins.float
     decay_factor: _builtins.float
     mmr_rank: _builtins.int
+    time_boost: _builtins.float
+    """multiplier from the question's time words (1: none)"""
     def __init__(
         self,
         *,
@@ -113,21 +142,26 @@ class ScoreExplanation(_message.Message):
         fused_score: _builtins.float = ...,
         decay_factor: _builtins.float = ...,
         mmr_rank: _builtins.int | None = ...,
+        time_boost: _builtins.float | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_mmr_rank", b"_mmr_rank", "_text_score", b"_text_score", "_vector_score", b"_vector_score", "mmr_rank", b"mmr_rank", "text_score", b"text_score", "vector_score", b"vector_score"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_mmr_rank", b"_mmr_rank", "_text_score", b"_text_score", "_time_boost", b"_time_boost", "_vector_score", b"_vector_score", "mmr_rank", b"mmr_rank", "text_score", b"text_score", "time_boost", b"time_boost", "vector_score", b"vector_score"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_mmr_rank", b"_mmr_rank", "_text_score", b"_text_score", "_vector_score", b"_vector_score", "decay_factor", b"decay_factor", "fused_score", b"fused_score", "mmr_rank", b"mmr_rank", "text_score", b"text_score", "vector_score", b"vector_score"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_mmr_rank", b"_mmr_rank", "_text_score", b"_text_score", "_time_boost", b"_time_boost", "_vector_score", b"_vector_score", "decay_factor", b"decay_factor", "fused_score", b"fused_score", "mmr_rank", b"mmr_rank", "text_score", b"text_score", "time_boost", b"time_boost", "vector_score", b"vector_score"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__mmr_rank: _TypeAlias = _typing.Literal["mmr_rank"]  # noqa: Y015
     _WhichOneofArgType__mmr_rank: _TypeAlias = _typing.Literal["_mmr_rank", b"_mmr_rank"]  # noqa: Y015
     _WhichOneofReturnType__text_score: _TypeAlias = _typing.Literal["text_score"]  # noqa: Y015
     _WhichOneofArgType__text_score: _TypeAlias = _typing.Literal["_text_score", b"_text_score"]  # noqa: Y015
+    _WhichOneofReturnType__time_boost: _TypeAlias = _typing.Literal["time_boost"]  # noqa: Y015
+    _WhichOneofArgType__time_boost: _TypeAlias = _typing.Literal["_time_boost", b"_time_boost"]  # noqa: Y015
     _WhichOneofReturnType__vector_score: _TypeAlias = _typing.Literal["vector_score"]  # noqa: Y015
     _WhichOneofArgType__vector_score: _TypeAlias = _typing.Literal["_vector_score", b"_vector_score"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__mmr_rank) -> _WhichOneofReturnType__mmr_rank | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__text_score) -> _WhichOneofReturnType__text_score | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__time_boost) -> _WhichOneofReturnType__time_boost | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__vector_score) -> _WhichOneofReturnType__vector_score | None: ...
 
@@ -146,6 +180,7 @@ class SearchResult(_message.Message):
     CITATION_FIELD_NUMBER: _builtins.int
     EXPLANATION_FIELD_NUMBER: _builtins.int
     AGENT_FIELD_NUMBER: _builtins.int
+    TIME_FIELD_NUMBER: _builtins.int
     path: _builtins.str
     start_line: _builtins.int
     """1-based, inclusive"""
@@ -160,6 +195,8 @@ class SearchResult(_message.Message):
     """Whose memory holds the hit; set when the request named agents. Read such a hit with
     Get's `agent`.
     """
+    time: _builtins.str
+    """When the text was written, ISO 8601 UTC: an instant or a "start/end" interval."""
     @_builtins.property
     def explanation(self) -> Global___ScoreExplanation:
         """set only when the request asked to explain"""
@@ -176,19 +213,24 @@ class SearchResult(_message.Message):
         citation: _builtins.str | None = ...,
         explanation: Global___ScoreExplanation | None = ...,
         agent: _builtins.str | None = ...,
+        time: _builtins.str | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_agent", b"_agent", "_citation", b"_citation", "agent", b"agent", "citation", b"citation", "explanation", b"explanation"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_agent", b"_agent", "_citation", b"_citation", "_time", b"_time", "agent", b"agent", "citation", b"citation", "explanation", b"explanation", "time", b"time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_agent", b"_agent", "_citation", b"_citation", "agent", b"agent", "citation", b"citation", "end_line", b"end_line", "explanation", b"explanation", "path", b"path", "score", b"score", "snippet", b"snippet", "source", b"source", "start_line", b"start_line"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_agent", b"_agent", "_citation", b"_citation", "_time", b"_time", "agent", b"agent", "citation", b"citation", "end_line", b"end_line", "explanation", b"explanation", "path", b"path", "score", b"score", "snippet", b"snippet", "source", b"source", "start_line", b"start_line", "time", b"time"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__agent: _TypeAlias = _typing.Literal["agent"]  # noqa: Y015
     _WhichOneofArgType__agent: _TypeAlias = _typing.Literal["_agent", b"_agent"]  # noqa: Y015
     _WhichOneofReturnType__citation: _TypeAlias = _typing.Literal["citation"]  # noqa: Y015
     _WhichOneofArgType__citation: _TypeAlias = _typing.Literal["_citation", b"_citation"]  # noqa: Y015
+    _WhichOneofReturnType__time: _TypeAlias = _typing.Literal["time"]  # noqa: Y015
+    _WhichOneofArgType__time: _TypeAlias = _typing.Literal["_time", b"_time"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__agent) -> _WhichOneofReturnType__agent | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__citation) -> _WhichOneofReturnType__citation | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__time) -> _WhichOneofReturnType__time | None: ...
 
 Global___SearchResult: _TypeAlias = SearchResult  # noqa: Y015
 
@@ -202,11 +244,14 @@ class SearchResponse(_message.Message):
     MODE_FIELD_NUMBER: _builtins.int
     FALLBACK_FIELD_NUMBER: _builtins.int
     WARNINGS_FIELD_NUMBER: _builtins.int
+    TIME_WORDS_FIELD_NUMBER: _builtins.int
     provider: _builtins.str
     model: _builtins.str
     mode: _builtins.str
     """"hybrid", "vector" or "keyword" """
     fallback: _builtins.str
+    time_words: _builtins.str
+    """the time the question's words name, if any"""
     @_builtins.property
     def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___SearchResult]: ...
     @_builtins.property
@@ -220,19 +265,24 @@ class SearchResponse(_message.Message):
         mode: _builtins.str = ...,
         fallback: _builtins.str | None = ...,
         warnings: _abc.Iterable[_builtins.str] | None = ...,
+        time_words: _builtins.str | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_fallback", b"_fallback", "_model", b"_model", "fallback", b"fallback", "model", b"model"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_fallback", b"_fallback", "_model", b"_model", "_time_words", b"_time_words", "fallback", b"fallback", "model", b"model", "time_words", b"time_words"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_fallback", b"_fallback", "_model", b"_model", "fallback", b"fallback", "mode", b"mode", "model", b"model", "provider", b"provider", "results", b"results", "warnings", b"warnings"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_fallback", b"_fallback", "_model", b"_model", "_time_words", b"_time_words", "fallback", b"fallback", "mode", b"mode", "model", b"model", "provider", b"provider", "results", b"results", "time_words", b"time_words", "warnings", b"warnings"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__fallback: _TypeAlias = _typing.Literal["fallback"]  # noqa: Y015
     _WhichOneofArgType__fallback: _TypeAlias = _typing.Literal["_fallback", b"_fallback"]  # noqa: Y015
     _WhichOneofReturnType__model: _TypeAlias = _typing.Literal["model"]  # noqa: Y015
     _WhichOneofArgType__model: _TypeAlias = _typing.Literal["_model", b"_model"]  # noqa: Y015
+    _WhichOneofReturnType__time_words: _TypeAlias = _typing.Literal["time_words"]  # noqa: Y015
+    _WhichOneofArgType__time_words: _TypeAlias = _typing.Literal["_time_words", b"_time_words"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__fallback) -> _WhichOneofReturnType__fallback | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__model) -> _WhichOneofReturnType__model | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__time_words) -> _WhichOneofReturnType__time_words | None: ...
 
 Global___SearchResponse: _TypeAlias = SearchResponse  # noqa: Y015
 

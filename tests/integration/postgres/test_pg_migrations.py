@@ -139,3 +139,63 @@ def test_the_password_never_appears_in_location_or_errors(pg_url: str) -> None:
     assert "s3cret" not in str(caught.value)
     assert "***" in str(caught.value)
     assert "s3cret" not in PostgresDatabase(bad).location
+
+
+def test_version_4_dates_a_populated_index_without_touching_its_vectors(pg_url: str) -> None:
+    """Chunks written at version 3 get their time range from what the store holds; vectors,
+    postings and models stay byte for byte; the time filter then answers."""
+    url = fresh_database(pg_url)
+    migrate_to(url, 3)
+    engine = create_engine(url)
+    files = [
+        ("memory/2026-11-17.md", "memory", 5_000.0, None),
+        ("memory/2026-02-30.md", "memory", 6_000.0, None),
+        ("notes/plan.md", "memory", 7_000.0, None),
+        ("s1.jsonl", "sessions", 8_000.0, 1_790_000_000.0),
+    ]
+    try:
+        with engine.begin() as conn:
+            for rid, (path, source, mtime, stamp) in enumerate(files, start=1):
+                conn.exec_driver_sql(
+                    "INSERT INTO memlane_files(agent, source, path, hash, mtime, size) "
+                    "VALUES ('a', %s, %s, 'h', %s, 1)",
+                    (source, path, mtime),
+                )
+                conn.exec_driver_sql(
+                    "INSERT INTO memlane_chunks(agent, rid, id, source, path, start_line, "
+                    "end_line, hash, text, model, embedding, dims, timestamp, updated_at, "
+                    "doc_len) VALUES ('a', %s, %s, %s, %s, 1, 1, 'h', 'apples', 'm', "
+                    "%s::vector, 4, %s, 1.0, 1)",
+                    (rid, f"c{rid}", source, path, f"[{rid},0,0,1]", stamp),
+                )
+            before = conn.exec_driver_sql(
+                "SELECT rid, embedding::text, model FROM memlane_chunks ORDER BY rid"
+            ).all()
+    finally:
+        engine.dispose()
+
+    PostgresDatabase.open(url).close()
+
+    engine = create_engine(url)
+    try:
+        with engine.connect() as conn:
+            times = conn.exec_driver_sql(
+                "SELECT rid, time_start, time_end FROM memlane_chunks ORDER BY rid"
+            ).all()
+            after = conn.exec_driver_sql(
+                "SELECT rid, embedding::text, model FROM memlane_chunks ORDER BY rid"
+            ).all()
+            indexes = conn.exec_driver_sql(
+                "SELECT indexname FROM pg_indexes WHERE tablename = 'memlane_chunks'"
+            ).all()
+    finally:
+        engine.dispose()
+    day = 1_794_873_600.0  # 2026-11-17T00:00:00Z
+    assert [tuple(r) for r in times] == [
+        (1, day, day + 86_399),
+        (2, 6_000.0, 6_000.0),
+        (3, 7_000.0, 7_000.0),
+        (4, 1_790_000_000.0, 1_790_000_000.0),
+    ]
+    assert after == before
+    assert "memlane_chunks_time" in {str(r[0]) for r in indexes}

@@ -27,6 +27,7 @@ from memlane.domain import events
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.index_meta import IndexMeta
 from memlane.domain.keywords import build_fts_query
+from memlane.domain.search import TimeWindow
 from memlane.domain.sources import ALL_SOURCES
 from tests.pg_server import fresh_database, unique_agent
 
@@ -61,6 +62,8 @@ def seed(db: SqliteDatabase) -> None:
             i,
             t,
             ContentHash(f"h{i}"),
+            time_start=1_000.0 * i,
+            time_end=1_000.0 * i + 60,
         )
         for i, t in enumerate(TEXTS)
     ]
@@ -111,6 +114,17 @@ def test_sqlite_to_postgres_and_back_keeps_everything(tmp_path: Path, pg_databas
         assert hits[0].chunk_id == "memory:memory/a.md:1"
         assert store.cache_get(KEY, [ContentHash("h1")]) == {ContentHash("h1"): [0.0, 1.0, 0.0]}
         assert [c.id for c in store.chunks_without_vectors("m")] == ["memory:memory/a.md:3"]
+        # Each chunk's time range travels too (issue #26).
+        (undated,) = store.chunks_without_vectors("m")
+        assert (undated.time_start, undated.time_end) == (3_000.0, 3_060.0)
+        window = TimeWindow(since=1_000.0, until=1_030.0)
+        dated = store.search_keyword(
+            build_fts_query("harbour compass 数据库 회의") or "",
+            sources=ALL_SOURCES,
+            limit=10,
+            window=window,
+        )
+        assert [c.chunk_id for c in dated] == ["memory:memory/a.md:1"]
     logs: list[EventLog] = [
         SqliteEventLog(source_db),
         PostgresEventLog(pg, agent),

@@ -9,7 +9,7 @@ import pytest
 from memlane.domain.embedding import MAX_QUERY_EMBED_TOKENS, query_embedding_input
 from memlane.domain.errors import InvalidQuery
 from memlane.domain.keywords import MAX_FTS_TERMS, fts_query_terms
-from memlane.domain.search import MAX_QUERY_CHARS, Candidate, check_query_text
+from memlane.domain.search import MAX_QUERY_CHARS, Candidate, TimeWindow, check_query_text
 from memlane.domain.sources import Source
 from tests.fakes.embedding import FakeEmbeddingProvider
 from tests.unit.application.test_queries import index, search, searcher
@@ -26,10 +26,15 @@ class RecordingStore:
         self.matches: list[str] = []
 
     def search_keyword(
-        self, match: str, *, sources: Sequence[Source], limit: int
+        self,
+        match: str,
+        *,
+        sources: Sequence[Source],
+        limit: int,
+        window: TimeWindow | None = None,
     ) -> list[Candidate]:
         self.matches.append(match)
-        return self.store.search_keyword(match, sources=sources, limit=limit)
+        return self.store.search_keyword(match, sources=sources, limit=limit, window=window)
 
     def __getattr__(self, name: str) -> object:
         return getattr(self.store, name)

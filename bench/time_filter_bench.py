@@ -1,0 +1,197 @@
+"""Benchmark: the `since` / `until` filter on the SQLite store (issue #26), 100k and more chunks.
+
+Builds an index of N chunks of 384 dimensions (bulk row writes, as store_bench.py --bulk), each
+file of 20 chunks dated one day, the days spread over two years; then, in the same process,
+times the keyword leg and the vector leg (default code-file engine) at 200 candidates (the
+fused pool) without a window and with windows of a day, a week, a month and a year ending at
+the newest day, and counts how many hits each returns (a window holding 200 chunks must give
+200). Windows are the filter of the store, applied inside each leg before its top k.
+
+    nice .venv/bin/python bench/time_filter_bench.py --sizes 100000 [--queries 40]
+
+Prints a table and writes bench/results/time_filter_bench.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from memlane.bench.store_bench import (
+    CHUNKS_PER_FILE,
+    DIMS,
+    VOCABULARY,
+    WORDS_PER_CHUNK,
+    clustered_vectors,
+)
+
+DAY = 86_400.0
+SPAN_DAYS = 730
+NEWEST = 1_794_873_600.0  # 2026-11-17T00:00:00Z
+WINDOWS = {"none": None, "day": 1, "week": 7, "month": 30, "year": 365}
+POOL = 200
+
+
+def _build(size: int, queries: int, where: Path) -> tuple[list[list[float]], list[str], float]:
+    import numpy as np
+
+    from memlane.adapters.store import meta_table, rows
+    from memlane.adapters.store.database import SqliteDatabase
+    from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
+    from memlane.adapters.store.vec0 import Vec0Table
+    from memlane.application.ports.index_store import IndexedFile
+    from memlane.domain.chunks import Chunk, ChunkId, ContentHash
+    from memlane.domain.keywords import build_fts_query
+
+    rng = np.random.default_rng(26)
+    words = np.array([f"w{i}" for i in range(VOCABULARY)])
+    weights = 1.0 / np.arange(1, VOCABULARY + 1)
+    weights /= weights.sum()
+    vectors = clustered_vectors(size + queries, rng)
+    common = [str(w) for w in rng.choice(words[:50], queries)]
+    rare = [str(w) for w in rng.choice(words[1000:], queries)]
+    keyword_queries = [build_fts_query(f"{a} {b}") or "" for a, b in zip(common, rare, strict=True)]
+    store = SqliteIndexStore(SqliteDatabase.open(where / "index.db", load_vector=False))
+    files_total = size // CHUNKS_PER_FILE
+    pending: list[tuple[Any, Any, str]] = []
+    files: list[Any] = []
+
+    def flush() -> None:
+        table = Vec0Table(store.database)
+
+        def work(conn: Any) -> None:
+            table.ensure_dims(conn, DIMS)
+            rows.insert_chunks(conn, pending, rows.now(conn), table)
+            for file in files:
+                rows.put_file(conn, file)
+            meta_table.bump_generation(conn)
+
+        store.database.write(work)
+        pending.clear()
+        files.clear()
+
+    start = time.perf_counter()
+    for f in range(files_total):
+        first = f * CHUNKS_PER_FILE
+        day = NEWEST - (f * SPAN_DAYS // files_total) * DAY
+        drawn = rng.choice(VOCABULARY, size=(CHUNKS_PER_FILE, WORDS_PER_CHUNK), p=weights)
+        name = f"memory/file{f}.md"
+        for i in range(CHUNKS_PER_FILE):
+            chunk = Chunk(
+                ChunkId(f"c{first + i}"), "memory", name, i * 5 + 1, i * 5 + 5,
+                " ".join(words[drawn[i]]), ContentHash(f"h{first + i}"),
+                time_start=day, time_end=day + DAY - 1,
+            )  # fmt: skip
+            pending.append((chunk, vectors[first + i].tolist(), "m"))
+        files.append(IndexedFile("memory", name, ContentHash(f"f{f}"), 1.0, 100))
+        if len(pending) >= 10_000:
+            flush()
+    if pending:
+        flush()
+    build = time.perf_counter() - start
+    # The first vector search builds the code file.
+    store.search_vector(vectors[size].tolist(), model="m", sources=["memory"], limit=10)
+    store.close()
+    return [v.tolist() for v in vectors[size:]], keyword_queries, build
+
+
+def _timed(fn: Callable[[int], int], n: int) -> dict[str, float]:
+    samples: list[float] = []
+    counts: list[int] = []
+    for i in range(n):
+        t = time.perf_counter()
+        counts.append(fn(i))
+        samples.append(time.perf_counter() - t)
+    ordered = sorted(samples)
+    return {
+        "p50_ms": round(statistics.median(ordered) * 1000, 1),
+        "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))] * 1000, 1),
+        "min_hits": min(counts),
+    }
+
+
+def run(size: int, queries: int) -> dict[str, Any]:
+    from memlane.adapters.store.database import SqliteDatabase
+    from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
+    from memlane.domain.search import TimeWindow
+    from memlane.domain.sources import ALL_SOURCES
+
+    with tempfile.TemporaryDirectory(prefix="time-filter-") as tmp:
+        where = Path(tmp)
+        vectors, keywords, build = _build(size, queries, where)
+        store = SqliteIndexStore(SqliteDatabase.open(where / "index.db", load_vector=False))
+        result: dict[str, Any] = {"chunks": size, "build_s": round(build, 1), "windows": {}}
+        for name, days in WINDOWS.items():
+            window = (
+                None
+                if days is None
+                else TimeWindow(since=NEWEST - (days - 1) * DAY, until=NEWEST + DAY - 1)
+            )
+
+            def keyword(i: int, window: TimeWindow | None = window) -> int:
+                hits = store.search_keyword(
+                    keywords[i % len(keywords)], sources=ALL_SOURCES, limit=POOL, window=window
+                )
+                return len(hits)
+
+            def vector(i: int, window: TimeWindow | None = window) -> int:
+                hits = store.search_vector(
+                    vectors[i % len(vectors)],
+                    model="m",
+                    sources=ALL_SOURCES,
+                    limit=POOL,
+                    window=window,
+                )
+                return len(hits)
+
+            vector(0)  # warm
+            in_window = (
+                size if days is None else min(size, size * days // SPAN_DAYS + CHUNKS_PER_FILE)
+            )
+            result["windows"][name] = {
+                "chunks_in_window_about": in_window,
+                "keyword": _timed(keyword, queries),
+                "vector": _timed(vector, queries),
+            }
+        store.close()
+    return result
+
+
+def _table(results: list[dict[str, Any]]) -> str:
+    lines = [
+        "| chunks | window | ~chunks in it | keyword p50 / p95 ms | vector p50 / p95 ms | "
+        "fewest hits (of 200) kw / vec |",
+        "|---:|---|---:|---:|---:|---:|",
+    ]
+    for r in results:
+        for name, w in r["windows"].items():
+            k, v = w["keyword"], w["vector"]
+            lines.append(
+                f"| {r['chunks']:,} | {name} | {w['chunks_in_window_about']:,} | "
+                f"{k['p50_ms']} / {k['p95_ms']} | {v['p50_ms']} / {v['p95_ms']} | "
+                f"{k['min_hits']} / {v['min_hits']} |"
+            )
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[100_000])
+    parser.add_argument("--queries", type=int, default=40)
+    parser.add_argument("--out", default="time_filter_bench")
+    args = parser.parse_args()
+    results = [run(size, args.queries) for size in args.sizes]
+    print(_table(results))
+    out = Path(__file__).parent / "results" / f"{args.out}.json"
+    out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+    print(f"wrote {out}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,170 @@
+"""Domain: when the text of a chunk was written, as a time range (epoch seconds, UTC).
+
+Transcripts carry a timestamp per message; notes are dated by a dated file name
+(`memory/YYYY-MM-DD.md`) or a dated markdown heading (`## 2026-11-17`, `## 17 Nov 2026`,
+`## November 17, 2026`, `## 2026年11月17日`, `## 2026년 11월 17일`), which dates the lines of its
+section; anything else has the file's mtime. A date without a time covers its whole UTC day.
+Pure functions: the mtime is passed in.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import re
+from collections.abc import Sequence
+from typing import Final, TypeAlias
+
+# (start, end), both inclusive, epoch seconds.
+TimeRange: TypeAlias = tuple[float, float]
+SECONDS_PER_DAY: Final = 86_400
+
+_DATED_FILE: Final = re.compile(r"(?:^|/)(\d{4})-(\d{2})-(\d{2})\.md$")
+_HEADING: Final = re.compile(r" {0,3}(#{1,6})[ \t]+(.*)$")
+_FENCE: Final = re.compile(r" {0,3}(?:```|~~~)")
+_MONTHS: Final = {
+    name: number
+    for number, names in enumerate(
+        (
+            ("jan", "january"),
+            ("feb", "february"),
+            ("mar", "march"),
+            ("apr", "april"),
+            ("may",),
+            ("jun", "june"),
+            ("jul", "july"),
+            ("aug", "august"),
+            ("sep", "sept", "september"),
+            ("oct", "october"),
+            ("nov", "november"),
+            ("dec", "december"),
+        ),
+        start=1,
+    )
+    for name in names
+}
+_MONTH_NAMES: Final = "|".join(sorted(_MONTHS, key=len, reverse=True))
+_HEADING_DATES: Final = (
+    # 2026-11-17, 2026/11/17, 2026.11.17
+    (re.compile(r"(?<!\d)(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})(?!\d)"), "ymd"),
+    # 2026年11月17日, 2026년 11월 17일
+    (re.compile(r"(\d{4})\s*[年년]\s*(\d{1,2})\s*[月월]\s*(\d{1,2})\s*[日일]"), "ymd"),
+    # 17 Nov 2026, 17 November 2026, 17. November 2026
+    (re.compile(rf"(?<!\d)(\d{{1,2}})\.?\s+({_MONTH_NAMES})\.?,?\s+(\d{{4}})(?!\d)", re.I), "dmy"),
+    # November 17, 2026, Nov 17 2026, Nov 17th, 2026
+    (
+        re.compile(
+            rf"\b({_MONTH_NAMES})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})(?!\d)", re.I
+        ),
+        "mdy",
+    ),
+)
+
+
+def day_range(day: dt.date) -> TimeRange:
+    """The whole UTC day of `day`: 00:00:00 to 23:59:59."""
+    start = float(calendar.timegm((day.year, day.month, day.day, 0, 0, 0)))
+    return start, start + SECONDS_PER_DAY - 1
+
+
+def _date(year: int, month: int, day: int) -> dt.date | None:
+    try:
+        return dt.date(year, month, day)
+    except ValueError:
+        return None
+
+
+def dated_file_day(path: str) -> dt.date | None:
+    """The day of a file named `YYYY-MM-DD.md` (a valid calendar date), else None."""
+    match = _DATED_FILE.search(path.replace("\\", "/"))
+    if match is None:
+        return None
+    year, month, day = (int(g) for g in match.groups())
+    return _date(year, month, day)
+
+
+def heading_date(line: str) -> dt.date | None:
+    """The date a markdown heading line names, if it names one (see the module docstring)."""
+    heading = _HEADING.match(line)
+    if heading is None:
+        return None
+    title = heading.group(2)
+    for pattern, order in _HEADING_DATES:
+        found = pattern.search(title)
+        if found is None:
+            continue
+        a, b, c = found.groups()
+        if order == "ymd":
+            return _date(int(a), int(b), int(c))
+        if order == "dmy":
+            return _date(int(c), _MONTHS[b.lower()], int(a))
+        return _date(int(c), _MONTHS[a.lower()], int(b))
+    return None
+
+
+def note_line_times(lines: Sequence[str], path: str) -> list[TimeRange | None]:
+    """The time range each line of a note names, None for a line nothing dates.
+
+    A dated heading dates its section (until the next heading of the same or a higher level);
+    other lines take the day of a dated file name, else None (the mtime, but only for a chunk
+    with no dated line: a title above dated sections must not stretch their chunk to the
+    mtime).
+    """
+    day = dated_file_day(path)
+    default = day_range(day) if day is not None else None
+    # Open sections: (heading level, range) from the outermost in.
+    sections: list[tuple[int, TimeRange | None]] = []
+    times: list[TimeRange | None] = []
+    in_fence = False
+    for line in lines:
+        if _FENCE.match(line):
+            in_fence = not in_fence
+        elif not in_fence:
+            heading = _HEADING.match(line)
+            if heading is not None:
+                level = len(heading.group(1))
+                while sections and sections[-1][0] >= level:
+                    sections.pop()
+                dated = heading_date(line)
+                sections.append((level, day_range(dated) if dated is not None else None))
+        current = next((r for _, r in reversed(sections) if r is not None), default)
+        times.append(current)
+    return times
+
+
+def transcript_line_times(timestamps: Sequence[float | None], mtime: float) -> list[TimeRange]:
+    """Each rendered message's time: its timestamp, else the last known one before it, else the
+    first known after it, else the file's mtime (a message without a time sits between its
+    neighbours)."""
+    known = [t for t in timestamps if t is not None]
+    fallback = known[0] if known else mtime
+    times: list[TimeRange] = []
+    last: float | None = None
+    for stamp in timestamps:
+        if stamp is not None:
+            last = stamp
+        value = last if last is not None else fallback
+        times.append((value, value))
+    return times
+
+
+def span(times: Sequence[TimeRange | None]) -> TimeRange | None:
+    """The smallest range holding every known range of `times` (None when none is known)."""
+    known = [t for t in times if t is not None]
+    if not known:
+        return None
+    return min(t[0] for t in known), max(t[1] for t in known)
+
+
+def iso_time(start: float | None, end: float | None) -> str | None:
+    """ISO 8601 in UTC: an instant when start == end, else an interval `start/end`."""
+    if start is None or end is None:
+        return None
+    first = _iso(start)
+    return first if start == end else f"{first}/{_iso(end)}"
+
+
+def _iso(seconds: float) -> str:
+    moment = dt.datetime.fromtimestamp(seconds, tz=dt.UTC)
+    text = moment.isoformat(timespec="seconds")
+    return text.replace("+00:00", "Z")

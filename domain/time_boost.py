@@ -1,0 +1,83 @@
+"""Domain: lift the hits written when the question says (time words, time_words.py).
+
+A window found in the question boosts rather than filters: a hit whose time range overlaps it
+gets weight 1, one in its neighbourhood (up to half the window's width, at least a day, either
+side) a weight falling linearly to 0, others 0. An ordering question ("first time", "most
+recent", "before ...") gives each dated candidate a weight by its rank in time among the
+candidates (1 at the asked end). A hit's score is multiplied by
+(1 + strength · window weight + order_strength · order weight) / (1 + strength + order_strength):
+a hit with full weight keeps its score, others lose up to the boost's share of it, so scores
+stay in [0, 1] and the order among equally weighted hits is kept. The searcher applies it
+after `minScore` (which judges the unboosted scores), so it only reorders the candidates that
+qualify. Nothing happens without a time word or with both strengths 0.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from memlane.domain.chunk_times import SECONDS_PER_DAY
+from memlane.domain.scoring import Fused
+from memlane.domain.time_words import TimeIntent
+
+
+def _window_weight(item: Fused, since: float, until: float) -> float:
+    if item.time_start is None or item.time_end is None:
+        return 0.0
+    if item.time_end >= since and item.time_start <= until:
+        return 1.0
+    reach = max(SECONDS_PER_DAY, (until - since) / 2)
+    gap = since - item.time_end if item.time_end < since else item.time_start - until
+    return max(0.0, 1.0 - gap / reach)
+
+
+def _order_weights(items: Sequence[Fused], latest: bool) -> dict[int, float]:
+    """Index -> weight in [0, 1] by time rank among the dated candidates (1 at the asked end)."""
+    dated = [
+        (i, (it.time_start + it.time_end) / 2)
+        for i, it in enumerate(items)
+        if it.time_start is not None and it.time_end is not None
+    ]
+    if len(dated) < 2:
+        return {}
+    times = sorted({t for _, t in dated})
+    if len(times) < 2:
+        return {}
+    rank = {t: r / (len(times) - 1) for r, t in enumerate(times)}
+    return {i: rank[t] if latest else 1.0 - rank[t] for i, t in dated}
+
+
+def apply_time_boost(
+    fused: Sequence[Fused],
+    intent: TimeIntent | None,
+    *,
+    strength: float,
+    order_strength: float = 0.0,
+) -> list[Fused]:
+    """Boost by the question's time words (see the module docstring); re-sort (stable).
+
+    The multiplier is recorded in `time_boost` (1 when none).
+    """
+    if intent is None or not fused:
+        return list(fused)
+    # A strength counts only when its words were found: no uniform scaling of every score.
+    has_window = intent.since is not None and intent.until is not None
+    strength = max(0.0, strength) if has_window else 0.0
+    order_strength = max(0.0, order_strength) if intent.order is not None else 0.0
+    if strength + order_strength <= 0.0:
+        return list(fused)
+    order = (
+        {}
+        if intent.order is None or order_strength <= 0.0
+        else _order_weights(fused, latest=intent.order == "latest")
+    )
+    out: list[Fused] = []
+    for index, item in enumerate(fused):
+        window = 0.0
+        if intent.since is not None and intent.until is not None:
+            window = _window_weight(item, intent.since, intent.until)
+        lifted = 1.0 + strength * window + order_strength * order.get(index, 0.0)
+        factor = lifted / (1.0 + strength + order_strength)
+        out.append(replace(item, score=item.score * factor, time_boost=factor))
+    return sorted(out, key=lambda item: -item.score)

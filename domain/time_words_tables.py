@@ -1,0 +1,188 @@
+"""Domain: the word tables of the time-word reader (time_words.py), one block per language.
+
+The languages are those of our stop-word lists (English, Spanish, Portuguese, Arabic, Chinese,
+Japanese, Korean; domain/keywords.py) plus German and French. Everything is matched on the
+lower-cased question. Words that are also ordinary words (`may`, `march`, `second`, `sat`,
+`sun`) never stand alone: a month needs a preposition, a day or a year beside it; Portuguese
+weekdays need their `-feira`.
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+# Number words (and digits, handled by the reader) that count units back.
+NUMBERS: Final[dict[str, int]] = {
+    # English
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3, "couple of": 2,
+    # Spanish / Portuguese
+    "un": 1, "una": 1, "uno": 1, "um": 1, "uma": 1, "dos": 2, "dois": 2, "duas": 2,
+    "tres": 3, "três": 3, "cuatro": 4, "quatro": 4, "cinco": 5,
+    # German
+    "ein": 1, "einem": 1, "einer": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5,
+    # French
+    "une": 1, "deux": 2, "trois": 3, "quatre": 4,
+    # Chinese / Japanese numerals
+    "一": 1, "两": 2, "兩": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
+    "九": 9, "十": 10,
+    # Korean native numerals (before a counter)
+    "한": 1, "두": 2, "세": 3, "네": 4, "다섯": 5,
+}  # fmt: skip
+
+# Unit words -> day / week / month / year.
+UNITS: Final[dict[str, str]] = {
+    "day": "day", "days": "day", "week": "week", "weeks": "week", "month": "month",
+    "months": "month", "year": "year", "years": "year",
+    "día": "day", "días": "day", "dia": "day", "dias": "day", "semana": "week",
+    "semanas": "week", "mes": "month", "meses": "month", "mês": "month", "año": "year",
+    "años": "year", "ano": "year", "anos": "year",
+    "tag": "day", "tagen": "day", "woche": "week", "wochen": "week", "monat": "month",
+    "monaten": "month", "jahr": "year", "jahren": "year",
+    "jour": "day", "jours": "day", "semaine": "week", "semaines": "week", "mois": "month",
+    "an": "year", "ans": "year", "année": "year", "années": "year",
+    "天": "day", "日": "day", "周": "week", "週": "week", "星期": "week", "个星期": "week",
+    "個星期": "week", "个礼拜": "week", "週間": "week", "个月": "month", "個月": "month",
+    "月": "month", "か月": "month", "ヶ月": "month", "ヵ月": "month", "カ月": "month",
+    "年": "year", "일": "day", "주": "week", "주일": "week", "달": "month", "개월": "month",
+    "년": "year",
+}  # fmt: skip
+
+# "last <unit>" / "this <unit>" in every language: phrase -> (unit, offset).
+RELATIVE_UNITS: Final[dict[str, tuple[str, int]]] = {
+    # days
+    "today": ("day", 0), "yesterday": ("day", -1), "the day before yesterday": ("day", -2),
+    "earlier today": ("day", 0), "this morning": ("day", 0), "tonight": ("day", 0),
+    "last night": ("day", -1),
+    "hoy": ("day", 0), "ayer": ("day", -1), "anteayer": ("day", -2), "anoche": ("day", -1),
+    "hoje": ("day", 0), "ontem": ("day", -1), "anteontem": ("day", -2),
+    "heute": ("day", 0), "gestern": ("day", -1), "vorgestern": ("day", -2),
+    "aujourd'hui": ("day", 0), "avant-hier": ("day", -2), "d'hier": ("day", -1),
+    "hier soir": ("day", -1), "hier matin": ("day", -1),
+    "اليوم": ("day", 0), "أمس": ("day", -1), "امس": ("day", -1), "البارحة": ("day", -1),
+    "今天": ("day", 0), "昨天": ("day", -1), "前天": ("day", -2), "昨晚": ("day", -1),
+    "今日": ("day", 0), "昨日": ("day", -1), "一昨日": ("day", -2), "昨夜": ("day", -1),
+    "오늘": ("day", 0), "어제": ("day", -1), "그저께": ("day", -2), "엊그제": ("day", -2),
+    # weeks
+    "last week": ("week", -1), "this week": ("week", 0), "the week before last": ("week", -2),
+    "previous week": ("week", -1), "past week": ("week", -1),
+    "la semana pasada": ("week", -1), "esta semana": ("week", 0),
+    "semana passada": ("week", -1), "nesta semana": ("week", 0),
+    "letzte woche": ("week", -1), "vergangene woche": ("week", -1),
+    "letzten woche": ("week", -1), "vorige woche": ("week", -1), "diese woche": ("week", 0),
+    "la semaine dernière": ("week", -1), "la semaine passée": ("week", -1),
+    "cette semaine": ("week", 0),
+    "الأسبوع الماضي": ("week", -1), "الاسبوع الماضي": ("week", -1),
+    "上周": ("week", -1), "上週": ("week", -1), "上个星期": ("week", -1), "上個星期": ("week", -1),
+    "上上周": ("week", -2), "本周": ("week", 0), "这周": ("week", 0), "這週": ("week", 0),
+    "先週": ("week", -1), "今週": ("week", 0), "先々週": ("week", -2),
+    "지난주": ("week", -1), "지난 주": ("week", -1), "저번 주": ("week", -1),
+    "저번주": ("week", -1), "이번 주": ("week", 0), "이번주": ("week", 0),
+    # months
+    "last month": ("month", -1), "this month": ("month", 0), "previous month": ("month", -1),
+    "el mes pasado": ("month", -1), "este mes": ("month", 0), "mês passado": ("month", -1),
+    "mes passado": ("month", -1), "este mês": ("month", 0), "letzten monat": ("month", -1),
+    "letzter monat": ("month", -1), "diesen monat": ("month", 0),
+    "le mois dernier": ("month", -1), "ce mois-ci": ("month", 0),
+    "الشهر الماضي": ("month", -1),
+    "上个月": ("month", -1), "上個月": ("month", -1), "这个月": ("month", 0), "本月": ("month", 0),
+    "先月": ("month", -1), "今月": ("month", 0), "지난달": ("month", -1),
+    "지난 달": ("month", -1), "이번 달": ("month", 0), "이번달": ("month", 0),
+    # years
+    "last year": ("year", -1), "this year": ("year", 0), "previous year": ("year", -1),
+    "el año pasado": ("year", -1), "este año": ("year", 0), "ano passado": ("year", -1),
+    "este ano": ("year", 0), "letztes jahr": ("year", -1), "letzten jahr": ("year", -1),
+    "dieses jahr": ("year", 0), "l'année dernière": ("year", -1),
+    "l'an dernier": ("year", -1), "cette année": ("year", 0),
+    "العام الماضي": ("year", -1), "السنة الماضية": ("year", -1),
+    "去年": ("year", -1), "今年": ("year", 0), "前年": ("year", -2), "昨年": ("year", -1),
+    "작년": ("year", -1), "지난해": ("year", -1), "올해": ("year", 0), "재작년": ("year", -2),
+}  # fmt: skip
+
+# "in the last N days" style: the prefix words per language (the number and unit follow).
+RECENT_PREFIXES: Final = (
+    "in the last", "in the past", "over the last", "over the past", "the last", "the past",
+    "en los últimos", "en las últimas", "nos últimos", "nas últimas", "in den letzten",
+    "ces derniers", "ces dernières", "au cours des derniers", "au cours des dernières",
+)  # fmt: skip
+
+MONTHS: Final[dict[str, int]] = {
+    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
+    "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9,
+    "sept": 9, "oct": 10, "nov": 11, "dec": 12,
+    "enero": 1, "febrero": 2, "marzo": 3, "abril": 4, "mayo": 5, "junio": 6, "julio": 7,
+    "agosto": 8, "septiembre": 9, "setiembre": 9, "octubre": 10, "noviembre": 11,
+    "diciembre": 12,
+    "janeiro": 1, "fevereiro": 2, "março": 3, "maio": 5, "junho": 6, "julho": 7,
+    "setembro": 9, "outubro": 10, "novembro": 11, "dezembro": 12,
+    "januar": 1, "februar": 2, "märz": 3, "juni": 6, "juli": 7, "oktober": 10, "dezember": 12,
+    "janvier": 1, "février": 2, "mars": 3, "avril": 4, "mai": 5, "juin": 6, "juillet": 7,
+    "août": 8, "septembre": 9, "octobre": 10, "novembre": 11, "décembre": 12,
+}  # fmt: skip
+# Month names that are ordinary words too ("May I ask", "march forward", "mar" = sea, "mai"):
+# these need a preposition, a day or a year beside them.
+AMBIGUOUS_MONTHS: Final = frozenset(
+    {"may", "march", "mar", "jan", "sep", "oct", "nov", "dec", "aug", "mai", "mars"}
+)
+# Words before a month name that make it a month ("in March", "since May").
+MONTH_PREPOSITIONS: Final = (
+    "in", "during", "since", "until", "till", "by", "last", "this", "early", "late", "mid",
+    "of", "en", "em", "de", "desde", "im", "seit", "bis", "ende", "anfang", "letzten",
+    "au", "mois de", "depuis", "el pasado", "em meados de", "a principios de", "a finales de",
+)  # fmt: skip
+
+WEEKDAYS: Final[dict[str, int]] = {
+    "monday": 0, "tuesday": 1, "wednesday": 2, "thursday": 3, "friday": 4, "saturday": 5,
+    "sunday": 6,
+    "lunes": 0, "martes": 1, "miércoles": 2, "miercoles": 2, "jueves": 3, "viernes": 4,
+    "sábado": 5, "sabado": 5, "domingo": 6,
+    "segunda-feira": 0, "terça-feira": 1, "terca-feira": 1, "quarta-feira": 2,
+    "quinta-feira": 3, "sexta-feira": 4,
+    "montag": 0, "dienstag": 1, "mittwoch": 2, "donnerstag": 3, "freitag": 4, "samstag": 5,
+    "sonntag": 6,
+    "lundi": 0, "mardi": 1, "mercredi": 2, "jeudi": 3, "vendredi": 4, "samedi": 5,
+    "dimanche": 6,
+    "星期一": 0, "星期二": 1, "星期三": 2, "星期四": 3, "星期五": 4, "星期六": 5,
+    "星期天": 6, "星期日": 6, "周一": 0, "周二": 1, "周三": 2, "周四": 3, "周五": 4, "周六": 5,
+    "周日": 6, "週一": 0, "週二": 1, "週三": 2, "週四": 3, "週五": 4, "週六": 5, "週日": 6,
+    "月曜日": 0, "火曜日": 1, "水曜日": 2, "木曜日": 3, "金曜日": 4, "土曜日": 5, "日曜日": 6,
+    "월요일": 0, "화요일": 1, "수요일": 2, "목요일": 3, "금요일": 4, "토요일": 5, "일요일": 6,
+}  # fmt: skip
+# Words that move a weekday back one more week ("last Monday" asked on a Tuesday is still the
+# Monday before; "上周一" is the Monday of last week).
+LAST_WEEKDAY_PREFIXES: Final = ("上", "上个", "先週の", "지난주 ", "지난 주 ")
+
+LAST_WEEKEND: Final = (
+    "last weekend", "el fin de semana pasado", "fim de semana passado",
+    "letztes wochenende", "le week-end dernier", "上周末", "上週末", "先週末", "지난 주말",
+    "지난주말",
+)  # fmt: skip
+
+EARLIEST: Final = (
+    "first time", "for the first time", "initially", "originally", "at first",
+    "earliest", "at the start", "primera vez", "por primera vez", "primeira vez",
+    "pela primeira vez", "zum ersten mal", "erstmals", "première fois", "pour la première fois",
+    "第一次", "最早", "最初", "初めて", "처음", "최초", "أول مرة",
+)  # fmt: skip
+LATEST: Final = (
+    "most recent", "most recently", "latest", "last time", "recently", "lately",
+    "más reciente", "última vez", "mais recente", "zuletzt", "neueste", "letzte mal",
+    "plus récent", "dernière fois", "récemment", "最近", "最新", "上一次", "上次", "前回",
+    "最後", "최근", "마지막", "최신", "آخر مرة",
+)  # fmt: skip
+BEFORE: Final = (
+    "before",
+    "antes de",
+    "vor dem",
+    "vor der",
+    "avant",
+    "之前",
+    "以前",
+    "前に",
+    "전에",
+)
+AFTER: Final = (
+    "after", "después de", "depois de", "nach dem", "nach der", "après", "之后", "以后", "後に",
+    "후에",
+)  # fmt: skip

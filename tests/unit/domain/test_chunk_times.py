@@ -1,0 +1,192 @@
+"""When each chunk was written: dated file names, dated headings, message times, the mtime."""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+import math
+
+import pytest
+
+from memlane.domain.chunk_times import (
+    dated_file_day,
+    day_range,
+    heading_date,
+    iso_time,
+    note_line_times,
+    transcript_line_times,
+)
+from memlane.domain.chunking import chunk_text
+from memlane.domain.chunks import ChunkingPolicy
+from memlane.domain.errors import InvalidQuery
+from memlane.domain.search import TimeWindow, check_window
+from memlane.domain.time_bounds import parse_time_bound
+
+
+def _day(y: int, m: int, d: int) -> tuple[float, float]:
+    start = float(calendar.timegm((y, m, d, 0, 0, 0)))
+    return start, start + 86_399
+
+
+MTIME = 1_700_000_000.0
+
+
+class TestHeadings:
+    @pytest.mark.parametrize(
+        ("line", "expected"),
+        [
+            ("## 2026-11-17", dt.date(2026, 11, 17)),
+            ("# Standup 2026/11/17", dt.date(2026, 11, 17)),
+            ("### 17 Nov 2026", dt.date(2026, 11, 17)),
+            ("## 17. November 2026", dt.date(2026, 11, 17)),
+            ("## November 17, 2026", dt.date(2026, 11, 17)),
+            ("## Nov 17th 2026 — retro", dt.date(2026, 11, 17)),
+            ("## 2026年11月17日", dt.date(2026, 11, 17)),
+            ("## 2026년 11월 17일 회의", dt.date(2026, 11, 17)),
+        ],
+    )
+    def test_a_dated_heading_names_its_day(self, line: str, expected: dt.date) -> None:
+        assert heading_date(line) == expected
+
+    @pytest.mark.parametrize(
+        "line",
+        ["## Plans for May", "2026-11-17 not a heading", "## 2026-02-30", "## Release 2.0.1", "#x"],
+    )
+    def test_no_date(self, line: str) -> None:
+        assert heading_date(line) is None
+
+    def test_dated_file_names(self) -> None:
+        assert dated_file_day("memory/2026-11-17.md") == dt.date(2026, 11, 17)
+        assert dated_file_day("2026-01-02.md") == dt.date(2026, 1, 2)
+        assert dated_file_day("memory/2026-02-30.md") is None
+        assert dated_file_day("memory/notes.md") is None
+
+
+class TestNoteLines:
+    def test_a_dated_heading_dates_its_section_until_a_heading_of_its_level(self) -> None:
+        lines = [
+            "intro",
+            "## 2026-11-17",
+            "did a thing",
+            "### details",
+            "more",
+            "## Undated",
+            "later",
+            "## 18 Nov 2026",
+            "x",
+        ]
+        times = note_line_times(lines, "notes/log.md")
+
+        assert times[0] is None
+        assert times[1:5] == [_day(2026, 11, 17)] * 4
+        assert times[5:7] == [None] * 2
+        assert times[7:] == [_day(2026, 11, 18)] * 2
+
+    def test_a_dated_file_dates_its_undated_lines(self) -> None:
+        times = note_line_times(["a", "## 2026-11-18", "b"], "memory/2026-11-17.md")
+
+        assert times == [_day(2026, 11, 17), _day(2026, 11, 18), _day(2026, 11, 18)]
+
+    def test_a_heading_inside_a_code_fence_is_not_a_heading(self) -> None:
+        times = note_line_times(["```", "## 2026-11-17", "```", "x"], "n.md")
+
+        assert set(times) == {None}
+
+
+class TestTranscripts:
+    def test_each_message_has_its_time_and_gaps_take_a_neighbour(self) -> None:
+        times = transcript_line_times([None, 10.0, None, 30.0], MTIME)
+
+        assert times == [(10.0, 10.0), (10.0, 10.0), (10.0, 10.0), (30.0, 30.0)]
+
+    def test_no_time_at_all_is_the_mtime(self) -> None:
+        assert transcript_line_times([None, None], MTIME) == [(MTIME, MTIME)] * 2
+
+
+class TestChunks:
+    def test_a_chunk_spans_the_times_of_its_lines(self) -> None:
+        text = "## 2026-11-17\nmorning notes\n## 2026-11-19\nevening notes\n"
+        chunks = chunk_text("memory", "log.md", text, ChunkingPolicy(400, 0), mtime=MTIME)
+
+        assert len(chunks) == 1
+        assert (chunks[0].time_start, chunks[0].time_end) == (
+            _day(2026, 11, 17)[0],
+            _day(2026, 11, 19)[1],
+        )
+
+    def test_an_undated_title_does_not_stretch_a_dated_chunk_to_the_mtime(self) -> None:
+        chunks = chunk_text("memory", "log.md", "# Log\n## 17 Nov 2026\nx\n", ChunkingPolicy())
+        undated = chunk_text("memory", "n.md", "# Notes\nx\n", ChunkingPolicy(), mtime=MTIME)
+        dated = chunk_text(
+            "memory", "log.md", "# Log\n## 17 Nov 2026\nx\n", ChunkingPolicy(), mtime=MTIME
+        )
+
+        assert (chunks[0].time_start, chunks[0].time_end) == (None, None)  # no mtime given
+        assert (undated[0].time_start, undated[0].time_end) == (MTIME, MTIME)
+        assert (dated[0].time_start, dated[0].time_end) == _day(2026, 11, 17)
+
+    def test_transcript_chunks_span_their_messages(self) -> None:
+        chunks = chunk_text(
+            "sessions",
+            "s.jsonl",
+            "User: " + "a" * 20 + "\nAssistant: " + "b" * 20 + "\nUser: " + "c" * 20,
+            ChunkingPolicy(16, 0),
+            line_numbers=[1, 2, 3],
+            line_timestamps=[100.0, 200.0, 300.0],
+            mtime=MTIME,
+        )
+
+        assert [(c.time_start, c.time_end) for c in chunks] == [(100.0, 200.0), (300.0, 300.0)]
+
+    def test_without_the_mtime_no_time_is_made_up(self) -> None:
+        chunks = chunk_text("memory", "a.md", "hello", ChunkingPolicy())
+
+        assert (chunks[0].time_start, chunks[0].time_end) == (None, None)
+
+
+class TestIso:
+    def test_an_instant_and_an_interval(self) -> None:
+        assert iso_time(0.0, 0.0) == "1970-01-01T00:00:00Z"
+        start, end = _day(2026, 11, 17)
+        assert iso_time(start, end) == "2026-11-17T00:00:00Z/2026-11-17T23:59:59Z"
+        assert iso_time(None, None) is None
+
+
+NOW = float(calendar.timegm((2026, 11, 20, 12, 0, 0)))
+
+
+class TestTimeBounds:
+    @pytest.mark.parametrize(
+        ("value", "end", "expected"),
+        [
+            ("2026-11-01", False, _day(2026, 11, 1)[0]),
+            ("2026-11-15", True, _day(2026, 11, 15)[1]),
+            ("2026-11-15T10:30:00", False, _day(2026, 11, 15)[0] + 10.5 * 3600),
+            ("2026-11-15T10:30:00+02:00", False, _day(2026, 11, 15)[0] + 8.5 * 3600),
+            ("2026-11-15T10:30:00Z", False, _day(2026, 11, 15)[0] + 10.5 * 3600),
+            ("7d", False, NOW - 7 * 86_400),
+            ("12h", True, NOW - 12 * 3600),
+            ("2w", False, NOW - 14 * 86_400),
+            (" 30m ", False, NOW - 1800),
+            (1_700_000_000, False, 1_700_000_000.0),
+            (dt.date(2026, 11, 3), True, _day(2026, 11, 3)[1]),
+            (dt.datetime(2026, 11, 3, 6, tzinfo=dt.UTC), False, _day(2026, 11, 3)[0] + 6 * 3600),
+            (None, False, None),
+        ],
+    )
+    def test_readable_bounds(self, value: object, end: bool, expected: float | None) -> None:
+        assert parse_time_bound(value, now=NOW, end=end, name="since") == expected
+
+    @pytest.mark.parametrize("value", ["last week", "7 parsecs", "", True, [1], math.inf, "11/17"])
+    def test_unreadable_bounds_are_refused_saying_why(self, value: object) -> None:
+        with pytest.raises(InvalidQuery, match="since"):
+            parse_time_bound(value, now=NOW, end=False, name="since")
+
+    def test_an_empty_window_is_refused(self) -> None:
+        with pytest.raises(InvalidQuery, match="empty"):
+            check_window(20.0, 10.0)
+        assert check_window(None, None) is None
+        assert check_window(1.0, None) == TimeWindow(1.0, None)
+
+    def test_day_range_is_the_whole_utc_day(self) -> None:
+        assert day_range(dt.date(2026, 11, 17)) == _day(2026, 11, 17)

@@ -1,0 +1,265 @@
+"""The time-word reader: a table of expressions across our languages and their windows, asked
+on Friday 2026-11-20 at 12:00 UTC; and what must not read as time."""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+
+import pytest
+
+from memlane.domain.time_words import MAX_CHARS, read_time_words
+
+AS_OF = float(calendar.timegm((2026, 11, 20, 12, 0, 0)))  # a Friday
+
+# (question, first day, last day) of the window the question names.
+WINDOWS: list[tuple[str, str, str]] = [
+    # English, days
+    ("what did we do yesterday", "2026-11-19", "2026-11-19"),
+    ("what happened today", "2026-11-20", "2026-11-20"),
+    ("notes from the day before yesterday", "2026-11-18", "2026-11-18"),
+    ("what did I say last night", "2026-11-19", "2026-11-19"),
+    ("earlier today we deployed", "2026-11-20", "2026-11-20"),
+    ("3 days ago", "2026-11-17", "2026-11-17"),
+    ("two days ago we met", "2026-11-18", "2026-11-18"),
+    ("a day ago", "2026-11-19", "2026-11-19"),
+    # English, weeks
+    ("what did we decide last week about retries", "2026-11-09", "2026-11-15"),
+    ("this week", "2026-11-16", "2026-11-22"),
+    ("two weeks ago", "2026-11-02", "2026-11-08"),
+    ("a week ago", "2026-11-09", "2026-11-15"),
+    ("a couple of weeks ago", "2026-11-02", "2026-11-08"),
+    ("the week before last", "2026-11-02", "2026-11-08"),
+    ("in the last 3 days", "2026-11-17", "2026-11-20"),
+    ("over the past two weeks", "2026-11-06", "2026-11-20"),
+    ("last weekend", "2026-11-14", "2026-11-15"),
+    # English: months, years
+    ("last month", "2026-10-01", "2026-10-31"),
+    ("this month", "2026-11-01", "2026-11-30"),
+    ("three months ago", "2026-08-01", "2026-08-31"),
+    ("last year", "2025-01-01", "2025-12-31"),
+    ("this year", "2026-01-01", "2026-12-31"),
+    ("two years ago", "2024-01-01", "2024-12-31"),
+    ("in 2025", "2025-01-01", "2025-12-31"),
+    # English: named months and days
+    ("in March", "2026-03-01", "2026-03-31"),
+    ("what did I buy in December", "2025-12-01", "2025-12-31"),
+    ("since May", "2026-05-01", "2026-05-31"),
+    ("in November", "2026-11-01", "2026-11-30"),
+    ("last March", "2026-03-01", "2026-03-31"),
+    ("January", "2026-01-01", "2026-01-31"),
+    ("March 3", "2026-03-03", "2026-03-03"),
+    ("on November 3rd", "2026-11-03", "2026-11-03"),
+    ("Nov 17", "2026-11-17", "2026-11-17"),
+    ("17 Nov", "2026-11-17", "2026-11-17"),
+    ("the meeting on 17 November 2025", "2025-11-17", "2025-11-17"),
+    ("May 2024", "2024-05-01", "2024-05-31"),
+    ("December 24", "2025-12-24", "2025-12-24"),
+    ("what did the user say before the deploy on the 17th", "2026-11-17", "2026-11-17"),
+    ("the 3rd", "2026-11-03", "2026-11-03"),
+    ("on the 25th", "2026-10-25", "2026-10-25"),
+    ("on Monday", "2026-11-16", "2026-11-16"),
+    ("last Friday", "2026-11-13", "2026-11-13"),
+    ("what happened on Sunday", "2026-11-15", "2026-11-15"),
+    ("Wednesday's standup", "2026-11-18", "2026-11-18"),
+    ("2026-11-02", "2026-11-02", "2026-11-02"),
+    ("on 2025/12/31", "2025-12-31", "2025-12-31"),
+    # Spanish
+    ("¿qué hicimos ayer?", "2026-11-19", "2026-11-19"),
+    ("anteayer", "2026-11-18", "2026-11-18"),
+    ("hoy", "2026-11-20", "2026-11-20"),
+    ("la semana pasada hablamos de redis", "2026-11-09", "2026-11-15"),
+    ("esta semana", "2026-11-16", "2026-11-22"),
+    ("el mes pasado", "2026-10-01", "2026-10-31"),
+    ("el año pasado", "2025-01-01", "2025-12-31"),
+    ("hace dos semanas", "2026-11-02", "2026-11-08"),
+    ("hace 3 días", "2026-11-17", "2026-11-17"),
+    ("en marzo", "2026-03-01", "2026-03-31"),
+    ("el 17 de noviembre", "2026-11-17", "2026-11-17"),
+    ("el lunes", "2026-11-16", "2026-11-16"),
+    ("el día 5", "2026-11-05", "2026-11-05"),
+    # Portuguese
+    ("o que fizemos ontem", "2026-11-19", "2026-11-19"),
+    ("semana passada", "2026-11-09", "2026-11-15"),
+    ("mês passado", "2026-10-01", "2026-10-31"),
+    ("ano passado", "2025-01-01", "2025-12-31"),
+    ("há duas semanas", "2026-11-02", "2026-11-08"),
+    ("há 2 meses", "2026-09-01", "2026-09-30"),
+    ("em março", "2026-03-01", "2026-03-31"),
+    ("na segunda-feira", "2026-11-16", "2026-11-16"),
+    ("no dia 12", "2026-11-12", "2026-11-12"),
+    ("17 de novembro de 2025", "2025-11-17", "2025-11-17"),
+    # German
+    ("was war gestern", "2026-11-19", "2026-11-19"),
+    ("vorgestern", "2026-11-18", "2026-11-18"),
+    ("letzte Woche", "2026-11-09", "2026-11-15"),
+    ("letzten Monat", "2026-10-01", "2026-10-31"),
+    ("letztes Jahr", "2025-01-01", "2025-12-31"),
+    ("vor drei Tagen", "2026-11-17", "2026-11-17"),
+    ("vor zwei Wochen", "2026-11-02", "2026-11-08"),
+    ("im März", "2026-03-01", "2026-03-31"),
+    ("am Montag", "2026-11-16", "2026-11-16"),
+    ("am 3.", "2026-11-03", "2026-11-03"),
+    ("17. November 2026", "2026-11-17", "2026-11-17"),
+    # French
+    ("la semaine dernière", "2026-11-09", "2026-11-15"),
+    ("le mois dernier", "2026-10-01", "2026-10-31"),
+    ("l'année dernière", "2025-01-01", "2025-12-31"),
+    ("il y a deux jours", "2026-11-18", "2026-11-18"),
+    ("il y a 3 semaines", "2026-10-26", "2026-11-01"),
+    ("avant-hier", "2026-11-18", "2026-11-18"),
+    ("hier soir", "2026-11-19", "2026-11-19"),
+    ("en mars", "2026-03-01", "2026-03-31"),
+    ("lundi", "2026-11-16", "2026-11-16"),
+    ("le 17 novembre", "2026-11-17", "2026-11-17"),
+    # Arabic
+    ("ماذا فعلنا أمس", "2026-11-19", "2026-11-19"),
+    ("الأسبوع الماضي", "2026-11-09", "2026-11-15"),
+    ("الشهر الماضي", "2026-10-01", "2026-10-31"),
+    ("العام الماضي", "2025-01-01", "2025-12-31"),
+    # Chinese
+    ("昨天我们讨论了什么", "2026-11-19", "2026-11-19"),
+    ("前天", "2026-11-18", "2026-11-18"),
+    ("今天", "2026-11-20", "2026-11-20"),
+    ("上周的会议", "2026-11-09", "2026-11-15"),
+    ("上上周", "2026-11-02", "2026-11-08"),
+    ("上个月", "2026-10-01", "2026-10-31"),
+    ("去年", "2025-01-01", "2025-12-31"),
+    ("三天前", "2026-11-17", "2026-11-17"),
+    ("两周前", "2026-11-02", "2026-11-08"),
+    ("三个月前", "2026-08-01", "2026-08-31"),
+    ("最近7天", "2026-11-13", "2026-11-20"),
+    ("上周一", "2026-11-09", "2026-11-09"),
+    ("星期三", "2026-11-18", "2026-11-18"),
+    ("十一月", "2026-11-01", "2026-11-30"),
+    ("3月", "2026-03-01", "2026-03-31"),
+    ("11月17日", "2026-11-17", "2026-11-17"),
+    ("2025年", "2025-01-01", "2025-12-31"),
+    ("2026年11月17日的部署", "2026-11-17", "2026-11-17"),
+    ("17号", "2026-11-17", "2026-11-17"),
+    # Japanese
+    ("昨日の会議", "2026-11-19", "2026-11-19"),
+    ("一昨日", "2026-11-18", "2026-11-18"),
+    ("先週", "2026-11-09", "2026-11-15"),
+    ("先月", "2026-10-01", "2026-10-31"),
+    ("昨年", "2025-01-01", "2025-12-31"),
+    ("3日前", "2026-11-17", "2026-11-17"),
+    ("2週間前", "2026-11-02", "2026-11-08"),
+    ("3か月前", "2026-08-01", "2026-08-31"),
+    ("月曜日", "2026-11-16", "2026-11-16"),
+    ("先週の金曜日", "2026-11-13", "2026-11-13"),
+    # Korean
+    ("어제 뭐 했지", "2026-11-19", "2026-11-19"),
+    ("그저께", "2026-11-18", "2026-11-18"),
+    ("지난주 회의", "2026-11-09", "2026-11-15"),
+    ("지난달", "2026-10-01", "2026-10-31"),
+    ("작년", "2025-01-01", "2025-12-31"),
+    ("3일 전", "2026-11-17", "2026-11-17"),
+    ("두 달 전", "2026-09-01", "2026-09-30"),
+    ("2주 전", "2026-11-02", "2026-11-08"),
+    ("일주일 전", "2026-11-09", "2026-11-15"),
+    ("11월 3일", "2026-11-03", "2026-11-03"),
+    ("월요일", "2026-11-16", "2026-11-16"),
+    ("지난 7일", "2026-11-13", "2026-11-20"),
+]
+
+# Words that look like time but are not, in the same languages.
+NOT_TIME: list[str] = [
+    "May I ask about the second opinion?",
+    "march forward with the plan",
+    "a second look at the cache",
+    "I may go to the store",
+    "what is the last step of the build",
+    "the first step of the deploy",
+    "how many days ago did I order the parts",
+    "the week view of the calendar app",
+    "a weekly sync",
+    "a segunda opinião do médico",
+    "hier bin ich",
+    "mar azul",
+    "Jan said the API is slow",
+    "the year field of the form",
+    "this morning-glory plant",
+    "release 2.0.17 notes",
+    "pages 12-17",
+    "what does 3 mean here",
+    "周期性任务",
+    "월급",
+]
+
+
+def _day(text: str) -> float:
+    return float(calendar.timegm(dt.date.fromisoformat(text).timetuple()))
+
+
+class TestWindows:
+    def test_the_table_is_large_and_has_no_duplicates(self) -> None:
+        questions = [q for q, _, _ in WINDOWS]
+        assert len(questions) + len(NOT_TIME) >= 100
+        assert len(set(questions)) == len(questions)
+
+    @pytest.mark.parametrize(("question", "first", "last"), WINDOWS)
+    def test_the_window_each_expression_names(self, question: str, first: str, last: str) -> None:
+        intent = read_time_words(question, AS_OF)
+
+        assert intent is not None and intent.phrase
+        assert (intent.since, intent.until) == (_day(first), _day(last) + 86_399)
+
+
+class TestNotTime:
+    @pytest.mark.parametrize("question", NOT_TIME)
+    def test_no_window_is_read(self, question: str) -> None:
+        intent = read_time_words(question, AS_OF)
+
+        assert intent is None or intent.since is None
+
+
+class TestOrder:
+    @pytest.mark.parametrize(
+        ("question", "order"),
+        [
+            ("when did I first time use Redis streams", "earliest"),
+            ("what was the first time we met", "earliest"),
+            ("originally, what did we pick", "earliest"),
+            ("what is my most recent order", "latest"),
+            ("what did I say most recently about the car", "latest"),
+            ("what did the user say before the deploy", "earliest"),
+            ("what changed after the migration", "latest"),
+            ("第一次用 Redis 是什么时候", "earliest"),
+            ("最近的订单", "latest"),
+            ("初めて会ったのはいつ", "earliest"),
+            ("최근 주문", "latest"),
+            ("la primera vez que hablamos", "earliest"),
+            ("a última vez que falamos", "latest"),
+            ("zuletzt besprochen", "latest"),
+            ("la dernière fois", "latest"),
+        ],
+    )
+    def test_ordering_words(self, question: str, order: str) -> None:
+        intent = read_time_words(question, AS_OF)
+
+        assert intent is not None and intent.order == order
+
+    def test_a_window_and_an_order_together(self) -> None:
+        intent = read_time_words("the first time last week", AS_OF)
+
+        assert intent is not None
+        assert (intent.order, intent.phrase) == ("earliest", "last week")
+
+
+class TestReading:
+    def test_no_time_word_reads_nothing(self) -> None:
+        assert read_time_words("which database does the billing service use", AS_OF) is None
+
+    def test_the_first_expression_wins(self) -> None:
+        intent = read_time_words("yesterday or last week", AS_OF)
+
+        assert intent is not None and intent.phrase == "yesterday"
+
+    def test_only_the_head_of_a_long_query_is_read(self) -> None:
+        assert read_time_words("x " * MAX_CHARS + "yesterday", AS_OF) is None
+
+    def test_as_of_is_the_reference(self) -> None:
+        intent = read_time_words("yesterday", float(calendar.timegm((2025, 3, 1, 0, 0, 0))))
+
+        assert intent is not None and intent.describe() == '"yesterday" → 2025-02-28'
