@@ -41,6 +41,13 @@ from memlane.application.reports import SearchMode, SearchResponse
 from memlane.application.search_legs import AgentStore, Legs
 from memlane.domain.agents import agent_of
 from memlane.domain.chunk_times import iso_time
+from memlane.domain.confidence import (
+    BACKGROUND_SAMPLE,
+    Background,
+    background_of,
+    no_strong_match,
+    top_gap,
+)
 from memlane.domain.config import MAX_RESULTS_LIMIT, MemorySettings, candidate_limit
 from memlane.domain.decay import apply_temporal_decay
 from memlane.domain.embedding import query_embedding_input
@@ -133,6 +140,7 @@ class Searcher:
         if mode != "vector":
             keyword = legs.keyword(text, sources, limit)
         vector: list[Candidate] = []
+        background: Background | None = None
         # Counted once per search (a PostgreSQL store counts on every call).
         own_progress = (
             None
@@ -152,7 +160,11 @@ class Searcher:
             )
             mode = "keyword"
         elif provider is not None and mode != "keyword":
-            vector, failed = self._vector_leg(provider, text, sources, limit, warnings, legs)
+            vector, failed, query_vector = self._vector_leg(
+                provider, text, sources, limit, warnings, legs
+            )
+            if vector and query_vector is not None:
+                background = self._background(provider, query_vector)
             if not failed:
                 warnings += self._partial_vectors(own_progress)
             if failed and mode == "vector":
@@ -203,9 +215,18 @@ class Searcher:
             kept = mmr_rerank(kept, lambda_=hybrid.mmr.lambda_, limit=max_results)
         kept = kept[:max_results]
         results = [
-            _result(item, rank, citations=citations, explain=query.explain, agents=legs.many)
+            _result(
+                item,
+                rank,
+                citations=citations,
+                explain=query.explain,
+                agents=legs.many,
+                background=background,
+            )
             for rank, item in enumerate(kept, start=1)
         ]
+        # Judged on the vector leg's candidates, whatever the fusion ranked first.
+        gap = top_gap([c.score for c in vector], background) if mode != "keyword" else None
         return SearchResponse(
             results=results,
             provider=provider.id if provider is not None else "none",
@@ -214,6 +235,7 @@ class Searcher:
             fallback=self._runtime.selection.fallback_from,
             warnings=tuple(warnings),
             time_words=None if intent is None else intent.describe(),
+            no_strong_match=no_strong_match(gap),
         )
 
     def _nothing_asked(self, fillers: Sequence[str]) -> SearchResponse:
@@ -233,6 +255,15 @@ class Searcher:
             ),
         )
 
+    def _background(self, provider: EmbeddingProvider, query: list[float]) -> Background | None:
+        """The query's cosines with this agent's fixed sample of the index, summarised."""
+        label = vector_label(provider.model, provider.key)
+        try:
+            cosines = self._store.background_cosines(query, model=label, limit=BACKGROUND_SAMPLE)
+        except DimensionMismatch:
+            return None
+        return background_of(cosines)
+
     def _vector_leg(
         self,
         provider: EmbeddingProvider,
@@ -241,24 +272,25 @@ class Searcher:
         limit: int,
         warnings: list[str],
         legs: Legs,
-    ) -> tuple[list[Candidate], bool]:
-        """The vector leg's candidates, and whether it failed (keywords must answer alone)."""
+    ) -> tuple[list[Candidate], bool, list[float] | None]:
+        """The vector leg's candidates, whether it failed (keywords must answer alone), and the
+        query's embedding."""
         try:
             # Only what the model reads: a pasted page must not be embedded window by window.
             vector = provider.embed_query(query_embedding_input(text, provider.max_input_tokens))
         except EmbeddingError as exc:
             log.warning("query_embedding_failed", provider=provider.id, error=str(exc))
             self._runtime.note_failure(exc)  # the runtime's warning says it, and for how long
-            return [], True
+            return [], True, None
         self._runtime.note_success()
         if not any(vector):
-            return [], False
+            return [], False, None
         try:
             found = legs.vector(vector, vector_label(provider.model, provider.key), sources, limit)
         except DimensionMismatch as exc:
             warnings.append(f"vector search skipped until the index is re-embedded: {exc}")
-            return [], True
-        return found, False
+            return [], True, None
+        return found, False, vector
 
     def _first_index(self) -> list[str]:
         """A warning while the first index is still being written (the search answers from the
@@ -347,7 +379,13 @@ def _min_score(value: float | None, default: float) -> float:
 
 
 def _result(
-    item: Fused, rank: int, *, citations: bool, explain: bool, agents: bool = False
+    item: Fused,
+    rank: int,
+    *,
+    citations: bool,
+    explain: bool,
+    agents: bool = False,
+    background: Background | None = None,
 ) -> SearchResult:
     snippet = make_snippet(item.text)
     citation = citation_for(item.path, item.start_line, item.end_line) if citations else None
@@ -365,4 +403,9 @@ def _result(
         explanation=explanation,
         agent=agent_of(item.chunk_id) if agents else None,
         time=iso_time(item.time_start, item.time_end),
+        confidence=(
+            None
+            if background is None or item.vector_score is None
+            else round(background.standing(item.vector_score), 2)
+        ),
     )

@@ -12,8 +12,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memlane.bench import report
+from memlane.bench import cache_cli, guard, guard_cli, report
 from memlane.bench.datasets import registry
+from memlane.bench.embed_cache import SharedCache
 from memlane.bench.runner import (
     MODES,
     DatasetRun,
@@ -73,11 +74,20 @@ def _parser() -> argparse.ArgumentParser:
     )
 
     run.add_argument(
+        "--no-shared-cache",
+        action="store_true",
+        help="embed through each unit store's own cache only, not the shared one under "
+        "--work-dir (embed_cache.py; SQLite stores only)",
+    )
+    run.add_argument(
         "--force-vector-codes",
         action="store_true",
         help="bench only: answer the vector leg from the code file (bits, int8, exact float32 "
         "re-scoring) at any store size, not the exact matrix below 20,000 vectors",
     )
+
+    cache_cli.add_parser(sub, default_work_dir=BENCH_DIR / "work")
+    guard_cli.add_parser(sub, bench_dir=BENCH_DIR)
 
     rep = sub.add_parser("report", help="re-print tables and plots from a results JSON")
     rep.add_argument("json_file", type=Path)
@@ -89,6 +99,11 @@ def _parser() -> argparse.ArgumentParser:
     cmp.add_argument("--seed", type=int, default=0)
     cmp.add_argument(
         "--metrics", help="comma list of metrics, or 'all' (default: the primary metrics)"
+    )
+    cmp.add_argument(
+        "--by-category",
+        action="store_true",
+        help="the guard's table: every category with >= 8 queries, its metrics and budget",
     )
     return p
 
@@ -117,6 +132,11 @@ def _options(
         passages_per_second=args.rate,
         driver=driver,
         force_vector_codes=args.force_vector_codes,
+        shared_cache=(
+            None
+            if args.no_shared_cache or not isinstance(driver, SqliteDriver)
+            else SharedCache.in_work_dir(args.work_dir)
+        ),
     )
 
 
@@ -264,6 +284,12 @@ def cmd_compare(args: argparse.Namespace) -> int:
         print(f"no data set is in both {args.a.name} and {args.b.name}")
         return 1
     names = [m.strip() for m in args.metrics.split(",")] if args.metrics else None
+    if args.by_category:
+        for run in shared:
+            table = guard.compare(run, runs_b[run.name], args.mode, seed=args.seed)
+            title = f"{run.name}, {args.mode}: A = {args.a.name}, B = {args.b.name}"
+            print(report.format_table(title, guard.HEADER, guard.rows(table)))
+        return 0
     for run in shared:
         rows = [
             [
@@ -306,4 +332,8 @@ def main(argv: list[str] | None = None) -> int:
         return cmd_report(args)
     if args.command == "compare":
         return cmd_compare(args)
+    if args.command == "cache":
+        return cache_cli.run(args)
+    if args.command == "guard":
+        return guard_cli.run(args, BENCH_DIR)
     return cmd_run(args)

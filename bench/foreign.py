@@ -97,16 +97,27 @@ def run(pairs: Sequence[str], work_dir: Path, limit: int | None, extra: dict[str
     for pair in pairs:
         queries_name, memory_name = parse_pair(pair)
         counts: list[int] = []
+        flags: list[bool | None] = []
+        best: list[float | None] = []
         for unit, queries in assignments(queries_name, memory_name, limit):
             paths = UnitPaths.for_unit(work_dir, memory_name, unit.unit_id)
             materialize(unit, paths)
             manager = open_unit(opener, paths, base_config(paths.store_path("local"), extra))
             try:
                 manager.sync(force=False)
-                counts += [len(manager.search(q.text).results) for q in queries]
+                for q in queries:
+                    response = manager.search(q.text)
+                    counts.append(len(response.results))
+                    flags.append(getattr(response, "no_strong_match", None))
+                    standings = [
+                        c
+                        for r in response.results
+                        if (c := getattr(r, "confidence", None)) is not None
+                    ]
+                    best.append(max(standings) if standings else None)
             finally:
                 manager.close()
-        out[pair] = summary(counts)
+        out[pair] = {**summary(counts), **marking(flags, best)}
         print(f"{pair}: {json.dumps(out[pair])}", flush=True)
     stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
     path = BENCH_DIR / "results" / f"{stamp}-foreign.json"
@@ -120,6 +131,23 @@ def summary(counts: Sequence[int]) -> dict[str, float]:
         "queries": len(counts),
         "hits_per_query": statistics.fmean(counts) if counts else 0.0,
         "share_zero": sum(1 for c in counts if c == 0) / len(counts) if counts else 0.0,
+    }
+
+
+def marking(flags: Sequence[bool | None], best: Sequence[float | None]) -> dict[str, Any]:
+    """The share of queries marked `no_strong_match`, of those not judged, and the share a
+    threshold T would mark, by the best standing among the hits (domain/confidence.py)."""
+    n = len(flags) or 1
+    judged = [b for b in best if b is not None]
+    sweep = {
+        f"{t:g}": sum(1 for b in judged if b < t) / (len(judged) or 1)
+        for t in (2, 3, 4, 5, 6, 7, 8, 10, 12)
+    }
+    return {
+        "share_no_strong_match": sum(1 for f in flags if f is True) / n,
+        "share_not_judged": sum(1 for f in flags if f is None) / n,
+        "best_standing_quantiles": _quantiles(judged) if judged else {},
+        "share_below_threshold": sweep,
     }
 
 
@@ -336,8 +364,9 @@ def floor_cost(pairs: Sequence[str], legs_dir: Path, limit: int) -> None:
     per query, as the Searcher applies it (after minScore, judging up to 6 kept hits)."""
     from memlane.bench.relevance_study import chunk_texts  # a study helper, read-only
 
-    words = floor_for(None, provider="local", model="multilingual-e5-small", vector_leg=True)
-    floors = {"cosine or bm25 (no words)": RelevanceFloor(0.805, 6.0), "default (words)": words}
+    # The words rule as a user opts into it (off by default since session 9).
+    words = floor_for(0.805, provider="local", model="multilingual-e5-small", vector_leg=True)
+    floors = {"cosine or bm25 (no words)": RelevanceFloor(0.805, 6.0), "opt-in (words)": words}
     for pair in pairs:
         queries_name, memory_name = parse_pair(pair)
         texts = chunk_texts(legs_dir, memory_name)

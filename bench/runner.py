@@ -20,6 +20,7 @@ from typing import Any, Protocol, cast
 
 from memlane.bench import metrics
 from memlane.bench.datasets.model import Dataset, Query, Unit
+from memlane.bench.embed_cache import SharedCache
 from memlane.bench.store_driver import SqliteDriver, StoreDriver
 from memlane.bench.vector_engine import (
     EngineReport,
@@ -60,7 +61,7 @@ class SearchOutcome(Protocol):
 class Manager(Protocol):
     """The slice of `memlane.application.memory.MemoryManager` the harness uses."""
 
-    def sync(self, *, force: bool = False) -> object: ...
+    def sync(self, *, force: bool = False, wait_for_vectors: bool = True) -> object: ...
 
     def search(
         self,
@@ -148,6 +149,8 @@ class RunOptions:
     driver: StoreDriver = field(default_factory=SqliteDriver)
     # Bench only: the code-file vector engine at any store size (vector_engine.py).
     force_vector_codes: bool = False
+    # The cache shared by every unit, mode and set (embed_cache.py); None: each store's own.
+    shared_cache: SharedCache | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +262,9 @@ class UnitRun:
     # What answered the vector leg, per mode with one, as the store's status said after the
     # queries ("codes: no file, exact: 270 vectors, below 20000").
     vector_engine: dict[str, str] = field(default_factory=dict)
+    # Per vector store (store key): texts the shared cache gave the store, texts embedded.
+    cache_seeded: dict[str, int] = field(default_factory=dict)
+    embedded: dict[str, int] = field(default_factory=dict)
 
 
 @dataclass(slots=True)
@@ -290,10 +296,16 @@ def run_unit(
         store = options.driver.store_config(paths, key)
         cfg = mode_config(mode, options.provider, store, options.max_results, options.extra_config)
         t0 = time.perf_counter()
+        shared = options.shared_cache if key != "fts" and set(store) == {"path"} else None
+        first_of_store = key not in record.embedded
         with forced_code_engine(options.force_vector_codes):
+            if shared is not None and first_of_store:
+                record.cache_seeded[key] = seed_store(opener, paths, cfg, shared)
             manager = open_unit(opener, paths, cfg)
             try:
-                manager.sync(force=False)
+                synced = manager.sync(force=False)
+                if shared is not None and first_of_store:
+                    record.embedded[key] = int(getattr(synced, "chunks_embedded", 0))
                 record.sync_seconds[mode] = time.perf_counter() - t0
                 latencies: list[float] = []
                 for q in unit.queries:
@@ -314,6 +326,12 @@ def run_unit(
                             "latency_ms": latencies[-1],
                             "n_hits": len(hits),
                             "ranking": ranking_digests(hits),
+                            # The marking (domain/confidence.py): the response's flag and the
+                            # first hits' standings above the query's background.
+                            "no_strong_match": getattr(outcome, "no_strong_match", None),
+                            "confidence": [
+                                getattr(r, "confidence", None) for r in outcome.results[:10]
+                            ],
                             "metrics": score_query(
                                 q, hits, doc_of_path, turn_level=dataset.turn_level
                             ),
@@ -330,9 +348,29 @@ def run_unit(
                         check_engine(report, f"{dataset.name}/{unit.unit_id} {mode}")
             finally:
                 manager.close()
+                if shared is not None:
+                    shared.harvest(Path(store["path"]))
         log(
             f"  {dataset.name}/{unit.unit_id} {mode}: sync {record.sync_seconds[mode]:.1f}s, "
             f"{len(unit.queries)} queries, p50 {record.search_p50_ms.get(mode, 0.0):.1f} ms"
             f"{engine}"
         )
         checkpoint()
+
+
+def seed_store(
+    opener: Opener, paths: UnitPaths, cfg: Mapping[str, Any], shared: SharedCache
+) -> int:
+    """Bring the unit's store up to date without embedding (keyword rows and the vectors its own
+    cache holds), close it, and seed its cache with the vectors the shared cache holds for its
+    chunks; return how many were seeded. The sync that follows embeds only texts neither cache
+    holds. The store is closed while seeded: another connection's writes are not reliably seen
+    by an open manager."""
+    store = Path(cfg["store"]["path"])
+    shared.harvest(store)  # a run that died mid-backfill left its vectors here
+    manager = open_unit(opener, paths, cfg)
+    try:
+        manager.sync(force=False, wait_for_vectors=False)
+    finally:
+        manager.close()
+    return shared.seed(store)

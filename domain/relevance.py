@@ -1,4 +1,9 @@
-"""Domain: an absolute relevance floor for fused hits.
+"""Domain: an absolute relevance floor for fused hits (opt-in: `query.relevanceFloor`).
+
+Off by default since session 9: on held-out LongMemEval it removed real answers (up to 0.10
+recall_all@5; the word-share rule drops the paraphrases the vector leg exists for), and a
+search now marks weak hits instead (domain/confidence.py). Set `query.relevanceFloor` (0.805
+is the value calibrated for the bundled model) to remove them as before.
 
 Every fusion rule scores a candidate against the other candidates of the same query, so a query
 about something the memory does not hold still gets confident-looking scores (the best of a
@@ -182,9 +187,9 @@ def floor_for(
     """The floor a search applies.
 
     Without a vector leg (keyword-only mode) there is none: the keyword path was calibrated as
-    the second of two ways a hit can qualify, not as the only one. `configured` (the cosine
-    floor, `query.relevanceFloor`) wins over the calibrated one; 0, or a model nobody calibrated
-    a floor for and no configured value, turns the floor off. `term_share`
+    the second of two ways a hit can qualify, not as the only one. Only a configured cosine
+    floor (`query.relevanceFloor` > 0) turns it on: unset or 0 is off, for every model
+    (CALIBRATED_COSINE_FLOORS says which value suits the bundled model). `term_share`
     (`query.relevanceTermShare`) and `keyword_term_share` (`query.relevanceKeywordTermShare`)
     win over COSINE_TERM_SHARE and KEYWORD_TERM_SHARE (0: that leg needs no words). The cosine
     that needs no words is only known for a calibrated model.
@@ -193,8 +198,6 @@ def floor_for(
         return RelevanceFloor()
     known = (provider, model) if provider is not None and model is not None else None
     cosine = configured
-    if cosine is None and known is not None:
-        cosine = CALIBRATED_COSINE_FLOORS.get(known)
     if cosine is None or cosine <= 0.0:
         return RelevanceFloor()
     return RelevanceFloor(

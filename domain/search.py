@@ -141,3 +141,6 @@ class SearchResult:
     agent: str | None = None
     # When the text was written: ISO 8601 (UTC), an instant or a `start/end` interval.
     time: str | None = None
+    # How far the hit's cosine stands above the query's background, in its standard deviations
+    # (domain/confidence.py); None without a vector leg or a cosine for this hit.
+    confidence: float | None = field(default=None, compare=False)

@@ -15,6 +15,7 @@ import structlog
 from memlane.application.memory import MemoryManager
 from memlane.application.ports.index_store import StoreError
 from memlane.domain.agents import parse_agents
+from memlane.domain.confidence import NO_STRONG_MATCH
 from memlane.domain.errors import ConfigError, InvalidQuery
 from memlane.domain.search import SearchResult
 from memlane.entrypoints.config.resolve import IgnoredKey
@@ -305,6 +306,8 @@ def memory_search_tool(
         "fallback": response.fallback,
         "citations": "on" if citations else "off",
         "mode": response.mode,
+        "noStrongMatch": response.no_strong_match,
+        **({"note": NO_STRONG_MATCH} if response.no_strong_match else {}),
         **({"warnings": list(response.warnings)} if response.warnings else {}),
         **({"timeWords": response.time_words} if response.time_words else {}),
     }
@@ -354,6 +357,7 @@ def _result(result: SearchResult) -> dict[str, object]:
         "score": result.score,
         "snippet": result.snippet,
         "source": result.source,
+        "confidence": result.confidence,
     }
     if result.agent is not None:
         data["agent"] = result.agent

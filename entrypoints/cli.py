@@ -24,6 +24,7 @@ from memlane.application.ports.event_log import EventLogError
 from memlane.application.ports.index_store import StoreCorrupt, StoreError, caused_by
 from memlane.application.sync_trigger import SyncFailed
 from memlane.domain.agents import parse_agents
+from memlane.domain.confidence import NO_STRONG_MATCH
 from memlane.domain.errors import DISABLED_REASON, MemoryDisabled
 from memlane.domain.events import event_to_record, type_name
 from memlane.domain.search import MAX_QUERY_CHARS, check_query_text
@@ -224,6 +225,7 @@ def search(
             "provider": response.provider,
             "model": response.model,
             "mode": response.mode,
+            "noStrongMatch": response.no_strong_match,
         }
         if response.warnings:
             payload["warnings"] = list(response.warnings)
@@ -236,11 +238,15 @@ def search(
     if not response.results:
         click.echo("No matches.")
         return
+    if response.no_strong_match:
+        click.echo(f"{NO_STRONG_MATCH}\n")
     blocks = []
     for r in response.results:
         head = f"{r.score:.3f} {r.path}:{r.start_line}-{r.end_line}"
         if r.time is not None:
             head += f" {r.time}"
+        if r.confidence is not None:
+            head += f" (confidence {r.confidence:.1f})"
         if r.agent is not None:
             head = f"[{r.agent}] {head}"
         if explain and r.explanation is not None:

@@ -50,6 +50,7 @@ def result_json(r: object, explain: bool) -> dict[str, object]:
         "score": r.score,
         "snippet": r.snippet,
         "source": r.source,
+        "confidence": r.confidence,
     }
     if r.agent is not None:
         data["agent"] = r.agent

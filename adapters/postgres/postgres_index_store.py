@@ -304,6 +304,22 @@ class PostgresIndexStore:
             )
             return rows.candidates(conn, self._agent, scored)
 
+    def background_cosines(self, vector: Vector, *, model: str, limit: int) -> list[float]:
+        """Cosines with the first `limit` vectors by chunk id (see IndexStore)."""
+        check_vector(vector)
+        if limit <= 0 or not vector:
+            return []
+        with self._db.read() as conn:
+            sample = [
+                vector_leg.from_wire(v)
+                for (v,) in conn.exec_driver_sql(
+                    "SELECT embedding FROM memlane_chunks WHERE agent = %s AND model = %s "
+                    'AND embedding IS NOT NULL ORDER BY id COLLATE "C" LIMIT %s',
+                    (self._agent, model, limit),
+                )
+            ]
+        return vector_leg.cosines(vector, sample)
+
     def search_keyword(
         self,
         match: str,

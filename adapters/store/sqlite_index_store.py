@@ -31,6 +31,7 @@ from memlane.adapters.store.rebuild import SqliteIndexRebuild
 from memlane.adapters.store.temp_files import temp_path_for
 from memlane.adapters.store.vec0 import Vec0Table
 from memlane.adapters.store.vector_code_index import CodeVectorIndex
+from memlane.adapters.store.vector_codec import from_blob, sample_cosines
 from memlane.adapters.store.vector_search import VectorSearch, vector_index
 from memlane.application.ports.embedding import Vector
 from memlane.application.ports.index_store import (
@@ -269,6 +270,22 @@ class SqliteIndexStore:
                 conn, vector, dims=dims, model=model, sources=sources, limit=limit, rids=allowed
             )
             return rows.candidates(conn, scored)
+
+    def background_cosines(self, vector: Vector, *, model: str, limit: int) -> list[float]:
+        """Cosines with the first `limit` vectors by chunk id (see IndexStore)."""
+        check_vector(vector)
+        if limit <= 0 or not vector:
+            return []
+        with self._db.read() as conn:
+            blobs = [
+                bytes(b)
+                for (b,) in conn.exec_driver_sql(
+                    "SELECT embedding FROM chunks WHERE model = ? AND embedding IS NOT NULL "
+                    "ORDER BY id LIMIT ?",
+                    (model, limit),
+                )
+            ]
+        return sample_cosines(vector, [from_blob(b) for b in blobs])
 
     def search_keyword(
         self,

@@ -306,6 +306,12 @@ class IndexStore(IndexWriter, Protocol):
         """
         ...
 
+    def background_cosines(self, vector: Vector, *, model: str, limit: int) -> list[float]:
+        """The cosines of `vector` with a fixed sample of the index's vectors of `model`: the
+        first `limit` chunks by chunk id (a hash, so an even spread over files, and the same
+        chunks for every query); every chunk when there are fewer. Empty without vectors."""
+        ...
+
     def search_keyword(
         self,
         match: str,

@@ -23,8 +23,8 @@ QUERY_KEYS: Final[tuple[Key, ...]] = (
     Key(
         "query.relevanceFloor",
         NUM,
-        "Cosine a hit needs unless its keyword evidence is strong; unset: calibrated for the "
-        "bundled model, off for others; 0: off (bench/RESULTS.md).",
+        "Opt-in: cosine a hit needs unless its keyword evidence is strong (0.805 suits the "
+        "bundled model); unset or 0: off, weak hits are marked, not removed (bench/RESULTS.md).",
         "query.relevance_floor",
         low=0,
         high=1,

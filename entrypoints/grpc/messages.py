@@ -63,6 +63,7 @@ def _result_pb(result: SearchResult) -> pb.SearchResult:
         explanation=explanation,
         agent=result.agent,
         time=result.time,
+        confidence=result.confidence,
     )
 
 
@@ -76,6 +77,7 @@ def search_response_to_pb(response: SearchResponse) -> pb.SearchResponse:
         fallback=response.fallback,
         warnings=list(response.warnings),
         time_words=response.time_words,
+        no_strong_match=response.no_strong_match,
     )
 
 
@@ -236,6 +238,7 @@ def _result(m: pb.SearchResult) -> SearchResult:
         explanation=explanation,
         agent=_opt(m, "agent", m.agent),
         time=_opt(m, "time", m.time),
+        confidence=_opt(m, "confidence", m.confidence),
     )
 
 
@@ -249,6 +252,7 @@ def search_response_from_pb(m: pb.SearchResponse) -> SearchResponse:
         fallback=_opt(m, "fallback", m.fallback),
         warnings=tuple(m.warnings),
         time_words=_opt(m, "time_words", m.time_words),
+        no_strong_match=_opt(m, "no_strong_match", m.no_strong_match),
     )
 
 

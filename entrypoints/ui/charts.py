@@ -20,16 +20,26 @@ _BAR_WIDTH: Final = 120
 _ROW: Final = 15
 
 
+def _shown(label: str, value: float | None) -> str:
+    if value is None:
+        return "–"
+    return f"×{1.0 + value:.3f}" if label == "time" else f"{value:.3f}"
+
+
 def evidence_bars(explanation: ScoreExplanation | None) -> Safe:
-    """Four bars: keyword, vector, fusion, decay, each in [0, 1] (a missing leg says so)."""
+    """Four bars: keyword, vector, fusion, decay, each in [0, 1] (a missing leg says so); a
+    fifth, time, when the question's time words boosted the hit (the bar is the boost above 1,
+    the figure the multiplier)."""
     if explanation is None:
         return Safe("")
-    rows = (
+    rows: tuple[tuple[str, float | None], ...] = (
         ("keyword", explanation.text_score),
         ("vector", explanation.vector_score),
         ("fusion", explanation.fused_score),
         ("decay", explanation.decay_factor),
     )
+    if explanation.time_boost != 1.0:
+        rows = (*rows, ("time", explanation.time_boost - 1.0))
     drawn = []
     for index, (label, value) in enumerate(rows):
         y = index * _ROW
@@ -47,14 +57,14 @@ def evidence_bars(explanation: ScoreExplanation | None) -> Safe:
                 full=_BAR_WIDTH,
                 width=round(share * _BAR_WIDTH, 1),
                 vx=56 + _BAR_WIDTH + 6,
-                shown="–" if value is None else f"{value:.3f}",
+                shown=_shown(label, value),
             )
         )
     return fill(
         '<svg class="evidence" role="img" aria-label="$aria" width="$w" height="$h" '
         'viewBox="0 0 $w $h">$rows</svg>',
         aria="evidence: "
-        + ", ".join(f"{n} {'none' if v is None else f'{v:.3f}'}" for n, v in rows),
+        + ", ".join(f"{n} {'none' if v is None else _shown(n, v)}" for n, v in rows),
         w=56 + _BAR_WIDTH + 48,
         h=len(rows) * _ROW,
         rows=join(drawn),

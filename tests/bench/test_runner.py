@@ -44,7 +44,7 @@ class ScriptedManager:
         self.kwargs = kwargs
         ScriptedManager.opened.append(kwargs)
 
-    def sync(self, *, force: bool = False) -> object:
+    def sync(self, *, force: bool = False, wait_for_vectors: bool = True) -> object:
         return None
 
     asked: ClassVar[list[str | None]] = []

@@ -333,6 +333,20 @@ class TestSearchVector:
             )
 
 
+class TestBackgroundCosines:
+    def test_the_first_chunks_by_id_make_the_sample(self, store: IndexStore) -> None:
+        seed(store)  # ids in order: a.md:0, a.md:1, b.md:0, s.jsonl:0 on axes 0, 1, 2, 3
+        scores = store.background_cosines([1.0, 1.0, 0.0, 0.0], model=MODEL, limit=3)
+        assert [round(c, 4) for c in scores] == [0.7071, 0.7071, 0.0]
+        assert len(store.background_cosines(axis(3), model=MODEL, limit=100)) == 4
+
+    def test_no_vectors_of_the_model_no_sample(self, store: IndexStore) -> None:
+        assert store.background_cosines(axis(0), model=MODEL, limit=10) == []
+        seed(store)
+        assert store.background_cosines(axis(0), model="other-model", limit=10) == []
+        assert store.background_cosines(axis(0), model=MODEL, limit=0) == []
+
+
 class TestSearchKeyword:
     def test_matches_with_negative_rank_best_first(self, store: IndexStore) -> None:
         """Scores are bm25 ranks: negative, lower is better."""

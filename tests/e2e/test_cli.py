@@ -107,7 +107,7 @@ class TestCli:
         assert results
         for result in results:
             assert set(result["explain"]) == {
-                "vectorScore", "textScore", "fusedScore", "decayFactor", "mmrRank",
+                "vectorScore", "textScore", "fusedScore", "decayFactor", "mmrRank", "timeBoost",
             }  # fmt: skip
         assert [r["explain"]["mmrRank"] for r in results] == list(range(1, len(results) + 1))
 

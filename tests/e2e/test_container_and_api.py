@@ -172,8 +172,12 @@ class TestToolPayloads:
             "source",
             "citation",
             "time",  # when the hit was written (issue #26)
+            "confidence",
         }
         assert json.loads(tool_text(direct))["mode"] == "keyword"
+        # Keyword-only: no cosines, so no background to stand out of: not judged.
+        assert first["confidence"] is None and direct["noStrongMatch"] is None
+        assert "note" not in direct
 
     def test_search_payload_for_bad_input_is_an_error_not_disabled(
         self, manager: MemoryManager

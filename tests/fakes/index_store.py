@@ -350,6 +350,20 @@ class FakeIndexStore(_FakeWriter):
         scored.sort(key=lambda pair: -pair[0])
         return [self._candidate(row, score) for score, row in scored[:limit]]
 
+    def background_cosines(self, vector: Vector, *, model: str, limit: int) -> list[float]:
+        _check_vector(vector)
+        if limit <= 0 or not vector:
+            return []
+        sample = sorted(
+            (row for row in self._state.rows.values() if row.vector is not None),
+            key=lambda r: r.chunk.id,
+        )
+        return [
+            _cosine(vector, row.vector)
+            for row in sample
+            if row.model == model and row.vector is not None and len(row.vector) == len(vector)
+        ][:limit]
+
     def search_keyword(
         self,
         match: str,

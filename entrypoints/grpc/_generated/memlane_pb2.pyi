@@ -181,6 +181,7 @@ class SearchResult(_message.Message):
     EXPLANATION_FIELD_NUMBER: _builtins.int
     AGENT_FIELD_NUMBER: _builtins.int
     TIME_FIELD_NUMBER: _builtins.int
+    CONFIDENCE_FIELD_NUMBER: _builtins.int
     path: _builtins.str
     start_line: _builtins.int
     """1-based, inclusive"""
@@ -197,6 +198,10 @@ class SearchResult(_message.Message):
     """
     time: _builtins.str
     """When the text was written, ISO 8601 UTC: an instant or a "start/end" interval."""
+    confidence: _builtins.float
+    """How far the hit's cosine stands above the query's background (its cosines with a fixed
+    sample of the index), in background standard deviations; unset without a vector leg.
+    """
     @_builtins.property
     def explanation(self) -> Global___ScoreExplanation:
         """set only when the request asked to explain"""
@@ -214,21 +219,26 @@ class SearchResult(_message.Message):
         explanation: Global___ScoreExplanation | None = ...,
         agent: _builtins.str | None = ...,
         time: _builtins.str | None = ...,
+        confidence: _builtins.float | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_agent", b"_agent", "_citation", b"_citation", "_time", b"_time", "agent", b"agent", "citation", b"citation", "explanation", b"explanation", "time", b"time"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_agent", b"_agent", "_citation", b"_citation", "_confidence", b"_confidence", "_time", b"_time", "agent", b"agent", "citation", b"citation", "confidence", b"confidence", "explanation", b"explanation", "time", b"time"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_agent", b"_agent", "_citation", b"_citation", "_time", b"_time", "agent", b"agent", "citation", b"citation", "end_line", b"end_line", "explanation", b"explanation", "path", b"path", "score", b"score", "snippet", b"snippet", "source", b"source", "start_line", b"start_line", "time", b"time"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_agent", b"_agent", "_citation", b"_citation", "_confidence", b"_confidence", "_time", b"_time", "agent", b"agent", "citation", b"citation", "confidence", b"confidence", "end_line", b"end_line", "explanation", b"explanation", "path", b"path", "score", b"score", "snippet", b"snippet", "source", b"source", "start_line", b"start_line", "time", b"time"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__agent: _TypeAlias = _typing.Literal["agent"]  # noqa: Y015
     _WhichOneofArgType__agent: _TypeAlias = _typing.Literal["_agent", b"_agent"]  # noqa: Y015
     _WhichOneofReturnType__citation: _TypeAlias = _typing.Literal["citation"]  # noqa: Y015
     _WhichOneofArgType__citation: _TypeAlias = _typing.Literal["_citation", b"_citation"]  # noqa: Y015
+    _WhichOneofReturnType__confidence: _TypeAlias = _typing.Literal["confidence"]  # noqa: Y015
+    _WhichOneofArgType__confidence: _TypeAlias = _typing.Literal["_confidence", b"_confidence"]  # noqa: Y015
     _WhichOneofReturnType__time: _TypeAlias = _typing.Literal["time"]  # noqa: Y015
     _WhichOneofArgType__time: _TypeAlias = _typing.Literal["_time", b"_time"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__agent) -> _WhichOneofReturnType__agent | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__citation) -> _WhichOneofReturnType__citation | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__confidence) -> _WhichOneofReturnType__confidence | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__time) -> _WhichOneofReturnType__time | None: ...
 
@@ -245,6 +255,7 @@ class SearchResponse(_message.Message):
     FALLBACK_FIELD_NUMBER: _builtins.int
     WARNINGS_FIELD_NUMBER: _builtins.int
     TIME_WORDS_FIELD_NUMBER: _builtins.int
+    NO_STRONG_MATCH_FIELD_NUMBER: _builtins.int
     provider: _builtins.str
     model: _builtins.str
     mode: _builtins.str
@@ -252,6 +263,10 @@ class SearchResponse(_message.Message):
     fallback: _builtins.str
     time_words: _builtins.str
     """the time the question's words name, if any"""
+    no_strong_match: _builtins.bool
+    """Not even the best hit stands out of the query's background: the memory likely holds
+    nothing on it (the hits are kept, marked). Unset: not judged (keyword-only search).
+    """
     @_builtins.property
     def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___SearchResult]: ...
     @_builtins.property
@@ -266,21 +281,26 @@ class SearchResponse(_message.Message):
         fallback: _builtins.str | None = ...,
         warnings: _abc.Iterable[_builtins.str] | None = ...,
         time_words: _builtins.str | None = ...,
+        no_strong_match: _builtins.bool | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_fallback", b"_fallback", "_model", b"_model", "_time_words", b"_time_words", "fallback", b"fallback", "model", b"model", "time_words", b"time_words"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_fallback", b"_fallback", "_model", b"_model", "_no_strong_match", b"_no_strong_match", "_time_words", b"_time_words", "fallback", b"fallback", "model", b"model", "no_strong_match", b"no_strong_match", "time_words", b"time_words"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_fallback", b"_fallback", "_model", b"_model", "_time_words", b"_time_words", "fallback", b"fallback", "mode", b"mode", "model", b"model", "provider", b"provider", "results", b"results", "time_words", b"time_words", "warnings", b"warnings"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_fallback", b"_fallback", "_model", b"_model", "_no_strong_match", b"_no_strong_match", "_time_words", b"_time_words", "fallback", b"fallback", "mode", b"mode", "model", b"model", "no_strong_match", b"no_strong_match", "provider", b"provider", "results", b"results", "time_words", b"time_words", "warnings", b"warnings"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     _WhichOneofReturnType__fallback: _TypeAlias = _typing.Literal["fallback"]  # noqa: Y015
     _WhichOneofArgType__fallback: _TypeAlias = _typing.Literal["_fallback", b"_fallback"]  # noqa: Y015
     _WhichOneofReturnType__model: _TypeAlias = _typing.Literal["model"]  # noqa: Y015
     _WhichOneofArgType__model: _TypeAlias = _typing.Literal["_model", b"_model"]  # noqa: Y015
+    _WhichOneofReturnType__no_strong_match: _TypeAlias = _typing.Literal["no_strong_match"]  # noqa: Y015
+    _WhichOneofArgType__no_strong_match: _TypeAlias = _typing.Literal["_no_strong_match", b"_no_strong_match"]  # noqa: Y015
     _WhichOneofReturnType__time_words: _TypeAlias = _typing.Literal["time_words"]  # noqa: Y015
     _WhichOneofArgType__time_words: _TypeAlias = _typing.Literal["_time_words", b"_time_words"]  # noqa: Y015
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__fallback) -> _WhichOneofReturnType__fallback | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__model) -> _WhichOneofReturnType__model | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__no_strong_match) -> _WhichOneofReturnType__no_strong_match | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__time_words) -> _WhichOneofReturnType__time_words | None: ...
 

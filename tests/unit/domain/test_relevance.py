@@ -219,8 +219,17 @@ class TestKeywordEvidence:
 
 
 class TestFloorFor:
-    def test_the_bundled_model_gets_its_calibrated_floor_words_and_sure_cosine(self) -> None:
-        floor = floor_for(None, provider=BUNDLED[0], model=BUNDLED[1], vector_leg=True)
+    def test_unset_is_off_even_for_the_bundled_model(self) -> None:
+        # Session 9: the floor cost held-out recall, so it is opt-in (bench/RESULTS.md).
+        assert not floor_for(None, provider=BUNDLED[0], model=BUNDLED[1], vector_leg=True).active
+
+    def test_the_bundled_model_opted_in_gets_its_words_and_sure_cosine(self) -> None:
+        floor = floor_for(
+            CALIBRATED_COSINE_FLOORS[BUNDLED],
+            provider=BUNDLED[0],
+            model=BUNDLED[1],
+            vector_leg=True,
+        )
 
         assert floor == RelevanceFloor(
             CALIBRATED_COSINE_FLOORS[BUNDLED],
@@ -234,7 +243,7 @@ class TestFloorFor:
 
     def test_configured_shares_win_and_zero_drops_the_words(self) -> None:
         floor = floor_for(
-            None,
+            0.8,
             provider=BUNDLED[0],
             model=BUNDLED[1],
             vector_leg=True,

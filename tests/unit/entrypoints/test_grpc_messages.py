@@ -1,11 +1,15 @@
-"""The gRPC message conversions of vector progress: both ways, over real serialized bytes."""
+"""The gRPC message conversions (vector progress, search confidence): both ways, over real
+serialized bytes."""
 
 from __future__ import annotations
 
 from memlane.application.ports.index_store import VectorProgress
-from memlane.application.reports import RecoveryStats, StatusReport, SyncReport
+from memlane.application.reports import RecoveryStats, SearchResponse, StatusReport, SyncReport
+from memlane.domain.search import SearchResult
 from memlane.entrypoints.grpc._generated import memlane_pb2 as pb
 from memlane.entrypoints.grpc.messages import (
+    search_response_from_pb,
+    search_response_to_pb,
     status_report_from_pb,
     status_report_to_pb,
     sync_report_from_pb,
@@ -124,3 +128,24 @@ class TestSyncRequest:
 
         assert not unset.HasField("wait_for_vectors")
         assert no_wait.HasField("wait_for_vectors") and no_wait.wait_for_vectors is False
+
+
+class TestSearchConfidence:
+    def _round_trip(self, response: SearchResponse) -> SearchResponse:
+        wire = search_response_to_pb(response).SerializeToString()
+        return search_response_from_pb(pb.SearchResponse.FromString(wire))
+
+    def test_confidence_and_no_strong_match_survive_the_wire(self) -> None:
+        hit = SearchResult("MEMORY.md", 1, 3, 0.5, "text", "memory", confidence=1.25)
+        back = self._round_trip(SearchResponse([hit], "local", "m", "hybrid", no_strong_match=True))
+
+        assert back.no_strong_match is True
+        assert back.results[0].confidence == 1.25
+
+    def test_unjudged_stays_none_and_false_stays_false(self) -> None:
+        hit = SearchResult("MEMORY.md", 1, 3, 0.5, "text", "memory")
+        unjudged = self._round_trip(SearchResponse([hit], "none", None, "keyword"))
+        strong = self._round_trip(SearchResponse([], "local", "m", "hybrid", no_strong_match=False))
+
+        assert unjudged.no_strong_match is None and unjudged.results[0].confidence is None
+        assert strong.no_strong_match is False

@@ -69,6 +69,17 @@ class TestEvidenceBars:
         assert widths == {"keyword": "60.0", "vector": "0.0", "fusion": "30.0", "decay": "120.0"}
         assert 'data-evidence="vector" data-value="–"' in svg
 
+    def test_a_time_boost_is_a_fifth_bar_only_when_the_question_named_a_time(self) -> None:
+        plain = evidence_bars(ScoreExplanation(vector_score=0.5, text_score=0.5, fused_score=0.5))
+        boosted = evidence_bars(
+            ScoreExplanation(vector_score=0.5, text_score=0.5, fused_score=0.5, time_boost=1.25)
+        )
+
+        assert 'data-evidence="time"' not in plain
+        assert 'data-evidence="time" data-value="×1.250"' in boosted
+        assert re.search(r'data-evidence="time".*?class="ev-bar" ?/?>?', boosted)
+        assert 'width="30.0" height="9" class="ev-bar"' in boosted.split('data-evidence="time"')[1]
+
     def test_no_explanation_draws_nothing(self) -> None:
         assert evidence_bars(None) == ""
 
