@@ -1,30 +1,23 @@
 """Application: MemoryManager, the facade host apps, the CLI and the gRPC server use.
 
-It builds nothing: the container hands it the services and it delegates, sync to
-`application.sync`, search to `application.queries`, status to `application.status`, the
-background triggers (watcher, interval, session warm-up, sync-on-search) to
-`application.scheduler`.
+It builds nothing and decides little: the container hands it one object per use-case family
+and it delegates, keeping the index in line with the files to `upkeep.IndexUpkeep` (over
+`application.sync` and the background triggers of `application.scheduler`), search to
+`searching.Searching` (over `application.queries`), `get` to `reading.Reading`, status and
+events to `reporting.Reporting`; `agent_directory.AgentDirectory` says whose memory it is.
 """
 
 from __future__ import annotations
 
 import asyncio
-import threading
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import replace
+from collections.abc import Callable, Sequence
 
-import structlog
-
-from memlane.application.messagebus import MessageBus
-from memlane.application.ports.agent_indexes import AgentIndexes
+from memlane.application.agent_directory import AgentDirectory
+from memlane.application.in_thread import in_thread
 from memlane.application.ports.change_journal import ChangeJournal
-from memlane.application.ports.clock import Clock
-from memlane.application.ports.event_log import EventLog, RecordedEvent
-from memlane.application.ports.file_source import FileSource
-from memlane.application.ports.index_store import IndexStore
-from memlane.application.ports.watch_lease import LeaseHolder, WatchLease
-from memlane.application.queries import Searcher
-from memlane.application.reading import read_lines, read_messages
+from memlane.application.ports.event_log import RecordedEvent
+from memlane.application.reading import Reading
+from memlane.application.reporting import Reporting
 from memlane.application.reports import (
     GetResult,
     SearchResponse,
@@ -32,31 +25,12 @@ from memlane.application.reports import (
     SyncProgress,
     SyncReport,
 )
-from memlane.application.scheduler import BackgroundSyncer, SearchSyncPolicy
-from memlane.application.status import StatusReporter
-from memlane.application.sync import SyncService
+from memlane.application.searching import Searching
 from memlane.application.sync_trigger import SyncTrigger
-from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
-from memlane.domain.agents import UnknownAgent, parse_agents
+from memlane.application.upkeep import IndexUpkeep
 from memlane.domain.config import MemorySettings
-from memlane.domain.errors import DISABLED_REASON, MemoryDisabled
-from memlane.domain.search import SearchQuery, check_query_text, check_window
-from memlane.domain.sources import Source
-from memlane.domain.time_bounds import TimeInput, parse_time_bound
+from memlane.domain.time_bounds import TimeInput
 from memlane.domain.transcripts import TranscriptMessage
-
-log = structlog.get_logger()
-
-
-def require_enabled(settings: MemorySettings) -> None:
-    """The `memorySearch.enabled: false` rule, for every face: memory off means no index at all,
-    so no sync, search or read (MemoryDisabled); `status` still reports, saying it is off.
-
-    The entry points turn MemoryDisabled into their form (entrypoints/errors.py); the CLI asks
-    before it opens an index at all.
-    """
-    if not settings.enabled:
-        raise MemoryDisabled(DISABLED_REASON)
 
 
 class MemoryManager:
@@ -65,44 +39,23 @@ class MemoryManager:
     def __init__(
         self,
         *,
-        agent_id: str,
-        workspace: str,
         settings: MemorySettings,
-        syncing: SyncService,
-        searcher: Searcher,
-        status: StatusReporter,
-        background: BackgroundSyncer,
-        search_policy: SearchSyncPolicy,
-        bus: MessageBus,
-        event_log: EventLog,
-        sources: Mapping[Source, FileSource],
-        clock: Clock,
-        redact: Callable[[str], str] | None = None,
-        others: AgentIndexes | None = None,
-        lease: WatchLease | None = None,
-        lease_scope: str = "",
+        agents: AgentDirectory,
+        upkeep: IndexUpkeep,
+        searching: Searching,
+        reading: Reading,
+        reporting: Reporting,
     ) -> None:
-        self.agent_id = agent_id
-        self.workspace = workspace
+        self.agent_id = agents.agent_id
+        self.workspace = agents.workspace
         self.settings = settings
-        self._syncing = syncing
-        self._searcher = searcher
-        self._status = status
-        self._background = background
-        self._search_policy = search_policy
-        self._bus = bus
-        self._log = event_log
-        self._sources = sources
-        self._clock = clock
-        self._redact = redact
-        self._others = others  # None: a store of this agent alone (a fake in tests)
-        self._lease = lease
-        self._lease_scope = lease_scope
+        self._agents = agents
+        self._upkeep = upkeep
+        self._searching = searching
+        self._reading = reading
+        self._reporting = reporting
         self._closed = False
         self._close_hooks: list[Callable[[], None]] = []
-        self._journal: ChangeJournal | None = None
-        self._journal_clean: int | None = None  # journal count a completed scan started after
-        self._journal_lock = threading.Lock()
 
     def sync(
         self,
@@ -123,100 +76,27 @@ class MemoryManager:
         already running) or a later sync embeds the rest; the report's `vectors` and `status`
         show how far, searches warn meanwhile.
         """
-        self._require_enabled()
-        allow = allow_mass_delete
-        if wait_for_vectors:
-            return self._syncing.run(
-                trigger, force=force, progress=progress, allow_mass_delete=allow
-            )
-        try:
-            return self._syncing.run(
-                trigger, force=force, progress=progress, backfill_limit=0, allow_mass_delete=allow
-            )
-        finally:
-            # A running worker may be idle, waiting for a request: hand it the missing vectors
-            # (those of the files committed before a failure too).
-            self._background.backfill()
-
-    def _require_enabled(self) -> None:
-        require_enabled(self.settings)
+        return self._upkeep.sync(
+            force=force,
+            trigger=trigger,
+            progress=progress,
+            wait_for_vectors=wait_for_vectors,
+            allow_mass_delete=allow_mass_delete,
+        )
 
     def refresh(
         self,
         trigger: SyncTrigger = SyncTrigger.EXPLICIT,
         progress: Callable[[SyncProgress], None] | None = None,
     ) -> SyncReport | None:
-        """Sync before reading; a read-only index is searched as it is (None, said once).
-
-        A fresh process (the CLI) cannot know what changed since the last sync, so this scans
-        the sources; with `sync.onSearch: false` an existing index is searched as it is (None:
-        the user keeps it fresh another way, a watcher or `index`), while an index that was
-        never built still gets its first sync.
-        Missing vectors are embedded here only when few are missing (SEARCH_BACKFILL_LIMIT):
-        a search must not wait for a large backfill; it answers with a warning saying how far
-        the vectors are.
-        """
-        self._require_enabled()
-        if not self.settings.sync.on_search and self._syncing.has_index():
-            return None
-        if self._journal is not None:
-            return self._refresh_by_journal(self._journal, trigger, progress)
-        if self._watched_and_fresh():
-            return None
-        return self._syncing.run_unless_read_only(trigger, progress, SEARCH_BACKFILL_LIMIT)
+        """Sync before reading, as the settings ask (`IndexUpkeep.refresh`); None when the index
+        is searched as it is (`sync.onSearch: false`, a fresh watcher, a read-only index)."""
+        return self._upkeep.refresh(trigger, progress)
 
     def track_changes(self, make_journal: Callable[[list[str]], ChangeJournal]) -> None:
         """Decide `refresh`'s scan by a change journal over the sources' roots (a long-lived
-        process: the daemon) instead of by the watch lease, whose holder may not have read the
-        newest change yet. The first refresh after this scans."""
-        roots = [root for source in self._sources.values() for root in source.watch_roots()]
-        journal = make_journal(roots)
-        with self._journal_lock:
-            old, self._journal, self._journal_clean = self._journal, journal, None
-        if old is not None:
-            old.close()
-        self.on_close(journal.close)
-        # A background sync (the watcher's, the interval's) scans too: a search after it and
-        # before any new change needs none.
-        self._background.on_scans(journal.seen, self._scanned)
-
-    def _refresh_by_journal(
-        self,
-        journal: ChangeJournal,
-        trigger: SyncTrigger,
-        progress: Callable[[SyncProgress], None] | None,
-    ) -> SyncReport | None:
-        """Skip the scan when no change was seen since a completed scan began; else scan."""
-        seen = journal.seen()  # every change that finished before this request is counted
-        with self._journal_lock:
-            clean = self._journal_clean
-        if seen is not None and seen == clean and self._syncing.has_index():
-            log.debug("sync_skipped", reason="no change since the last scan", changes=seen)
-            return None
-        report = self._syncing.run_unless_read_only(trigger, progress, SEARCH_BACKFILL_LIMIT)
-        self._scanned(seen, report)
-        return report
-
-    def _scanned(self, seen: int | None, report: SyncReport | None) -> None:
-        """A sync whose scan began after the journal had counted `seen` changes ended with
-        `report`: with nothing held back, every one of those changes is in the index."""
-        if seen is not None and report is not None and report.files_held_back == 0:
-            with self._journal_lock:
-                self._journal_clean = max(seen, self._journal_clean or 0)
-
-    def _watcher_of_this_index(self) -> LeaseHolder | None:
-        """The live process watching this very index (same workspace, store and sources)."""
-        holder = None if self._lease is None else self._lease.holder()
-        return holder if holder is not None and holder.scope == self._lease_scope else None
-
-    def _watched_and_fresh(self) -> bool:
-        """Whether a live watcher of this very index says every change it saw is indexed
-        (the scan before a search is then skipped: a second per 50,000 notes here)."""
-        holder = self._watcher_of_this_index()
-        if holder is None or not holder.fresh or not self._syncing.has_index():
-            return False
-        log.debug("sync_skipped", reason="a watcher keeps the index fresh", watcher=holder.pid)
-        return True
+        process: the daemon; `IndexUpkeep.track_changes`), closed with the manager."""
+        self._upkeep.track_changes(make_journal)
 
     def search(
         self,
@@ -246,48 +126,18 @@ class MemoryManager:
         hold; AgentsNotComparable when the agents' embedding models differ; MemoryDisabled first
         when memory search is off.
         """
-        self._require_enabled()
-        check_query_text(query)
-        now = self._clock.now().timestamp()
-        start = parse_time_bound(since, now=now, end=False, name="since")
-        stop = parse_time_bound(until, now=now, end=True, name="until")
-        asked = parse_time_bound(as_of, now=now, end=False, name="as_of")
-        check_window(start, stop)
-        names = None if agents is None else parse_agents(agents)
-        stores = None if names is None else [(a, self._index_of(a)) for a in names]
-        pending = self._search_policy.before_search(session_key)  # first sync unfinished
-        if names is None or self.agent_id in names:
-            # A few chunks without a vector are embedded now, as the CLI's refresh does.
-            self._syncing.fill_vector_gap(SEARCH_BACKFILL_LIMIT)
-        response = self._searcher.search(
-            SearchQuery(
-                text=query,
-                max_results=max_results,
-                min_score=min_score,
-                explain=explain,
-                since=start,
-                until=stop,
-                as_of=asked,
-            ),
-            now=now,
+        return self._searching.search(
+            query,
+            max_results=max_results,
+            min_score=min_score,
+            explain=explain,
+            session_key=session_key,
             citations=citations,
-            stores=stores,
+            agents=agents,
+            since=since,
+            until=until,
+            as_of=as_of,
         )
-        refused = self._syncing.refusal
-        refusal = None if refused is None else f"the index was not synced: {refused}"
-        read_only = self._syncing.take_read_only_notice()
-        notices = [n for n in (pending, refusal, read_only) if n is not None]
-        if not notices:
-            return response
-        return replace(response, warnings=(*response.warnings, *notices))
-
-    def _index_of(self, agent: str) -> IndexStore | None:
-        """None for this agent (the searcher's own index), else the other agent's index."""
-        if agent == self.agent_id:
-            return None
-        if self._others is None:
-            raise UnknownAgent(agent, store="this agent's store", known=[self.agent_id])
-        return self._others.index(agent)
 
     def get(
         self,
@@ -303,36 +153,14 @@ class MemoryManager:
         workspace that agent's index recorded; FileMissing when that folder is not on this host.
         Raises MemoryDisabled when memory search is off: nothing is read then.
         """
-        self._require_enabled()
-        sources, workspace = self._files_of(agent)
-        return read_lines(
-            sources,
-            path,
-            from_line=from_line,
-            lines=lines,
-            redact=self._redact,
-            redact_notes=self.settings.redaction.notes,
-            workspace=workspace,
-        )
+        return self._reading.lines(path, from_line=from_line, lines=lines, agent=agent)
 
     def messages(
         self, path: str, *, agent: str | None = None
     ) -> tuple[str, tuple[TranscriptMessage, ...]]:
         """The messages of a transcript (role, JSONL line, time), redacted as `get` shows them;
         the same refusals as `get`, and FileRefused for a path that is not a transcript."""
-        self._require_enabled()
-        sources, workspace = self._files_of(agent)
-        return read_messages(sources, path, redact=self._redact, workspace=workspace)
-
-    def _files_of(self, agent: str | None) -> tuple[Mapping[Source, FileSource], str]:
-        """The sources and workspace of `agent`'s files (None or this agent: its own)."""
-        if agent is None or agent == self.agent_id:
-            return self._sources, self.workspace
-        (name,) = parse_agents([agent])
-        if self._others is None:
-            raise UnknownAgent(name, store="this agent's store", known=[self.agent_id])
-        files = self._others.files(name)
-        return files.sources, files.workspace
+        return self._reading.messages(path, agent=agent)
 
     def status(self, *, deep: bool = False) -> StatusReport:
         """Report the index; `deep` also selects and probes the embedding provider.
@@ -340,33 +168,27 @@ class MemoryManager:
         With memory search off the report says so first in its warnings (every face shows
         them): an empty index must not read as a healthy one.
         """
-        report = self._status.report(deep=deep)
-        if not self.settings.enabled:
-            report = replace(report, warnings=(DISABLED_REASON, *report.warnings))
-        watcher = self._watcher_of_this_index()
-        return report if watcher is None else replace(report, watcher=watcher)
+        return self._reporting.status(deep=deep)
 
     def recent_events(self, limit: int = 50) -> list[RecordedEvent]:
         """Return the newest `limit` events of the log, oldest first."""
-        return self._log.tail(limit)
+        return self._reporting.recent_events(limit)
 
     def subscribe(self, callback: Callable[[RecordedEvent], None]) -> Callable[[], None]:
         """Call `callback` for each event appended from now on; return an unsubscribe function."""
-        return self._bus.subscribe(callback)
+        return self._reporting.subscribe(callback)
 
     def mark_dirty(self) -> None:
         """Note that files changed; the next search (or the background syncer) syncs."""
-        self._syncing.mark_dirty()
+        self._upkeep.mark_dirty()
 
     def request_sync(self, trigger: SyncTrigger) -> None:
         """Ask the background syncer for a sync soon (coalesced); only marks dirty until started."""
-        self._background.request(trigger)
+        self._upkeep.request_sync(trigger)
 
     def start(self, *, watch: bool | None = None) -> None:
         """Start the background triggers: file watcher, interval timer, debounced syncs."""
-        if not self.settings.enabled:
-            return
-        self._background.start(watch=watch)
+        self._upkeep.start(watch=watch)
 
     def on_close(self, hook: Callable[[], None]) -> None:
         """Call `hook` once when the manager closes (the API uses it to forget the manager)."""
@@ -379,10 +201,8 @@ class MemoryManager:
         self._closed = True
         for hook in self._close_hooks:
             hook()
-        self._background.stop()
-        self._syncing.close_store()
-        if self._others is not None:
-            self._others.close()
+        self._upkeep.close()
+        self._agents.close()
 
     def __enter__(self) -> MemoryManager:
         return self
@@ -390,41 +210,9 @@ class MemoryManager:
     def __exit__(self, *_exc: object) -> None:
         self.close()
 
-    async def asearch(
-        self,
-        query: str,
-        *,
-        max_results: int | None = None,
-        min_score: float | None = None,
-        explain: bool = False,
-        session_key: str | None = None,
-        citations: bool = False,
-        agents: Sequence[str] | str | None = None,
-    ) -> SearchResponse:
-        """Awaitable `search` that never blocks the caller's event loop."""
-        return await asyncio.to_thread(
-            self.search,
-            query,
-            max_results=max_results,
-            min_score=min_score,
-            explain=explain,
-            session_key=session_key,
-            citations=citations,
-            agents=agents,
-        )
-
-    async def aget(
-        self,
-        path: str,
-        *,
-        from_line: int | None = None,
-        lines: int | None = None,
-        agent: str | None = None,
-    ) -> GetResult:
-        """Awaitable `get`."""
-        return await asyncio.to_thread(
-            self.get, path, from_line=from_line, lines=lines, agent=agent
-        )
+    asearch = in_thread(search)
+    aget = in_thread(get)
+    astatus = in_thread(status)
 
     async def async_sync(
         self,
@@ -437,7 +225,3 @@ class MemoryManager:
         return await asyncio.to_thread(
             self.sync, force=force, trigger=trigger, wait_for_vectors=wait_for_vectors
         )
-
-    async def astatus(self, *, deep: bool = False) -> StatusReport:
-        """Awaitable `status`."""
-        return await asyncio.to_thread(self.status, deep=deep)

@@ -20,14 +20,56 @@ import posixpath
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
+from memlane.application.agent_directory import AgentDirectory
+from memlane.application.enabled import require_enabled
 from memlane.application.ports.file_source import FileMissing, FileRefused, FileSource
 from memlane.application.reports import GetResult
+from memlane.domain.config import MemorySettings
 from memlane.domain.errors import InvalidQuery
 from memlane.domain.sources import Source
 from memlane.domain.text_decoding import NotText, decode_text
 from memlane.domain.transcripts import TranscriptMessage, parse_transcript
 
 MAX_LINES = 10_000
+
+
+class Reading:
+    """The reading family of the facade: files of this agent or, after a search across agents,
+    of another, redacted as the index has them (notes too with `redaction.notes`); nothing is
+    read with memory search off (MemoryDisabled)."""
+
+    def __init__(
+        self,
+        *,
+        settings: MemorySettings,
+        agents: AgentDirectory,
+        redact: Callable[[str], str] | None = None,
+    ) -> None:
+        self._settings = settings
+        self._agents = agents
+        self._redact = redact
+
+    def lines(
+        self, path: str, *, from_line: int | None, lines: int | None, agent: str | None
+    ) -> GetResult:
+        require_enabled(self._settings)
+        sources, workspace = self._agents.files_of(agent)
+        return read_lines(
+            sources,
+            path,
+            from_line=from_line,
+            lines=lines,
+            redact=self._redact,
+            redact_notes=self._settings.redaction.notes,
+            workspace=workspace,
+        )
+
+    def messages(
+        self, path: str, *, agent: str | None
+    ) -> tuple[str, tuple[TranscriptMessage, ...]]:
+        require_enabled(self._settings)
+        sources, workspace = self._agents.files_of(agent)
+        return read_messages(sources, path, redact=self._redact, workspace=workspace)
 
 
 def source_of(path: str) -> Source:

@@ -171,7 +171,7 @@ def collect(pairs: Sequence[str], work_dir: Path, legs_dir: Path, limit: int | N
             try:
                 manager.sync(force=False)
                 # A study tool: it reaches into the manager for the store and provider.
-                searcher = manager._searcher
+                searcher = manager._searching._searcher
                 store, provider = searcher._store, searcher._runtime.provider
                 sources = manager.settings.sources
                 label = vector_label(provider.model, provider.key)

@@ -67,8 +67,9 @@ def collect(name: str, depth: int, limit: int | None) -> None:
         manager: Any = open_unit(opener, paths, cfg)
         try:
             manager.sync(force=False)
-            store, provider = manager._syncing._store, manager._syncing._runtime.provider
-            sources = manager._searcher._settings.sources
+            searcher = manager._searching._searcher  # a study tool: it reaches in
+            store, provider = searcher._store, searcher._runtime.provider
+            sources = manager.settings.sources
             for q in unit.queries:
                 match = build_fts_query(q.text)
                 kw = store.search_keyword(match, sources=sources, limit=100_000) if match else []

@@ -65,7 +65,7 @@ class Options:
 
     def enabled(self) -> bool:
         """False when the config turns memory search off; says so on stderr."""
-        from memlane.application.memory import require_enabled
+        from memlane.application.enabled import require_enabled
 
         runtime = self.runtime()
         try:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Mapping
 
 from dependency_injector import containers, providers
 
+from memlane.application.agent_directory import AgentDirectory
 from memlane.application.change_detection import ChangeDetector
 from memlane.application.embedding_runtime import EmbeddingRuntime
 from memlane.application.handlers import IndexFile, RebuildIndex, RemoveFile, build_routes
@@ -21,10 +22,14 @@ from memlane.application.ports.watch_lease import WatchLease
 from memlane.application.progress import ProgressTracker
 from memlane.application.provider_failures import ProviderFailureRecord
 from memlane.application.queries import Searcher
+from memlane.application.reading import Reading
+from memlane.application.reporting import Reporting
 from memlane.application.reports import RecoveryStats
 from memlane.application.scheduler import BackgroundSyncer, SearchSyncPolicy
+from memlane.application.searching import Searching
 from memlane.application.status import StatusReporter
 from memlane.application.sync import SyncService
+from memlane.application.upkeep import IndexUpkeep, IndexWatcher
 from memlane.application.wanted_meta import WantedMeta
 from memlane.domain.config import MemorySettings
 from memlane.domain.sources import Source
@@ -186,22 +191,43 @@ class Application(containers.DeclarativeContainer):
         syncing=syncing,
         background=background,
     )
-    manager = providers.Singleton(
-        MemoryManager,
-        agent_id=agent_id,
-        workspace=workspace,
+    # The facade's collaborators, one per use-case family (application/memory.py).
+    agents = providers.Singleton(
+        AgentDirectory, agent_id=agent_id, workspace=workspace, sources=sources, others=others
+    )
+    index_watcher = providers.Singleton(IndexWatcher, lease=lease, scope=lease_scope)
+    upkeep = providers.Singleton(
+        IndexUpkeep,
         settings=settings,
         syncing=syncing,
-        searcher=searcher,
-        status=status,
         background=background,
-        search_policy=search_policy,
-        bus=bus,
-        event_log=event_log,
+        watcher=index_watcher,
         sources=sources,
+    )
+    searching = providers.Singleton(
+        Searching,
+        settings=settings,
+        searcher=searcher,
+        policy=search_policy,
+        syncing=syncing,
+        agents=agents,
         clock=clock,
-        redact=redact,
-        others=others,
-        lease=lease,
-        lease_scope=lease_scope,
+    )
+    reading = providers.Singleton(Reading, settings=settings, agents=agents, redact=redact)
+    reporting = providers.Singleton(
+        Reporting,
+        settings=settings,
+        status=status,
+        watcher=index_watcher,
+        event_log=event_log,
+        bus=bus,
+    )
+    manager = providers.Singleton(
+        MemoryManager,
+        settings=settings,
+        agents=agents,
+        upkeep=upkeep,
+        searching=searching,
+        reading=reading,
+        reporting=reporting,
     )

@@ -20,7 +20,8 @@ from dataclasses import asdict, dataclass, field
 import structlog
 from mcp.types import ToolAnnotations
 
-from memlane.application.memory import MemoryManager, require_enabled
+from memlane.application.enabled import require_enabled
+from memlane.application.memory import MemoryManager
 from memlane.application.scheduler import FIRST_SYNC_RUNNING
 from memlane.application.writing import WriteNote
 from memlane.domain.errors import InvalidQuery, MemoryDisabled

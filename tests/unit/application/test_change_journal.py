@@ -112,7 +112,8 @@ def test_a_background_sync_counts_as_the_scan_of_what_it_saw(world: World) -> No
         assert world.watcher is not None
         world.watcher.trigger(["memory/new.md"])
         assert wait_until(lambda: "memory/new.md" in _indexed(world))
-        assert wait_until(lambda: manager._journal_clean == 2)  # that sync's scan is recorded
+        # that sync's scan is recorded (the journal's state lives in the manager's upkeep)
+        assert wait_until(lambda: manager._upkeep._journal_clean == 2)
         world.memory.write("memory/uncounted.md", NEW)  # not counted: proves no scan runs
         assert manager.refresh() is None
         assert "memory/uncounted.md" not in _indexed(world)

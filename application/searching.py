@@ -1,0 +1,97 @@
+"""Application: the search use case as the facade runs it (the searching family).
+
+Around the query pipeline (`queries.Searcher`): the checks that refuse a bad query before any
+sync (the time window's bounds read against one clock reading), the syncs the settings ask for
+before a search (`SearchSyncPolicy`), the indexes of the agents searched, a small vector gap
+filled, and the notices a search carries back (first sync unfinished, a sync refused, a
+read-only index).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from memlane.application.agent_directory import AgentDirectory
+from memlane.application.enabled import require_enabled
+from memlane.application.ports.clock import Clock
+from memlane.application.queries import Searcher
+from memlane.application.reports import SearchResponse
+from memlane.application.scheduler import SearchSyncPolicy
+from memlane.application.sync import SyncService
+from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
+from memlane.domain.agents import parse_agents
+from memlane.domain.config import MemorySettings
+from memlane.domain.search import SearchQuery, check_query_text, check_window
+from memlane.domain.time_bounds import TimeInput, parse_time_bound
+
+
+class Searching:
+    """One search: checked, preceded by the syncs it needs, answered with its notices."""
+
+    def __init__(
+        self,
+        *,
+        settings: MemorySettings,
+        searcher: Searcher,
+        policy: SearchSyncPolicy,
+        syncing: SyncService,
+        agents: AgentDirectory,
+        clock: Clock,
+    ) -> None:
+        self._settings = settings
+        self._searcher = searcher
+        self._policy = policy
+        self._syncing = syncing
+        self._agents = agents
+        self._clock = clock
+
+    def search(
+        self,
+        query: str,
+        *,
+        max_results: int | None,
+        min_score: float | None,
+        explain: bool,
+        session_key: str | None,
+        citations: bool,
+        agents: Sequence[str] | str | None,
+        since: TimeInput,
+        until: TimeInput,
+        as_of: TimeInput,
+    ) -> SearchResponse:
+        """See `MemoryManager.search` (the refusals come in the order it documents)."""
+        require_enabled(self._settings)
+        check_query_text(query)
+        now = self._clock.now().timestamp()
+        start = parse_time_bound(since, now=now, end=False, name="since")
+        stop = parse_time_bound(until, now=now, end=True, name="until")
+        asked = parse_time_bound(as_of, now=now, end=False, name="as_of")
+        check_window(start, stop)
+        names = None if agents is None else parse_agents(agents)
+        stores = None if names is None else [(a, self._agents.index_of(a)) for a in names]
+        pending = self._policy.before_search(session_key)  # first sync unfinished
+        if names is None or self._agents.agent_id in names:
+            # A few chunks without a vector are embedded now, as the CLI's refresh does.
+            self._syncing.fill_vector_gap(SEARCH_BACKFILL_LIMIT)
+        response = self._searcher.search(
+            SearchQuery(
+                text=query,
+                max_results=max_results,
+                min_score=min_score,
+                explain=explain,
+                since=start,
+                until=stop,
+                as_of=asked,
+            ),
+            now=now,
+            citations=citations,
+            stores=stores,
+        )
+        refused = self._syncing.refusal
+        refusal = None if refused is None else f"the index was not synced: {refused}"
+        read_only = self._syncing.take_read_only_notice()
+        notices = [n for n in (pending, refusal, read_only) if n is not None]
+        if not notices:
+            return response
+        return replace(response, warnings=(*response.warnings, *notices))
