@@ -11,9 +11,9 @@ on all queries and on two fixed halves (pick a weight on one half, read it on th
 The `za_*` rules are unshipped prototypes that weigh each leg by its own confidence on the query
 (how far its best candidates stand out); they are reported, and rejected, in bench/RESULTS.md.
 
-    python -m bench.fusion_study collect autorag_ko locomo ...
-    python -m bench.fusion_study evaluate autorag_ko locomo ... [--pool 200]
-    python -m bench.fusion_study sweep autorag_ko locomo ... [--weights 0.3,0.4,0.5]
+    python -m bench.studies.fusion_study collect autorag_ko locomo ...
+    python -m bench.studies.fusion_study evaluate autorag_ko locomo ... [--pool 200]
+    python -m bench.studies.fusion_study sweep autorag_ko locomo ... [--weights 0.3,0.4,0.5]
 
 Records go to `bench/work/legs/<set>.json` (git-ignored, like the stores). This is a study
 tool: it reaches into the manager for the store and provider on purpose.
@@ -317,7 +317,7 @@ def sweep(names: Sequence[str], weights: Sequence[float], pool: int, keep: int) 
 
 
 def main() -> None:
-    p = argparse.ArgumentParser(prog="python -m bench.fusion_study")
+    p = argparse.ArgumentParser(prog="python -m bench.studies.fusion_study")
     sub = p.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("collect")
     c.add_argument("datasets", nargs="+")

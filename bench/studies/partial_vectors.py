@@ -3,7 +3,8 @@
 During a first index's backfill only a share `p` of the chunks has a vector. Two ways to answer
 then: keyword-only until (nearly) every vector is in, or hybrid over what has vectors (the
 vector leg ranks the embedded chunks, the keyword leg all). This replays the legs
-`bench/fusion_study.py collect` recorded (full coverage) with coverage `p`: the vector leg keeps
+`bench/studies/fusion_study.py collect` recorded (full coverage) with coverage `p`: the vector leg
+keeps
 the embedded chunks of its recorded candidates, and the shipped z-score fusion runs on that,
 against keyword-only and full hybrid on the same queries.
 
@@ -25,8 +26,8 @@ leg has about p·200 candidates where the store would return 200 (the deeper one
 only move the leg's mean and spread a little). The chunk lists come from the unit's store under
 `bench/work/` (read-only), which `collect` synced.
 
-    python -m memlane.bench.fusion_study collect locomo xquad_zh lme_pooled
-    python -m memlane.bench.partial_vectors locomo xquad_zh lme_pooled \
+    python -m memlane.bench.studies.fusion_study collect locomo xquad_zh lme_pooled
+    python -m memlane.bench.studies.partial_vectors locomo xquad_zh lme_pooled \
         [--coverage 0.75,0.9,...,1] [--orders random,files,recent] [--seeds 5] [--out NAME]
 """
 
@@ -48,13 +49,13 @@ from memlane.bench import metrics
 from memlane.bench.cli import BENCH_DIR
 from memlane.bench.datasets import registry
 from memlane.bench.datasets.model import Unit
-from memlane.bench.fusion_study import LEGS_DIR, RULES, Leg, _candidates
 from memlane.bench.runner import score_query
+from memlane.bench.studies.fusion_study import LEGS_DIR, RULES, Leg, _candidates
 from memlane.bench.workspace import UnitPaths
 from memlane.domain.chunks import ChunkId
 from memlane.domain.scoring import _keyword_evidence, _standardised, _vector_scores
 
-RESULTS = Path(__file__).parent / "results"
+RESULTS = Path(__file__).parent.parent / "results"
 POOL = 200
 KEEP = 50
 ORDERS = ("random", "files", "recent")

@@ -5,9 +5,9 @@ harness's own queries cannot show that (every one has an answer in its index), s
 searches set A's queries in set B's stores, which hold nothing about them, and counts the hits
 a default search returns (6 results, the configured `minScore`).
 
-    python -m bench.foreign run scifact:locomo lme_pooled:locomo ... [--config JSON]
-    python -m bench.foreign collect locomo lme_pooled scifact:locomo ...
-    python -m bench.foreign calibrate --fit locomo,scifact:locomo --check lme_pooled,...
+    python -m bench.studies.foreign run scifact:locomo lme_pooled:locomo ... [--config JSON]
+    python -m bench.studies.foreign collect locomo lme_pooled scifact:locomo ...
+    python -m bench.studies.foreign calibrate --fit locomo,scifact:locomo --check lme_pooled,...
 
 `run` goes through the public API (`memlane.open`, `search`) with the default settings and
 writes `bench/results/<stamp>-foreign.json` (per pair: hits per query, share of queries with
@@ -35,7 +35,6 @@ from typing import Any
 from memlane.bench.cli import BENCH_DIR, machine
 from memlane.bench.datasets import registry
 from memlane.bench.datasets.model import Query, Unit
-from memlane.bench.fusion_study import half_of
 from memlane.bench.runner import (
     deep_merge,
     memlane_opener,
@@ -43,6 +42,7 @@ from memlane.bench.runner import (
     score_query,
     select_queries,
 )
+from memlane.bench.studies.fusion_study import half_of
 from memlane.bench.workspace import UnitPaths, materialize
 from memlane.domain.chunks import ChunkId
 from memlane.domain.index_meta import vector_label
@@ -362,7 +362,7 @@ def floor_cost(pairs: Sequence[str], legs_dir: Path, limit: int) -> None:
     """Time the relevance floor alone on recorded pools (texts from the stores): the default
     floor of the bundled model against the cosine-or-bm25 floor without words, side by side
     per query, as the Searcher applies it (after minScore, judging up to 6 kept hits)."""
-    from memlane.bench.relevance_study import chunk_texts  # a study helper, read-only
+    from memlane.bench.studies.relevance_study import chunk_texts  # a study helper, read-only
 
     # The words rule as a user opts into it (off by default since session 9).
     words = floor_for(0.805, provider="local", model="multilingual-e5-small", vector_leg=True)
@@ -389,7 +389,7 @@ def floor_cost(pairs: Sequence[str], legs_dir: Path, limit: int) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m bench.foreign", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m bench.studies.foreign", description=__doc__)
     sub = p.add_subparsers(dest="cmd", required=True)
     for name in ("run", "collect"):
         c = sub.add_parser(name)

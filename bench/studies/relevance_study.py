@@ -1,4 +1,5 @@
-"""Relevance-floor study: replays recorded legs (`bench.foreign collect`) under candidate rules.
+"""Relevance-floor study: replays recorded legs (`bench.studies.foreign collect`) under candidate
+rules.
 
 Each rule decides, per fused hit, from raw signals that do not depend on the other hits kept:
 the hit's cosine, its bm25 evidence, the index size, the query's background cosine (its cosine
@@ -6,7 +7,7 @@ to every chunk, or the median of its vector candidates) and the share of the que
 hit contains. Like the shipped floor a rule only removes hits. Grids are picked on half A (the
 fusion study's sha256 split) and read on half B.
 
-    python -m bench.relevance_study --legs-dir bench/work [--fusion zscore]
+    python -m bench.studies.relevance_study --legs-dir bench/work [--fusion zscore]
 """
 
 from __future__ import annotations
@@ -21,10 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from memlane.bench import foreign
 from memlane.bench.datasets import registry
-from memlane.bench.fusion_study import half_of
 from memlane.bench.runner import score_query
+from memlane.bench.studies import foreign
+from memlane.bench.studies.fusion_study import half_of
 from memlane.domain.keywords import fts_document
 from memlane.domain.relevance import _WORD, query_keys, word_key
 from memlane.domain.scoring import apply_min_score
@@ -445,7 +446,7 @@ def grid(name: str) -> list[tuple[str, Rule]]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m bench.relevance_study", description=__doc__)
+    p = argparse.ArgumentParser(prog="python -m bench.studies.relevance_study", description=__doc__)
     p.add_argument("--legs-dir", type=Path, default=foreign.DEFAULT_WORK)
     p.add_argument("--data-root", type=Path, default=registry.DEFAULT_DATA_ROOT)
     p.add_argument("--fusion", default="zscore", choices=("zscore", "weighted", "rrf"))

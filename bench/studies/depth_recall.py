@@ -1,14 +1,15 @@
 """Benchmark: depth recall of the code-file engine (recall@200 against the exact top-200) as the
 bit stage keeps more rows, with the query time, on a store kept by `bench/store_bench.py`.
 
-    .venv/bin/python bench/depth_recall.py --where bench/work/stores/100000 --keeps 8000 16000 32000
+    .venv/bin/python bench/studies/depth_recall.py --where bench/work/stores/100000 --keeps 8000 \
+        16000 32000
 
 Or on real vectors, the store's own engine at any keep (the file is forced below the store's
 20,000-vector threshold): `--build-from DIR` first fills `--where` with the vectors of a
-`bench/vector_options.py --data real` work dir (f32.npy: the corpus, queries.npy: held-out
+`bench/studies/vector_options.py --data real` work dir (f32.npy: the corpus, queries.npy: held-out
 queries), 20 chunks per file through `replace_file`:
 
-    .venv/bin/python bench/depth_recall.py --where bench/work/depth-real \
+    .venv/bin/python bench/studies/depth_recall.py --where bench/work/depth-real \
         --build-from bench/work/vector-options/real-100000 --limit 10 --keeps 55 110 220 440 4000
 
 Writes bench/results/<out>.json.
@@ -99,7 +100,7 @@ def main() -> None:
         print(keep, result[str(keep)], flush=True)
     vector_code_index.pool_sizes = original
     store.close()
-    target = Path(__file__).parent / "results" / f"{args.out}.json"
+    target = Path(__file__).parent.parent / "results" / f"{args.out}.json"
     target.write_text(json.dumps(result, indent=2) + "\n")
     print(f"written {target}")
 

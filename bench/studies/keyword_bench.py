@@ -8,7 +8,8 @@ return the same (rowid, score) lists, and counts which queries the pruned path a
 Queries: the store bench's keyword queries (a common word OR a rare one, and rare words alone)
 and, with --extra, more OR-queries of 2-6 words drawn from the same Zipf vocabulary.
 
-    .venv/bin/python bench/keyword_bench.py --where bench/work/stores/100000 --out keyword_100k
+    .venv/bin/python bench/studies/keyword_bench.py --where bench/work/stores/100000 --out \
+        keyword_100k
 
 Writes bench/results/<out>.json.
 """
@@ -98,7 +99,7 @@ def main() -> None:
         warm.append(time.perf_counter() - t)
     result["store_search_keyword_top10"] = _pct(warm)
     store.close()
-    target = Path(__file__).parent / "results" / f"{args.out}.json"
+    target = Path(__file__).parent.parent / "results" / f"{args.out}.json"
     target.write_text(json.dumps(result, indent=2) + "\n")
     print(f"written {target}")
 

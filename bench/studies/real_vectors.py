@@ -1,12 +1,13 @@
 """Copy every stored vector of the benchmark stores under bench/work into one .npy file.
 
-For `bench/vector_options.py --data real`: the `embedding` blobs (little-endian float32) of the
+For `bench/studies/vector_options.py --data real`: the `embedding` blobs (little-endian float32)
+of the
 `chunks` of each `bench/work/<set>/<unit>/state/memory/bench-local.sqlite`, read-only, in rid
 order, concatenated. Prints the count per store, and writes it beside the output
 (`<out>.stores.json`: store path and count, in the order of the rows) so a row can be traced
-back to its store and chunk (bench/recall_misses.py).
+back to its store and chunk (bench/studies/recall_misses.py).
 
-    .venv/bin/python bench/real_vectors.py bench/work/real.npy [--dims 384]
+    .venv/bin/python bench/studies/real_vectors.py bench/work/real.npy [--dims 384]
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-WORK = Path(__file__).parent / "work"
+WORK = Path(__file__).parent.parent / "work"
 
 
 def main() -> None:

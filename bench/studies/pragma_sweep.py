@@ -4,7 +4,7 @@ Runs `bench/store_bench.py`'s workload once per (cache_size KiB, mmap_size bytes
 fresh process with the engine constants patched before the first connection, and writes
 `bench/results/pragma_sweep.json`.
 
-Run:  .venv/bin/python bench/pragma_sweep.py [--size 100000]
+Run:  .venv/bin/python bench/studies/pragma_sweep.py [--size 100000]
 """
 
 from __future__ import annotations

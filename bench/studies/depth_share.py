@@ -12,9 +12,9 @@ mean), every row at a Hamming distance up to the cut that covers `keep` rows (ti
 `_smallest` does), then the int8 estimate keeps the pool (200 for a top-10) when more rows than
 that were kept, then exact float32 cosines. Codes are built per subset (its own mean and scale).
 
-    .venv/bin/python bench/depth_share.py bench/work/vector-options/real-100000
+    .venv/bin/python bench/studies/depth_share.py bench/work/vector-options/real-100000
 
-reads f32.npy and queries.npy written by `bench/vector_options.py --data real`; writes
+reads f32.npy and queries.npy written by `bench/studies/vector_options.py --data real`; writes
 bench/results/<out>.json.
 """
 
@@ -99,7 +99,7 @@ def main() -> None:
         result["rows"][str(n)] = row
         print(n, json.dumps(row), flush=True)
     result["store_share_at_1m"] = STORE_KEEP_AT_1M
-    target = Path(__file__).parent / "results" / f"{args.out}.json"
+    target = Path(__file__).parent.parent / "results" / f"{args.out}.json"
     target.write_text(json.dumps(result, indent=2) + "\n")
     print(f"written {target}")
 

@@ -7,8 +7,8 @@ question), add the `--terms` most frequent of them to the question, run the keyw
 through the store, and fuse it with the same vector leg. Prints the metrics of both rounds,
 overall and for multi-hop questions (category 1). A probe, not a shipped rule.
 
-    .venv/bin/python -m bench.fusion_study collect locomo    # once
-    .venv/bin/python bench/prf_probe.py [--feedback 3] [--terms 5] [--max-df 0.1]
+    .venv/bin/python -m bench.studies.fusion_study collect locomo    # once
+    .venv/bin/python bench/studies/prf_probe.py [--feedback 3] [--terms 5] [--max-df 0.1]
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from typing import Any
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.bench.cli import BENCH_DIR
 from memlane.bench.datasets import registry
-from memlane.bench.fusion_study import LEGS_DIR, RULES
 from memlane.bench.runner import score_query
+from memlane.bench.studies.fusion_study import LEGS_DIR, RULES
 from memlane.bench.workspace import UnitPaths
 from memlane.domain.keywords import STOP_WORDS, build_fts_query
 from memlane.domain.sources import ALL_SOURCES

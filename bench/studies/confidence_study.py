@@ -1,6 +1,6 @@
 """Which background-relative signal tells a question the memory holds nothing about?
 
-For each pair (`bench/foreign.py` pairs: `<queries>:<memory>`, or `<set>` for its own, real
+For each pair (`bench/studies/foreign.py` pairs: `<queries>:<memory>`, or `<set>` for its own, real
 queries) the query is embedded with the bundled model and compared with every chunk vector of
 the memory's store; candidate signals are computed from those cosines alone (no words, no
 absolute cosine):
@@ -11,7 +11,8 @@ absolute cosine):
 - `gap_1_6`: (best − 6th best) in background standard deviations;
 - `z_top5`: the mean of the 5 best cosines' standings.
 
-`python -m bench.confidence_study locomo xquad_zh scifact:locomo ... --limit 300` prints, per
+`python -m bench.studies.confidence_study locomo xquad_zh scifact:locomo ... --limit 300` prints,
+per
 signal, the threshold that flags at most `--max-real` of the real queries of every real set,
 and the share of foreign queries it flags (pooled over the foreign pairs, and per pair).
 """
@@ -31,8 +32,14 @@ from typing import Any
 import numpy as np
 
 from memlane.bench.datasets import registry
-from memlane.bench.foreign import DATA_ROOT, DEFAULT_WORK, assignments, base_config, parse_pair
 from memlane.bench.runner import memlane_opener, open_unit
+from memlane.bench.studies.foreign import (
+    DATA_ROOT,
+    DEFAULT_WORK,
+    assignments,
+    base_config,
+    parse_pair,
+)
 from memlane.bench.workspace import UnitPaths, materialize
 from memlane.domain.confidence import BACKGROUND_SAMPLE, background_of
 from memlane.domain.embedding import query_embedding_input
@@ -159,7 +166,9 @@ def report(values: dict[str, dict[str, list[float]]], max_real: float) -> dict[s
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m bench.confidence_study", description=__doc__)
+    p = argparse.ArgumentParser(
+        prog="python -m bench.studies.confidence_study", description=__doc__
+    )
     p.add_argument("pairs", nargs="+")
     p.add_argument("--work-dir", type=Path, default=DEFAULT_WORK)
     p.add_argument("--data-root", type=Path, default=registry.DEFAULT_DATA_ROOT)

@@ -14,7 +14,7 @@ This bench runs on a COPY of an index (by default the one `backfill_bench.py syn
   set_vectors        one batch of 32 with the count carried over, and with none kept (the
                      carry-over's own cost: counting the 32 rows' old models).
 
-    nice .venv/bin/python -m memlane.bench.progress_count_bench \\
+    nice .venv/bin/python -m memlane.bench.studies.progress_count_bench \\
         [--db bench/work/backfill/synthetic-100000/state/agents/bench/memory.db]
 
 Prints a table and writes bench/results/progress_count_bench.json.
@@ -40,8 +40,10 @@ from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.adapters.store.vector_progress import vector_progress
 from memlane.domain.chunks import ChunkId
 
-DEFAULT_DB = Path(__file__).parent / "work/backfill/synthetic-100000/state/agents/bench/memory.db"
-RESULTS = Path(__file__).parent / "results"
+DEFAULT_DB = (
+    Path(__file__).parent.parent / "work/backfill/synthetic-100000/state/agents/bench/memory.db"
+)
+RESULTS = Path(__file__).parent.parent / "results"
 BATCH = 32
 
 

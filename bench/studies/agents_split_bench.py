@@ -9,7 +9,7 @@ and the per-query latency is timed side by side. Nothing is embedded again and n
 synced: the copies are read as they are. The shared store under /work/main/bench/work is only
 read (copied).
 
-    .venv/bin/python -m bench.agents_split_bench --dataset xquad_zh --limit 400
+    .venv/bin/python -m bench.studies.agents_split_bench --dataset xquad_zh --limit 400
 """
 
 from __future__ import annotations

@@ -1,12 +1,14 @@
 """Benchmark aid: which true top-10 neighbours the code engine's stages miss on real vectors, and
 why (their exact, Hamming and int8 ranks, their distance from the corpus mean, their text).
 
-Reads a `bench/vector_options.py --data real` work dir and the .npy it was made from (with the
-`<npy>.stores.json` written by bench/real_vectors.py, to trace a row to its store and chunk, in
+Reads a `bench/studies/vector_options.py --data real` work dir and the .npy it was made from (with
+the
+`<npy>.stores.json` written by bench/studies/real_vectors.py, to trace a row to its store and
+chunk, in
 copies of the stores whose rows have not been renewed since: checked);
 re-draws the same hold-out as vector_options (seed 7, checked against the work dir's corpus).
 
-    .venv/bin/python bench/recall_misses.py bench/work/vector-options/real-100000 \\
+    .venv/bin/python bench/studies/recall_misses.py bench/work/vector-options/real-100000 \\
         bench/work/real.npy --stores-root bench/work-pristine --pool 200 --bits-candidates 4000
 
 Prints one line per miss and a count per store of the query; writes nothing.
@@ -22,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
-from memlane.bench import vector_options
+from memlane.bench.studies import vector_options
 
-WORK = Path(__file__).parent / "work"
+WORK = Path(__file__).parent.parent / "work"
 
 
 def _texts(root: Path, stores: list[dict[str, object]], raw: np.ndarray) -> list[tuple[str, str]]:

@@ -16,8 +16,8 @@ pays: open + first query; RSS is that process's peak, mmap pages it touched incl
 measured and not taken). Float32 re-scoring here reads a memory-mapped float32 copy (the store
 reads the same bytes from SQLite). Recall@k is against the exact float32 top-k of the query.
 
-    .venv/bin/python bench/vector_options.py --data clustered --size 100000
-    .venv/bin/python bench/vector_options.py --data real --real-npy /tmp/vindex/real.npy
+    .venv/bin/python bench/studies/vector_options.py --data clustered --size 100000
+    .venv/bin/python bench/studies/vector_options.py --data real --real-npy /tmp/vindex/real.npy
 
 Writes bench/results/vector_options-<data>-<size>.json.
 """
@@ -298,7 +298,7 @@ def main() -> None:
         results[option] = row
         print(option, json.dumps(row), flush=True)
     name = f"vector_options-{a.data}-{n}{a.tag}.json"
-    target = Path(__file__).parent / "results" / name
+    target = Path(__file__).parent.parent / "results" / name
     if target.exists():  # a run of some options updates them, keeping the others' rows
         results = {**json.loads(target.read_text()), **results}
     target.write_text(json.dumps(results, indent=2) + "\n")
