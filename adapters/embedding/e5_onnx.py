@@ -229,7 +229,7 @@ class OnnxE5(NumpyE5):
                 )
             )
         self._shared = self._sessions.get() if sessions == 1 else None
-        # A dynamically quantised graph (bench/embed_paths.py's int8 paths) quantises each
+        # A dynamically quantised graph (bench/studies/embed_paths.py's int8 paths) quantises each
         # product's input with one scale over the whole tensor: in a padded batch a text's
         # vector would depend on its neighbours (measured: cosine 0.995 between a text alone
         # and the same text among others). One sequence a run keeps each text's vector its own.

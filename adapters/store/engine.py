@@ -21,7 +21,8 @@ from sqlalchemy import Engine, create_engine, event
 from sqlalchemy.pool import ConnectionPoolEntry
 
 BUSY_TIMEOUT_MS = 10_000
-# Measured with bench/pragma_sweep.py at 100k chunks (results/pragma_sweep.json): 256 MiB of mmap
+# Measured with bench/studies/pragma_sweep.py at 100k chunks (results/pragma_sweep.json): 256 MiB
+# of mmap
 # takes the vec0 top-10 from 65 to 57 ms; the default search path (numpy matrix + FTS5) and insert
 # speed stay within noise (hybrid p50 21-24 ms) whatever the page cache. Both are ceilings per
 # connection, not allocations, so the larger values cost nothing on small indexes.

@@ -1,6 +1,7 @@
 """Adapter plumbing: the default vector engine — a memory-mapped code file plus an exact delta.
 
-Chosen over an HNSW graph and a flat int8 scan by bench/vector_options.py (bench/RESULTS.md, "A
+Chosen over an HNSW graph and a flat int8 scan by bench/studies/vector_options.py
+(bench/RESULTS.md, "A
 million chunks"): a fresh process answers from the mapped file without loading the vectors,
 filters (model, sources) and deletions are plain masks, no new dependency, and a build is one
 sequential pass.

@@ -7,7 +7,7 @@ cannot decide the ranking.
 
 from __future__ import annotations
 
-from memlane.bench.agents_split_bench import _per_agent_keyword, _per_agent_zscore
+from memlane.bench.studies.agents_split_bench import _per_agent_keyword, _per_agent_zscore
 from memlane.domain.agents import qualified
 from memlane.domain.chunks import ChunkId
 from memlane.domain.scoring import zscore_merge

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from memlane.bench.foreign import MAX_RESULTS, fused_pool, parse_pair, pick, replay, summary
+from memlane.bench.studies.foreign import MAX_RESULTS, fused_pool, parse_pair, pick, replay, summary
 
 
 def test_a_pair_names_queries_then_memory_and_a_bare_set_is_its_own() -> None:

@@ -6,7 +6,13 @@ import math
 
 import pytest
 
-from memlane.bench.fusion_study import adaptive_z, half_means, half_of, shipped, worst_margin
+from memlane.bench.studies.fusion_study import (
+    adaptive_z,
+    half_means,
+    half_of,
+    shipped,
+    worst_margin,
+)
 
 
 def test_half_of_is_fixed_and_splits_queries_roughly_evenly() -> None:

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from memlane.bench.partial_vectors import StoredChunk, backfill_order, missing, thresholds
+from memlane.bench.studies.partial_vectors import StoredChunk, backfill_order, missing, thresholds
 
 CHUNKS = [
     StoredChunk("a1", "sessions/a.jsonl", 1),

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from memlane.bench.prf_probe import _words
+from memlane.bench.studies.prf_probe import _words
 
 
 def test_words_keep_content_words_and_drop_stop_words_and_short_ones() -> None:

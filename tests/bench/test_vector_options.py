@@ -1,11 +1,11 @@
-"""bench/vector_options.py: the stage sizes, as the store's and scaled to a bigger store's share."""
+"""bench/studies/vector_options.py: the stage sizes, as the store's and scaled to a bigger store's share."""
 
 from __future__ import annotations
 
 import pytest
 
 from memlane.adapters.store import vector_code_index
-from memlane.bench import vector_options
+from memlane.bench.studies import vector_options
 
 
 class TestStageSizes:

@@ -3,7 +3,7 @@
 Through the real CLI (stdin, `--query -`), the real gRPC server and client, the Python API and
 tool payload, and `memlane mcp` over stdio. The caps themselves (model window, keyword terms)
 are asserted in tests/unit/application/test_query_bounds.py; the time is measured in
-bench/query_length_bench.py, not here.
+bench/studies/query_length_bench.py, not here.
 """
 
 from __future__ import annotations
