@@ -1,0 +1,81 @@
+"""Entry points: what one row of the key table is (`Key`), the kinds a value can have and the
+shorthands the tables write rows with (keys.py assembles the table from the block tables).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from operator import attrgetter
+from typing import Final, Literal, TypeAlias
+
+from memlane.domain.config import (
+    MemorySettings,
+)
+
+Kind: TypeAlias = Literal[
+    "bool",  # true / false
+    "number",  # finite number, clamped
+    "integer",  # finite number, floored then clamped
+    "string",
+    "choice",  # one of `choices`
+    "choices",  # a list of `choices`
+    "strings",  # a list of strings
+    "patterns",  # a list of regular expressions that must compile
+    "headers",  # an object of string values
+    "secret",  # a string or {"source": "env", "id": "VAR"}
+    "provider",  # a provider id: memlane's, an OpenAI-compatible one or a models.providers id
+    "opaque",  # tolerated as written, never read
+]
+
+# Integers beyond this lose precision in JSON numbers (JavaScript's Number.MAX_SAFE_INTEGER).
+MAX_SAFE_INT: Final = 2**53 - 1
+_DEFAULTS: Final = MemorySettings()
+_UNSET: Final = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """One configuration key: where it is written, what it accepts and what it means."""
+
+    path: str  # dotted, relative to its block: "query.hybrid.vectorWeight"
+    kind: Kind
+    doc: str
+    field: str | None = None  # attribute path in MemorySettings holding the resolved value
+    low: float | None = None
+    high: float | None = None
+    choices: tuple[str, ...] = ()
+    fixed_default: object = _UNSET  # for keys without a settings field
+    # Accepted for the reference's configs but not implemented: set, it is reported (one
+    # warning, `ignoredKeys` in `status --json`) with this reason.
+    ignored: str = ""
+
+    @property
+    def default(self) -> object:
+        """The built-in value when the key is unset (None: unset means absent)."""
+        if self.fixed_default is not _UNSET:
+            return self.fixed_default
+        if self.field is None:
+            return None
+        return attrgetter(self.field)(_DEFAULTS)
+
+    def clamp(self, value: object) -> object:
+        """Bring a validated number into range (floored first for integers); others unchanged."""
+        if self.kind not in ("number", "integer") or not isinstance(value, int | float):
+            return value
+        low = -math.inf if self.low is None else self.low
+        high = math.inf if self.high is None else self.high
+        if self.kind == "integer":
+            return int(min(high, max(low, math.floor(value))))
+        return float(min(high, max(low, float(value))))
+
+
+# Provider ids of the reference that are OpenAI-compatible servers; memlane drives them with its
+# openai provider at their own base URL (LM Studio's server listens on port 1234 by default).
+COMPATIBLE_PROVIDER_IDS: Final = ("openai-compatible", "lmstudio")
+LMSTUDIO_BASE_URL: Final = "http://127.0.0.1:1234/v1"
+
+INT: Final = "integer"
+NUM: Final = "number"
+BOOL: Final = "bool"
+STR: Final = "string"
