@@ -48,6 +48,13 @@ from typing import Final, TypeAlias
 import json5
 
 from memlane.domain.errors import ConfigError
+from memlane.entrypoints.config.expand import (
+    env_value,
+    env_with_block,
+    expand_user,
+    join_path,
+    substitute,
+)
 
 ConfigTree: TypeAlias = dict[str, object]
 ENV_CONFIG: Final = "MEMLANE_CONFIG"
@@ -72,11 +79,6 @@ def env_overrides(env: Mapping[str, str]) -> dict[str, object]:
 
 MAX_INCLUDE_DEPTH: Final = 10
 INCLUDE_KEY: Final = "$include"
-_VARIABLE: Final = re.compile(r"\$(\$?)\{([A-Z_][A-Z0-9_]*)\}")
-UNRESOLVED: Final = re.compile(r"^\$\{([A-Z_][A-Z0-9_]*)\}$")
-_STRICT: Final = re.compile(
-    r"^(memory|agents\.(defaults|list\[\d+\])\.(memorySearch|workspace))(\.|\[|$)"
-)
 
 Loader = Callable[[Path], dict[str, object]]
 
@@ -256,13 +258,17 @@ def _walk(
 ) -> dict[str, object]:
     result: dict[str, object] = {}
     if INCLUDE_KEY in node:
-        for included in _included(node[INCLUDE_KEY], file, load, chain, _join(path, INCLUDE_KEY)):
+        for included in _included(
+            node[INCLUDE_KEY], file, load, chain, join_path(path, INCLUDE_KEY)
+        ):
             result = deep_merge(result, included)
     for key, value in node.items():
         if key == INCLUDE_KEY:
             continue
         child = (
-            _walk(value, file, load, chain, _join(path, key)) if isinstance(value, dict) else value
+            _walk(value, file, load, chain, join_path(path, key))
+            if isinstance(value, dict)
+            else value
         )
         result = deep_merge(result, {key: child})
     return result
@@ -297,80 +303,6 @@ def deep_merge(base: Mapping[str, object], over: Mapping[str, object]) -> dict[s
         else:
             merged[key] = value
     return merged
-
-
-def env_with_block(tree: Mapping[str, object], env: Mapping[str, str]) -> dict[str, str]:
-    """The process environment plus the config's `env` block (the process wins).
-
-    Raises:
-        ConfigError: `env` or `env.vars` is not an object.
-    """
-    block = tree.get("env")
-    if block is None:
-        return dict(env)
-    if not isinstance(block, dict):
-        raise ConfigError("env", "must be an object of environment variables")
-    given: dict[str, str] = {}
-    variables = block.get("vars")
-    if variables is not None:
-        if not isinstance(variables, dict):
-            raise ConfigError("env.vars", "must be an object of environment variables")
-        given.update({k: v for k, v in variables.items() if isinstance(v, str)})
-    given.update({k: v for k, v in block.items() if k != "vars" and isinstance(v, str)})
-    merged = dict(env)
-    for name, value in given.items():
-        if not env.get(name, "").strip():
-            merged[name] = value
-    return merged
-
-
-def substitute(node: object, env: Mapping[str, str], path: str = "") -> object:
-    """Replace `${VAR}` in every string of `node` (see the module doc).
-
-    Raises:
-        ConfigError: a referenced variable is unset or empty; the key is where it was written.
-    """
-    if isinstance(node, str):
-        return _substitute_string(node, env, path or "<root>", strict=bool(_STRICT.match(path)))
-    if isinstance(node, dict):
-        return {key: substitute(value, env, _join(path, key)) for key, value in node.items()}
-    if isinstance(node, list):
-        return [substitute(item, env, f"{path}[{i}]") for i, item in enumerate(node)]
-    return node
-
-
-def _substitute_string(text: str, env: Mapping[str, str], path: str, *, strict: bool) -> str:
-    def replace(match: re.Match[str]) -> str:
-        escaped, name = match.group(1), match.group(2)
-        if escaped:
-            return match.group(0)[1:]
-        value = env.get(name, "")
-        if not value and not strict:
-            return match.group(0)
-        if not value:
-            raise ConfigError(path, f"environment variable {name} is not set (used as ${{{name}}})")
-        return value
-
-    return _VARIABLE.sub(replace, text)
-
-
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
-def expand_user(value: str, env: Mapping[str, str] | None = None) -> Path:
-    """Expand a leading `~` with `$HOME` from `env` (else the real home directory)."""
-    if value == "~" or value.startswith("~/"):
-        home = env_value(env or {}, "HOME")
-        base = Path(home) if home else Path.home()
-        return base / value[2:] if value != "~" else base
-    return Path(value).expanduser()
-
-
-def env_value(env: Mapping[str, str], name: str) -> str | None:
-    """The variable's value, stripped; None when it is unset or blank."""
-    value = env.get(name, "").strip()
-    return value or None
 
 
 def apply_overrides(tree: Mapping[str, object], overrides: Mapping[str, object]) -> ConfigTree:

@@ -34,9 +34,9 @@ from typing import Final, TypeAlias
 
 from memlane.domain.config import CitationsMode, SecretRef
 from memlane.domain.errors import ConfigError
+from memlane.entrypoints.config.expand import UNRESOLVED
 from memlane.entrypoints.config.keys import MEMORY_KEYS, MEMORY_SEARCH_KEYS, Key, KeyTree, key_tree
 from memlane.entrypoints.config.leaves import check_leaf, object_at, optional_string
-from memlane.entrypoints.config.read import UNRESOLVED
 
 DEFAULT_AGENT_ID: Final = "main"
 AGENT_ID_PATTERN: Final = r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
