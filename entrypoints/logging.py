@@ -122,6 +122,7 @@ def configure_logging(*, json: bool | None = None, level: str = "warning") -> No
         redact_secrets,
         renderer,
     ]
+    _route_standard_logging(getattr(logging, name.upper()))
     structlog.configure(
         processors=processors,
         wrapper_class=structlog.make_filtering_bound_logger(getattr(logging, name.upper())),
@@ -129,6 +130,31 @@ def configure_logging(*, json: bool | None = None, level: str = "warning") -> No
         # Not cached: a reconfiguration (tests, `--verbose` parsed late) reaches every logger.
         cache_logger_on_first_use=False,
     )
+
+
+class _ThroughStructlog(logging.Handler):
+    """Hands records of the standard `logging` module (uvicorn, the MCP SDK, httpx) to structlog,
+    so that they pass the same redaction and renderer as our own events: without it they reach
+    Python's last-resort handler, unredacted and in another format."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            structlog.get_logger().log(
+                record.levelno,
+                record.getMessage(),
+                logger=record.name,
+                exc_info=record.exc_info or False,
+            )
+        except Exception:  # logging must never raise into the caller
+            self.handleError(record)
+
+
+def _route_standard_logging(level: int) -> None:
+    root = logging.getLogger()
+    for handler in [h for h in root.handlers if isinstance(h, _ThroughStructlog)]:
+        root.removeHandler(handler)  # a reconfiguration replaces ours, keeps anyone else's
+    root.addHandler(_ThroughStructlog(level))
+    root.setLevel(level)
 
 
 def _is_tty(stream: object) -> bool:

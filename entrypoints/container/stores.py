@@ -10,6 +10,7 @@ family is used, never by a SQLite search (the CLI's cold start).
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Protocol
@@ -26,6 +27,8 @@ from memlane.application.ports.index_store import IndexStore, StoreCorrupt
 from memlane.application.ports.index_transfer import IndexTransfer
 from memlane.application.ports.sync_lock import SyncLock
 from memlane.domain.agents import UnknownAgent
+from memlane.domain.errors import ConfigError
+from memlane.domain.url_passwords import mask_url_passwords
 from memlane.entrypoints.config.runtime import RuntimeConfig, store_path, store_url_for
 
 if TYPE_CHECKING:
@@ -316,6 +319,22 @@ def family_of(rc: RuntimeConfig) -> StoreFamily:
     return FAMILIES[rc.settings.store.driver]
 
 
+# A target that looks like a URL (`scheme://`) names a server; SQLite takes folders only, so a
+# URL no family claims (mysql://, a typo of postgresql://) is refused rather than read as a path.
+# `sqlite:///abs/dir` stays a folder, as `sqlite:DIR` reads it.
+_URL_TARGET: Final = re.compile(r"^(?!sqlite:)[A-Za-z][A-Za-z0-9+.-]*://", re.IGNORECASE)
+
+
 def family_of_target(target: str) -> StoreFamily:
-    """The family a `store copy --to` target names."""
+    """The family a `store copy --to` target names.
+
+    Raises:
+        ConfigError: `target` is a URL of a store memlane does not support.
+    """
+    if _URL_TARGET.match(target) and not FAMILIES["postgres"].claims(target):
+        raise ConfigError(
+            "--to",
+            f"unsupported store {mask_url_passwords(target)!r}: copy to a PostgreSQL URL "
+            "(postgresql://...) or a SQLite state dir (sqlite:DIR or DIR)",
+        )
     return next(family for family in FAMILIES.values() if family.claims(target))

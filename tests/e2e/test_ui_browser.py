@@ -119,7 +119,10 @@ def _wait_json(url: str, condition: Any, timeout: float = STARTUP_SECONDS) -> di
     deadline = time.monotonic() + timeout
     data: dict[str, Any] = {}
     while time.monotonic() < deadline:
-        data = httpx.get(url, timeout=5).json()
+        try:
+            data = httpx.get(url, timeout=5).json()
+        except httpx.TimeoutException:  # a busy machine (the first sync runs): ask again
+            continue
         if condition(data):
             return data
         time.sleep(0.3)

@@ -97,3 +97,19 @@ def test_a_store_copy_target_password_is_never_printed(home: Path) -> None:
     assert done.returncode == 1 and "app:***@" in done.stderr
     assert PASSWORD not in done.stdout + done.stderr
     assert no_traceback(done)
+
+
+@pytest.mark.parametrize("scheme", ["mysql", "postgresq", "MySQL+pymysql"])
+def test_a_url_target_no_store_supports_is_refused_not_made_a_folder(
+    home: Path, scheme: str
+) -> None:
+    config = _config(home, "none", '{provider: "none"}')
+    assert _run(home, config, "index").returncode == 0
+
+    done = _run(home, config, "store", "copy", "--to", f"{scheme}://app:{PASSWORD}@db.example/mem")
+
+    assert done.returncode == 2, done.stderr
+    assert f"unsupported store '{scheme}://app:***@db.example/mem'" in done.stderr
+    assert PASSWORD not in done.stdout + done.stderr
+    assert no_traceback(done)
+    assert not (home / f"{scheme}:").exists() and not list(home.rglob(f"{scheme}:*"))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import logging
 import sys
 from collections.abc import Iterator
 from datetime import datetime
@@ -202,3 +203,45 @@ class TestTracebacksKeepNoSecrets:
         record = json.loads(capsys.readouterr().err)
         assert record["where"] == "postgresql://app:***@db.internal/prod"
         assert _KEY not in json.dumps(record)
+
+
+class TestStandardLoggingIsRedactedToo:
+    """Uvicorn and the MCP SDK log through the standard `logging` module: their records go
+    through the same processors (redaction, renderer) as ours, at the configured level."""
+
+    def test_a_library_record_is_rendered_and_redacted(
+        self, capsys: pytest.CaptureFixture[str]
+    ) -> None:
+        configure_logging(json=True, level="warning")
+
+        logging.getLogger("uvicorn.error").warning("bad header %s from %s", _KEY, _URL)
+        logging.getLogger("httpx").info("below the level: not written %s", _KEY)
+
+        [line] = stderr_lines(capsys)
+        record = json.loads(line)
+        assert record["level"] == "warning" and record["logger"] == "uvicorn.error"
+        assert record["event"].startswith("bad header ")
+        assert record["event"].endswith(" from postgresql://app:***@db.internal/prod")
+        assert _KEY not in line and "Hunter2-secret-pw" not in line
+
+    def test_a_library_traceback_is_redacted(self, capsys: pytest.CaptureFixture[str]) -> None:
+        configure_logging(json=False, level="info")
+
+        try:
+            _fail_with_secret_locals({"text": _LOCAL_ONLY})
+        except ValueError:
+            logging.getLogger("mcp.server.lowlevel.server").exception("Error handling request")
+
+        written = capsys.readouterr().err
+        assert "Error handling request" in written and "_fail_with_secret_locals" in written
+        assert _KEY not in written and "Hunter2-secret-pw" not in written
+        assert _LOCAL_ONLY not in written
+
+    def test_reconfiguring_keeps_one_route(self) -> None:
+        configure_logging(json=True, level="info")
+        configure_logging(json=True, level="debug")
+
+        routes = [
+            h for h in logging.getLogger().handlers if type(h).__name__ == "_ThroughStructlog"
+        ]
+        assert len(routes) == 1 and routes[0].level == logging.DEBUG
