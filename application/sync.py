@@ -219,15 +219,15 @@ class SyncService:
             self._dirty = True  # this process has not seen the files: the next search tries again
         return skipped_report(trigger, first, self._issues.all())
 
-    def backfill_step(self) -> int:
+    def backfill_step(self, stopping: Callable[[], bool] = lambda: False) -> int:
         """Embed and commit one batch of missing vectors under the sync lock; return how many
         chunks got a vector (0: none missing, no usable provider, or the provider failed, which
-        `status` and the runtime's warning then say)."""
+        `status` and the runtime's warning then say). `stopping`: see `VectorBackfill.step`."""
         with self._lock, self._hold_host():
             first = self._store.first_index()
             if first is not None and first.running_elsewhere:
                 return 0  # its writer backfills once its keyword rows are in
-            return self._vectors.step()
+            return self._vectors.step(stopping)
 
     def fill_vector_gap(self, limit: int, *, wait: float = GAP_WAIT_SECONDS) -> int:
         """Before a search: embed the missing vectors when at most `limit` are missing (what

@@ -35,6 +35,7 @@ def test_a_refused_background_sync_leaves_every_search_warning(home: Home) -> No
             (home.ws / "memory" / f"n{n}.md").unlink()
         assert until(lambda: _refused_in_log(home), timeout=60)  # the watcher's sync refused
 
+        served = None
         for _ in range(2):  # and again: nothing since the refusal makes the index fresh
             before = home.answered()
             served = home.run(*home.base(), "search", "--json", "rollback")
@@ -46,6 +47,7 @@ def test_a_refused_background_sync_leaves_every_search_warning(home: Home) -> No
             warnings = json.loads(served.stdout)["warnings"]
             assert any("sync.maxDeletePercent" in w for w in warnings)
         # Nothing was removed: the notes still answer from the index.
+        assert served is not None
         hits = json.loads(served.stdout)["results"]
         assert len(hits) >= 6
 

@@ -209,6 +209,45 @@ class TestBackfillStep:
         texts = world.embedder.embedded_texts
         assert len(texts) == len(set(texts)) == BACKFILL_BATCH + 5  # nothing embedded twice
 
+    def test_a_stop_asked_mid_step_ends_it_after_the_running_call_with_that_call_committed(
+        self, world: World
+    ) -> None:
+        _notes(world, BACKFILL_BATCH + 5)
+        app = world.application()
+        app.manager().sync(wait_for_vectors=False)
+        syncing: SyncService = app.syncing()
+        assert world.embedder is not None
+        calls = world.embedder.calls
+
+        def stopping() -> bool:  # asked for once the first provider call has been made
+            return any(c.kind == "documents" for c in calls)
+
+        done = syncing.backfill_step(stopping)
+        first = [c for c in calls if c.kind == "documents"]
+        assert len(first) == 1 and 0 < done == len(first[0].texts) < BACKFILL_BATCH
+        assert world.store.vector_progress(_label(world)).done == done  # committed
+        assert syncing.backfill_step() == BACKFILL_BATCH + 5 - done  # the rest, from there
+        texts = world.embedder.embedded_texts
+        assert len(texts) == len(set(texts))  # nothing embedded twice
+
+    def test_calls_are_sized_to_the_providers_pace(self, world: World) -> None:
+        """A slow provider (a local model) gets small calls, so a stop waits for little."""
+        _notes(world, BACKFILL_BATCH)
+        app = world.application()
+        app.manager().sync(wait_for_vectors=False)
+        assert world.embedder is not None
+        embed = world.embedder.embed_documents
+
+        def slow(texts: list[str]) -> list[list[float]]:
+            world.clock.advance(1.0 * len(texts))  # a second per passage
+            return embed(texts)
+
+        world.embedder.embed_documents = slow  # type: ignore[method-assign,assignment]
+        calls = world.embedder.calls
+        assert app.syncing().backfill_step() == BACKFILL_BATCH
+        sizes = [len(c.texts) for c in calls if c.kind == "documents"]
+        assert sizes[0] == 8 and max(sizes[1:]) <= 2  # about two seconds per call after the first
+
     def test_a_failed_step_commits_nothing_and_is_reported(self, world: World) -> None:
         _notes(world, 3)
         app = world.application()
