@@ -94,7 +94,10 @@ class SyncService:
         self._workspace = workspace  # named in the mass-deletion refusal
         # The scope fingerprint's older form: an index that recorded it is not rebuilt.
         self._legacy_scope_hash = legacy_scope_hash
+        # Set by `close_store`: a running backfill stops after its batch (the rest stays missing).
+        self._closing = threading.Event()
         self._vectors = VectorBackfill(
+            closing=self._closing.is_set,
             store=store,
             runtime=runtime,
             issues=issues,
@@ -306,7 +309,10 @@ class SyncService:
             return f"could not sync, searching the index as it is: {self._read_only}"
 
     def close_store(self) -> None:
-        """Wait for a running sync, then release the store."""
+        """Wait for a running sync, then release the store. A vector backfill running in it
+        (an `index` through the daemon, a gRPC `Sync`) ends after its batch: the process is
+        stopping, and what is still missing is embedded by the next one."""
+        self._closing.set()
         with self._lock:
             self._store.close()
 

@@ -68,6 +68,7 @@ class VectorBackfill:
         announce: Callable[[Sequence[events.Event]], object],
         use_cache: bool = True,
         batch: int = BACKFILL_BATCH,
+        closing: Callable[[], bool] = lambda: False,
     ) -> None:
         self._store = store
         self._runtime = runtime
@@ -79,6 +80,7 @@ class VectorBackfill:
         self._use_cache = use_cache
         self._batch = batch
         self._call = min(FIRST_CALL, batch)  # chunks per provider call in a step (see `step`)
+        self._closing = closing  # the process is stopping: no batch after the running one
 
     def progress(self) -> VectorProgress | None:
         """How far the vectors of the active model are; None without a usable provider."""
@@ -98,7 +100,8 @@ class VectorBackfill:
 
     def run(self, *, limit: int | None = None) -> int:
         """Backfill every missing vector, reporting progress; skipped (0) when more than
-        `limit` are missing. Return how many chunks got a vector."""
+        `limit` are missing, ended after a batch once the process closes the store. Return how
+        many chunks got a vector."""
         provider = self._runtime.usable  # a provider cooling down after a failure waits
         if provider is None:
             return 0
@@ -127,6 +130,9 @@ class VectorBackfill:
                 if done > before.missing:  # the store ignores our writes: do not loop forever
                     log.error("vector_backfill_not_stored", done=done, missing=before.missing)
                     break
+                if self._closing():
+                    log.info("vector_backfill_stopped", done=done, missing=before.missing - done)
+                    break
         except EmbeddingError as exc:
             if self._failed(provider.id, exc):
                 return done + self.run(limit=limit)
@@ -146,7 +152,7 @@ class VectorBackfill:
             return 0
         done = 0
         try:
-            while done < self._batch and not stopping():
+            while done < self._batch and not (stopping() or self._closing()):
                 size = min(self._call, self._batch - done)
                 started = self._clock.monotonic()
                 chunks = backfill_batch(
