@@ -44,26 +44,42 @@ def serving_socket(
         return
     state = runtime.state_dir.resolve()
     daemon = Daemon(state, served_by=command)
-    if not daemon.acquire():
+    try:
+        acquired = daemon.acquire()
+    except OSError as exc:  # a read-only state dir, say: the command itself goes on
+        _say(out, f"cannot serve the CLI's requests for {state} ({exc}); this {command} goes on")
+        yield False
+        return
+    if not acquired:
         owner = lock_owner(state)
         who = f"`memlane {owner[1] or 'daemon'}` (pid {owner[0]})" if owner else "another process"
-        out.write(f"memlane: {who} serves the CLI's requests for {state}, not this {command}\n")
-        out.flush()
+        _say(out, f"{who} serves the CLI's requests for {state}, not this {command}")
         yield False
         return
     try:
+        # Adopted before anyone can connect: a request must not open (and watch) it anew.
         manager.track_changes(change_journal)
         daemon.adopt(runtime.agent_id, manager)
-        real = install_streams()
         try:
             daemon.listen()
+        except OSError as exc:  # a socket path over the kernel's limit, say
+            _say(out, f"cannot serve the CLI's requests on {socket_path(state)} ({exc})")
+            daemon.stop()  # the lock goes now: a daemon elsewhere may try
+            yield False
+            return
+        real = install_streams()
+        try:
             threading.Thread(
                 target=daemon.serve_forever, name=f"memlane-{command}-socket", daemon=True
             ).start()
-            out.write(f"memlane: serving the CLI's requests on {socket_path(state)}\n")
-            out.flush()
+            _say(out, f"serving the CLI's requests on {socket_path(state)}")
             yield True
         finally:
             sys.stdout, sys.stderr = real
     finally:
         daemon.stop()  # the lock and the socket go; the manager stays with its owner
+
+
+def _say(out: TextIO, text: str) -> None:
+    out.write(f"memlane: {text}\n")
+    out.flush()

@@ -196,3 +196,22 @@ def test_an_mcp_stdio_server_serves_the_cli_and_its_host(home: Home) -> None:
         mcp.stdout.close()
     assert code == 0, log.read_text()
     assert lock_holder(home.state) is None and not socket_path(home.state).exists()
+
+
+def test_a_watch_that_cannot_serve_says_so_and_watches_on(tmp_path: Path) -> None:
+    deep = tmp_path / ("d" * 100)  # the socket's path is over AF_UNIX's 108 bytes
+    deep.mkdir()
+    home = make_home(deep)
+    home.run(*home.base(), "--workspace", str(home.ws), "index", check=True)
+    watch, log = _start(home, "--workspace", str(home.ws), "watch")
+    try:
+        assert until(lambda: _said(log, "watching; Ctrl-C to stop"), timeout=120)
+        assert "cannot serve the CLI's requests on" in log.read_text()
+        assert lock_holder(home.state) is None  # the lock was let go at once
+        (home.ws / "memory" / "new.md").write_text("The heron fishes at dawn.\n")
+        found = home.run(*home.base(), "search", "--json", "heron", check=True)
+        assert [h["path"] for h in json.loads(found.stdout)["results"]] == ["memory/new.md"]
+        assert watch.poll() is None
+    finally:
+        code, err = _end(watch, log)
+    assert code == 0, err
