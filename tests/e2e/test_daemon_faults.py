@@ -129,12 +129,12 @@ def test_a_daemon_of_another_protocol_number_is_not_used(home: Home) -> None:
         assert f"pid {proc.pid}" in lines[0] and "answering in-process" in lines[0]
         found = json.loads(home.run(*home.base(), "daemon", "status", "--json").stdout)
         assert found["answering"] is False and found["protocol"] == ours + 1
-        assert found["version"] == done_version(home)  # the same memlane: only the number differs
+        assert found["version"] == _cli_version(home)  # the same memlane: only the number differs
         proc.kill()
         proc.wait()
 
 
-def done_version(home: Home) -> str:
+def _cli_version(home: Home) -> str:
     return home.run("--version", check=True).stdout.split()[-1]
 
 
