@@ -196,14 +196,15 @@ class BackgroundSyncer:
                 self.request(SyncTrigger.WATCH)
 
     def stop(self) -> None:
-        """Stop the watcher and the worker; a sync in progress finishes first."""
+        """Stop the watcher and the worker; a sync in progress finishes first, a vector backfill
+        step after its running provider call (VectorBackfill.step)."""
+        self._stopping.set()  # first: the backfill asks between its provider calls
         with self._lock:
             if self._leased and self._lease is not None:
                 self._leased = False
                 self._lease.release()  # first: no reader may trust a watcher that is stopping
         if self._watching and self._watcher is not None:
             self._watcher.stop()
-        self._stopping.set()
         self._wake.set()
         if self._thread is not None:
             self._thread.join(timeout=30)
@@ -268,7 +269,7 @@ class BackgroundSyncer:
         with self._lock:
             asked = self._backfills_asked
         try:
-            done = self._syncing.backfill_step()
+            done = self._syncing.backfill_step(self._stopping.is_set)
         except Exception:
             log.exception("background_backfill_failed")
             done = 0

@@ -94,7 +94,10 @@ class SyncService:
         self._workspace = workspace  # named in the mass-deletion refusal
         # The scope fingerprint's older form: an index that recorded it is not rebuilt.
         self._legacy_scope_hash = legacy_scope_hash
+        # Set by `close_store`: a running backfill stops after its batch (the rest stays missing).
+        self._closing = threading.Event()
         self._vectors = VectorBackfill(
+            closing=self._closing.is_set,
             store=store,
             runtime=runtime,
             issues=issues,
@@ -219,15 +222,15 @@ class SyncService:
             self._dirty = True  # this process has not seen the files: the next search tries again
         return skipped_report(trigger, first, self._issues.all())
 
-    def backfill_step(self) -> int:
+    def backfill_step(self, stopping: Callable[[], bool] = lambda: False) -> int:
         """Embed and commit one batch of missing vectors under the sync lock; return how many
         chunks got a vector (0: none missing, no usable provider, or the provider failed, which
-        `status` and the runtime's warning then say)."""
+        `status` and the runtime's warning then say). `stopping`: see `VectorBackfill.step`."""
         with self._lock, self._hold_host():
             first = self._store.first_index()
             if first is not None and first.running_elsewhere:
                 return 0  # its writer backfills once its keyword rows are in
-            return self._vectors.step()
+            return self._vectors.step(stopping)
 
     def fill_vector_gap(self, limit: int, *, wait: float = GAP_WAIT_SECONDS) -> int:
         """Before a search: embed the missing vectors when at most `limit` are missing (what
@@ -306,7 +309,10 @@ class SyncService:
             return f"could not sync, searching the index as it is: {self._read_only}"
 
     def close_store(self) -> None:
-        """Wait for a running sync, then release the store."""
+        """Wait for a running sync, then release the store. A vector backfill running in it
+        (an `index` through the daemon, a gRPC `Sync`) ends after its batch: the process is
+        stopping, and what is still missing is embedded by the next one."""
+        self._closing.set()
         with self._lock:
             self._store.close()
 

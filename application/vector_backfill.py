@@ -33,10 +33,16 @@ from memlane.domain.index_meta import IndexMeta, vector_label
 
 log = structlog.get_logger()
 
-# Chunks embedded and committed together: what a kill can lose, and how long a sync waits for a
-# running batch (32 long passages take ~16 s with the bundled model on two cores, well under a
-# second with a remote provider).
+# Chunks a background step embeds before a due sync may take the lock (32 long passages take
+# ~16 s with the bundled model on two cores, well under a second with a remote provider).
 BACKFILL_BATCH: Final = 32
+
+# A step sends them to the provider, and commits them, in calls sized to take about this long,
+# and asks between calls whether the process is stopping: a server or daemon told to stop
+# waits for one such call, not for a whole batch of a slow local model (#27). What a call
+# embedded is committed; the rest is still missing, and the next start embeds it.
+STOP_LATENCY_S: Final = 2.0
+FIRST_CALL: Final = 8  # chunks in a step's first call, before the provider's pace is known
 
 # A search embeds missing vectors before answering only up to this many (a few seconds with a
 # remote provider, ~30 s for long passages with the bundled model); beyond, it answers at once
@@ -62,6 +68,7 @@ class VectorBackfill:
         announce: Callable[[Sequence[events.Event]], object],
         use_cache: bool = True,
         batch: int = BACKFILL_BATCH,
+        closing: Callable[[], bool] = lambda: False,
     ) -> None:
         self._store = store
         self._runtime = runtime
@@ -72,6 +79,8 @@ class VectorBackfill:
         self._announce = announce  # appends facts to the event log (the bus's publish)
         self._use_cache = use_cache
         self._batch = batch
+        self._call = min(FIRST_CALL, batch)  # chunks per provider call in a step (see `step`)
+        self._closing = closing  # the process is stopping: no batch after the running one
 
     def progress(self) -> VectorProgress | None:
         """How far the vectors of the active model are; None without a usable provider."""
@@ -91,7 +100,8 @@ class VectorBackfill:
 
     def run(self, *, limit: int | None = None) -> int:
         """Backfill every missing vector, reporting progress; skipped (0) when more than
-        `limit` are missing. Return how many chunks got a vector."""
+        `limit` are missing, ended after a batch once the process closes the store. Return how
+        many chunks got a vector."""
         provider = self._runtime.usable  # a provider cooling down after a failure waits
         if provider is None:
             return 0
@@ -120,6 +130,9 @@ class VectorBackfill:
                 if done > before.missing:  # the store ignores our writes: do not loop forever
                     log.error("vector_backfill_not_stored", done=done, missing=before.missing)
                     break
+                if self._closing():
+                    log.info("vector_backfill_stopped", done=done, missing=before.missing - done)
+                    break
         except EmbeddingError as exc:
             if self._failed(provider.id, exc):
                 return done + self.run(limit=limit)
@@ -129,25 +142,42 @@ class VectorBackfill:
             self._runtime.note_success()  # clears a provider failure kept with the index
         return done
 
-    def step(self) -> int:
-        """Embed and commit one batch; return how many chunks got a vector (0: none missing,
-        no usable provider, or the provider failed, which the issues and the runtime say)."""
+    def step(self, stopping: Callable[[], bool] = lambda: False) -> int:
+        """Embed and commit up to one batch; return how many chunks got a vector (0: none
+        missing, no usable provider, or the provider failed, which the issues and the runtime
+        say). The batch goes in calls of about STOP_LATENCY_S each, committed one by one; once
+        `stopping()` says so, the step ends after the call that runs."""
         provider = self._runtime.usable
         if provider is None:
             return 0
+        done = 0
         try:
-            chunks = backfill_batch(
-                self._store, provider, use_cache=self._use_cache, batch=self._batch
-            )
+            while done < self._batch and not (stopping() or self._closing()):
+                size = min(self._call, self._batch - done)
+                started = self._clock.monotonic()
+                chunks = backfill_batch(
+                    self._store, provider, use_cache=self._use_cache, batch=size
+                )
+                done += len(chunks)
+                if len(chunks) < size:
+                    break  # none left
+                self._call = self._pace(size, self._clock.monotonic() - started)
         except EmbeddingError as exc:
             self._failed(provider.id, exc)
             self._issues.persist()
-            return 0
-        if chunks:
+            return done
+        if done:
             self._runtime.note_success()
         self._issues.clear("index", "(vectors)")
         self._issues.persist()  # writes only when a failure was recorded before
-        return len(chunks)
+        return done
+
+    def _pace(self, size: int, elapsed: float) -> int:
+        """The chunks of the next call: as many as the last call's pace does in
+        STOP_LATENCY_S, between one and a whole batch (a remote provider: the whole batch), at
+        most twice the last (a call answered from the embedding cache is no pace to trust)."""
+        fitting = self._batch if elapsed <= 0 else int(size * STOP_LATENCY_S / elapsed)
+        return max(1, min(self._batch, 2 * size, fitting))
 
     def _failed(self, provider_id: str, exc: EmbeddingError) -> bool:
         """Record a failed batch (issue, cool-down); return whether the runtime fell back to

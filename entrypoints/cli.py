@@ -87,11 +87,13 @@ def cli(
     no_daemon: bool,
 ) -> None:
     """Long-term memory for AI agents: index notes and transcripts, search them."""
-    del no_daemon  # read by the console script before this CLI loads (daemon/client.py)
+    # Read by the console script before this CLI loads (daemon/client.py); here it keeps
+    # `watch` and `serve` from serving the daemon socket.
     if hosting.current() is None:  # a daemon configured its logging once, for every request
         configure_logging(json=log_json or None, level=log_level)
     options = Options(config=config, state_dir=state_dir, agent=agent, workspace=workspace)
     options.log_level, options.log_json = log_level, log_json
+    options.no_daemon = no_daemon
     ctx.obj = options
     ctx.call_on_close(options.close)
 
@@ -358,10 +360,13 @@ def watch(options: Options) -> None:
     vectors = manager.status().vectors
     if vectors is not None and not vectors.complete:
         click.echo(f"{vectors.text()}: embedding the rest in the background", err=True)
-    manager.start(watch=True)
-    click.echo("watching; Ctrl-C to stop", err=True)
-    stop.wait()
-    click.echo("stopping", err=True)
+    from memlane.entrypoints.daemon.sharing import serving_socket
+
+    with serving_socket(manager, "watch", disabled=options.daemon_disabled()):
+        manager.start(watch=True)
+        click.echo("watching; Ctrl-C to stop", err=True)
+        stop.wait()
+        click.echo("stopping", err=True)
 
 
 @cli.command()

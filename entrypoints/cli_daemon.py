@@ -28,15 +28,24 @@ def _state(options: Options) -> tuple[Path, list[str]]:
 
 
 def daemon_json(state: Path) -> dict[str, object]:
-    """`status`'s daemon entry: whether one runs for the state dir and its pid."""
+    """`status`'s daemon entry: whether a process serves the state dir's daemon socket, its
+    pid and its command (`daemon`, or a `watch` / `serve` / `mcp` that serves it)."""
     served = hosting.current()
-    pid = served.source.pid if served is not None else control.lock_holder(state)
-    return {"running": pid is not None, "pid": pid or None}
+    if served is not None:
+        owner: tuple[int, str] | None = (served.source.pid, served.source.served_by)
+    else:
+        owner = control.lock_owner(state)
+    if owner is None:
+        return {"running": False, "pid": None, "servedBy": None}
+    return {"running": True, "pid": owner[0] or None, "servedBy": owner[1] or "daemon"}
 
 
 def daemon_text(entry: object) -> str:
     if not isinstance(entry, dict) or not entry.get("running"):
         return "not running (memlane daemon start)"
+    command = entry.get("servedBy")
+    if command not in (None, "daemon"):
+        return f"served by `memlane {command}` (pid {entry.get('pid')})"
     return f"running (pid {entry.get('pid')})"
 
 
@@ -63,6 +72,11 @@ def daemon_start(options: Options, timeout: float) -> None:
         raise click.ClickException(
             f"the daemon did not come up ({started.text()}); see {log_path(state)}"
         )
+    if not ours and started.served_by not in (None, "daemon"):
+        click.echo(
+            f"`memlane {started.served_by}` (pid {started.pid}) already serves this state dir"
+        )
+        return
     verb = "started" if ours else "already running"
     click.echo(f"memlane daemon {verb} (pid {started.pid})")
 
@@ -76,7 +90,7 @@ def daemon_stop(options: Options, timeout: float) -> None:
     state, _ = _state(options)
     try:
         pid = control.stop(state, timeout=timeout)
-    except TimeoutError as exc:
+    except (TimeoutError, control.NotADaemon) as exc:
         raise click.ClickException(str(exc)) from exc
     click.echo("no daemon runs" if pid is None else f"memlane daemon stopped (pid {pid})")
 
@@ -86,7 +100,8 @@ def daemon_stop(options: Options, timeout: float) -> None:
 @global_options
 @click.pass_obj
 def daemon_status(options: Options, as_json: bool) -> None:
-    """Whether a daemon runs for the state dir, its pid and whether it answers this CLI."""
+    """Whether a daemon (or a `watch` / `serve` / `mcp` serving its socket) runs for the state dir,
+    its pid and whether it answers this CLI."""
     state, _ = _state(options)
     found = control.probe(state)
     if as_json:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any, Final
@@ -36,8 +37,16 @@ class Options:
         # The logging the group configured; an option after the command configures it again.
         self.log_level = "warning"
         self.log_json = False
+        # --no-daemon: the client works in-process; watch / serve / mcp do not serve the socket.
+        self.no_daemon = False
         self._manager: MemoryManager | None = None
         self._runtime: RuntimeConfig | None = None
+
+    def daemon_disabled(self) -> bool:
+        """--no-daemon (before or after the command) or MEMLANE_NO_DAEMON set true."""
+        from memlane.entrypoints.daemon.client import daemon_disabled
+
+        return self.no_daemon or daemon_disabled([], os.environ)
 
     def runtime(self, *, show_ignored: bool = False) -> RuntimeConfig:
         """The resolved configuration; its ignored keys are warned about on stderr once per
@@ -227,8 +236,14 @@ def global_options(command: Callable[..., None]) -> Callable[..., None]:
         )(command)
     # Read by the console script before the CLI loads (daemon/client.py); accepted here too.
     return click.option(
-        "--no-daemon", is_flag=True, expose_value=False, help="Work in-process (no daemon)."
-    )(command)
+        "--no-daemon", is_flag=True, expose_value=False, callback=_set_no_daemon,
+        help="Work in-process (no daemon); watch and serve: do not serve the daemon socket.",
+    )(command)  # fmt: skip
+
+
+def _set_no_daemon(ctx: click.Context, _param: click.Parameter, value: bool) -> None:
+    if value:
+        ctx.ensure_object(Options).no_daemon = True
 
 
 _GLOBAL_FLAGS: tuple[tuple[tuple[str, ...], str], ...] = (

@@ -116,14 +116,17 @@ def serve(
     tls = TlsConfig(cert_file=tls_cert, key_file=tls_key) if tls_cert and tls_key else None
     with listen_errors():
         server, bound = build_server(manager, host=host, port=port, token=token, tls=tls)
-    server.start()
-    manager.start()
-    click.echo(f"memlane gRPC listening on {host}:{bound}", err=True)
+    from memlane.entrypoints.daemon.sharing import serving_socket
+
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
     signal.signal(signal.SIGINT, lambda *_: stop.set())
-    stop.wait()
-    server.stop(grace=5).wait()
+    with serving_socket(manager, "serve", disabled=options.daemon_disabled()):
+        server.start()
+        manager.start()
+        click.echo(f"memlane gRPC listening on {host}:{bound}", err=True)
+        stop.wait()
+        server.stop(grace=5).wait()
 
 
 @click.command()
@@ -160,8 +163,12 @@ def mcp(
             raise click.UsageError("--token is required when listening beyond loopback")
         with listen_errors():
             check_address(host, port)
+    from memlane.entrypoints.daemon.sharing import serving_socket
+
     http = HttpOptions(host, port, token or None, tls_cert, tls_key, tls_client_ca)
-    run_mcp(options.manager(), read_only=read_only, http=http if use_http else None)
+    manager = options.manager()
+    with serving_socket(manager, "mcp", disabled=options.daemon_disabled()):
+        run_mcp(manager, read_only=read_only, http=http if use_http else None)
 
 
 @click.command()

@@ -23,9 +23,9 @@ import sys
 from memlane import __version__
 from memlane.entrypoints.daemon.protocol import (
     ProtocolError,
-    compatible,
     hello,
     lock_file,
+    mismatch,
     receive,
     send,
     socket_file,
@@ -136,10 +136,10 @@ def _ask(state: str, sock_file: str, request: dict[str, object]) -> dict[str, ob
         send(conn, hello(__version__))
         theirs = receive(conn)
         pid = theirs.get("pid", "?")
-        if not compatible(theirs, __version__):
+        differs = mismatch(theirs, __version__)
+        if differs is not None:
             _say(
-                f"the daemon (pid {pid}) runs memlane {theirs.get('memlane')} (protocol "
-                f"{theirs.get('version')}), this is memlane {__version__}: answering in-process; "
+                f"the daemon (pid {pid}) {differs}: answering in-process; "
                 "restart it with `memlane daemon stop` and `memlane daemon start`"
             )
             return None

@@ -17,8 +17,8 @@ from pathlib import Path
 from memlane import __version__
 from memlane.entrypoints.daemon.paths import daemon_dir, lock_path, log_path, socket_path
 from memlane.entrypoints.daemon.protocol import (
-    compatible,
     hello,
+    mismatch,
     receive,
     send,
 )
@@ -35,13 +35,19 @@ class DaemonState:
     answering: bool = False
     version: str | None = None
     answered: int | None = None  # requests it has answered so far
+    served_by: str | None = None  # daemon, or the `watch` / `serve` / `mcp` serving the socket
+    protocol: int | None = None  # the protocol number it speaks
+    refused: str | None = None  # why this CLI does not use it (another protocol or version)
 
     def as_json(self, state: Path) -> dict[str, object]:
         return {
             "running": self.running,
             "pid": self.pid,
+            "servedBy": self.served_by,
             "answering": self.answering,
             "version": self.version,
+            "protocol": self.protocol,
+            "refused": self.refused,
             "answered": self.answered,
             "socket": str(socket_path(state)),
         }
@@ -50,11 +56,24 @@ class DaemonState:
         if not self.running:
             return "not running"
         answer = "answering" if self.answering else "not answering"
-        return f"running (pid {self.pid}, memlane {self.version or '?'}, {answer})"
+        if self.refused:
+            answer += f": it {self.refused}"
+        who = f"memlane {self.served_by}, " if self.served_by not in (None, "daemon") else ""
+        return (
+            f"running (pid {self.pid}, {who}memlane {self.version or '?'}, "
+            f"protocol {self.protocol if self.protocol is not None else '?'}, {answer})"
+        )
 
 
 def lock_holder(state: Path) -> int | None:
     """The pid of the live daemon holding the lock, None when no process holds it."""
+    owner = lock_owner(state)
+    return None if owner is None else owner[0]
+
+
+def lock_owner(state: Path) -> tuple[int, str] | None:
+    """(pid, command) of the live process holding the daemon lock (`daemon`, `watch`,
+    `serve`; pid 0 and "" while it has not written them yet), None when none holds it."""
     try:
         fd = os.open(lock_path(state), os.O_RDONLY | os.O_CLOEXEC)
     except OSError:
@@ -63,8 +82,10 @@ def lock_holder(state: Path) -> int | None:
         try:
             fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         except OSError:
-            text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
-            return int(text) if text.isdigit() else 0  # held; its pid not written yet
+            lines = os.pread(fd, 64, 0).decode("ascii", "replace").split("\n")
+            pid = lines[0].strip()
+            command = lines[1].strip() if len(lines) > 2 else ""  # whole lines only
+            return (int(pid) if pid.isdigit() else 0), command
         fcntl.flock(fd, fcntl.LOCK_UN)
         return None
     finally:
@@ -86,15 +107,20 @@ def probe(state: Path, timeout: float = 2.0) -> DaemonState:
         return DaemonState(running=True, pid=pid or None)
     finally:
         conn.close()
-    answering = compatible(theirs, __version__)
+    refused = mismatch(theirs, __version__)
     version = theirs.get("memlane")
     answered = theirs.get("answered")
+    protocol = theirs.get("version")
+    served_by = theirs.get("served_by", "daemon")  # a daemon before `served_by` was said
     return DaemonState(
         answered=answered if isinstance(answered, int) else None,
         running=True,
         pid=int(theirs.get("pid", pid)),
-        answering=answering,
+        answering=refused is None,
         version=str(version) if version is not None else None,
+        served_by=str(served_by),
+        protocol=protocol if isinstance(protocol, int) else None,
+        refused=refused,
     )
 
 
@@ -140,11 +166,22 @@ def start(state: Path, options: list[str], *, timeout: float) -> tuple[DaemonSta
     return probe(state), False
 
 
+class NotADaemon(Exception):
+    """`daemon stop` found the socket served by a `watch`, `serve` or `mcp` process: not stopped."""
+
+
 def stop(state: Path, *, timeout: float) -> int | None:
-    """SIGTERM the daemon and wait for its lock to drop; the pid stopped, None if none ran."""
-    pid = lock_holder(state)
-    if not pid:
+    """SIGTERM the daemon and wait for its lock to drop; the pid stopped, None if none ran.
+    Raises NotADaemon when a `watch`, `serve` or `mcp` process holds the lock (the user ends it)."""
+    owner = lock_owner(state)
+    if owner is None or not owner[0]:
         return None
+    pid, command = owner
+    if command not in ("", "daemon"):
+        raise NotADaemon(
+            f"no daemon runs: `memlane {command}` (pid {pid}) serves the CLI's requests for "
+            f"{state}; stop that process to stop serving"
+        )
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGTERM)
     deadline = time.monotonic() + timeout

@@ -31,6 +31,7 @@ class ManagerSource(Protocol):
     """Where a hosted request's manager comes from (the daemon)."""
 
     pid: int
+    served_by: str  # the command of the serving process: daemon, watch, serve or mcp
 
     def manager_for(
         self, runtime: RuntimeConfig, values: Mapping[str, str | None], hosted: Hosted
@@ -91,6 +92,12 @@ class ThreadStreams:
 
     def writable(self) -> bool:
         return True
+
+    @property
+    def buffer(self) -> object:
+        """The real stream's bytes (an MCP stdio server wraps sys.stdout.buffer at start);
+        a request's buffer has none, as a StringIO has none."""
+        return self._target().buffer
 
     def fileno(self) -> int:
         return self._target().fileno()  # a buffer raises io.UnsupportedOperation, as it should

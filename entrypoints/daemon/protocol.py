@@ -6,13 +6,15 @@ whole import path goes through here, and it must stay a few milliseconds).
 
 Frames: a 4-byte big-endian length, then that many bytes of UTF-8 JSON (one object). A
 connection opens with one hello each way, `{"protocol": "memlane-daemon", "version": N,
-"memlane": "<package version>"}`; the daemon adds its `pid`. Each side checks the other's
-before anything else is said: a client of another version reads the daemon's hello and goes
-away (the CLI then works in-process). Then the client sends one request, the daemon one reply,
-and the connection closes.
+"memlane": "<package version>"}`; the daemon adds its `pid`, how many requests it `answered`
+and which command serves (`served_by`: daemon, watch, serve, mcp). Each side checks the other's
+before anything else is said (`mismatch`): a client of another protocol number or memlane
+version reads the daemon's hello and goes away (the CLI then works in-process). Then the
+client sends one request, the daemon one reply, and the connection closes.
 
 Files, in `<state dir>/daemon/` (mode 0700): `sock` (the Unix socket, mode 0600), `lock` (the
-daemon holds an exclusive flock on it for its whole life; its pid is written inside) and `log`
+daemon holds an exclusive flock on it for its whole life; its pid and command are written
+inside) and `log`
 (the daemon's stderr).
 """
 
@@ -26,6 +28,11 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 PROTOCOL: Final = "memlane-daemon"
+# What makes a daemon usable by a client: the same protocol number AND the same memlane
+# version. The number changes with the frames, the hello or the request/reply fields; the
+# package version is compared too because the daemon runs its own copy of the CLI's code
+# (another version could answer the same argv differently). Either differing: the client says
+# which, once, on stderr, and works in-process (`mismatch`).
 PROTOCOL_VERSION: Final = 1
 MAX_FRAME: Final = 64 * 1024 * 1024  # a reply holds at most 100 results or one read file
 DEFAULT_STATE_DIR: Final = "~/.memlane"
@@ -61,13 +68,22 @@ def hello(version: str, **extra: object) -> dict[str, Any]:
     return {"protocol": PROTOCOL, "version": PROTOCOL_VERSION, "memlane": version, **extra}
 
 
+def mismatch(peer: dict[str, Any], version: str) -> str | None:
+    """What makes a peer's hello unusable for this side (`version`: our memlane), None when it
+    is usable: another protocol, another protocol number, another memlane version."""
+    if peer.get("protocol") != PROTOCOL:
+        return f"speaks {peer.get('protocol')!r}, not {PROTOCOL!r}"
+    theirs = peer.get("version")
+    if theirs != PROTOCOL_VERSION:
+        return f"speaks daemon protocol {theirs}, this memlane speaks {PROTOCOL_VERSION}"
+    if peer.get("memlane") != version:
+        return f"runs memlane {peer.get('memlane')}, this is memlane {version}"
+    return None
+
+
 def compatible(peer: dict[str, Any], version: str) -> bool:
-    """Whether a peer's hello is this protocol, this protocol version and this memlane."""
-    return (
-        peer.get("protocol") == PROTOCOL
-        and peer.get("version") == PROTOCOL_VERSION
-        and peer.get("memlane") == version
-    )
+    """Whether a peer's hello is this protocol, this protocol number and this memlane."""
+    return mismatch(peer, version) is None
 
 
 def send(sock: socket.socket, message: dict[str, Any]) -> None:

@@ -52,11 +52,18 @@ HOLD_REPLY_ENV = "MEMLANE_DAEMON_TEST_HOLD_REPLY"
 
 
 class Daemon:
-    """The socket, the lock and the managers of one state dir."""
+    """The socket, the lock and the managers of one state dir.
 
-    def __init__(self, state: Path) -> None:
+    `served_by` names the command of the process: "daemon" (`memlane daemon start`, which opens
+    and watches every agent asked for), or "watch" / "serve" / "mcp" when such a process serves the
+    socket with the one manager it already holds (`adopt`; entrypoints/daemon/sharing.py).
+    """
+
+    def __init__(self, state: Path, served_by: str = "daemon") -> None:
         self.state = state
         self.pid = os.getpid()
+        self.served_by = served_by
+        self._adopted: set[str] = set()  # agents whose manager the host process owns
         self._lock_fd: int | None = None
         self._listener: socket.socket | None = None
         self._agents: dict[str, MemoryManager] = {}
@@ -76,7 +83,7 @@ class Daemon:
             os.close(fd)
             return False
         os.ftruncate(fd, 0)
-        os.write(fd, f"{self.pid}\n".encode())
+        os.write(fd, f"{self.pid}\n{self.served_by}\n".encode())
         self._lock_fd = fd
         return True
 
@@ -118,8 +125,9 @@ class Daemon:
         with contextlib.suppress(FileNotFoundError):
             socket_path(self.state).unlink()
         with self._agents_lock:
-            managers, self._agents = list(self._agents.values()), {}
-        for manager in managers:
+            managers = [m for a, m in self._agents.items() if a not in self._adopted]
+            self._agents = {}
+        for manager in managers:  # an adopted one is closed by the process that opened it
             try:
                 manager.close()
             except Exception as exc:  # the others must still close
@@ -129,6 +137,15 @@ class Daemon:
             self._lock_fd = None
 
     # ------------------------------------------------------------------ managers
+
+    def adopt(self, agent_id: str, manager: MemoryManager) -> None:
+        """Serve `manager`, opened and watched by this process (`watch`, `serve`), for its
+        agent, and no other agent: a request for another is answered in-process by the client.
+        The manager must decide its scans by a change journal (`track_changes`) before its
+        first served request, for the same freshness as the daemon's own managers."""
+        with self._agents_lock:
+            self._agents[agent_id] = manager
+            self._adopted.add(agent_id)
 
     def manager_for(
         self, runtime: RuntimeConfig, values: Mapping[str, str | None], hosted: Hosted
@@ -143,6 +160,11 @@ class Daemon:
         state = runtime.state_dir
         if not state.is_absolute() or state.resolve() != self.state.resolve():
             raise NotServed(f"it serves {self.state}, not {state}")
+        if self._adopted and runtime.agent_id not in self._adopted:
+            raise NotServed(
+                f"this `memlane {self.served_by}` serves agent "
+                f"{', '.join(sorted(self._adopted))!r} only, not {runtime.agent_id!r}"
+            )
         manager = open_telling(
             None,  # the daemon's log has the binding line; the client's command did not bind
             cwd=hosted.cwd,
@@ -203,7 +225,15 @@ class Daemon:
                 if not self._same_user(conn):
                     return
                 theirs = receive(conn)
-                send(conn, hello(__version__, pid=self.pid, answered=self._answered))
+                send(
+                    conn,
+                    hello(
+                        __version__,
+                        pid=self.pid,
+                        answered=self._answered,
+                        served_by=self.served_by,
+                    ),
+                )
                 if not compatible(theirs, __version__):
                     return  # the client reads our hello, says so and works in-process
                 try:
@@ -318,7 +348,9 @@ def _parse(argv: list[str]) -> tuple[Path, list[str]]:
     return Path(args.state_dir).expanduser().resolve(), options
 
 
-def _install_streams() -> tuple[TextIO, TextIO]:
+def install_streams() -> tuple[TextIO, TextIO]:
+    """Make sys.stdout / sys.stderr write to a hosted request's buffers (hosting.ThreadStreams);
+    returns the real streams."""
     real_out, real_err = sys.stdout, sys.stderr
     sys.stdout = cast(TextIO, ThreadStreams(real_out, "stdout"))
     sys.stderr = cast(TextIO, ThreadStreams(real_err, "stderr"))
@@ -331,7 +363,7 @@ def main(argv: list[str] | None = None) -> int:
     if not daemon.acquire():
         _note(f"memlane daemon: another daemon serves {state}")
         return EXIT_ALREADY_RUNNING
-    _install_streams()
+    install_streams()
     from memlane.entrypoints.logging import configure_logging
 
     # Log lines of a request go to that client's stderr (the streams above), as in-process.

@@ -53,7 +53,7 @@ def test_status_and_index_through_the_daemon(home: Home) -> None:
         pid = start_daemon(home)
         before = home.answered()
         status = json.loads(home.run(*home.base(), "status", "--json", check=True).stdout)
-        assert status["daemon"] == {"running": True, "pid": pid}
+        assert status["daemon"] == {"running": True, "pid": pid, "servedBy": "daemon"}
         assert status["watcher"]["pid"] == pid  # it watches the workspace
         text = home.run(*home.base(), "status", check=True).stdout
         assert f"Daemon: running (pid {pid})" in text
@@ -62,7 +62,11 @@ def test_status_and_index_through_the_daemon(home: Home) -> None:
         assert index.stdout.startswith("sync: ") and "unchanged" in index.stdout
         assert home.answered() == before + 3
         local = home.run(*home.base(), "--no-daemon", "status", "--json", check=True)
-        assert json.loads(local.stdout)["daemon"] == {"running": True, "pid": pid}
+        assert json.loads(local.stdout)["daemon"] == {
+            "running": True,
+            "pid": pid,
+            "servedBy": "daemon",
+        }
 
 
 def test_no_daemon_flag_and_variable_bypass_it(home: Home) -> None:

@@ -17,7 +17,13 @@ import pytest
 
 from memlane.entrypoints.daemon.control import lock_holder
 from memlane.entrypoints.daemon.paths import daemon_dir, socket_path
-from memlane.entrypoints.daemon.protocol import ProtocolError, hello, receive, send
+from memlane.entrypoints.daemon.protocol import (
+    PROTOCOL_VERSION,
+    ProtocolError,
+    hello,
+    receive,
+    send,
+)
 from memlane.entrypoints.daemon.server import HOLD_REPLY_ENV
 from tests.e2e._daemon_support import Home, make_home, start_daemon, stopped_at_end, until
 
@@ -89,6 +95,47 @@ def test_a_daemon_of_another_version_is_not_used(home: Home) -> None:
         assert "not answering" in shown and "0.0.0-other" in shown
         proc.kill()
         proc.wait()
+
+
+def test_a_daemon_of_another_protocol_number_is_not_used(home: Home) -> None:
+    """The same memlane version, another protocol number (a daemon built from a changed
+    protocol.py): the client refuses it as well, once, naming the numbers."""
+    other = (
+        "import sys\n"
+        "import memlane.entrypoints.daemon.protocol as protocol\n"
+        "protocol.PROTOCOL_VERSION += 1\n"
+        "from memlane.entrypoints.daemon.server import main\n"
+        "sys.exit(main(sys.argv[1:]))\n"
+    )
+    args = ["--state-dir", str(home.state), "--config", str(home.config)]
+    args += ["--workspace", str(home.ws)]
+    with stopped_at_end(home):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", other, *args],
+            env=home.env,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        assert until(lambda: socket_path(home.state).exists(), timeout=120)
+
+        done = home.run(*home.base(), "search", "--json", "rollback")
+        local = home.run(*home.base(), "--no-daemon", "search", "--json", "rollback")
+
+        assert (done.returncode, done.stdout) == (0, local.stdout)
+        lines = done.stderr.splitlines()
+        ours = PROTOCOL_VERSION
+        assert len(lines) == 1, done.stderr
+        assert f"speaks daemon protocol {ours + 1}, this memlane speaks {ours}" in lines[0]
+        assert f"pid {proc.pid}" in lines[0] and "answering in-process" in lines[0]
+        found = json.loads(home.run(*home.base(), "daemon", "status", "--json").stdout)
+        assert found["answering"] is False and found["protocol"] == ours + 1
+        assert found["version"] == _cli_version(home)  # the same memlane: only the number differs
+        proc.kill()
+        proc.wait()
+
+
+def _cli_version(home: Home) -> str:
+    return home.run("--version", check=True).stdout.split()[-1]
 
 
 def test_a_daemon_killed_mid_request_leaves_the_same_answer_and_nothing_lost(

@@ -92,9 +92,9 @@ def test_the_grpc_server(home: Path) -> None:
             assert client.search("tabs").results[0].path == "MEMORY.md"
     finally:
         proc.terminate()
-        # A stopping server lets a vector batch in progress finish (the worker's join waits up
-        # to 30 s, then the gRPC grace): with the bundled model on a loaded machine that alone
-        # can take 30 s. This test is about the progress lines, not the stop's latency.
+        # A stopping server lets the provider call in progress of its vector backfill finish
+        # (about 2 s of work; longer on a loaded machine), then the gRPC grace. This test is
+        # about the progress lines, not the stop's latency (test_stop_during_backfill.py).
         proc.wait(120)
     _check(_progress(stderr.read_text()))
 

@@ -123,3 +123,38 @@ def test_a_background_sync_counts_as_the_scan_of_what_it_saw(world: World) -> No
         assert report is not None and "memory/later.md" in _indexed(world)
     finally:
         manager.close()
+
+
+def test_a_refused_background_sync_is_not_a_scan_that_vouches(world: World) -> None:
+    """The mass-delete guard stopped the watcher's sync: the journal stays unvouched, so the
+    next search scans again (and is refused again, warning), exactly as in-process."""
+    world.watcher = FakeChangeWatcher()
+    world.lease = lease = FakeWatchLease()  # its history tells when a background sync ended
+    world.settings = replace(world.settings, sync=SyncSettings(watch_debounce_ms=0))
+    world.memory.write("MEMORY.md", NOTE)
+    for n in range(4):
+        world.memory.write(f"memory/n{n}.md", NEW)
+    manager = world.manager()
+    manager.sync()
+    journal = FakeChangeJournal()
+    manager.track_changes(lambda roots: journal)
+    manager.start(watch=True)
+    try:
+        assert wait_until(lambda: lease.history[-1:] == [True])  # the start-up sync is over
+        assert manager._upkeep._journal_clean == 0  # that sync's scan vouches for count 0
+        for n in range(4):  # 4 of 5 notes gone: over the 20 % default
+            world.memory.delete(f"memory/n{n}.md")
+        journal.count = 4
+        said = len(lease.history)
+        assert world.watcher is not None
+        world.watcher.trigger(["memory/n0.md"])  # the change (not fresh), then the sync's end
+        assert wait_until(lambda: len(lease.history) >= said + 2)
+        assert manager._upkeep._syncing.refusal is not None
+        assert manager._upkeep._journal_clean == 0  # the refused sync vouched for nothing
+        assert manager.refresh() is None  # scanned, refused again: searched as it is
+        assert manager._upkeep._journal_clean == 0
+        response = manager.search("pager")
+        assert any("sync.maxDeletePercent" in w for w in response.warnings)
+        assert len(_indexed(world)) == 5  # nothing removed
+    finally:
+        manager.close()

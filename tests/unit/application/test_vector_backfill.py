@@ -4,11 +4,13 @@ it is. On fakes only."""
 
 from __future__ import annotations
 
+import threading
+
 from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
 from memlane.application.ports.embedding import EmbeddingUnavailable
 from memlane.application.ports.index_store import IndexedFile, VectorProgress
 from memlane.application.queries import Searcher, waiting_for_vectors
-from memlane.application.reports import IndexingProgress
+from memlane.application.reports import IndexingProgress, SyncReport
 from memlane.application.sync import SyncService
 from memlane.application.vector_backfill import BACKFILL_BATCH, SEARCH_BACKFILL_LIMIT
 from memlane.domain import events
@@ -19,6 +21,7 @@ from memlane.domain.index_meta import KEYWORD_ONLY_MODEL, IndexMeta, vector_labe
 from memlane.domain.search import SearchQuery
 from tests.fakes.embedding import FakeEmbeddingProvider
 from tests.unit.application.conftest import World
+from tests.unit.application.test_scheduler import wait_until
 
 _META = IndexMeta(
     schema_version=1,
@@ -208,6 +211,80 @@ class TestBackfillStep:
         assert syncing.backfill_step() == 0
         texts = world.embedder.embedded_texts
         assert len(texts) == len(set(texts)) == BACKFILL_BATCH + 5  # nothing embedded twice
+
+    def test_a_stop_asked_mid_step_ends_it_after_the_running_call_with_that_call_committed(
+        self, world: World
+    ) -> None:
+        _notes(world, BACKFILL_BATCH + 5)
+        app = world.application()
+        app.manager().sync(wait_for_vectors=False)
+        syncing: SyncService = app.syncing()
+        assert world.embedder is not None
+        calls = world.embedder.calls
+
+        def stopping() -> bool:  # asked for once the first provider call has been made
+            return any(c.kind == "documents" for c in calls)
+
+        done = syncing.backfill_step(stopping)
+        first = [c for c in calls if c.kind == "documents"]
+        assert len(first) == 1 and 0 < done == len(first[0].texts) < BACKFILL_BATCH
+        assert world.store.vector_progress(_label(world)).done == done  # committed
+        assert syncing.backfill_step() == BACKFILL_BATCH + 5 - done  # the rest, from there
+        texts = world.embedder.embedded_texts
+        assert len(texts) == len(set(texts))  # nothing embedded twice
+
+    def test_calls_are_sized_to_the_providers_pace(self, world: World) -> None:
+        """A slow provider (a local model) gets small calls, so a stop waits for little."""
+        _notes(world, BACKFILL_BATCH)
+        app = world.application()
+        app.manager().sync(wait_for_vectors=False)
+        assert world.embedder is not None
+        embed = world.embedder.embed_documents
+
+        def slow(texts: list[str]) -> list[list[float]]:
+            world.clock.advance(1.0 * len(texts))  # a second per passage
+            return embed(texts)
+
+        world.embedder.embed_documents = slow  # type: ignore[method-assign,assignment]
+        calls = world.embedder.calls
+        assert app.syncing().backfill_step() == BACKFILL_BATCH
+        sizes = [len(c.texts) for c in calls if c.kind == "documents"]
+        assert sizes[0] == 8 and max(sizes[1:]) <= 2  # about two seconds per call after the first
+
+    def test_closing_during_a_full_backfill_ends_it_after_the_running_batch(
+        self, world: World
+    ) -> None:
+        """`index` through the daemon (or a gRPC Sync) runs the whole backfill under the sync
+        lock; the process stopping closes the store, which must not wait for every batch."""
+        _notes(world, 2 * BACKFILL_BATCH + 5)
+        app = world.application()
+        manager = app.manager()
+        manager.sync(wait_for_vectors=False)  # keyword rows only
+        syncing: SyncService = app.syncing()
+        assert world.embedder is not None
+        embed = world.embedder.embed_documents
+        entered, release = threading.Event(), threading.Event()
+
+        def gated(texts: list[str]) -> list[list[float]]:
+            entered.set()
+            assert release.wait(60)
+            return embed(texts)
+
+        world.embedder.embed_documents = gated  # type: ignore[method-assign,assignment]
+        reports: list[SyncReport] = []
+        sync = threading.Thread(target=lambda: reports.append(manager.sync()))
+        sync.start()
+        assert entered.wait(10)  # the first batch is with the provider
+        closing = threading.Thread(target=syncing.close_store)
+        closing.start()
+        # Close has asked (and now waits for the sync lock): then the batch may finish.
+        wait_until(lambda: getattr(syncing, "_closing", threading.Event()).is_set(), timeout=10)
+        release.set()
+        sync.join(10)
+        closing.join(10)
+        assert not sync.is_alive() and not closing.is_alive()
+        assert reports and reports[0].vectors_backfilled == BACKFILL_BATCH  # that batch only
+        assert world.store.vector_progress(_label(world)).done == BACKFILL_BATCH  # committed
 
     def test_a_failed_step_commits_nothing_and_is_reported(self, world: World) -> None:
         _notes(world, 3)

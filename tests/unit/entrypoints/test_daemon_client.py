@@ -10,9 +10,11 @@ import pytest
 from memlane.entrypoints.daemon.client import daemon_disabled, served_request
 from memlane.entrypoints.daemon.protocol import (
     MAX_FRAME,
+    PROTOCOL_VERSION,
     ProtocolError,
     compatible,
     hello,
+    mismatch,
     receive,
     send,
 )
@@ -79,6 +81,18 @@ def test_frames_round_trip_and_hellos_must_match() -> None:
         assert not compatible(ours, "1.2.4")
         assert not compatible({**ours, "version": 99}, "1.2.3")
         assert not compatible({**ours, "protocol": "other"}, "1.2.3")
+
+
+def test_the_hello_names_what_differs_protocol_number_or_version() -> None:
+    ours = hello("1.2.3", pid=7)
+    assert mismatch(ours, "1.2.3") is None
+    assert mismatch({**ours, "version": PROTOCOL_VERSION + 1}, "1.2.3") == (
+        f"speaks daemon protocol {PROTOCOL_VERSION + 1}, this memlane speaks {PROTOCOL_VERSION}"
+    )
+    assert mismatch(ours, "1.2.4") == "runs memlane 1.2.3, this is memlane 1.2.4"
+    assert mismatch({**ours, "protocol": "x"}, "1.2.3") == "speaks 'x', not 'memlane-daemon'"
+    # both differ: the protocol number is named (it decides whether anything else can be read)
+    assert "protocol" in str(mismatch({**ours, "version": 0}, "9.9.9"))
 
 
 @pytest.mark.parametrize(
