@@ -74,8 +74,6 @@ from memlane.domain.search import (
 )
 from memlane.domain.snippets import citation_for, make_snippet
 from memlane.domain.sources import Source
-from memlane.domain.time_boost import apply_time_boost
-from memlane.domain.time_words import read_time_words
 
 log = structlog.get_logger()
 
@@ -194,6 +192,11 @@ class Searcher:
         intent = None  # time words: read only when they can matter (boost on, or --explain)
         boosts = self._settings.query
         if query.explain or boosts.time_boost > 0 or boosts.time_order_boost > 0:
+            # Imported here: the parser's tables compile ~20-50 ms of patterns, which a search
+            # with the boosts off (the default) never needs.
+            from memlane.domain.time_boost import apply_time_boost
+            from memlane.domain.time_words import read_time_words
+
             intent = read_time_words(text, now if query.as_of is None else query.as_of)
             kept = apply_time_boost(
                 kept,

@@ -195,6 +195,13 @@ class BackgroundSyncer:
             if self._leased and self._syncing.has_index():
                 self.request(SyncTrigger.WATCH)
 
+    def answer_readers(self, fresh: Callable[[], bool]) -> None:
+        """While this process holds the lease, answer other processes' `confirm` with
+        `fresh()` (application/ports/watch_lease.py)."""
+        with self._lock:
+            if self._leased and self._lease is not None:
+                self._lease.answer(fresh)
+
     def stop(self) -> None:
         """Stop the watcher and the worker; a sync in progress finishes first, a vector backfill
         step after its running provider call (VectorBackfill.step)."""

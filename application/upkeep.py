@@ -39,6 +39,10 @@ class IndexWatcher:
         holder = None if self._lease is None else self._lease.holder()
         return holder if holder is not None and holder.scope == self._scope else None
 
+    def confirm(self) -> bool:
+        """The holder's answer, asked now: every change that finished before is indexed."""
+        return self._lease is not None and self._lease.confirm()
+
 
 class IndexUpkeep:
     """Sync now, sync before a read, and the background syncer's life."""
@@ -51,8 +55,10 @@ class IndexUpkeep:
         background: BackgroundSyncer,
         watcher: IndexWatcher,
         sources: Mapping[Source, FileSource],
+        journal: Callable[[list[str]], ChangeJournal] | None = None,
     ) -> None:
         self._settings = settings
+        self._make_journal = journal  # for a process that watches (`start`)
         self._syncing = syncing
         self._background = background
         self._watcher = watcher
@@ -148,9 +154,16 @@ class IndexUpkeep:
 
     def _watched_and_fresh(self) -> bool:
         """Whether a live watcher of this very index says every change it saw is indexed
-        (the scan before a search is then skipped: a second per 50,000 notes here)."""
+        (the scan before a search is then skipped: a second per 50,000 notes here).
+
+        Its last word (`fresh` in the lease) can predate a change that just finished (its
+        watcher reports changes late), so it is asked now, and answers from its change
+        journal after the question arrived (`_fresh_by_journal` in that process)."""
         holder = self._watcher.holder()
         if holder is None or not holder.fresh or not self._syncing.has_index():
+            return False
+        if not self._watcher.confirm():
+            log.debug("sync_not_skipped", reason="the watcher did not confirm", watcher=holder.pid)
             return False
         log.debug("sync_skipped", reason="a watcher keeps the index fresh", watcher=holder.pid)
         return True
@@ -162,8 +175,26 @@ class IndexUpkeep:
         self._background.request(trigger)
 
     def start(self, *, watch: bool | None) -> None:
-        if self._settings.enabled:
-            self._background.start(watch=watch)
+        if not self._settings.enabled:
+            return
+        watching = self._settings.sync.watch if watch is None else watch
+        if watching and self._make_journal is not None and self._journal is None:
+            # A watching process decides its own scans by the journal, and answers from it
+            # the other processes that would skip theirs on its lease.
+            self.track_changes(self._make_journal)
+        self._background.start(watch=watch)
+        self._background.answer_readers(self._fresh_by_journal)
+
+    def _fresh_by_journal(self) -> bool:
+        """Whether every change that finished before this call is indexed: the journal has
+        counted no change since a completed scan began (False without a journal)."""
+        journal = self._journal
+        if journal is None:
+            return False
+        seen = journal.seen()
+        with self._journal_lock:
+            clean = self._journal_clean
+        return seen is not None and seen == clean and self._syncing.has_index()
 
     def close(self) -> None:
         """Stop the background work (it reads the journal), close the journal, release the

@@ -160,6 +160,9 @@ def _pct(samples: list[float]) -> dict[str, float]:
 
 
 def main() -> None:
+    # Every child inherits this environment: without .pyc files (PYTHONDONTWRITEBYTECODE, set in
+    # some agent shells) each fresh process would compile memlane's modules from source.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--store", type=Path, required=True)
     parser.add_argument("--work", type=Path, required=True)

@@ -178,7 +178,13 @@ def main() -> None:
     args = parser.parse_args()
     work = args.work.resolve()
     work.mkdir(parents=True, exist_ok=True)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLANE_")}
+    # PYTHONDONTWRITEBYTECODE (set in some agent shells) would make every fresh process compile
+    # memlane's ~160 modules from source (~0.3 s of CPU): an installed package has its .pyc.
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("MEMLANE_") and k != "PYTHONDONTWRITEBYTECODE"
+    }
     query = _prepare_demo(work, env) if args.demo else _prepare_store(args.store.resolve(), work)
     search = ["search", "--json", query]
     _run(_cli(work, "daemon", "stop"), env)

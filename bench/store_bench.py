@@ -385,6 +385,8 @@ def _plot(results: list[dict[str, Any]], path: Path) -> bool:
         ("numpy", "vector_top10", "vector top-10 (exact matrix)", "C2"),
         ("codes", "keyword_top10", "keyword top-10 (FTS5)", "C3"),
     ):
+        if not all(engine in r["engines"] for r in results):
+            continue  # an engine not timed in this run (--engines)
         for pct, style in (("p50_ms", "-"), ("p95_ms", ":")):
             values = [r["engines"][engine][key][pct] for r in results]
             name = f"{label} {pct[:3]}"

@@ -119,47 +119,57 @@ def _timed(fn: Callable[[int], int], n: int) -> dict[str, float]:
 def run(size: int, queries: int) -> dict[str, Any]:
     from memlane.adapters.store.database import SqliteDatabase
     from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
-    from memlane.domain.search import TimeWindow
-    from memlane.domain.sources import ALL_SOURCES
 
     with tempfile.TemporaryDirectory(prefix="time-filter-") as tmp:
         where = Path(tmp)
         vectors, keywords, build = _build(size, queries, where)
         store = SqliteIndexStore(SqliteDatabase.open(where / "index.db", load_vector=False))
-        result: dict[str, Any] = {"chunks": size, "build_s": round(build, 1), "windows": {}}
-        for name, days in WINDOWS.items():
-            window = (
-                None
-                if days is None
-                else TimeWindow(since=NEWEST - (days - 1) * DAY, until=NEWEST + DAY - 1)
+        try:
+            return measure(store, size, vectors, keywords, queries, build)
+        finally:
+            store.close()
+
+
+def measure(
+    store: Any,
+    size: int,
+    vectors: list[list[float]],
+    keywords: list[str],
+    queries: int,
+    build: float,
+) -> dict[str, Any]:
+    """Each leg of `store` (an IndexStore holding the corpus `_build` describes) at POOL
+    candidates, without a window and with each of WINDOWS ending at the newest day."""
+    from memlane.domain.search import TimeWindow
+    from memlane.domain.sources import ALL_SOURCES
+
+    result: dict[str, Any] = {"chunks": size, "build_s": round(build, 1), "windows": {}}
+    for name, days in WINDOWS.items():
+        window = (
+            None
+            if days is None
+            else TimeWindow(since=NEWEST - (days - 1) * DAY, until=NEWEST + DAY - 1)
+        )
+
+        def keyword(i: int, window: TimeWindow | None = window) -> int:
+            hits = store.search_keyword(
+                keywords[i % len(keywords)], sources=ALL_SOURCES, limit=POOL, window=window
             )
+            return len(hits)
 
-            def keyword(i: int, window: TimeWindow | None = window) -> int:
-                hits = store.search_keyword(
-                    keywords[i % len(keywords)], sources=ALL_SOURCES, limit=POOL, window=window
-                )
-                return len(hits)
-
-            def vector(i: int, window: TimeWindow | None = window) -> int:
-                hits = store.search_vector(
-                    vectors[i % len(vectors)],
-                    model="m",
-                    sources=ALL_SOURCES,
-                    limit=POOL,
-                    window=window,
-                )
-                return len(hits)
-
-            vector(0)  # warm
-            in_window = (
-                size if days is None else min(size, size * days // SPAN_DAYS + CHUNKS_PER_FILE)
+        def vector(i: int, window: TimeWindow | None = window) -> int:
+            hits = store.search_vector(
+                vectors[i % len(vectors)], model="m", sources=ALL_SOURCES, limit=POOL, window=window
             )
-            result["windows"][name] = {
-                "chunks_in_window_about": in_window,
-                "keyword": _timed(keyword, queries),
-                "vector": _timed(vector, queries),
-            }
-        store.close()
+            return len(hits)
+
+        vector(0)  # warm
+        in_window = size if days is None else min(size, size * days // SPAN_DAYS + CHUNKS_PER_FILE)
+        result["windows"][name] = {
+            "chunks_in_window_about": in_window,
+            "keyword": _timed(keyword, queries),
+            "vector": _timed(vector, queries),
+        }
     return result
 
 

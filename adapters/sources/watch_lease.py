@@ -4,6 +4,13 @@ The holder keeps an exclusive `flock` on `<path>` for as long as it watches; the
 it when the process ends, however it ends. What the holder says is in `<path>.state`, a small
 JSON file replaced atomically (write, then rename). A reader that can take a shared lock on
 `<path>` knows no live process holds the lease and ignores whatever state file is left.
+
+The state file's word can be late: the holder learns of a change when its watcher reports it,
+after the writer's system call returned. So a reader that would skip its scan asks first, on the
+Unix socket `<path>.sock` (0600) the holder answers on: the holder answers after the question
+arrived, from its change journal, which counts every change whose system call returned before
+it is read (application/ports/change_journal.py). No answer (no socket, a holder that does not
+answer, a timeout) means "scan".
 """
 
 from __future__ import annotations
@@ -12,7 +19,10 @@ import contextlib
 import fcntl
 import json
 import os
+import socket
+import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +36,10 @@ log = structlog.get_logger()
 # tells the two apart at a watcher's start.
 _LOCK_TRIES = 25
 _LOCK_PAUSE_S = 0.01
+# A holder answers in microseconds (a non-blocking read of its journal); past this the reader
+# scans rather than wait on a wedged holder.
+_ANSWER_TIMEOUT_S = 1.0
+_FRESH, _NOT_FRESH, _QUESTION = b"1", b"0", b"?"
 
 
 class FileWatchLease:
@@ -34,8 +48,10 @@ class FileWatchLease:
     def __init__(self, path: str) -> None:
         self._path = Path(path)
         self._state_path = Path(f"{path}.state")
+        self._socket_path = Path(f"{path}.sock")
         self._fd: int | None = None
         self._scope = ""
+        self._listener: socket.socket | None = None
 
     def acquire(self, scope: str) -> bool:
         self._scope = scope
@@ -58,9 +74,51 @@ class FileWatchLease:
         if self._fd is not None:
             self._write(fresh=fresh)
 
+    def answer(self, fresh: Callable[[], bool]) -> None:
+        """While held, answer each reader's `confirm` with `fresh()`, called after it asked."""
+        if self._fd is None or self._listener is not None:
+            return
+        with contextlib.suppress(FileNotFoundError):  # a killed holder's: we hold the lock
+            self._socket_path.unlink()
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        old = os.umask(0o177)  # born 0600
+        try:
+            listener.bind(str(self._socket_path))
+            listener.listen(16)
+        except OSError as exc:  # e.g. a path longer than AF_UNIX allows: readers scan
+            listener.close()
+            log.warning("watch_lease_not_answering", path=str(self._socket_path), error=str(exc))
+            return
+        finally:
+            os.umask(old)
+        self._listener = listener
+        threading.Thread(
+            target=_answer_loop, args=(listener, fresh), name="memlane-lease", daemon=True
+        ).start()
+
+    def confirm(self) -> bool:
+        """Ask the live holder whether every change that finished before this call is indexed."""
+        conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            conn.settimeout(_ANSWER_TIMEOUT_S)
+            conn.connect(str(self._socket_path))
+            conn.sendall(_QUESTION)
+            return conn.recv(1) == _FRESH
+        except OSError:
+            return False  # no socket, a dead or wedged holder: the caller scans
+        finally:
+            conn.close()
+
     def release(self) -> None:
         if self._fd is None:
             return
+        listener, self._listener = self._listener, None
+        if listener is not None:  # first: no reader may get an answer from a releasing holder
+            with contextlib.suppress(OSError):
+                listener.shutdown(socket.SHUT_RDWR)
+            listener.close()
+            with contextlib.suppress(OSError):
+                self._socket_path.unlink()
         fd, self._fd = self._fd, None
         with contextlib.suppress(OSError):  # a reader ignores a state nobody holds the lock for
             self._state_path.unlink()
@@ -100,6 +158,28 @@ class FileWatchLease:
             )
         except (OSError, ValueError, KeyError, TypeError):
             return None  # not written yet, or unreadable: as if there were no lease
+
+
+def _answer_loop(listener: socket.socket, fresh: Callable[[], bool]) -> None:
+    """Answer questions one at a time until the listener is closed (`release`)."""
+    while True:
+        try:
+            conn, _ = listener.accept()
+        except OSError:
+            return  # closed
+        with conn:
+            try:
+                conn.settimeout(_ANSWER_TIMEOUT_S)
+                if conn.recv(1) != _QUESTION:
+                    continue
+                try:
+                    said = fresh()
+                except Exception as exc:  # an answer of "scan" is always safe
+                    log.warning("watch_lease_answer_failed", error=str(exc))
+                    said = False
+                conn.sendall(_FRESH if said else _NOT_FRESH)
+            except OSError:
+                continue  # the reader went away
 
 
 def _lock_exclusive(fd: int) -> bool:

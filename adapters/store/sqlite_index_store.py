@@ -25,6 +25,7 @@ from sqlalchemy import Connection
 
 from memlane.adapters.store import embedding_cache, first_index, meta_table, rows, sync_state
 from memlane.adapters.store import vector_progress as progress_counts
+from memlane.adapters.store.background_sample import sample_blobs
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.keyword_search import KeywordSearch
 from memlane.adapters.store.rebuild import SqliteIndexRebuild
@@ -277,14 +278,7 @@ class SqliteIndexStore:
         if limit <= 0 or not vector:
             return []
         with self._db.read() as conn:
-            blobs = [
-                bytes(b)
-                for (b,) in conn.exec_driver_sql(
-                    "SELECT embedding FROM chunks WHERE model = ? AND embedding IS NOT NULL "
-                    "ORDER BY id LIMIT ?",
-                    (model, limit),
-                )
-            ]
+            blobs = sample_blobs(conn, model, limit)
         return sample_cosines(vector, [from_blob(b) for b in blobs])
 
     def search_keyword(

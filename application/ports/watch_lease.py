@@ -9,6 +9,7 @@ holder holds nothing, so a stale "fresh" is never read.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -39,4 +40,18 @@ class WatchLease(Protocol):
 
     def holder(self) -> LeaseHolder | None:
         """The live holder's last word, None when no live process holds the lease."""
+        ...
+
+    def answer(self, fresh: Callable[[], bool]) -> None:
+        """While held, answer each reader's `confirm` with `fresh()` (a no-op when not held).
+
+        `fresh()` is called after the question arrived and must say whether every change that
+        finished before it was called is indexed (a change journal can: its count covers every
+        change whose system call returned before it is read)."""
+        ...
+
+    def confirm(self) -> bool:
+        """Ask the live holder whether every change that finished before this call is indexed;
+        False when it says no or does not answer. The holder's last word (`holder().fresh`) may
+        predate a change that just finished: a scan is skipped only on this answer."""
         ...

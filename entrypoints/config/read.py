@@ -45,8 +45,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TypeAlias
 
-import json5
-
 from memlane.domain.errors import ConfigError
 from memlane.entrypoints.config.expand import (
     env_value,
@@ -55,6 +53,7 @@ from memlane.entrypoints.config.expand import (
     join_path,
     substitute,
 )
+from memlane.entrypoints.config.parsed_texts import parse_json5
 
 ConfigTree: TypeAlias = dict[str, object]
 ENV_CONFIG: Final = "MEMLANE_CONFIG"
@@ -225,7 +224,7 @@ def parse_config(text: str, file: Path) -> ConfigTree:
     if brackets > MAX_CONFIG_DEPTH and _depth(text) > MAX_CONFIG_DEPTH:
         raise ConfigFileError(file, f"nested deeper than {MAX_CONFIG_DEPTH} levels")
     try:
-        tree = json5.loads(text, allow_duplicate_keys=False)
+        tree = parse_json5(text)
     except RecursionError as exc:  # the depth scan above should make this unreachable
         raise ConfigFileError(file, "nested too deeply") from exc
     except ValueError as exc:

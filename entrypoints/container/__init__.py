@@ -9,8 +9,6 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from dependency_injector import containers, providers
-
 from memlane.adapters.clock import SystemClock
 from memlane.adapters.sources.filesystem import FilesystemMemorySource
 from memlane.adapters.sources.jsonl_sessions import JsonlSessionSource
@@ -31,10 +29,11 @@ from memlane.domain.sources import Source
 from memlane.entrypoints.config.runtime import RuntimeConfig, progress_every_seconds
 from memlane.entrypoints.container.agents import StoreAgentIndexes
 from memlane.entrypoints.container.application import Application
+from memlane.entrypoints.container.di import containers, providers
 from memlane.entrypoints.container.embedding import HTTP_PROVIDERS as HTTP_PROVIDERS
 from memlane.entrypoints.container.embedding import _meta_reader, make_runtime, provider_factories
 from memlane.entrypoints.container.embedding import http_provider_class as http_provider_class
-from memlane.entrypoints.container.lease import lease_scope, watch_lease_for
+from memlane.entrypoints.container.lease import change_journal, lease_scope, watch_lease_for
 from memlane.entrypoints.container.stores import family_of, family_of_target
 
 if TYPE_CHECKING:
@@ -233,9 +232,7 @@ class Container(containers.DeclarativeContainer):
     embedder_factories = providers.Singleton(
         provider_factories, settings, env, providers.Callable(_meta_reader, index_store.provider)
     )
-    embedding_runtime = providers.Singleton(
-        make_runtime, settings, embedder_factories, clock, env
-    )
+    embedding_runtime = providers.Singleton(make_runtime, settings, embedder_factories, clock, env)
     sources = providers.Callable(_available_sources, memory_source, session_source)
     application = providers.Container(
         Application,
@@ -256,6 +253,7 @@ class Container(containers.DeclarativeContainer):
         clock=clock,
         watcher=watcher,
         lease=providers.Singleton(watch_lease_for, runtime_config),
+        journal=providers.Object(change_journal),
         lease_scope=providers.Callable(
             lease_scope,
             runtime_config,

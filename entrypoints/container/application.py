@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from dependency_injector import containers, providers
-
 from memlane.application.agent_directory import AgentDirectory
 from memlane.application.change_detection import ChangeDetector
 from memlane.application.embedding_runtime import EmbeddingRuntime
@@ -16,6 +14,7 @@ from memlane.application.issues import IssueBoard
 from memlane.application.memory import MemoryManager
 from memlane.application.messagebus import MessageBus
 from memlane.application.ports.agent_indexes import AgentIndexes
+from memlane.application.ports.change_journal import ChangeJournal
 from memlane.application.ports.file_source import ChangeWatcher, FileSource
 from memlane.application.ports.sync_lock import SyncLock
 from memlane.application.ports.watch_lease import WatchLease
@@ -33,6 +32,7 @@ from memlane.application.upkeep import IndexUpkeep, IndexWatcher
 from memlane.application.wanted_meta import WantedMeta
 from memlane.domain.config import MemorySettings
 from memlane.domain.sources import Source
+from memlane.entrypoints.container.di import containers, providers
 
 
 def _active_sources(
@@ -83,6 +83,10 @@ class Application(containers.DeclarativeContainer):
     # Watchers tell other processes the index is fresh (None: no lease, a searcher scans).
     lease: providers.Provider[WatchLease | None] = providers.Object(None)
     lease_scope: providers.Provider[str] = providers.Object("")
+    # A watching process's change journal over the sources' roots (None: it trusts its scans).
+    journal: providers.Provider[Callable[[list[str]], ChangeJournal] | None] = providers.Object(
+        None
+    )
     redact: providers.Provider[Callable[[str], str] | None] = providers.Object(None)
     recovery_stats: providers.Provider[Callable[[], RecoveryStats] | None] = providers.Object(None)
     host_lock: providers.Provider[SyncLock | None] = providers.Object(None)  # shared stores only
@@ -203,6 +207,7 @@ class Application(containers.DeclarativeContainer):
         background=background,
         watcher=index_watcher,
         sources=sources,
+        journal=journal,
     )
     searching = providers.Singleton(
         Searching,

@@ -109,3 +109,62 @@ def test_a_reader_checking_at_the_watchers_start_does_not_cost_it_the_lease(
         assert holder is not None and holder.scope == "scope-a"
     finally:
         watcher.release()
+
+
+ANSWERER = """
+import sys, time
+from pathlib import Path
+from memlane.adapters.sources.watch_lease import FileWatchLease
+lease = FileWatchLease(sys.argv[1])
+lease.acquire("scope-a")
+lease.set_fresh(True)
+word = Path(sys.argv[2])
+lease.answer(lambda: word.read_text() == "fresh")  # read when asked, not before
+print("answering", flush=True)
+time.sleep(120)
+"""
+
+
+def test_the_holder_answers_when_asked_and_nobody_answers_for_a_dead_one(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "watch.lease"
+    word = tmp_path / "word"
+    word.write_text("fresh")
+    child = subprocess.Popen(
+        [sys.executable, "-c", ANSWERER, str(path), str(word)], stdout=subprocess.PIPE, text=True
+    )
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "answering"
+    reader = FileWatchLease(str(path))
+    try:
+        assert Path(f"{path}.sock").stat().st_mode & 0o777 == 0o600
+        assert reader.confirm() is True
+        word.write_text("stale")  # the holder's journal counted a change
+        assert reader.confirm() is False
+        word.write_text("fresh")
+        assert reader.confirm() is True
+    finally:
+        _end(child)
+    assert reader.confirm() is False  # killed: its socket is left, nobody listens
+    successor = FileWatchLease(str(path))
+    assert successor.acquire("scope-b") is True
+    try:
+        successor.answer(lambda: True)  # replaces the dead holder's socket
+        assert reader.confirm() is True
+    finally:
+        successor.release()
+    assert reader.confirm() is False
+    assert not Path(f"{path}.sock").exists()
+
+
+def test_a_holder_that_does_not_answer_is_not_trusted(tmp_path: Path) -> None:
+    path = tmp_path / "watch.lease"
+    child = _hold(path, "fresh")  # says fresh, never answers (an older memlane)
+    try:
+        reader = FileWatchLease(str(path))
+        holder = reader.holder()
+        assert holder is not None and holder.fresh is True
+        assert reader.confirm() is False
+    finally:
+        _end(child)

@@ -12,6 +12,7 @@ from memlane.application.memory import MemoryManager
 from memlane.application.ports.embedding import EmbeddingProvider
 from memlane.domain.config import MemorySettings, QuerySettings
 from memlane.entrypoints.container.application import Application
+from tests.fakes.change_journal import FakeChangeJournal
 from tests.fakes.clock import FakeClock
 from tests.fakes.embedding import FakeEmbeddingProvider
 from tests.fakes.event_log import FakeEventLog
@@ -35,6 +36,7 @@ class World:
     fallback: EmbeddingProvider | None = None
     watcher: FakeChangeWatcher | None = None
     lease: FakeWatchLease | None = None
+    journal: FakeChangeJournal | None = None  # what a watching manager's journal factory gives
     settings: MemorySettings = field(
         default_factory=lambda: MemorySettings(query=QuerySettings(min_score=0.0))
     )
@@ -70,7 +72,13 @@ class World:
             watcher=self.watcher,
             lease=self.lease,
             lease_scope=LEASE_SCOPE,
+            journal=None if self.journal is None else self._journal,
         )
+
+    def _journal(self, roots: list[str]) -> FakeChangeJournal:
+        assert self.journal is not None
+        self.journal.roots = roots
+        return self.journal
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from dataclasses import replace
 import pytest
 
 from memlane.domain.config import SyncSettings
+from tests.fakes.change_journal import FakeChangeJournal
 from tests.fakes.file_source import FakeChangeWatcher
 from tests.fakes.watch_lease import FakeWatchLease
 from tests.unit.application.conftest import LEASE_SCOPE, World
@@ -64,6 +65,50 @@ class TestSearchSkipsTheScanOnlyOnAFreshWatchersWord:
         assert "memory/new.md" in _indexed(leased)
         watcher = manager.status().watcher
         assert (watcher is not None) == (pid is not None and scope == LEASE_SCOPE)
+
+
+class TestTheWordIsConfirmedBeforeTheScanIsSkipped:
+    def test_a_fresh_word_the_holder_does_not_confirm_means_a_scan(self, leased: World) -> None:
+        """The lease said fresh before the watcher heard of the change just made: asked now,
+        the holder says no (or does not answer), and the search scans."""
+        assert leased.lease is not None
+        lease = leased.lease
+        lease.holder_pid, lease.scope, lease.fresh, lease.answers = 4242, LEASE_SCOPE, True, False
+
+        report = leased.manager().refresh()
+
+        assert lease.asked == 1
+        assert report is not None and "memory/new.md" in _indexed(leased)
+
+    def test_a_watching_process_answers_from_its_change_journal(self, world: World) -> None:
+        world.watcher = FakeChangeWatcher()
+        world.lease = FakeWatchLease()
+        world.journal = FakeChangeJournal()
+        world.settings = replace(world.settings, sync=SyncSettings(watch_debounce_ms=0))
+        world.memory.write("MEMORY.md", NOTE)
+        world.manager().sync()
+        lease, journal = world.lease, world.journal
+        manager = world.manager()
+
+        manager.start(watch=True)
+        try:
+            assert journal.roots  # the watching process journals the sources' roots
+            assert lease.holder_pid == 1 and lease.answerer is not None
+            assert wait_until(lambda: lease.fresh)  # the start sync, a scan after the journal
+            assert lease.confirm() is True
+
+            world.memory.write("memory/new.md", NEW)
+            journal.count = 1  # the kernel queued the write: asked now, the holder says no
+            assert lease.fresh is True  # its watcher has not reported it yet
+            assert lease.confirm() is False
+
+            assert manager.refresh() is not None  # this process scans (journal count moved)
+            assert lease.confirm() is True
+            journal.count = None  # the journal cannot vouch: never fresh
+            assert lease.confirm() is False
+        finally:
+            manager.close()
+        assert lease.confirm() is False  # released: nobody answers
 
 
 class TestTheWatcherHoldsTheLease:
