@@ -37,11 +37,12 @@ _WORD_OR_POSSESSIVE: Final = re.compile(f"({_WORD.pattern})(?:['’]s\\b)?")
 
 def candidate_words(query: str) -> list[str]:
     """The distinct words of `query` (lowercased, NFKC, in order) whose share of the memory
-    could be judged: letters and digits outside CJK scripts, not stop words, not all digits."""
+    could be judged: letters and digits outside CJK scripts, not stop words, not all digits,
+    not one letter."""
     words: dict[str, None] = {}
     for match in _WORD.finditer(unicodedata.normalize("NFKC", query).lower()):
         word = match.group(0)
-        if word in STOP_WORDS or word.isdigit():
+        if word in STOP_WORDS or word.isdigit() or len(word) < 2:  # "m" of "I'm": no topic
             continue
         words.setdefault(word)
         if len(words) >= MAX_WORDS:

@@ -40,6 +40,7 @@ from memlane.bench.runner import (
     open_unit,
     score_query,
 )
+from memlane.application.query_focus import vector_query
 from memlane.bench.workspace import UnitPaths, materialize
 from memlane.domain.chunks import ChunkId
 from memlane.domain.index_meta import vector_label
@@ -73,8 +74,10 @@ def collect(name: str, depth: int, limit: int | None) -> None:
             for q in unit.queries:
                 match = build_fts_query(q.text)
                 kw = store.search_keyword(match, sources=sources, limit=100_000) if match else []
+                # The text the search's vector leg embeds (application/query_focus.py).
+                asked = vector_query(store, q.text, share=manager.settings.query.common_word_share)
                 vec_all = store.search_vector(
-                    provider.embed_query(q.text),
+                    provider.embed_query(asked.text),
                     # The store labels vectors with the model and its configuration key.
                     model=vector_label(provider.model, provider.key),
                     sources=sources,

@@ -26,9 +26,9 @@ QUERY_KEYS: Final[tuple[Key, ...]] = (
     Key(
         "query.commonWordShare",
         NUM,
-        "The vector leg embeds the question without the words more than this share of the "
-        "chunks hold (a speaker's name on every line; memories of 50 chunks or more); 0: the "
-        "whole question (bench/RESULTS.md, common words).",
+        "Opt-in: the vector leg embeds the question without the words more than this share of "
+        "the chunks hold (a speaker's name on every line; memories of 50 chunks or more), 0.5 "
+        "measured; 0 (default): the whole question (bench/RESULTS.md, common words).",
         "query.common_word_share",
         low=0,
         high=1,

@@ -18,8 +18,8 @@ class TestCandidateWords:
             "painting",
         ]
 
-    def test_cjk_runs_stop_words_and_numbers_are_not_judged(self) -> None:
-        assert candidate_words("東京 서울 what is 42") == []
+    def test_cjk_runs_stop_words_numbers_and_single_letters_are_not_judged(self) -> None:
+        assert candidate_words("東京 서울 what is 42 I'm") == []
 
 
 class TestCommonWords:
