@@ -29,6 +29,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from memlane.application.query_focus import vector_query
 from memlane.bench import metrics
 from memlane.bench.cli import BENCH_DIR
 from memlane.bench.datasets import registry
@@ -40,7 +41,6 @@ from memlane.bench.runner import (
     open_unit,
     score_query,
 )
-from memlane.application.query_focus import vector_query
 from memlane.bench.workspace import UnitPaths, materialize
 from memlane.domain.chunks import ChunkId
 from memlane.domain.index_meta import vector_label
