@@ -2,7 +2,8 @@
 holds almost everywhere (`query.commonWordShare`; why and the rule: domain/common_words.py).
 
 One lookup of the question's words in the keyword index's statistics (the counts bm25 already
-keeps), before the one query embedding.
+keeps, cached per index version by both stores), before the one query embedding. Searching
+across agents, the searching agent's own index says which words are common.
 """
 
 from __future__ import annotations
