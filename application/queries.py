@@ -39,6 +39,7 @@ import structlog
 from memlane.application.embedding_runtime import EmbeddingRuntime
 from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvider
 from memlane.application.ports.index_store import DimensionMismatch, IndexStore, VectorProgress
+from memlane.application.query_focus import vector_query
 from memlane.application.reports import SearchMode, SearchResponse
 from memlane.application.search_legs import AgentStore, Legs
 from memlane.domain.agents import agent_of
@@ -281,9 +282,12 @@ class Searcher:
     ) -> tuple[list[Candidate], bool, list[float] | None]:
         """The vector leg's candidates, whether it failed (keywords must answer alone), and the
         query's embedding."""
+        # Without the words most chunks hold (application/query_focus.py).
+        share = self._settings.query.common_word_share
+        asked = vector_query(self._store, text, share=share).text
         try:
             # Only what the model reads: a pasted page must not be embedded window by window.
-            vector = provider.embed_query(query_embedding_input(text, provider.max_input_tokens))
+            vector = provider.embed_query(query_embedding_input(asked, provider.max_input_tokens))
         except EmbeddingError as exc:
             log.warning("query_embedding_failed", provider=provider.id, error=str(exc))
             self._runtime.note_failure(exc)  # the runtime's warning says it, and for how long

@@ -184,6 +184,9 @@ class QuerySettings:
     # calibrated as sure), and for its bm25 evidence. None: the measured share; 0: no words.
     relevance_term_share: float | None = None
     relevance_keyword_term_share: float | None = None
+    # Opt-in: the vector leg embeds the question without the words more than this share of the
+    # chunks hold (domain/common_words.py); 0: the whole question (the default, bench/RESULTS.md).
+    common_word_share: float = 0.0
     # How far a hit written in the window the question's time words name ("last week") moves
     # towards a score of 1 (domain/time_boost.py); 0: time words change nothing.
     time_boost: float = 0.0

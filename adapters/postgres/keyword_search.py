@@ -69,6 +69,25 @@ class HitCache:
         return known
 
 
+def document_counts(
+    conn: Connection, agent: str, phrases: Sequence[Sequence[str]], cache: HitCache | None
+) -> tuple[int, list[int]]:
+    """The agent's rows and the rows holding each phrase (bm25's N and n_i; one-token phrases
+    through the cached counts the ranking uses, when it caches them)."""
+    single = [p[0] for p in phrases if len(p) == 1]
+    if cache is None:
+        n_rows, _ = _stats(conn, agent)
+        hits = _hit_counts(conn, agent, single) if single else {}
+    else:
+        n_rows, _, generation = rows.keyword_stats(conn, agent)
+        hits = cache.hits(conn, agent, generation, single) if single else {}
+    counts = [
+        0 if not p else hits.get(p[0], 0) if len(p) == 1 else len(_phrase_freqs(conn, agent, p))
+        for p in phrases
+    ]
+    return n_rows, counts
+
+
 def _stats(conn: Connection, agent: str) -> tuple[int, int]:
     """The agent's rows and token total counted from its chunks (the reference path)."""
     n_rows, total = conn.exec_driver_sql(

@@ -341,6 +341,12 @@ class PostgresIndexStore:
             )
             return rows.candidates(conn, self._agent, scored)
 
+    def keyword_document_counts(self, terms: Sequence[str]) -> tuple[int, list[int]]:
+        """The agent's keyword rows and rows holding each term (see IndexStore)."""
+        phrases = self._analyser.tokens(list(terms))
+        with self._db.read() as conn:
+            return keyword_search.document_counts(conn, self._agent, phrases, self._hit_cache)
+
     def cache_get(self, key: CacheKey, hashes: Sequence[ContentHash]) -> dict[ContentHash, Vector]:
         """Return cached vectors for the hashes found (reading does not refresh recency)."""
         with self._db.read() as conn:

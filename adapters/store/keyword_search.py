@@ -231,6 +231,20 @@ class KeywordSearch:
             out[rid] = -1.0 * score
         return out
 
+    def document_counts(self, conn: Connection, terms: Sequence[str]) -> tuple[int, list[int]]:
+        """The table's rows and the rows matching each term (bm25's N and n_i, cached as the
+        ranking's own counts are); a term without tokens matches none."""
+        n_rows, _ = self._refresh(conn)
+        counts: list[int] = []
+        for term in terms:
+            try:
+                tokens = self._phrase_tokens(term)
+            except _Unmodelled:
+                counts.append(0)
+                continue
+            counts.append(self._phrase_hits(conn, term, tokens))
+        return n_rows, counts
+
     # --- FTS5's numbers, cached per index version ---------------------------------------------
 
     def _refresh(self, conn: Connection) -> tuple[int, int]:

@@ -305,6 +305,11 @@ class SqliteIndexStore:
                 )
             return rows.candidates(conn, scored)
 
+    def keyword_document_counts(self, terms: Sequence[str]) -> tuple[int, list[int]]:
+        """Rows of the keyword table and rows holding each term (see IndexStore)."""
+        with self._db.read() as conn:
+            return self._keywords.document_counts(conn, terms)
+
     def cache_get(self, key: CacheKey, hashes: Sequence[ContentHash]) -> dict[ContentHash, Vector]:
         """Return cached vectors for the hashes found (reading does not refresh recency)."""
         with self._db.read() as conn:

@@ -324,6 +324,12 @@ class IndexStore(IndexWriter, Protocol):
         `search_vector`, applied before the top `limit`)."""
         ...
 
+    def keyword_document_counts(self, terms: Sequence[str]) -> tuple[int, list[int]]:
+        """The rows of the keyword index, and for each term (a word, tokenized as the keyword
+        leg's phrases are) the rows holding it: bm25's N and n_i, the same counts its idf
+        uses. A term without tokens holds no row."""
+        ...
+
     def cache_prune(self, max_entries: int) -> int:
         """Delete least recently used entries beyond `max_entries`; return how many."""
         ...

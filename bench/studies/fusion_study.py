@@ -29,6 +29,7 @@ import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from memlane.application.query_focus import vector_query
 from memlane.bench import metrics
 from memlane.bench.cli import BENCH_DIR
 from memlane.bench.datasets import registry
@@ -73,8 +74,10 @@ def collect(name: str, depth: int, limit: int | None) -> None:
             for q in unit.queries:
                 match = build_fts_query(q.text)
                 kw = store.search_keyword(match, sources=sources, limit=100_000) if match else []
+                # The text the search's vector leg embeds (application/query_focus.py).
+                asked = vector_query(store, q.text, share=manager.settings.query.common_word_share)
                 vec_all = store.search_vector(
-                    provider.embed_query(q.text),
+                    provider.embed_query(asked.text),
                     # The store labels vectors with the model and its configuration key.
                     model=vector_label(provider.model, provider.key),
                     sources=sources,

@@ -339,6 +339,7 @@ def _query(read: _Reader) -> QuerySettings:
         relevance_floor=read.optional_number("query.relevanceFloor"),
         relevance_term_share=read.optional_number("query.relevanceTermShare"),
         relevance_keyword_term_share=read.optional_number("query.relevanceKeywordTermShare"),
+        common_word_share=read.number("query.commonWordShare"),
         time_boost=read.number("query.timeBoost"),
         time_order_boost=read.number("query.timeOrderBoost"),
         hybrid=HybridSettings(

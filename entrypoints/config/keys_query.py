@@ -24,6 +24,16 @@ QUERY_KEYS: Final[tuple[Key, ...]] = (
         "query.minScore", NUM, "Drop results scoring below this.", "query.min_score", low=0, high=1
     ),
     Key(
+        "query.commonWordShare",
+        NUM,
+        "Opt-in: the vector leg embeds the question without the words more than this share of "
+        "the chunks hold (a speaker's name on every line; memories of 50 chunks or more), 0.5 "
+        "measured; 0 (default): the whole question (bench/RESULTS.md, common words).",
+        "query.common_word_share",
+        low=0,
+        high=1,
+    ),
+    Key(
         "query.relevanceFloor",
         NUM,
         "Opt-in: cosine a hit needs unless its keyword evidence is strong (0.805 suits the "

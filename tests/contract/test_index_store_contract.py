@@ -403,6 +403,31 @@ class TestSearchKeyword:
         ]
 
 
+class TestKeywordDocumentCounts:
+    def test_rows_and_rows_holding_each_term(self, store: IndexStore) -> None:
+        """bm25's N and n_i: tokenized as the keyword leg's phrases are (any case), counted
+        once per row, none for an unknown word or a word without tokens."""
+        seed(store)  # alpha apples / beta bananas / gamma grapes / delta dates apples
+
+        total, counts = store.keyword_document_counts(["apples", "alpha", "zebra", "...", "APPLES"])
+
+        assert total == 4
+        assert counts == [2, 1, 0, 0, 2]
+
+    def test_a_phrase_counts_the_rows_holding_it_in_order(self, store: IndexStore) -> None:
+        store.replace_file(
+            make_file(),
+            [make_chunk(0, "e-mail sent"), make_chunk(1, "mail e"), make_chunk(2, "e mail")],
+            [None, None, None],
+            "fts-only",
+        )
+
+        assert store.keyword_document_counts(["e-mail"]) == (3, [2])
+
+    def test_an_empty_index(self, store: IndexStore) -> None:
+        assert store.keyword_document_counts(["alpha"]) == (0, [0])
+
+
 class TestVectorsAndMeta:
     def test_set_vectors_attaches_vectors_to_chunks(self, store: IndexStore) -> None:
         store.replace_file(

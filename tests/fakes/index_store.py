@@ -390,6 +390,11 @@ class FakeIndexStore(_FakeWriter):
         scored.sort(key=lambda pair: pair[0])
         return [self._candidate(row, score) for score, row in scored[:limit]]
 
+    def keyword_document_counts(self, terms: Sequence[str]) -> tuple[int, list[int]]:
+        docs = [_tokens(fts_document(row.chunk.text)) for row in self._state.rows.values()]
+        phrases = [_tokens(fts_document(term)) for term in terms]
+        return len(docs), [sum(1 for d in docs if _phrase_count(d, p)) for p in phrases]
+
     def cache_prune(self, max_entries: int) -> int:
         excess = len(self._state.cache) - max(0, max_entries)
         for _ in range(max(0, excess)):
