@@ -341,6 +341,7 @@ def _query(read: _Reader) -> QuerySettings:
         relevance_keyword_term_share=read.optional_number("query.relevanceKeywordTermShare"),
         time_boost=read.number("query.timeBoost"),
         time_order_boost=read.number("query.timeOrderBoost"),
+        when_boost=read.number("query.whenBoost"),
         hybrid=HybridSettings(
             enabled=read.flag("query.hybrid.enabled"),
             vector_weight=vector,
