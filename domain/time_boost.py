@@ -20,7 +20,7 @@ from dataclasses import dataclass, replace
 from memlane.domain.chunk_times import SECONDS_PER_DAY
 from memlane.domain.keywords import fts_query_terms
 from memlane.domain.scoring import Fused
-from memlane.domain.time_questions import asks_when, when_weight
+from memlane.domain.time_questions import asks_when, term_weights, when_weight
 from memlane.domain.time_words import TimeIntent, read_time_words
 
 
@@ -94,14 +94,17 @@ def apply_when_boost(
     strength: float,
 ) -> list[Fused]:
     """A question that asks when (`asking`, time_questions.asks_when) lifts the candidates that
-    say when about its `terms` (time_questions.when_weight, w in [0, 1]): each score is
+    say when about its `terms` (time_questions.when_weight, w in [0, 1], the terms weighted by
+    their rarity among these candidates): each score is
     multiplied by (1 + strength · w) / (1 + strength) and re-sorted (stable). The multiplier
     joins `time_boost`."""
     if asking is None or strength <= 0.0 or not fused:
         return list(fused)
+    weights = term_weights(terms, [item.text for item in fused])
     out: list[Fused] = []
     for item in fused:
-        factor = (1.0 + strength * when_weight(item.text, terms, as_of)) / (1.0 + strength)
+        said = when_weight(item.text, terms, as_of, weights)
+        factor = (1.0 + strength * said) / (1.0 + strength)
         out.append(replace(item, score=item.score * factor, time_boost=item.time_boost * factor))
     return sorted(out, key=lambda item: -item.score)
 

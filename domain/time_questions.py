@@ -13,8 +13,9 @@ say when. No I/O, no clock.
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Final
 
 from memlane.domain.keywords import fts_document
@@ -83,6 +84,9 @@ _SAYING: Final = (
     r"(?<![\w'])(?:last|this|past)\s+(?:weekend|summer|winter|spring|fall|autumn|christmas"
     rf"|easter|thanksgiving|morning|afternoon|evening|{_WEEKDAY_LONG})\b",
     r"(?<![\w'])(?:over the weekend|recently|lately|the other day)\b",
+    # "I just joined", "finally opened": an event of the day the message was written
+    r"(?<![\w'])(?:just|finally)\s+(?:\w+ed|got|went|began|made|won|took|bought|found|met|saw"
+    r"|did|ran|gave|came|had|started|opened)\b",
     # "two weekends ago", "a decade ago", "a while ago", "ages ago"
     r"(?<![\w'])(?:\w+\s+)?(?:days?|weeks?|weekends?|months?|years?|decades?|while|ages)\s+ago\b",
     r"(?<![\w'])\w+\s+(?:days?|weeks?|weekends?|months?|years?)\s+(?:later|now)\b",
@@ -132,18 +136,34 @@ def _shares(term: str, tokens: set[str]) -> bool:
     return any(len(t) >= 5 and t[:5] == term[:5] for t in tokens)
 
 
-def when_weight(text: str, terms: Sequence[str], as_of: float) -> float:
-    """How well `text` says when about what the question asks: the largest share of the
-    question's `terms` found on one line of the text that says when (0: no line says when;
-    1 for a line that says when if there are no terms). Line by line, because a chunk holds
-    several messages and a time word three lines away from the topic dates something else."""
-    best = 0.0
+def term_weights(terms: Sequence[str], texts: Sequence[str]) -> dict[str, float]:
+    """Each term's weight among the candidates: log(1 + n / (1 + df)). A term on almost every
+    candidate (a speaker's name in a conversation) says little about which one answers."""
+    token_sets = [_tokens(text[:MAX_TEXT]) for text in texts]
+    n = len(token_sets)
+    return {
+        term: math.log(1.0 + n / (1.0 + sum(_shares(term, tokens) for tokens in token_sets)))
+        for term in (t.lower() for t in terms)
+    }
+
+
+def when_weight(
+    text: str, terms: Sequence[str], as_of: float, weights: Mapping[str, float] | None = None
+) -> float:
+    """How well `text` says when about what the question asks: the largest weighted share of
+    the question's `terms` (`weights`: term_weights, else 1 each) found on one line of the text
+    that says when (0: no line says when; 1 for a line that says when if there are no terms).
+    Line by line, because a chunk holds several messages and a time word three lines away from
+    the topic dates something else."""
     wanted = [t.lower() for t in terms]
+    weight = {t: (1.0 if weights is None else weights.get(t, 1.0)) for t in wanted}
+    total = sum(weight.values())
+    best = 0.0
     for line in text[:MAX_TEXT].split("\n"):
         if not line.strip() or not says_when(line, as_of):
             continue
-        if not wanted:
+        if total <= 0.0:
             return 1.0
         tokens = _tokens(line)
-        best = max(best, sum(_shares(t, tokens) for t in wanted) / len(wanted))
+        best = max(best, sum(weight[t] for t in wanted if _shares(t, tokens)) / total)
     return best

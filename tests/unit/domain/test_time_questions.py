@@ -71,6 +71,8 @@ SAYING: list[str] = [
     "I've been playing for about four months now",
     "We had a blast last year at the Pride fest.",
     "I recently adopted another pup from a shelter.",
+    "Guess what? I just got accepted for a fashion internship!",
+    "I finally opened my own car maintenance shop!",
     "the contract was signed in 2022",
     "the deploy is on 2026-11-17",
     "we meet tomorrow at ten",
@@ -88,6 +90,8 @@ NOT_SAYING: list[str] = [
     "The build has 20451 lines",
     "Thanks, Melanie! I'm stoked to start this new chapter.",
     "I have a lot of things to do",
+    "I just want to say thanks",
+    "just in case the build fails",
 ]
 
 
