@@ -13,13 +13,23 @@ say when. No I/O, no clock.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Final
 
+from memlane.domain.chunk_times import SECONDS_PER_DAY
 from memlane.domain.keywords import fts_document
 from memlane.domain.time_words import read_time_words
+from memlane.domain.time_words_tables import (
+    LAST_WEEKEND,
+    MONTHS,
+    RELATIVE_UNITS,
+    UNITS,
+    WEEKDAYS,
+)
 
 # Words that ask for a time or a duration, one pattern per language. Bare "when" / "quando" /
 # "quand" are conjunctions too ("when I was in Paris, what …"): they count only before a verb
@@ -88,8 +98,8 @@ _SAYING: Final = (
     r"(?<![\w'])(?:just|finally)\s+(?:\w+ed|got|went|began|made|won|took|bought|found|met|saw"
     r"|did|ran|gave|came|had|started|opened)\b",
     # "two weekends ago", "a decade ago", "a while ago", "ages ago"
-    r"(?<![\w'])(?:\w+\s+)?(?:days?|weeks?|weekends?|months?|years?|decades?|while|ages)\s+ago\b",
-    r"(?<![\w'])\w+\s+(?:days?|weeks?|weekends?|months?|years?)\s+(?:later|now)\b",
+    r"(?<![\w'])(?:days?|weeks?|weekends?|months?|years?|decades?|while|ages)\s+ago\b",
+    r"(?<![\w'])(?:days?|weeks?|weekends?|months?|years?)\s+(?:later|now)\b",
     # durations: "for 4 years", "for a few months", "since 2016"
     r"(?<![\w'])for\s+(?:(?:about|almost|nearly|over|around|just under|more than)\s+)?"
     r"(?:\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|a few"
@@ -114,35 +124,60 @@ def asks_when(question: str) -> str | None:
     return None if found is None else found.group(0).strip()
 
 
+def _gate() -> re.Pattern[str]:
+    """A cheap test every text the time-word reader finds a window in passes: a digit, a CJK
+    date character, or one of its table words (the reader costs ~1 ms on a long line; most
+    lines of a conversation hold none of these)."""
+    latin = {w for table in (RELATIVE_UNITS, MONTHS, WEEKDAYS) for w in table}
+    latin |= {w for w in UNITS if len(w) > 2} | set(LAST_WEEKEND) | {"il y a", "ago", "hace"}
+    words = "|".join(re.escape(w) for w in sorted(latin, key=len, reverse=True))
+    return re.compile(rf"\d|[年月日号號周週天前전년월일주달]|(?<!\w)(?:{words})(?!\w)")
+
+
+_GATE: Final = _gate()
+
+
 def says_when(text: str, as_of: float) -> bool:
     """Whether `text` holds a time expression (a window or a mention-only form)."""
-    head = text[:MAX_TEXT].lower()
+    return _says_when(text[:MAX_TEXT].lower(), int(as_of // SECONDS_PER_DAY))
+
+
+# The candidates of one memory come back query after query: their lines are read once a day.
+@functools.lru_cache(maxsize=8_192)
+def _says_when(head: str, day: int) -> bool:
     if _SAYING_RE.search(head) is not None:
         return True
-    intent = read_time_words(head, as_of)
+    if _GATE.search(head) is None:
+        return False
+    intent = read_time_words(head, float(day * SECONDS_PER_DAY + SECONDS_PER_DAY // 2))
     return intent is not None and intent.since is not None
 
 
-def _tokens(line: str) -> set[str]:
-    return set(_WORD.findall(fts_document(line).lower()))
+@dataclass(frozen=True, slots=True)
+class _Words:
+    """A text's words, and their five-letter stems (for "paint" ~ "painted")."""
+
+    words: frozenset[str]
+    stems: frozenset[str]
 
 
-def _shares(term: str, tokens: set[str]) -> bool:
+def _words(text: str) -> _Words:
+    words = frozenset(_WORD.findall(fts_document(text).lower()))
+    return _Words(words, frozenset(w[:5] for w in words if len(w) >= 5))
+
+
+def _shares(term: str, words: _Words) -> bool:
     """The term or a word of its stem ("paint" ~ "painted", "camping" ~ "camped")."""
-    if term in tokens:
-        return True
-    if len(term) < 5:
-        return False
-    return any(len(t) >= 5 and t[:5] == term[:5] for t in tokens)
+    return term in words.words or (len(term) >= 5 and term[:5] in words.stems)
 
 
 def term_weights(terms: Sequence[str], texts: Sequence[str]) -> dict[str, float]:
     """Each term's weight among the candidates: log(1 + n / (1 + df)). A term on almost every
     candidate (a speaker's name in a conversation) says little about which one answers."""
-    token_sets = [_tokens(text[:MAX_TEXT]) for text in texts]
-    n = len(token_sets)
+    found = [_words(text[:MAX_TEXT]) for text in texts]
+    n = len(found)
     return {
-        term: math.log(1.0 + n / (1.0 + sum(_shares(term, tokens) for tokens in token_sets)))
+        term: math.log(1.0 + n / (1.0 + sum(_shares(term, words) for words in found)))
         for term in (t.lower() for t in terms)
     }
 
@@ -154,16 +189,21 @@ def when_weight(
     the question's `terms` (`weights`: term_weights, else 1 each) found on one line of the text
     that says when (0: no line says when; 1 for a line that says when if there are no terms).
     Line by line, because a chunk holds several messages and a time word three lines away from
-    the topic dates something else."""
+    the topic dates something else. The lines are read for time words best share first, and
+    only until one says when (the time-word reader is the costly part)."""
     wanted = [t.lower() for t in terms]
     weight = {t: (1.0 if weights is None else weights.get(t, 1.0)) for t in wanted}
     total = sum(weight.values())
-    best = 0.0
-    for line in text[:MAX_TEXT].split("\n"):
-        if not line.strip() or not says_when(line, as_of):
-            continue
-        if total <= 0.0:
-            return 1.0
-        tokens = _tokens(line)
-        best = max(best, sum(weight[t] for t in wanted if _shares(t, tokens)) / total)
-    return best
+    lines = [line for line in text[:MAX_TEXT].split("\n") if line.strip()]
+    if total <= 0.0:
+        return 1.0 if any(says_when(line, as_of) for line in lines) else 0.0
+    shares = []
+    for line in lines:
+        words = _words(line)
+        share = sum(weight[t] for t in wanted if _shares(t, words)) / total
+        if share > 0.0:
+            shares.append((share, line))
+    for share, line in sorted(shares, key=lambda pair: -pair[0]):
+        if says_when(line, as_of):
+            return share
+    return 0.0

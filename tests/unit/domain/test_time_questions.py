@@ -10,6 +10,8 @@ from memlane.domain.chunks import ChunkId
 from memlane.domain.scoring import Fused
 from memlane.domain.time_boost import TimeStrengths, apply_when_boost, boost_by_time
 from memlane.domain.time_questions import asks_when, says_when, when_weight
+from tests.unit.domain.test_time_words import AS_OF as TIME_WORDS_AS_OF
+from tests.unit.domain.test_time_words import WINDOWS
 
 AS_OF = float(calendar.timegm((2026, 11, 20, 12, 0, 0)))
 
@@ -174,3 +176,11 @@ def test_the_time_step_says_what_it_read_for_explain() -> None:
     # Nothing read when every strength is 0 and nobody asks for the explanation.
     out, said = boost_by_time(POOL, "When did she go?", as_of=AS_OF, strengths=TimeStrengths())
     assert out == POOL and said is None
+
+
+@pytest.mark.parametrize(("question", "first", "last"), WINDOWS)
+def test_every_window_the_reader_finds_still_says_when(
+    question: str, first: str, last: str
+) -> None:
+    # says_when skips the reader for texts without a digit or a table word: never one of these.
+    assert says_when(question, TIME_WORDS_AS_OF)
