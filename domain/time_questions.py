@@ -143,7 +143,7 @@ def says_when(text: str, as_of: float) -> bool:
 
 
 # The candidates of one memory come back query after query: their lines are read once a day.
-@functools.lru_cache(maxsize=8_192)
+@functools.lru_cache(maxsize=4_096)  # lines of <= 4,000 chars: at most ~16 MB
 def _says_when(head: str, day: int) -> bool:
     if _SAYING_RE.search(head) is not None:
         return True
