@@ -190,20 +190,22 @@ class Searcher:
             # Rank-based and standardised scores are relative: the best keyword hit always stays.
             text_weight = 0.0
         kept = apply_min_score(fused, min_score, text_weight=text_weight)
-        intent = None  # time words: read only when they can matter (boost on, or --explain)
         boosts = self._settings.query
-        if query.explain or boosts.time_boost > 0 or boosts.time_order_boost > 0:
+        strengths_on = boosts.time_boost > 0 or boosts.time_order_boost > 0 or boosts.when_boost > 0
+        time_words: str | None = None
+        if query.explain or strengths_on:
             # Imported here: the parser's tables compile ~20-50 ms of patterns, which a search
             # with the boosts off (the default) never needs.
-            from memlane.domain.time_boost import apply_time_boost
-            from memlane.domain.time_words import read_time_words
+            from memlane.domain.time_boost import TimeStrengths, boost_by_time
 
-            intent = read_time_words(text, now if query.as_of is None else query.as_of)
-            kept = apply_time_boost(
+            kept, time_words = boost_by_time(
                 kept,
-                intent,
-                strength=boosts.time_boost,
-                order_strength=boosts.time_order_boost,
+                text,
+                as_of=now if query.as_of is None else query.as_of,
+                strengths=TimeStrengths(
+                    boosts.time_boost, boosts.time_order_boost, boosts.when_boost
+                ),
+                explain=query.explain,
             )
         # Fused scores are relative to this query's pool; the floor asks for absolute evidence.
         floor = floor_for(
@@ -241,7 +243,7 @@ class Searcher:
             mode=mode,
             fallback=self._runtime.selection.fallback_from,
             warnings=tuple(warnings),
-            time_words=None if intent is None else intent.describe(),
+            time_words=time_words,
             no_strong_match=no_strong_match(gap),
         )
 

@@ -193,6 +193,10 @@ class QuerySettings:
     # The same for an ordering question ("first time", "most recent"): the candidates at the
     # asked end of their times keep their score; 0: ordering words change nothing.
     time_order_boost: float = 0.0
+    # How far a hit that says when ("yesterday", "last Saturday", "in 2022") moves towards a
+    # score of 1 when the question asks when ("when did …", "how long ago"; time_questions.py);
+    # 0: no change.
+    when_boost: float = 0.0
     hybrid: HybridSettings = HybridSettings()
 
 

@@ -15,11 +15,13 @@ qualify. Nothing happens without a time word or with both strengths 0.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from memlane.domain.chunk_times import SECONDS_PER_DAY
+from memlane.domain.keywords import fts_query_terms
 from memlane.domain.scoring import Fused
-from memlane.domain.time_words import TimeIntent
+from memlane.domain.time_questions import asks_when, term_weights, when_weight
+from memlane.domain.time_words import TimeIntent, read_time_words
 
 
 def _window_weight(item: Fused, since: float, until: float) -> float:
@@ -81,3 +83,65 @@ def apply_time_boost(
         factor = lifted / (1.0 + strength + order_strength)
         out.append(replace(item, score=item.score * factor, time_boost=factor))
     return sorted(out, key=lambda item: -item.score)
+
+
+def apply_when_boost(
+    fused: Sequence[Fused],
+    asking: str | None,
+    *,
+    terms: Sequence[str],
+    as_of: float,
+    strength: float,
+) -> list[Fused]:
+    """A question that asks when (`asking`, time_questions.asks_when) lifts the candidates that
+    say when about its `terms` (time_questions.when_weight, w in [0, 1], the terms weighted by
+    their rarity among these candidates): each score is
+    multiplied by (1 + strength · w) / (1 + strength) and re-sorted (stable). The multiplier
+    joins `time_boost`."""
+    if asking is None or strength <= 0.0 or not fused:
+        return list(fused)
+    weights = term_weights(terms, [item.text for item in fused])
+    out: list[Fused] = []
+    for item in fused:
+        said = when_weight(item.text, terms, as_of, weights)
+        factor = (1.0 + strength * said) / (1.0 + strength)
+        out.append(replace(item, score=item.score * factor, time_boost=item.time_boost * factor))
+    return sorted(out, key=lambda item: -item.score)
+
+
+@dataclass(frozen=True, slots=True)
+class TimeStrengths:
+    """The three boosts' strengths (query.timeBoost, timeOrderBoost, whenBoost); 0: off."""
+
+    window: float = 0.0
+    order: float = 0.0
+    when: float = 0.0
+
+
+def boost_by_time(
+    fused: Sequence[Fused],
+    question: str,
+    *,
+    as_of: float,
+    strengths: TimeStrengths,
+    explain: bool = False,
+) -> tuple[list[Fused], str | None]:
+    """The searcher's time step: the window / ordering boost, then the when boost; and what the
+    question said about time, for --explain (None: nothing found or nothing read). The question
+    is read only when a boost is on or `explain` asks (no time word, no change)."""
+    out = list(fused)
+    parts: list[str] = []
+    if explain or strengths.window > 0 or strengths.order > 0:
+        intent = read_time_words(question, as_of)
+        out = apply_time_boost(
+            out, intent, strength=strengths.window, order_strength=strengths.order
+        )
+        if intent is not None:
+            parts.append(intent.describe())
+    if explain or strengths.when > 0:
+        asking = asks_when(question)
+        terms = [] if asking is None else fts_query_terms(question)
+        out = apply_when_boost(out, asking, terms=terms, as_of=as_of, strength=strengths.when)
+        if asking is not None:
+            parts.append(f'asks when ("{asking}")')
+    return out, "; ".join(p for p in parts if p) or None

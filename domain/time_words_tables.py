@@ -154,7 +154,8 @@ WEEKDAYS: Final[dict[str, int]] = {
 LAST_WEEKDAY_PREFIXES: Final = ("上", "上个", "先週の", "지난주 ", "지난 주 ")
 
 LAST_WEEKEND: Final = (
-    "last weekend", "el fin de semana pasado", "fim de semana passado",
+    "last weekend", "the past weekend", "this past weekend", "past weekend",
+    "el fin de semana pasado", "fim de semana passado",
     "letztes wochenende", "le week-end dernier", "上周末", "上週末", "先週末", "지난 주말",
     "지난주말",
 )  # fmt: skip

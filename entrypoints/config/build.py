@@ -342,6 +342,7 @@ def _query(read: _Reader) -> QuerySettings:
         common_word_share=read.number("query.commonWordShare"),
         time_boost=read.number("query.timeBoost"),
         time_order_boost=read.number("query.timeOrderBoost"),
+        when_boost=read.number("query.whenBoost"),
         hybrid=HybridSettings(
             enabled=read.flag("query.hybrid.enabled"),
             vector_weight=vector,

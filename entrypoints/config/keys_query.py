@@ -80,6 +80,17 @@ QUERY_KEYS: Final[tuple[Key, ...]] = (
         low=0,
         high=1,
     ),
+    Key(
+        "query.whenBoost",
+        NUM,
+        'The same for a question that asks when ("when did …", "how long ago", "什么时候", '
+        '"いつ"): a hit with a line that says when ("yesterday", "last Saturday", "in 2022") '
+        "beside the question's words keeps its score; 0 (default): no change "
+        "(bench/RESULTS.md, time-aware search).",
+        "query.when_boost",
+        low=0,
+        high=1,
+    ),
     Key("query.hybrid.enabled", BOOL, "Fuse vector and keyword search.", "query.hybrid.enabled"),
     Key(
         "query.hybrid.vectorWeight",

@@ -52,10 +52,16 @@ def _index(provider: EmbeddingProvider | None) -> FakeIndexStore:
 
 
 def _searcher(
-    store: FakeIndexStore, provider: EmbeddingProvider | None, boost: float, order: float = 0.0
+    store: FakeIndexStore,
+    provider: EmbeddingProvider | None,
+    boost: float,
+    order: float = 0.0,
+    when: float = 0.0,
 ) -> Searcher:
     settings = MemorySettings(
-        query=QuerySettings(min_score=0.0, time_boost=boost, time_order_boost=order)
+        query=QuerySettings(
+            min_score=0.0, time_boost=boost, time_order_boost=order, when_boost=when
+        )
     )
     runtime = EmbeddingRuntime(lambda: Selection(provider=provider, fallback_from=None))
     return Searcher(store=store, runtime=runtime, settings=settings)
@@ -153,5 +159,50 @@ class TestTimeWords:
         windowed = _search(_searcher(store, None, 1.0), "most recent retry policy")
 
         assert [(r.path, r.score) for r in windowed.results] == [
+            (r.path, r.score) for r in plain.results
+        ]
+
+
+def _deploy_notes() -> FakeIndexStore:
+    memory = FakeFileSource(source_name="memory")
+    notes = {
+        "notes/a.md": "# Billing deploy\n\nThe billing service deploy, the billing deploy plan.\n",
+        "notes/b.md": "# Billing\n\nWe did the deploy of billing yesterday.\n",
+    }
+    for path, text in notes.items():
+        memory.write(path, text, mtime=_at(2026, 1, 5))
+    preparer = FilePreparer({"memory": memory}, ChunkingPolicy())
+    store = FakeIndexStore()
+    for path in notes:
+        write_prepared(store, preparer.prepare("memory", path), None)
+    return store
+
+
+class TestWhenQuestions:
+    QUESTION = "When did we deploy the billing service?"
+
+    def test_a_when_question_lifts_the_hit_that_says_when(self) -> None:
+        store = _deploy_notes()
+        plain = _search(_searcher(store, None, 0.0), self.QUESTION, as_of=ASKED)
+        boosted = _search(_searcher(store, None, 0.0, when=1.0), self.QUESTION, as_of=ASKED)
+
+        assert plain.results[0].path == "notes/a.md"
+        assert boosted.results[0].path == "notes/b.md"
+
+    def test_explain_says_the_question_asks_when(self) -> None:
+        response = _search(
+            _searcher(_deploy_notes(), None, 0.0, when=1.0), self.QUESTION, explain=True
+        )
+
+        assert response.time_words == 'asks when ("when did")'
+        boosts = {r.path: r.explanation.time_boost for r in response.results if r.explanation}
+        assert boosts["notes/b.md"] > boosts["notes/a.md"]
+
+    def test_without_its_strength_nothing_moves(self) -> None:
+        store = _deploy_notes()
+        plain = _search(_searcher(store, None, 0.0), self.QUESTION)
+        unboosted = _search(_searcher(store, None, 1.0, order=1.0), self.QUESTION)
+
+        assert [(r.path, r.score) for r in unboosted.results] == [
             (r.path, r.score) for r in plain.results
         ]

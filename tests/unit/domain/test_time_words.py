@@ -33,6 +33,8 @@ WINDOWS: list[tuple[str, str, str]] = [
     ("in the last 3 days", "2026-11-17", "2026-11-20"),
     ("over the past two weeks", "2026-11-06", "2026-11-20"),
     ("last weekend", "2026-11-14", "2026-11-15"),
+    ("which bike did I service the past weekend", "2026-11-14", "2026-11-15"),
+    ("this past weekend we moved", "2026-11-14", "2026-11-15"),
     # English: months, years
     ("last month", "2026-10-01", "2026-10-31"),
     ("this month", "2026-11-01", "2026-11-30"),
@@ -174,6 +176,8 @@ NOT_TIME: list[str] = [
     "how many days ago did I order the parts",
     "the week view of the calendar app",
     "a weekly sync",
+    "the past weekends were busy",  # no single weekend
+    "a past-weekend special offer code",
     "a segunda opinião do médico",
     "hier bin ich",
     "mar azul",
