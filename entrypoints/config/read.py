@@ -73,6 +73,13 @@ REFERENCE_CONFIG_NAME: Final = "openclaw.json"
 MAX_CONFIG_BYTES: Final = 1024 * 1024
 MAX_CONFIG_DEPTH: Final = 32  # the JSON5 parser spends ~20 stack frames per level
 _JSON5_POSITION = re.compile(r"^<string>:(?P<line>\d+) (?P<what>.*) at column (?P<column>\d+)$")
+_KINDS: Final = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
 _VARIABLE: Final = re.compile(r"\$(\$?)\{([A-Z_][A-Z0-9_]*)\}")
 # Where an unset `${VAR}` is an error: memlane's own blocks (see the module doc, step 3).
 _STRICT: Final = re.compile(
@@ -168,13 +175,8 @@ def env_overrides(env: Mapping[str, str]) -> dict[str, object]:
 
 
 def load_config(path: str | None, env: Mapping[str, str]) -> ConfigTree:
-    """Read and parse the config file chosen by `config_path`; a missing default file is `{}`.
-
-    Raises:
-        ConfigFileError: unreadable file, not a regular file, too large or too deeply nested,
-            JSON5 syntax error (with line and column), duplicate key, or a top level that is
-            not an object.
-    """
+    """The config file chosen by `config_path` with its includes and `${VAR}`s (a missing
+    default file is `{}`); a file that cannot be read or parsed is a ConfigFileError."""
     return _load(*config_path(path, env), env)
 
 
@@ -184,9 +186,6 @@ def _load(file: Path, required: bool, env: Mapping[str, str]) -> ConfigTree:
     expanded = substitute(tree, env_with_block(tree, env))
     assert isinstance(expanded, dict)  # substitution keeps the shape
     return expanded
-
-
-# --- one file: bounded, then parsed ------------------------------------------------------------
 
 
 def _read(file: Path, what: str, *, required: bool = True) -> ConfigTree:
@@ -211,7 +210,9 @@ def _read_bounded(file: Path, what: str) -> str:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
             prefix = "" if what == "config file" else f"{what} is "  # the main file's wording
-            raise ConfigFileError(file, f"{prefix}not a regular file ({_kind(mode)})")
+            raise ConfigFileError(
+                file, f"{prefix}not a regular file ({_KINDS.get(stat.S_IFMT(mode), 'not a file')})"
+            )
         with os.fdopen(fd, "rb", closefd=False) as handle:
             # One byte past the limit: a file that grew after the stat is still caught.
             data = handle.read(MAX_CONFIG_BYTES + 1)
@@ -220,17 +221,6 @@ def _read_bounded(file: Path, what: str) -> str:
     if len(data) > MAX_CONFIG_BYTES:
         raise ConfigFileError(file, f"{what} larger than {MAX_CONFIG_BYTES} bytes")
     return data.decode("utf-8")
-
-
-def _kind(mode: int) -> str:
-    kinds = (
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-    )
-    return next((name for test, name in kinds if test(mode)), "not a file")
 
 
 def parse_config(text: str, file: Path) -> ConfigTree:
@@ -281,9 +271,6 @@ def _depth(text: str) -> int:
     return deepest
 
 
-# --- $include ---------------------------------------------------------------------------------
-
-
 def _walk(node: ConfigTree, file: Path, chain: tuple[Path, ...], path: str) -> ConfigTree:
     """`node` with every `$include` replaced by the files it names; `chain`: the files open."""
     result: ConfigTree = {}
@@ -326,9 +313,6 @@ def deep_merge(base: Mapping[str, object], over: Mapping[str, object]) -> dict[s
         else:
             merged[key] = value
     return merged
-
-
-# --- the environment: the `env` block, ${VAR}, ~ ------------------------------------------------
 
 
 def env_with_block(tree: Mapping[str, object], env: Mapping[str, str]) -> dict[str, str]:
@@ -403,9 +387,6 @@ def env_value(env: Mapping[str, str], name: str) -> str | None:
 
 def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
-
-
-# --- overrides ----------------------------------------------------------------------------------
 
 
 def apply_overrides(tree: Mapping[str, object], overrides: Mapping[str, object]) -> ConfigTree:

@@ -256,17 +256,10 @@ def _near_misses(keys: Sequence[str], prefix: str, known: Mapping[str, str]) -> 
     """The `keys` (unknown at their level) that look like a key memlane reads, as warnings."""
     found = []
     for key in keys:
-        close = difflib.get_close_matches(key, list(known), n=1, cutoff=_NEAR_CUTOFF)
-        if close:
-            meant = known[close[0]]
-            meant = meant if "." in meant else f"{prefix}{meant}"
-            found.append(
-                IgnoredKey(
-                    f"{prefix}{key}",
-                    f"memlane reads no such key here: did you mean {meant!r}? (what it holds is "
-                    "not used)",
-                )
-            )
+        for close in difflib.get_close_matches(key, list(known), n=1, cutoff=_NEAR_CUTOFF):
+            meant = known[close] if "." in known[close] else f"{prefix}{known[close]}"
+            reason = f"memlane reads no such key here: did you mean {meant!r}? (what it holds is "
+            found.append(IgnoredKey(f"{prefix}{key}", reason + "not used)"))
     return found
 
 
