@@ -132,9 +132,7 @@ class ValidConfig:
         defaults_block = _flatten_block(defaults.get("memorySearch"), "agents.defaults")
         defaults_workspace = optional_string(defaults.get("workspace"), "agents.defaults.workspace")
 
-        entries = agents_node.get("list")
-        if entries is None:
-            entries = []
+        entries = [] if agents_node.get("list") is None else agents_node.get("list")
         if not isinstance(entries, list):
             raise ConfigError("agents.list", "must be a list of agent objects")
         ids: list[str] = []
@@ -187,11 +185,8 @@ class ValidConfig:
         )
 
     def workspace(self, agent: str) -> str | None:
-        """The configured workspace of `agent`, or None when the config names none.
-
-        As in the reference: `agents.list[].workspace`, else `agents.defaults.workspace` for
-        the default agent only. The entry points fall back to `--workspace` or the cwd.
-        """
+        """The configured workspace of `agent` (None: not named): `agents.list[].workspace`,
+        else `agents.defaults.workspace` for the default agent only, as in the reference."""
         if agent in self.entry_workspaces:
             return self.entry_workspaces[agent]
         return self.defaults_workspace if agent == self.default_agent else None
