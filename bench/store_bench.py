@@ -65,7 +65,7 @@ def _build(size: int, queries: int, where: Path, bulk: bool) -> dict[str, object
     """Fill a store of `size` chunks in `where`; save the queries; time the inserts.
 
     `bulk` writes 10k chunks per transaction through the store's row functions, without
-    sqlite-vec, instead of one `replace_file` per 20-chunk file."""
+    sqlite-vec (bulk_writer.py), instead of one `replace_file` per 20-chunk file."""
     import numpy as np
 
     from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
@@ -86,31 +86,13 @@ def _build(size: int, queries: int, where: Path, bulk: bool) -> dict[str, object
     keyword_queries += [build_fts_query(w) or "" for w in rare[: queries // 2]]
     (where / "keyword_queries.json").write_text(json.dumps(keyword_queries))
 
-    from memlane.adapters.store import meta_table, rows
     from memlane.adapters.store.database import SqliteDatabase
-    from memlane.adapters.store.vec0 import Vec0Table
+    from memlane.bench.bulk_writer import BulkWriter
 
     # Bulk mode skips sqlite-vec (its mirror is flagged stale) so that a million fits a session.
     store = SqliteIndexStore(SqliteDatabase.open(where / "index.db", load_vector=not bulk))
     start = time.perf_counter()
-    pending: list[tuple[Any, Any, str]] = []
-    files: list[Any] = []
-
-    def flush() -> None:
-        """Bulk mode: the store's own row writes, 10k chunks per transaction."""
-        table = Vec0Table(store.database)
-
-        def work(conn: Any) -> None:
-            table.ensure_dims(conn, DIMS)
-            rows.insert_chunks(conn, pending, rows.now(conn), table)
-            for file in files:
-                rows.put_file(conn, file)
-            meta_table.bump_generation(conn)
-
-        store.database.write(work)
-        pending.clear()
-        files.clear()
-
+    writer = BulkWriter(store, DIMS)
     for f in range(size // CHUNKS_PER_FILE):
         first = f * CHUNKS_PER_FILE
         drawn = rng.choice(VOCABULARY, size=(CHUNKS_PER_FILE, WORDS_PER_CHUNK), p=weights)
@@ -125,12 +107,8 @@ def _build(size: int, queries: int, where: Path, bulk: bool) -> dict[str, object
         if not bulk:
             store.replace_file(file, chunks, block, "m")
             continue
-        pending.extend((c, v, "m") for c, v in zip(chunks, block, strict=True))
-        files.append(file)
-        if len(pending) >= 10_000:
-            flush()
-    if pending:
-        flush()
+        writer.add(((c, v, "m") for c, v in zip(chunks, block, strict=True)), file)
+    writer.flush()
     insert_seconds = time.perf_counter() - start
     # The first search of the default engine builds the code file (above MIN_ROWS vectors).
     t = time.perf_counter()

@@ -1,6 +1,6 @@
 """Benchmark: the `since` / `until` filter on the SQLite store (issue #26), 100k and more chunks.
 
-Builds an index of N chunks of 384 dimensions (bulk row writes, as store_bench.py --bulk), each
+Builds an index of N chunks of 384 dimensions (bulk row writes, bulk_writer.py), each
 file of 20 chunks dated one day, the days spread over two years; then, in the same process,
 times the keyword leg and the vector leg (default code-file engine) at 200 candidates (the
 fused pool) without a window and with windows of a day, a week, a month and a year ending at
@@ -41,11 +41,10 @@ POOL = 200
 def _build(size: int, queries: int, where: Path) -> tuple[list[list[float]], list[str], float]:
     import numpy as np
 
-    from memlane.adapters.store import meta_table, rows
     from memlane.adapters.store.database import SqliteDatabase
     from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
-    from memlane.adapters.store.vec0 import Vec0Table
     from memlane.application.ports.index_store import IndexedFile
+    from memlane.bench.bulk_writer import BulkWriter
     from memlane.domain.chunks import Chunk, ChunkId, ContentHash
     from memlane.domain.keywords import build_fts_query
 
@@ -59,22 +58,7 @@ def _build(size: int, queries: int, where: Path) -> tuple[list[list[float]], lis
     keyword_queries = [build_fts_query(f"{a} {b}") or "" for a, b in zip(common, rare, strict=True)]
     store = SqliteIndexStore(SqliteDatabase.open(where / "index.db", load_vector=False))
     files_total = size // CHUNKS_PER_FILE
-    pending: list[tuple[Any, Any, str]] = []
-    files: list[Any] = []
-
-    def flush() -> None:
-        table = Vec0Table(store.database)
-
-        def work(conn: Any) -> None:
-            table.ensure_dims(conn, DIMS)
-            rows.insert_chunks(conn, pending, rows.now(conn), table)
-            for file in files:
-                rows.put_file(conn, file)
-            meta_table.bump_generation(conn)
-
-        store.database.write(work)
-        pending.clear()
-        files.clear()
+    writer = BulkWriter(store, DIMS)
 
     start = time.perf_counter()
     for f in range(files_total):
@@ -82,18 +66,16 @@ def _build(size: int, queries: int, where: Path) -> tuple[list[list[float]], lis
         day = NEWEST - (f * SPAN_DAYS // files_total) * DAY
         drawn = rng.choice(VOCABULARY, size=(CHUNKS_PER_FILE, WORDS_PER_CHUNK), p=weights)
         name = f"memory/file{f}.md"
+        chunks = []
         for i in range(CHUNKS_PER_FILE):
             chunk = Chunk(
                 ChunkId(f"c{first + i}"), "memory", name, i * 5 + 1, i * 5 + 5,
                 " ".join(words[drawn[i]]), ContentHash(f"h{first + i}"),
                 time_start=day, time_end=day + DAY - 1,
             )  # fmt: skip
-            pending.append((chunk, vectors[first + i].tolist(), "m"))
-        files.append(IndexedFile("memory", name, ContentHash(f"f{f}"), 1.0, 100))
-        if len(pending) >= 10_000:
-            flush()
-    if pending:
-        flush()
+            chunks.append((chunk, vectors[first + i].tolist(), "m"))
+        writer.add(chunks, IndexedFile("memory", name, ContentHash(f"f{f}"), 1.0, 100))
+    writer.flush()
     build = time.perf_counter() - start
     # The first vector search builds the code file.
     store.search_vector(vectors[size].tolist(), model="m", sources=["memory"], limit=10)

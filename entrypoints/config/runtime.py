@@ -48,13 +48,14 @@ from memlane.domain.errors import ConfigError
 from memlane.domain.providers import provider_info
 from memlane.entrypoints.config.build import build, settings_of
 from memlane.entrypoints.config.build import ignored_settings as _ignored_settings
-from memlane.entrypoints.config.expand import env_value, expand_user
 from memlane.entrypoints.config.merge import merge
 from memlane.entrypoints.config.read import (
     ENV_STORE_URL,
     ENV_WORKSPACE,
     ConfigTree,
     apply_overrides,
+    env_value,
+    expand_user,
     read_config,
     state_dir,
 )

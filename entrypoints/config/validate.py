@@ -27,16 +27,15 @@ they were written at, so the later stages name the key of any error without the 
 from __future__ import annotations
 
 import difflib
+import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Final, TypeAlias
+from typing import Final, TypeAlias, get_args
 
 from memlane.domain.config import CitationsMode, SecretRef
 from memlane.domain.errors import ConfigError
-from memlane.entrypoints.config.expand import UNRESOLVED
 from memlane.entrypoints.config.keys import MEMORY_KEYS, MEMORY_SEARCH_KEYS, Key, KeyTree, key_tree
-from memlane.entrypoints.config.leaves import check_leaf, object_at, optional_string
 
 DEFAULT_AGENT_ID: Final = "main"
 AGENT_ID_PATTERN: Final = r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
@@ -47,6 +46,9 @@ _ROOT_KEYS: Final = frozenset({"agents", "memory", "models", "env"})
 _AGENTS_KEYS: Final = frozenset({"defaults", "list"})
 _DEFAULTS_KEYS: Final = frozenset({"memorySearch", "workspace"})
 _ENTRY_KEYS: Final = frozenset({"id", "default", "workspace", "memorySearch"})
+_CITATIONS: Final[tuple[CitationsMode, ...]] = get_args(CitationsMode)
+# A `models.providers` key left as `${VAR}` by the read stage: read from the environment at use.
+_UNRESOLVED: Final = re.compile(r"^\$\{([A-Z_][A-Z0-9_]*)\}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,9 +132,7 @@ class ValidConfig:
         defaults_block = _flatten_block(defaults.get("memorySearch"), "agents.defaults")
         defaults_workspace = optional_string(defaults.get("workspace"), "agents.defaults.workspace")
 
-        entries = agents_node.get("list")
-        if entries is None:
-            entries = []
+        entries = [] if agents_node.get("list") is None else agents_node.get("list")
         if not isinstance(entries, list):
             raise ConfigError("agents.list", "must be a list of agent objects")
         ids: list[str] = []
@@ -165,7 +165,8 @@ class ValidConfig:
         memory = _flatten(object_at(root.get("memory"), "memory"), _MEMORY_TREE, "memory", "")
         if "qmd" in memory:
             ignored.append("memory.qmd")
-        citations = _as_citations(memory["citations"].value) if "citations" in memory else "auto"
+        written = memory["citations"].value if "citations" in memory else None
+        citations = next((mode for mode in _CITATIONS if mode == written), _CITATIONS[0])  # auto
 
         agents = tuple(ids) or (DEFAULT_AGENT_ID,)
         return cls(
@@ -184,11 +185,8 @@ class ValidConfig:
         )
 
     def workspace(self, agent: str) -> str | None:
-        """The configured workspace of `agent`, or None when the config names none.
-
-        As in the reference: `agents.list[].workspace`, else `agents.defaults.workspace` for
-        the default agent only. The entry points fall back to `--workspace` or the cwd.
-        """
+        """The configured workspace of `agent` (None: not named): `agents.list[].workspace`,
+        else `agents.defaults.workspace` for the default agent only, as in the reference."""
         if agent in self.entry_workspaces:
             return self.entry_workspaces[agent]
         return self.defaults_workspace if agent == self.default_agent else None
@@ -216,7 +214,10 @@ def _flatten(node: Mapping[str, object], schema: KeyTree, path: str, relative: s
         full = f"{path}.{key}"
         spec = schema.get(key)
         if spec is None:
-            raise ConfigError(full, _unknown_key_message(key, schema))
+            close = difflib.get_close_matches(key, list(schema), n=1)
+            raise ConfigError(
+                full, "unknown key" + (f" (did you mean {close[0]!r}?)" if close else "")
+            )
         rel = f"{relative}.{key}" if relative else key
         if isinstance(spec, Key):
             if value is not None:
@@ -250,32 +251,11 @@ def _near_misses(keys: Sequence[str], prefix: str, known: Mapping[str, str]) -> 
     """The `keys` (unknown at their level) that look like a key memlane reads, as warnings."""
     found = []
     for key in keys:
-        close = difflib.get_close_matches(key, list(known), n=1, cutoff=_NEAR_CUTOFF)
-        if close:
-            meant = known[close[0]]
-            meant = meant if "." in meant else f"{prefix}{meant}"
-            found.append(
-                IgnoredKey(
-                    f"{prefix}{key}",
-                    f"memlane reads no such key here: did you mean {meant!r}? (what it holds is "
-                    "not used)",
-                )
-            )
+        for close in difflib.get_close_matches(key, list(known), n=1, cutoff=_NEAR_CUTOFF):
+            meant = known[close] if "." in known[close] else f"{prefix}{known[close]}"
+            reason = f"memlane reads no such key here: did you mean {meant!r}? (what it holds is "
+            found.append(IgnoredKey(f"{prefix}{key}", reason + "not used)"))
     return found
-
-
-def _unknown_key_message(key: str, schema: KeyTree) -> str:
-    close = difflib.get_close_matches(key, list(schema), n=1)
-    hint = f" (did you mean {close[0]!r}?)" if close else ""
-    return f"unknown key{hint}"
-
-
-def _as_citations(value: object) -> CitationsMode:
-    if value == "on":
-        return "on"
-    if value == "off":
-        return "off"
-    return "auto"
 
 
 def validate_agent_id(agent_id: str, key: str = "agentId") -> str:
@@ -355,7 +335,120 @@ def _key(value: object, path: str) -> str | SecretRef | None:
         return SecretRef(source="env", id=ident)
     if not isinstance(value, str):
         raise ConfigError(path, "must be a string or an env secret reference")
-    unresolved = UNRESOLVED.match(value.strip())
+    unresolved = _UNRESOLVED.match(value.strip())
     if unresolved:
         return SecretRef(source="env", id=unresolved.group(1))
     return value.strip() or None
+
+
+# --- one value against its row of the key table -------------------------------------------
+
+
+def object_at(node: object, path: str) -> Mapping[str, object]:
+    if node is None:
+        return {}
+    if not isinstance(node, Mapping):
+        raise ConfigError(path, f"must be an object, not {type_name(node)}")
+    return node
+
+
+def optional_string(node: object, path: str) -> str | None:
+    if node is None:
+        return None
+    if not isinstance(node, str):
+        raise ConfigError(path, f"must be a string, not {type_name(node)}")
+    return node
+
+
+def check_leaf(key: Key, value: object, path: str) -> object:
+    """Return the validated value of one leaf, or raise ConfigError naming `path`."""
+    kind = key.kind
+    if kind == "bool":
+        if not isinstance(value, bool):
+            raise ConfigError(path, f"must be true or false, not {type_name(value)}")
+        return value
+    if kind in ("number", "integer"):
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise ConfigError(path, f"must be a number, not {type_name(value)}")
+        if not math.isfinite(value):
+            raise ConfigError(path, f"must be a finite number, not {value}")
+        return value
+    if kind in ("string", "provider"):
+        return optional_string(value, path)
+    if kind == "choice":
+        if not isinstance(value, str) or value not in key.choices:
+            raise ConfigError(path, f"must be one of {_listing(key.choices)}, not {value!r}")
+        return value
+    if kind in ("strings", "choices", "patterns"):
+        items = _string_list(value, path)
+        for index, item in enumerate(items):
+            if kind == "choices" and item not in key.choices:
+                allowed = _listing(key.choices)
+                raise ConfigError(f"{path}[{index}]", f"must be one of {allowed}, not {item!r}")
+            if kind == "patterns":
+                _check_pattern(item, f"{path}[{index}]")
+        return items
+    if kind == "headers":
+        headers = object_at(value, path)
+        for name, header in headers.items():
+            if not isinstance(header, str):
+                raise ConfigError(f"{path}.{name}", "header values must be strings")
+        return tuple((name, str(header)) for name, header in headers.items())
+    if kind == "secret":
+        return _secret(value, path)
+    return value  # opaque: tolerated as written
+
+
+def _string_list(value: object, path: str) -> tuple[str, ...]:
+    if not isinstance(value, list):
+        raise ConfigError(path, f"must be a list of strings, not {type_name(value)}")
+    for index, item in enumerate(value):
+        if not isinstance(item, str):
+            raise ConfigError(f"{path}[{index}]", f"must be a string, not {type_name(item)}")
+    return tuple(str(item) for item in value)
+
+
+def _check_pattern(pattern: str, path: str) -> None:
+    try:
+        re.compile(pattern)
+    except re.error as exc:
+        raise ConfigError(path, f"not a valid regular expression: {exc}") from exc
+
+
+def _secret(value: object, path: str) -> str | SecretRef:
+    if isinstance(value, str):
+        return value
+    ref = object_at(value, path)
+    unknown = [key for key in ref if key not in ("source", "id", "provider")]
+    if unknown:
+        raise ConfigError(f"{path}.{unknown[0]}", "unknown key in a secret reference")
+    source, ident, provider = ref.get("source"), ref.get("id"), ref.get("provider")
+    if source != "env":
+        raise ConfigError(
+            f"{path}.source", f"only 'env' secret references are supported, not {source!r}"
+        )
+    if not isinstance(ident, str) or not ident:
+        raise ConfigError(f"{path}.id", "must name the environment variable")
+    if provider is not None and not isinstance(provider, str):
+        raise ConfigError(f"{path}.provider", "must be a string")
+    return SecretRef(source="env", id=ident, provider=provider)
+
+
+def type_name(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return f"the string {value!r}"
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, list):
+        return "a list"
+    return type(value).__name__
+
+
+def _listing(choices: Sequence[str]) -> str:
+    return ", ".join(repr(choice) for choice in choices)

@@ -3,7 +3,8 @@
 The calls between the modules of entrypoints/config/ are recorded while one agent's runtime is
 resolved from a file that uses `$include`, the `env` block, `${VAR}`, `models.providers`, two
 agents and a flag override. No stage may call into an earlier one, and the driver (runtime.py)
-enters each stage once.
+enters each stage once. The package holds the stages, the driver, the key table and its
+publisher, and nothing else: at most 8 modules a newcomer walks in order.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from types import FrameType
 from memlane.entrypoints.config.runtime import resolve_runtime
 
 STAGES = ("read.py", "validate.py", "merge.py", "build.py")
+MODULES = ("__init__.py", *STAGES, "runtime.py", "keys.py", "schema.py")
 _PACKAGE = "/entrypoints/config/"
 
 CONFIG = """{
@@ -31,6 +33,12 @@ CONFIG = """{
   },
   memory: { citations: "on" },
 }"""
+
+
+def test_the_package_holds_the_stages_the_driver_and_the_key_table_only() -> None:
+    folder = Path(resolve_runtime.__code__.co_filename).parent
+    assert sorted(path.name for path in folder.glob("*.py")) == sorted(MODULES)
+    assert len(MODULES) <= 8
 
 
 def _module(frame: FrameType | None) -> str | None:

@@ -8,11 +8,12 @@ import pytest
 
 from memlane.domain.config import SecretRef
 from memlane.domain.errors import ConfigError
-from memlane.entrypoints.config.expand import env_with_block, substitute
 from memlane.entrypoints.config.read import (
     ConfigFileError,
     config_path,
+    env_with_block,
     load_config,
+    substitute,
 )
 from memlane.entrypoints.config.runtime import (
     api_key_for,
