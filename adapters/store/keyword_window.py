@@ -30,10 +30,14 @@ from memlane.domain.search import TimeWindow
 from memlane.domain.sources import Source
 
 # Below this many chunks in the window the pre-filter costs about what an unfiltered ranking
-# does at 1M chunks (bench/time_filter_bench.py: ~110 ms at 9,600, ~190 ms at 41,000).
-NARROW_ROWS: Final = 20_000
+# does at 1M chunks (bench/time_filter_bench.py: 49 ms at 41,000, 490 ms at 500,000; the capped
+# count costs ~2.5 ms). A wider window ranked first took 425 ms at 41,000 (4 % of the index:
+# the second round's few thousand rows defeat the pruning and FTS5 ranks every match).
+NARROW_ROWS: Final = 50_000
 OVERFETCH: Final = 4
-MAX_FETCH: Final = 40
+# Past a fetch of this many times `limit` the pruning mostly gives up (a rare phrase no longer
+# fills it), so the pre-filter is cheaper than a second round.
+MAX_FETCH: Final = 8
 _MARGIN: Final = 1.25  # the second round asks a quarter more than the share seen predicts
 
 

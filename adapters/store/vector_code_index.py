@@ -320,12 +320,18 @@ class CodeVectorIndex:
     ) -> list[tuple[int, float]]:
         """Return up to `limit` (rid, exact cosine) pairs, best first (see VectorIndex).
 
-        Within `window`: the file's rows by its time arrays, the delta's by a rid-range read.
-        When the window holds few rows, every one is scored exactly (no code stage can then
-        miss a neighbour); else the scan skips the others.
+        Within `window`: when it holds few rows (at most the scan's keep), every one is scored
+        exactly (no code stage can then miss a neighbour); else the file's rows are masked by
+        its time arrays and the delta's read by rid range.
         """
         q = np.asarray(vector, dtype=np.float32)
         q = q / np.float32(np.linalg.norm(q))
+        keep = pool_sizes(limit)[1]
+        if window is not None and rows.window_rows_at_most(conn, window, keep + 1) <= keep:
+            # A narrow window: its rids from the time index (a capped count first, ~1 ms),
+            # cheaper than masking the whole file (~5 ms at 1M rows).
+            few = rows.rids_in_window(conn, window)
+            return _best(exact_scores(conn, q, few, model, sources, dims, window), limit)
         with self._lock:
             self._refresh(conn, dims)
             inside = delta_rids = None
@@ -333,20 +339,22 @@ class CodeVectorIndex:
                 delta_rids = self._delta_in_window(conn, window)
                 inside = None if self._file is None else self._window_rows(model, sources, window)
                 held = 0 if inside is None else int(np.count_nonzero(inside))
-                if held + len(delta_rids) <= pool_sizes(limit)[1]:
+                if held + len(delta_rids) <= keep:  # many rows, few of this model and sources
                     few = delta_rids
                     if self._file is not None:
                         few = few + np.asarray(self._file.rids)[inside].tolist()
-                    scored = exact_scores(conn, q, few, model, sources, dims, window)
-                    scored.sort(key=lambda pair: (-pair[1], pair[0]))
-                    return scored[:limit]
+                    return _best(exact_scores(conn, q, few, model, sources, dims, window), limit)
             hits = self._delta.top(vector, model, sources, limit, rids=delta_rids)
             scored = [(h.rid, h.score) for h in hits]
             if self._file is not None:
                 found = self._file_candidates(q, model, sources, limit, inside)
                 scored += exact_scores(conn, q, found.tolist(), model, sources, dims, window)
-        scored.sort(key=lambda pair: (-pair[1], pair[0]))
-        return scored[:limit]
+        return _best(scored, limit)
+
+
+def _best(scored: list[tuple[int, float]], limit: int) -> list[tuple[int, float]]:
+    scored.sort(key=lambda pair: (-pair[1], pair[0]))
+    return scored[:limit]
 
 
 def exact_scores(

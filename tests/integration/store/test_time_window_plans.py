@@ -95,19 +95,19 @@ class TestKeywordLegByWindowWidth:
     def test_a_second_larger_round_when_the_first_keeps_too_few(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        # 100 equal matches, ranked by rid; one in ten is inside the window: 20 ranked rows
-        # keep 2, so the second round asks for 20 * 5 / 2 * 1.25 = 63 and keeps 7.
+        # 100 equal matches, ranked by rid; one in five is inside the window: 20 ranked rows
+        # keep 4, so the second round asks for 20 * 5 / 4 * 1.25 = 32 and keeps 7.
         store = SqliteIndexStore.open(tmp_path / "index.db")
         chunks = [replace(c, text="apples apples apples") for c in make_chunks("memory/a.md", 100)]
-        days: list[float | None] = [50.0 if i % 10 == 0 else 5.0 for i in range(100)]
+        days: list[float | None] = [50.0 if i % 5 == 0 else 5.0 for i in range(100)]
         store.replace_file(make_file("memory/a.md"), _dated(chunks, days), [None] * 100, "m")
         window = TimeWindow(since=40 * DAY, until=60 * DAY)
         monkeypatch.setattr(keyword_window, "NARROW_ROWS", 1)
 
         hits = _keyword(store, '"apples"', window, 5)
 
-        assert _plan(store).endswith("ranked 63, kept those within the time window")
-        assert [h for h, _ in hits] == [chunks[i].id for i in (0, 10, 20, 30, 40)]
+        assert _plan(store).endswith("ranked 32, kept those within the time window")
+        assert [h for h, _ in hits] == [chunks[i].id for i in (0, 5, 10, 15, 20)]
         store.close()
 
     def test_the_pre_filter_answers_when_the_ranked_rows_fall_outside(
@@ -143,13 +143,13 @@ class TestVectorLegMasksTheCodeFile:
         self, path: Path, window: TimeWindow, limit: int, seed: int
     ) -> tuple[list[str], list[str]]:
         query = [random.Random(seed).uniform(-1, 1) for _ in range(DIMS)]
-        results = []
+        results: list[list[str]] = []
         for engine in ("codes", "numpy"):  # numpy: the window's rids from the time index
-            store = SqliteIndexStore.open(path, vector_search=engine)  # type: ignore[arg-type]
+            store = SqliteIndexStore.open(path, vector_search=engine)
             hits = store.search_vector(
                 query, model="m", sources=ALL_SOURCES, limit=limit, window=window
             )
-            results.append([h.chunk_id for h in hits])
+            results.append([str(h.chunk_id) for h in hits])
             store.close()
         return results[0], results[1]
 
