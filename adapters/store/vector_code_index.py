@@ -164,8 +164,13 @@ class CodeVectorIndex:
         """Adopt a valid file on disk (another process may have built it), else build one, or
         stay exact below `min_rows` vectors."""
         self._checked = (db_id, dims)
-        opened = CodeFile.open(code_path(self._db_path))
-        why = "no code file" if opened is None else stale_reason(conn, opened.header, db_id, dims)
+        path = code_path(self._db_path)
+        opened = CodeFile.open(path)
+        why: str | None
+        if opened is None:  # a file there is torn, foreign or of an older layout (no times)
+            why = "an unreadable or older-layout code file" if path.exists() else "no code file"
+        else:
+            why = stale_reason(conn, opened.header, db_id, dims)
         if opened is not None and why is None:
             self._adopt(opened)
             self.last_event = "opened"

@@ -179,8 +179,13 @@ class TestVectorLegMasksTheCodeFile:
             f.write(b"MLVCODE1")  # what version 1 wrote: no time arrays
         assert MAGIC != b"MLVCODE1"
 
+        reader = SqliteIndexStore.open(path)
+        reader.search_vector([1.0] * DIMS, model="m", sources=ALL_SOURCES, limit=5, window=window)
+        rebuilt = reader.vector_index_state().state
+        reader.close()
         codes, exact = self._both(path, window, 5, seed=2)
 
+        assert rebuilt == "rebuilt: an unreadable or older-layout code file"
         assert codes == exact and len(codes) == 5
         with code_path(path).open("rb") as f:
             assert f.read(len(MAGIC)) == MAGIC
