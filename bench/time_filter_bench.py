@@ -15,6 +15,7 @@ Prints a table and writes bench/results/time_filter_bench.json.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import statistics
 import tempfile
@@ -83,33 +84,56 @@ def _build(size: int, queries: int, where: Path) -> tuple[list[list[float]], lis
     return [v.tolist() for v in vectors[size:]], keyword_queries, build
 
 
-def _timed(fn: Callable[[int], int], n: int) -> dict[str, float]:
+def _timed(fn: Callable[[int], list[str]], n: int) -> dict[str, Any]:
     samples: list[float] = []
     counts: list[int] = []
+    digest = hashlib.sha256()
     for i in range(n):
         t = time.perf_counter()
-        counts.append(fn(i))
+        ids = fn(i)
         samples.append(time.perf_counter() - t)
+        counts.append(len(ids))
+        digest.update(("\n".join(ids) + "\n\n").encode())
     ordered = sorted(samples)
     return {
         "p50_ms": round(statistics.median(ordered) * 1000, 1),
         "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))] * 1000, 1),
         "min_hits": min(counts),
+        # The ranked chunk ids of every query, in order: equal digests = the same hits.
+        "hits_sha256": digest.hexdigest()[:16],
     }
 
 
-def run(size: int, queries: int) -> dict[str, Any]:
+def run(size: int, queries: int, keep: Path | None = None) -> dict[str, Any]:
+    if keep is None:
+        with tempfile.TemporaryDirectory(prefix="time-filter-") as tmp:
+            return _run_in(size, queries, Path(tmp))
+    where = keep / str(size)
+    where.mkdir(parents=True, exist_ok=True)
+    return _run_in(size, queries, where)
+
+
+def _run_in(size: int, queries: int, where: Path) -> dict[str, Any]:
+    """Build the corpus in `where` (or reuse the one a `--keep` run left there: the draws are
+    seeded, so its queries are redrawn identically) and measure it."""
     from memlane.adapters.store.database import SqliteDatabase
     from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 
-    with tempfile.TemporaryDirectory(prefix="time-filter-") as tmp:
-        where = Path(tmp)
+    queries_file = where / f"queries-{queries}.json"
+    if queries_file.exists() and (where / "index.db").exists():
+        saved = json.loads(queries_file.read_text(encoding="utf-8"))
+        vectors, keywords, build = saved["vectors"], saved["keywords"], saved["build_s"]
+    else:
+        for old in where.glob("index.db*"):
+            old.unlink()
         vectors, keywords, build = _build(size, queries, where)
-        store = SqliteIndexStore(SqliteDatabase.open(where / "index.db", load_vector=False))
-        try:
-            return measure(store, size, vectors, keywords, queries, build)
-        finally:
-            store.close()
+        saved = {"vectors": vectors, "keywords": keywords, "build_s": build}
+        queries_file.write_text(json.dumps(saved), encoding="utf-8")
+    store = SqliteIndexStore(SqliteDatabase.open(where / "index.db", load_vector=False))
+    try:
+        return measure(store, size, vectors, keywords, queries, build)
+    finally:
+        store.close()
 
 
 def measure(
@@ -133,17 +157,17 @@ def measure(
             else TimeWindow(since=NEWEST - (days - 1) * DAY, until=NEWEST + DAY - 1)
         )
 
-        def keyword(i: int, window: TimeWindow | None = window) -> int:
+        def keyword(i: int, window: TimeWindow | None = window) -> list[str]:
             hits = store.search_keyword(
                 keywords[i % len(keywords)], sources=ALL_SOURCES, limit=POOL, window=window
             )
-            return len(hits)
+            return [str(h.chunk_id) for h in hits]
 
-        def vector(i: int, window: TimeWindow | None = window) -> int:
+        def vector(i: int, window: TimeWindow | None = window) -> list[str]:
             hits = store.search_vector(
                 vectors[i % len(vectors)], model="m", sources=ALL_SOURCES, limit=POOL, window=window
             )
-            return len(hits)
+            return [str(h.chunk_id) for h in hits]
 
         vector(0)  # warm
         in_window = size if days is None else min(size, size * days // SPAN_DAYS + CHUNKS_PER_FILE)
@@ -177,8 +201,11 @@ def main() -> None:
     parser.add_argument("--sizes", type=int, nargs="+", default=[100_000])
     parser.add_argument("--queries", type=int, default=40)
     parser.add_argument("--out", default="time_filter_bench")
+    parser.add_argument(
+        "--keep", type=Path, help="build into DIR/<size> and reuse it on the next run (A/B)"
+    )
     args = parser.parse_args()
-    results = [run(size, args.queries) for size in args.sizes]
+    results = [run(size, args.queries, args.keep) for size in args.sizes]
     print(_table(results))
     out = Path(__file__).parent / "results" / f"{args.out}.json"
     out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")

@@ -33,6 +33,7 @@ from typing import Final
 from sqlalchemy import Connection
 
 from memlane.adapters.postgres import bm25, keyword_pruned, rows
+from memlane.adapters.ranked_window import ranked_within
 from memlane.domain.search import TimeWindow
 from memlane.domain.sources import Source
 
@@ -193,6 +194,47 @@ def top(
     ]
     ranked.sort()
     return [(rid, score) for score, rid in ranked[:limit]], path
+
+
+# A window holding at least this many of the agent's chunks is ranked first (the pruned path,
+# over-fetched; adapters/ranked_window.py), a narrower one by the full path inside it.
+NARROW_ROWS: Final = 50_000
+
+
+def window_top(
+    conn: Connection,
+    agent: str,
+    phrases: Sequence[Sequence[str]],
+    sources: Sequence[Source],
+    limit: int,
+    *,
+    cache: HitCache | None,
+    window: TimeWindow | None,
+) -> tuple[list[tuple[int, float]], str]:
+    """`top` within `window`, the same rows, by the cheaper plan for the window's width (and
+    `top` itself without a window or a cache)."""
+    if window is None or cache is None:
+        return top(conn, agent, phrases, sources, limit, cache=cache, window=window)
+    since, until = window.bounds()
+    held = conn.exec_driver_sql(
+        "SELECT count(*) FROM (SELECT 1 FROM memlane_chunks WHERE agent = %s "
+        "AND time_end >= %s AND time_start <= %s LIMIT %s) AS w",
+        (agent, since, until, NARROW_ROWS),
+    ).scalar_one()
+    if int(held) >= NARROW_ROWS:
+        plans: list[str] = []
+
+        def rank(n: int) -> list[tuple[int, float]]:
+            scored, plan = top(conn, agent, phrases, sources, n, cache=cache)
+            plans.append(plan)
+            return scored
+
+        kept, fetch = ranked_within(
+            rank, lambda rids: set(_sources_of(conn, agent, rids, window)), limit
+        )
+        if kept is not None:
+            return kept, f"{plans[-1]}; ranked {fetch}, kept those within the time window"
+    return top(conn, agent, phrases, sources, limit, cache=cache, window=window)
 
 
 def _hit_counts(conn: Connection, agent: str, terms: Sequence[str]) -> dict[str, int]:

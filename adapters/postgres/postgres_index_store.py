@@ -336,7 +336,7 @@ class PostgresIndexStore:
             return []
         tokens = self._analyser.tokens(phrases)
         with self._db.read() as conn:
-            scored, self.last_keyword_plan = keyword_search.top(
+            scored, self.last_keyword_plan = keyword_search.window_top(
                 conn, self._agent, tokens, sources, limit, cache=self._hit_cache, window=window
             )
             return rows.candidates(conn, self._agent, scored)

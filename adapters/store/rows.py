@@ -287,6 +287,32 @@ def rids_in_window(conn: Connection, window: TimeWindow) -> list[int]:
     return sorted(int(r[0]) for r in found)
 
 
+def window_rows_at_most(conn: Connection, window: TimeWindow, cap: int) -> int:
+    """The chunks written within `window`, counted on `idx_chunks_time` up to `cap` (what
+    choosing a plan needs, without walking a wide window's every entry)."""
+    since, until = window.bounds()
+    found = conn.exec_driver_sql(
+        "SELECT count(*) FROM (SELECT 1 FROM chunks INDEXED BY idx_chunks_time "
+        "WHERE time_end >= ? AND time_start <= ? LIMIT ?)",
+        (since, until, cap),
+    ).scalar_one()
+    return int(found)
+
+
+def rids_within(conn: Connection, rids: Sequence[int], window: TimeWindow) -> set[int]:
+    """Those of `rids` whose chunk was written within `window` (read by rid: a few rows)."""
+    since, until = window.bounds()
+    inside: set[int] = set()
+    for batch in batches(rids):
+        found = conn.exec_driver_sql(
+            f"SELECT rid FROM chunks WHERE rid IN ({placeholders(len(batch))}) "
+            "AND time_end >= ? AND time_start <= ?",
+            (*batch, since, until),
+        )
+        inside.update(int(r[0]) for r in found)
+    return inside
+
+
 def keyword_top(
     conn: Connection,
     match: str,

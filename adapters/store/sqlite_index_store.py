@@ -23,7 +23,14 @@ from pathlib import Path
 
 from sqlalchemy import Connection
 
-from memlane.adapters.store import embedding_cache, first_index, meta_table, rows, sync_state
+from memlane.adapters.store import (
+    embedding_cache,
+    first_index,
+    keyword_window,
+    meta_table,
+    rows,
+    sync_state,
+)
 from memlane.adapters.store import vector_progress as progress_counts
 from memlane.adapters.store.background_sample import sample_blobs
 from memlane.adapters.store.database import SqliteDatabase
@@ -262,13 +269,8 @@ class SqliteIndexStore:
             if dims is None:
                 return []
             check_query_dims(vector, dims)
-            allowed = None
-            if window is not None:  # the window's rows first (indexed), then the top k of them
-                allowed = rows.rids_in_window(conn, window)
-                if not allowed:
-                    return []
             scored = self._vectors.top(
-                conn, vector, dims=dims, model=model, sources=sources, limit=limit, rids=allowed
+                conn, vector, dims=dims, model=model, sources=sources, limit=limit, window=window
             )
             return rows.candidates(conn, scored)
 
@@ -294,10 +296,15 @@ class SqliteIndexStore:
             return []
         every_source = set(ALL_SOURCES) <= set(sources)
         with self._db.read() as conn:
-            if window is not None:  # FTS5 ranks the matches inside the window (exact)
-                self._keywords.last_plan = "fts5: time window"
-                scored = rows.keyword_top(
-                    conn, match, sources, every_source=False, limit=limit, window=window
+            if window is not None:  # exact; the plan by the window's width (keyword_window.py)
+                scored = keyword_window.window_top(
+                    conn,
+                    self._keywords,
+                    match,
+                    sources,
+                    every_source=every_source,
+                    limit=limit,
+                    window=window,
                 )
             else:
                 scored = self._keywords.top(

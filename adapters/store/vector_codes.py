@@ -3,10 +3,12 @@
 Why: the exact matrix (vector_matrix.py) costs every process a full read of the float32 vectors
 (1.9 s and ~1 GB at 100k chunks, measured in bench/RESULTS.md). This file holds, per vector, a
 1-bit code (sign of the vector minus the corpus mean: 48 bytes at 384 dims) and an int8 code
-(per-dimension scale: 384 bytes). A fresh process maps it and reads only the pages a query
-touches; the bits are scanned in full (Hamming distance), the int8 codes only for the best few
-thousand. The float32 vectors stay in SQLite, the store of record; the final scores are always
-the exact float32 cosines read from there (vector_code_index.py).
+(per-dimension scale: 384 bytes), and its chunk's time range (two float64: a `since` / `until`
+window is then a mask computed in a few milliseconds at a million rows, not a list of the
+window's rids read from SQLite and matched with `np.isin`). A fresh process maps it and reads
+only the pages a query touches; the bits are scanned in full (Hamming distance), the int8 codes
+only for the best few thousand. The float32 vectors stay in SQLite, the store of record; the
+final scores are always the exact float32 cosines read from there (vector_code_index.py).
 
 The file is derived and disposable: it records the database it was built from (`db_id`), the
 highest rid it covers, the deletion-log position it has seen and a CRC of its last vector, and is
@@ -22,6 +24,7 @@ word column contiguously.
 from __future__ import annotations
 
 import json
+import math
 import os
 import zlib
 from dataclasses import asdict, dataclass
@@ -34,7 +37,9 @@ from sqlalchemy import Connection
 
 from memlane.adapters.store.temp_files import remove_abandoned_temps, remove_files, temp_path_for
 
-MAGIC = b"MLVCODE1"
+# Version 2 added the rows' time ranges (the `since` / `until` mask); a version-1 file is not
+# opened, so the next search rebuilds it.
+MAGIC = b"MLVCODE2"
 SUFFIX = ".vcodes"
 _FOOTER = 16  # uint64 header length + magic
 _BATCH = 8192
@@ -73,6 +78,8 @@ def _offsets(count: int, dims: int) -> dict[str, int]:
         "rids": 8 * count,
         "models": 2 * count,
         "sources": 2 * count,
+        "time_start": 8 * count,
+        "time_end": 8 * count,
         "mean": 4 * dims,
         "scale": 4 * dims,
         "bits": 8 * _words(dims) * count,
@@ -108,6 +115,9 @@ class CodeFile:
         self.rids = raw[at["rids"] : at["rids"] + 8 * n].view(np.int64)
         self.models = raw[at["models"] : at["models"] + 2 * n].view(np.int16)
         self.sources = raw[at["sources"] : at["sources"] + 2 * n].view(np.int16)
+        # Each row's time range (NaN when undated), so a window is a mask, not a rid list.
+        self.time_start = raw[at["time_start"] : at["time_start"] + 8 * n].view(np.float64)
+        self.time_end = raw[at["time_end"] : at["time_end"] + 8 * n].view(np.float64)
         self.mean = np.array(raw[at["mean"] : at["mean"] + 4 * d].view(np.float32))
         self.scale = np.array(raw[at["scale"] : at["scale"] + 4 * d].view(np.float32))
         words = _words(d)
@@ -215,8 +225,11 @@ def build(conn: Connection, db_path: Path, db_id: str, dims: int) -> CodeFile:
             rids = raw[at["rids"] : at["rids"] + 8 * count].view(np.int64)
             models = raw[at["models"] : at["models"] + 2 * count].view(np.int16)
             sources = raw[at["sources"] : at["sources"] + 2 * count].view(np.int16)
+            starts = raw[at["time_start"] : at["time_start"] + 8 * count].view(np.float64)
+            ends = raw[at["time_end"] : at["time_end"] + 8 * count].view(np.float64)
             result = conn.exec_driver_sql(
-                "SELECT rid, model, source, embedding FROM chunks WHERE embedding IS NOT NULL "
+                "SELECT rid, model, source, embedding, time_start, time_end FROM chunks "
+                "WHERE embedding IS NOT NULL "
                 "AND length(embedding) = ? AND rid <= ? ORDER BY rid",
                 (dims * 4, high),
             )
@@ -236,6 +249,8 @@ def build(conn: Connection, db_path: Path, db_id: str, dims: int) -> CodeFile:
                 rids[start:end] = [r[0] for r in rows]
                 models[start:end] = [_label(labels["models"], r[1]) for r in rows]
                 sources[start:end] = [_label(labels["sources"], r[2]) for r in rows]
+                starts[start:end] = [math.nan if r[4] is None else r[4] for r in rows]
+                ends[start:end] = [math.nan if r[5] is None else r[5] for r in rows]
                 bits[:, start:end] = _pack_bits(block, mean).T
                 codes[start:end] = np.clip(np.rint(block / scale), -127, 127).astype(np.int8)
                 start = end
@@ -243,7 +258,7 @@ def build(conn: Connection, db_path: Path, db_id: str, dims: int) -> CodeFile:
             raw[at["mean"] : at["mean"] + 4 * dims] = mean.view(np.uint8)
             raw[at["scale"] : at["scale"] + 4 * dims] = scale.view(np.uint8)
             raw.flush()
-            del raw, bits, codes, rids, models, sources
+            del raw, bits, codes, rids, models, sources, starts, ends
         header = CodeHeader(
             db_id=db_id,
             dims=dims,

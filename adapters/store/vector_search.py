@@ -24,12 +24,13 @@ from typing import Literal, Protocol, TypeAlias
 
 from sqlalchemy import Connection
 
-from memlane.adapters.store import meta_table, vec0
+from memlane.adapters.store import meta_table, rows, vec0
 from memlane.adapters.store.vec0 import Vec0Table
 from memlane.adapters.store.vector_code_index import CodeVectorIndex
 from memlane.adapters.store.vector_codec import to_blob
 from memlane.adapters.store.vector_matrix import VectorMatrix
 from memlane.application.ports.embedding import Vector
+from memlane.domain.search import TimeWindow
 from memlane.domain.sources import Source
 
 VectorSearch = Literal["codes", "numpy", "vec0"]
@@ -48,12 +49,12 @@ class VectorIndex(Protocol):
         model: str,
         sources: Sequence[Source],
         limit: int,
-        rids: Sequence[int] | None = None,
+        window: TimeWindow | None = None,
     ) -> list[ScoredRid]:
         """Return up to `limit` (rid, cosine) pairs, best first.
 
-        Only chunks whose vector was made by `model`, in `sources`, count, and with `rids` only
-        those rows (a time window's, chosen before the top k). `vector` is finite, non-zero and
+        Only chunks whose vector was made by `model`, in `sources`, count, and with `window`
+        only those written within it (chosen before the top k). `vector` is finite, non-zero and
         has the index's `dims` (the store checks this before asking).
         """
         ...
@@ -79,9 +80,14 @@ class MatrixVectorIndex:
         model: str,
         sources: Sequence[Source],
         limit: int,
-        rids: Sequence[int] | None = None,
+        window: TimeWindow | None = None,
     ) -> list[ScoredRid]:
         """Refresh the matrix if the database changed, then rank (see VectorIndex)."""
+        rids = None
+        if window is not None:  # the window's rows from the time index, then the top k of them
+            rids = rows.rids_in_window(conn, window)
+            if not rids:
+                return []
         state = meta_table.get_many(conn, [meta_table.DB_ID_KEY, meta_table.GENERATION_KEY])
         self._matrix.refresh(
             conn,
@@ -114,13 +120,13 @@ class Vec0VectorIndex:
         model: str,
         sources: Sequence[Source],
         limit: int,
-        rids: Sequence[int] | None = None,
+        window: TimeWindow | None = None,
     ) -> list[ScoredRid]:
         """Rank through vec0 when its table is ready (see VectorIndex)."""
-        if rids is not None or not self._table.ready(conn):
+        if window is not None or not self._table.ready(conn):
             # vec0's KNN cannot be restricted to a row set: the exact matrix ranks a window.
             return self._fallback.top(
-                conn, vector, dims=dims, model=model, sources=sources, limit=limit, rids=rids
+                conn, vector, dims=dims, model=model, sources=sources, limit=limit, window=window
             )
         return vec0.knn_top(conn, to_blob(vector), model, sources, limit)
 
