@@ -40,23 +40,14 @@ POOL = 200
 
 
 def _build(size: int, queries: int, where: Path) -> tuple[list[list[float]], list[str], float]:
-    import numpy as np
 
     from memlane.adapters.store.database import SqliteDatabase
     from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
     from memlane.application.ports.index_store import IndexedFile
     from memlane.bench.bulk_writer import BulkWriter
     from memlane.domain.chunks import Chunk, ChunkId, ContentHash
-    from memlane.domain.keywords import build_fts_query
 
-    rng = np.random.default_rng(26)
-    words = np.array([f"w{i}" for i in range(VOCABULARY)])
-    weights = 1.0 / np.arange(1, VOCABULARY + 1)
-    weights /= weights.sum()
-    vectors = clustered_vectors(size + queries, rng)
-    common = [str(w) for w in rng.choice(words[:50], queries)]
-    rare = [str(w) for w in rng.choice(words[1000:], queries)]
-    keyword_queries = [build_fts_query(f"{a} {b}") or "" for a, b in zip(common, rare, strict=True)]
+    rng, words, weights, vectors, keyword_queries = corpus_draws(size, queries)
     store = SqliteIndexStore(SqliteDatabase.open(where / "index.db", load_vector=False))
     files_total = size // CHUNKS_PER_FILE
     writer = BulkWriter(store, DIMS)
@@ -210,6 +201,24 @@ def main() -> None:
     out = Path(__file__).parent / "results" / f"{args.out}.json"
     out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
     print(f"wrote {out}")
+
+
+def corpus_draws(size: int, queries: int) -> tuple[Any, Any, Any, Any, list[str]]:
+    """The corpus's random draws, in their order (rng, words, Zipf weights, vectors, keyword
+    queries): the SQLite and PostgreSQL time-filter benches build the same corpus from them."""
+    import numpy as np
+
+    from memlane.domain.keywords import build_fts_query
+
+    rng = np.random.default_rng(26)
+    words = np.array([f"w{i}" for i in range(VOCABULARY)])
+    weights = 1.0 / np.arange(1, VOCABULARY + 1)
+    weights /= weights.sum()
+    vectors = clustered_vectors(size + queries, rng)
+    common = [str(w) for w in rng.choice(words[:50], queries)]
+    rare = [str(w) for w in rng.choice(words[1000:], queries)]
+    keyword_queries = [build_fts_query(f"{a} {b}") or "" for a, b in zip(common, rare, strict=True)]
+    return rng, words, weights, vectors, keyword_queries
 
 
 if __name__ == "__main__":

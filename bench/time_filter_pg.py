@@ -27,15 +27,13 @@ from memlane.bench.store_bench import (
     CHUNKS_PER_FILE,
     VOCABULARY,
     WORDS_PER_CHUNK,
-    clustered_vectors,
 )
-from memlane.bench.time_filter_bench import DAY, NEWEST, SPAN_DAYS, _table, measure
+from memlane.bench.time_filter_bench import DAY, NEWEST, SPAN_DAYS, _table, corpus_draws, measure
 
 
 def _load(size: int, queries: int, url: str) -> tuple[Any, list[list[float]], list[str], float]:
     """Draw time_filter_bench's corpus and bulk-load it; (store, query vectors, keyword
     queries, load seconds)."""
-    import numpy as np
 
     from memlane.adapters.postgres.database import PostgresDatabase
     from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
@@ -44,16 +42,8 @@ def _load(size: int, queries: int, url: str) -> tuple[Any, list[list[float]], li
     from memlane.application.ports.index_transfer import ChunkRecord, IndexSnapshot
     from memlane.bench.pg_store_bench import _fresh_database
     from memlane.domain.chunks import Chunk, ChunkId, ContentHash
-    from memlane.domain.keywords import build_fts_query
 
-    rng = np.random.default_rng(26)  # time_filter_bench's draws, in its order
-    words = np.array([f"w{i}" for i in range(VOCABULARY)])
-    weights = 1.0 / np.arange(1, VOCABULARY + 1)
-    weights /= weights.sum()
-    vectors = clustered_vectors(size + queries, rng)
-    common = [str(w) for w in rng.choice(words[:50], queries)]
-    rare = [str(w) for w in rng.choice(words[1000:], queries)]
-    keyword_queries = [build_fts_query(f"{a} {b}") or "" for a, b in zip(common, rare, strict=True)]
+    rng, words, weights, vectors, keyword_queries = corpus_draws(size, queries)
     files_total = size // CHUNKS_PER_FILE
     files: list[Any] = []
     records: list[Any] = []
