@@ -15,17 +15,13 @@ runs at a time, so no other rebuild of it can be in progress then).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-
 from sqlalchemy import Connection
 
 from memlane.adapters.postgres import maintenance
 from memlane.adapters.postgres.database import PostgresDatabase
 from memlane.adapters.postgres.meta import WORKSPACE_KEY_PREFIX
-from memlane.application.ports.embedding import Vector
-from memlane.application.ports.index_store import CacheKey, IndexedFile, IndexWriter, StoreError
-from memlane.domain.chunks import Chunk, ContentHash
-from memlane.domain.index_meta import IndexMeta
+from memlane.adapters.rebuild_writes import RebuildWrites
+from memlane.application.ports.index_store import IndexWriter
 
 _SWAPPED_TABLES = (
     "memlane_postings",
@@ -50,48 +46,22 @@ def _delete_agent_rows(conn: Connection, agent: str, *, keep_workspaces: bool = 
             conn.exec_driver_sql(f"DELETE FROM {table} WHERE agent = %s", (agent,))
 
 
-class PostgresIndexRebuild:
-    """A full reindex of `live` being written under the temporary agent id `shadow`."""
+class PostgresIndexRebuild(RebuildWrites):
+    """A full reindex of `live` being written under the temporary agent id `shadow`.
+
+    Its writer reads and writes the live agent's embedding cache (`cache_agent`), not its own.
+    """
 
     def __init__(
         self, db: PostgresDatabase, *, live: str, shadow: str, writer: IndexWriter
     ) -> None:
         """Write through `writer` (serving `shadow`); commit moves its rows to `live`."""
+        super().__init__(
+            writer, closed_message=f"rebuild {shadow} was already committed or aborted"
+        )
         self._db = db
         self._live = live
         self._shadow = shadow
-        self._writer = writer
-        self._finished = False
-
-    def _check_open(self) -> None:
-        if self._finished:
-            raise StoreError(f"rebuild {self._shadow} was already committed or aborted")
-
-    def replace_file(
-        self,
-        file: IndexedFile,
-        chunks: Sequence[Chunk],
-        vectors: Sequence[Vector | None],
-        model: str,
-    ) -> None:
-        """Write one file's rows into the rebuild (see IndexWriter)."""
-        self._check_open()
-        self._writer.replace_file(file, chunks, vectors, model)
-
-    def set_meta(self, meta: IndexMeta) -> None:
-        """Store the meta of the rebuilt index."""
-        self._check_open()
-        self._writer.set_meta(meta)
-
-    def cache_get(self, key: CacheKey, hashes: Sequence[ContentHash]) -> dict[ContentHash, Vector]:
-        """Read the live agent's embedding cache."""
-        self._check_open()
-        return self._writer.cache_get(key, hashes)
-
-    def cache_put(self, key: CacheKey, vectors: Mapping[ContentHash, Vector]) -> None:
-        """Add vectors to the live agent's embedding cache."""
-        self._check_open()
-        self._writer.cache_put(key, vectors)
 
     def commit(self) -> None:
         """Replace the live agent's index with the rebuilt one in one transaction."""

@@ -19,16 +19,14 @@ that the next open of the index removes them (and never those of a rebuild still
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from memlane.adapters.rebuild_writes import RebuildWrites
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.temp_files import remove_files
-from memlane.application.ports.embedding import Vector
-from memlane.application.ports.index_store import CacheKey, IndexedFile, IndexWriter, StoreError
-from memlane.domain.chunks import Chunk, ContentHash
-from memlane.domain.index_meta import IndexMeta
+from memlane.application.ports.index_store import IndexWriter
 
 
 def _attached(raw: Any, other: Path, sql: Sequence[str]) -> None:
@@ -65,11 +63,12 @@ _CARRY_OVER = (
 )
 
 
-class SqliteIndexRebuild:
+class SqliteIndexRebuild(RebuildWrites):
     """A full reindex being written to a temporary database beside the live one.
 
     It writes through any IndexWriter over the temporary database (the store passes a
-    SqliteIndexStore), so this module needs no store class and the store can import it.
+    SqliteIndexStore), so this module needs no store class and the store can import it. Its
+    embedding cache starts as a copy of the live one and replaces it at commit.
     """
 
     def __init__(
@@ -80,11 +79,12 @@ class SqliteIndexRebuild:
         on_swap: Callable[[], None],
     ) -> None:
         """Prefer `start`, which creates the temporary database and copies the cache."""
+        super().__init__(
+            writer, closed_message=f"{temp.path}: this rebuild was already committed or aborted"
+        )
         self._live = live
         self._temp_db = temp
-        self._temp = writer
         self._on_swap = on_swap
-        self._finished = False
 
     @classmethod
     def start(
@@ -116,36 +116,6 @@ class SqliteIndexRebuild:
     def path(self) -> Path:
         """Where the rebuild is being written."""
         return self._temp_db.path
-
-    def _check_open(self) -> None:
-        if self._finished:
-            raise StoreError(f"{self.path}: this rebuild was already committed or aborted")
-
-    def replace_file(
-        self,
-        file: IndexedFile,
-        chunks: Sequence[Chunk],
-        vectors: Sequence[Vector | None],
-        model: str,
-    ) -> None:
-        """Write one file's rows into the rebuild (see IndexWriter)."""
-        self._check_open()
-        self._temp.replace_file(file, chunks, vectors, model)
-
-    def set_meta(self, meta: IndexMeta) -> None:
-        """Store the meta of the rebuilt index."""
-        self._check_open()
-        self._temp.set_meta(meta)
-
-    def cache_get(self, key: CacheKey, hashes: Sequence[ContentHash]) -> dict[ContentHash, Vector]:
-        """Read the (carried-over) embedding cache."""
-        self._check_open()
-        return self._temp.cache_get(key, hashes)
-
-    def cache_put(self, key: CacheKey, vectors: Mapping[ContentHash, Vector]) -> None:
-        """Add vectors to the rebuild's embedding cache."""
-        self._check_open()
-        self._temp.cache_put(key, vectors)
 
     def commit(self) -> None:
         """Replace the live index with the rebuilt one, atomically; the old one stays on error."""
