@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from memlane.adapters.embedding.in_process import InProcessProvider, engine_call
 from memlane.adapters.embedding.keys import provider_key
 from memlane.application.ports.embedding import (
     EmbeddingRejected,
@@ -22,7 +23,7 @@ from memlane.application.ports.embedding import (
 from memlane.domain.embedding import sanitize_and_normalize
 
 
-class GgufEmbeddingProvider:
+class GgufEmbeddingProvider(InProcessProvider):
     """A local GGUF embedding model loaded once with llama-cpp-python (pooled embeddings)."""
 
     def __init__(
@@ -47,31 +48,13 @@ class GgufEmbeddingProvider:
             )
         except (OSError, RuntimeError, ValueError) as exc:
             raise ProviderNotConfigured(f"local: cannot load {path.name}: {exc}") from exc
-        self._model = path.name
-        self._dimensions = int(self._llm.n_embd())
-        self._max_tokens = context_size
+        super().__init__(
+            model=path.name,
+            dimensions=int(self._llm.n_embd()),
+            max_input_tokens=context_size,
+            key=provider_key(provider="local", model=path.name, base_url=str(path)),
+        )
         self._lock = threading.Lock()
-        self._key = provider_key(provider="local", model=self._model, base_url=str(path))
-
-    @property
-    def id(self) -> str:
-        return "local"
-
-    @property
-    def model(self) -> str:
-        return self._model
-
-    @property
-    def dimensions(self) -> int:
-        return self._dimensions
-
-    @property
-    def max_input_tokens(self) -> int:
-        return self._max_tokens
-
-    @property
-    def key(self) -> str:
-        return self._key
 
     def embed_query(self, text: str) -> Vector:
         return self.embed_documents([text])[0]
@@ -79,11 +62,8 @@ class GgufEmbeddingProvider:
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
         if not texts:
             return []
-        with self._lock:
-            try:
-                raw = self._llm.embed(list(texts))
-            except (OSError, RuntimeError, ValueError) as exc:
-                raise EmbeddingRejected(f"local: embedding failed: {exc}") from exc
+        with engine_call(self._lock):
+            raw = self._llm.embed(list(texts))
         if len(raw) != len(texts):
             raise EmbeddingRejected(f"local: {len(raw)} vectors returned for {len(texts)} inputs")
         vectors = [sanitize_and_normalize([float(x) for x in vector]) for vector in raw]

