@@ -27,6 +27,7 @@ from memlane.adapters.postgres import vectors as vector_leg
 from memlane.adapters.postgres.analysis import Fts5Analyser, parse_match
 from memlane.adapters.postgres.database import PostgresDatabase
 from memlane.adapters.postgres.rebuild import PostgresIndexRebuild
+from memlane.adapters.sample_cosines import sample_cosines
 from memlane.application.ports.embedding import Vector
 from memlane.application.ports.index_store import (
     CacheKey,
@@ -318,7 +319,7 @@ class PostgresIndexStore:
                     (self._agent, model, limit),
                 )
             ]
-        return vector_leg.cosines(vector, sample)
+        return sample_cosines(vector, sample)
 
     def search_keyword(
         self,

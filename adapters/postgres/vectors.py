@@ -242,15 +242,3 @@ def _index_scan(
             ),
         )
         return cursor.fetchall()
-
-
-def cosines(vector: Sequence[float], sample: Sequence[Sequence[float]]) -> list[float]:
-    """Cosines of `vector` with each vector of `sample` of its dimension (others skipped)."""
-    rows = [v for v in sample if len(v) == len(vector)]
-    if not rows:
-        return []
-    matrix = np.asarray(rows, dtype=np.float64)
-    query = np.asarray(vector, dtype=np.float64)
-    norms = np.linalg.norm(matrix, axis=1) * float(np.linalg.norm(query))
-    norms[norms == 0.0] = 1.0
-    return [float(c) for c in (matrix @ query) / norms]

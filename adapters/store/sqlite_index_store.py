@@ -23,6 +23,7 @@ from pathlib import Path
 
 from sqlalchemy import Connection
 
+from memlane.adapters.sample_cosines import sample_cosines
 from memlane.adapters.store import (
     embedding_cache,
     first_index,
@@ -39,7 +40,7 @@ from memlane.adapters.store.rebuild import SqliteIndexRebuild
 from memlane.adapters.store.temp_files import temp_path_for
 from memlane.adapters.store.vec0 import Vec0Table
 from memlane.adapters.store.vector_code_index import CodeVectorIndex
-from memlane.adapters.store.vector_codec import from_blob, sample_cosines
+from memlane.adapters.store.vector_codec import from_blob
 from memlane.adapters.store.vector_search import VectorSearch, vector_index
 from memlane.application.ports.embedding import Vector
 from memlane.application.ports.index_store import (
