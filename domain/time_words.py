@@ -36,6 +36,9 @@ from memlane.domain.time_words_tables import (
     RECENT_PREFIXES,
     RELATIVE_UNITS,
     UNITS,
+    WEEK_OF_LINKS,
+    WEEK_OF_MONTH,
+    WEEK_WORDS,
     WEEKDAYS,
 )
 
@@ -115,6 +118,11 @@ _MONTH_DATES: Final = (
     # 17 March, 17. März 2026, 17 de marzo de 2026
     rf"(?<!\w)(?P<d>\d{{1,2}}){_ORDINAL}\s+(?:de\s+)?(?P<m>{_MONTH_WORDS})(?![\w'])"
     rf"(?:,?\s+(?:de\s+)?(?P<y>\d{{4}}))?",
+)
+_WEEK_OF_MONTH: Final = (
+    rf"(?<![\w'])(?:(?:the|la|a|die|der)\s+)?(?P<o>{_alternation(WEEK_OF_MONTH)})\s+"
+    rf"(?:{_alternation(WEEK_WORDS)})\s+(?:{_alternation(WEEK_OF_LINKS)})\s+(?P<m>{_MONTH_WORDS})"
+    rf"(?![\w'])(?:,?\s+(?:de\s+)?(?P<y>\d{{4}}))?"
 )
 _CJK_DATE: Final = (
     rf"(?:(?P<y>\d{{4}})\s*[年년]\s*)?(?P<m>1[0-2]|0?[1-9]|十一|十二|[{_HAN_NUMBERS}])\s*[月월]"
@@ -252,14 +260,33 @@ def _months(text: str, today: dt.date) -> Iterable[Match]:
             name = groups["m"]
             day = int(groups["d"]) if groups.get("d") else None
             year = int(groups["y"]) if groups.get("y") else None
-            if name in AMBIGUOUS_MONTHS and not (groups.get("pre") or day or year):
+            pre = (groups.get("pre") or "").split()
+            if name in AMBIGUOUS_MONTHS and not (pre or day or year):
                 continue  # "May I ask", "march forward"
+            if pre == ["de"] and not (day or year):
+                continue  # "Rio de Janeiro": a bare "de" makes a month only with a day or year
             days = _latest_date(today, MONTHS[name], day, year)
             last = (groups.get("pre") or "").startswith("last ")
             if days is not None and last and days[1] >= today and year is None:
                 days = _latest_date(today, MONTHS[name], day, today.year - 1)  # asked in March
             if days is not None:
                 yield found.start(), found.end(), days
+
+
+def _weeks_of_month(text: str, today: dt.date) -> Iterable[Match]:
+    for found in _WEEK_OF_MONTH_RE.finditer(text):
+        year = int(found.group("y")) if found.group("y") else None
+        month = _latest_date(today, MONTHS[found.group("m")], None, year)
+        if month is None:
+            continue
+        first, last = month
+        nth = WEEK_OF_MONTH[found.group("o")]
+        if nth < 0:
+            first = last - dt.timedelta(days=6)
+        else:
+            first = first + dt.timedelta(weeks=nth - 1)
+            last = min(last, first + dt.timedelta(days=6))
+        yield found.start(), found.end(), (first, last)
 
 
 def _numeric_dates(text: str, today: dt.date) -> Iterable[Match]:
@@ -315,6 +342,7 @@ def _weekend(text: str, today: dt.date) -> Iterable[Match]:
 _RELATIVE_RE: Final = re.compile(_bounded(RELATIVE_UNITS))
 _WEEKEND_RE: Final = re.compile(_bounded(LAST_WEEKEND))
 _MONTH_RES: Final = tuple(re.compile(p) for p in _MONTH_DATES)
+_WEEK_OF_MONTH_RE: Final = re.compile(_WEEK_OF_MONTH)
 _CJK_DATE_RE: Final = re.compile(_CJK_DATE)
 _ISO_DATE_RE: Final = re.compile(_ISO_DATE)
 _YEAR_RES: Final = tuple(re.compile(p) for p in _YEAR)
@@ -325,6 +353,7 @@ _MATCHERS: Final[tuple[Matcher, ...]] = (
     _counted(tuple(re.compile(p) for p in _AGO), back=True),
     _counted(tuple(re.compile(p) for p in _RECENT), back=False),
     _months,
+    _weeks_of_month,
     _numeric_dates,
     _years,
     _days_of_month,

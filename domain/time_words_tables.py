@@ -153,6 +153,20 @@ WEEKDAYS: Final[dict[str, int]] = {
 # Monday before; "上周一" is the Monday of last week).
 LAST_WEEKDAY_PREFIXES: Final = ("上", "上个", "先週の", "지난주 ", "지난 주 ")
 
+# "the last week of October 2023", "la primera semana de mayo": a week counted within a named
+# month (n: days 7n-6 .. 7n; -1: the month's last seven days). The reader needs the month after it.
+WEEK_OF_MONTH: Final[dict[str, int]] = {
+    "first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4,
+    "last": -1, "final": -1,
+    "primera": 1, "segunda": 2, "tercera": 3, "cuarta": 4, "última": -1, "ultima": -1,
+    "primeira": 1, "terceira": 3, "quarta": 4,
+    "erste": 1, "ersten": 1, "zweite": 2, "zweiten": 2, "dritte": 3, "dritten": 3, "vierte": 4,
+    "vierten": 4, "letzte": -1, "letzten": -1,
+    "première": 1, "premiere": 1, "deuxième": 2, "troisième": 3, "quatrième": 4, "dernière": -1,
+}  # fmt: skip
+WEEK_WORDS: Final = ("week", "semana", "woche", "semaine")
+WEEK_OF_LINKS: Final = ("of", "in", "de", "im", "des", "du", "do", "da", "del")
+
 LAST_WEEKEND: Final = (
     "last weekend", "the past weekend", "this past weekend", "past weekend",
     "el fin de semana pasado", "fim de semana passado",

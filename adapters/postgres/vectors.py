@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Final
+from typing import TYPE_CHECKING, Any, Final
 
 import numpy as np
 from sqlalchemy import Connection
@@ -147,11 +147,79 @@ def top(
 ) -> list[tuple[int, float]]:
     """Return up to `limit` (rid, cosine) pairs of the agent, best first (see module docstring).
 
-    With `window`, only chunks written within it count: the filter sits in the scan's WHERE,
-    which the iterative index scan keeps applying until `limit` rows pass it.
+    With `window`, only chunks written within it count, strictly (see `_window_rows`).
     """
-    since, until = (-math.inf, math.inf) if window is None else window.bounds()
     pool = max(limit * 2, limit + 20)
+    if window is None:
+        rows = _index_scan(conn, agent, vector, dims, model, sources, pool, None)
+    else:
+        rows = _window_rows(conn, agent, vector, dims, model, sources, pool, window)
+    if not rows:
+        return []
+    cosines = _cosines(vector, [row[1] for row in rows])
+    scored = [
+        (int(row[0]), float(s)) for row, s in zip(rows, cosines, strict=True) if math.isfinite(s)
+    ]
+    scored.sort(key=lambda pair: (-pair[1], pair[0]))
+    return scored[:limit]
+
+
+# A window holding at most this many of the agent's chunks is scored exactly from its rows (the
+# server computes each one's distance and sorts them). Through HNSW a narrow window is a filter
+# the index knows nothing of: the iterative scan gives up after `hnsw.max_scan_tuples` (20,000)
+# index tuples, so a day a year back among 100,000 chunks came back with 22 of its 140
+# (bench/time_filter_pg.py, session 11).
+EXACT_WINDOW_ROWS: Final = 20_000
+
+
+def _window_rows(
+    conn: Connection,
+    agent: str,
+    vector: Vector,
+    dims: int,
+    model: str,
+    sources: Sequence[Source],
+    pool: int,
+    window: TimeWindow,
+) -> list[tuple[Any, Any]]:
+    """The pool of the window's nearest rows: exact for a narrow window; through the index for
+    a wide one, and exact again when the index comes back short of a pool it should fill."""
+    since, until = window.bounds()
+    held = conn.exec_driver_sql(
+        "SELECT count(*) FROM (SELECT 1 FROM memlane_chunks WHERE agent = %s "
+        "AND time_end >= %s AND time_start <= %s LIMIT %s) s",
+        (agent, since, until, EXACT_WINDOW_ROWS + 1),
+    ).scalar_one()
+    if held > EXACT_WINDOW_ROWS:
+        rows = _index_scan(conn, agent, vector, dims, model, sources, pool, window)
+        if len(rows) >= pool:
+            return rows
+    with driver_connection(conn).cursor(binary=True) as cursor:
+        # MATERIALIZED: the window's rows first (the time index), then ordered by their exact
+        # distance, never through the HNSW index's approximate order.
+        cursor.execute(
+            "WITH w AS MATERIALIZED (SELECT rid, embedding FROM memlane_chunks "
+            f"WHERE dims = {dims} AND agent = %s AND model = %s AND source = ANY(%s) "
+            "AND time_end >= %s AND time_start <= %s) "
+            f"SELECT rid, embedding FROM w ORDER BY embedding::vector({dims}) <=> "
+            f"%b::vector({dims}) LIMIT %s",
+            (agent, model, list(sources), since, until, to_wire(vector), pool),
+        )
+        return cursor.fetchall()
+
+
+def _index_scan(
+    conn: Connection,
+    agent: str,
+    vector: Vector,
+    dims: int,
+    model: str,
+    sources: Sequence[Source],
+    pool: int,
+    window: TimeWindow | None,
+) -> list[tuple[Any, Any]]:
+    """The pool through the HNSW index, the filters applied by its iterative scan."""
+    since, until = (-math.inf, math.inf) if window is None else window.bounds()
     conn.exec_driver_sql(  # SET LOCAL of both settings in one round trip
         "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
         "set_config('hnsw.ef_search', %s, true)",
@@ -173,15 +241,7 @@ def top(
                 pool,
             ),
         )
-        rows = cursor.fetchall()
-    if not rows:
-        return []
-    cosines = _cosines(vector, [row[1] for row in rows])
-    scored = [
-        (int(row[0]), float(s)) for row, s in zip(rows, cosines, strict=True) if math.isfinite(s)
-    ]
-    scored.sort(key=lambda pair: (-pair[1], pair[0]))
-    return scored[:limit]
+        return cursor.fetchall()
 
 
 def cosines(vector: Sequence[float], sample: Sequence[Sequence[float]]) -> list[float]:

@@ -12,6 +12,7 @@ from memlane.adapters.postgres.database import PostgresDatabase
 from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
 from memlane.application.ports.index_store import IndexedFile
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
+from memlane.domain.search import TimeWindow
 from memlane.domain.sources import ALL_SOURCES
 from tests.pg_server import fresh_database, unique_agent
 
@@ -155,3 +156,72 @@ def test_results_are_re_scored_exactly(db: PostgresDatabase) -> None:
         assert hits[0].score == pytest.approx(expected, abs=1e-9)
         found += len({h.chunk_id for h in hits} & set(exact_top(vectors, query, 10)))
     assert found / 100 >= 0.9  # recall@10 against the exact scan
+
+
+def test_a_narrow_window_gets_every_chunk_it_holds(db: PostgresDatabase) -> None:
+    """A `since` / `until` window is strict and complete: every chunk inside it comes back,
+    ranked exactly, even where the HNSW index's scan budget would run out on rows outside it.
+
+    The budget (`hnsw.max_scan_tuples`, 20,000 by default, met by a day a year back among
+    100,000 chunks) is set to 100 here, and the time index is dropped inside the transaction
+    with the other btrees (rolled back) so that the planner's way to the window is the HNSW
+    index, as it was there.
+    """
+    rng = np.random.default_rng(5)
+    day = 86_400.0
+    store = PostgresIndexStore(db, unique_agent())
+    stored = rng.normal(size=(2000, 16)).astype(np.float32)
+    chunks = [
+        Chunk(
+            id=ChunkId(f"memory:memory/d.md:{i}"),
+            source="memory",
+            path="memory/d.md",
+            start_line=i + 1,
+            end_line=i + 1,
+            text=f"chunk {i}",
+            hash=ContentHash(f"d-{i}"),
+            time_start=i * day,
+            time_end=i * day + 60,
+        )
+        for i in range(len(stored))
+    ]
+    store.replace_file(
+        IndexedFile("memory", "memory/d.md", ContentHash("d"), 1.0, 1),
+        chunks,
+        [v.tolist() for v in stored],
+        MODEL,
+    )
+    query = rng.normal(size=16).astype(np.float32)
+    window = TimeWindow(since=1000 * day, until=1009 * day + 3_600)  # days 1000..1009
+    with db.read() as conn:
+        conn.exec_driver_sql(
+            "DROP INDEX memlane_chunks_model, memlane_chunks_file, memlane_chunks_stats, "
+            "memlane_chunks_time"
+        )
+        conn.exec_driver_sql("ALTER TABLE memlane_chunks DROP CONSTRAINT memlane_chunks_pkey")
+        conn.exec_driver_sql(
+            "ALTER TABLE memlane_chunks DROP CONSTRAINT memlane_chunks_agent_id_key"
+        )
+        conn.exec_driver_sql("SET LOCAL enable_seqscan = off")
+        conn.exec_driver_sql("SET LOCAL hnsw.max_scan_tuples = 100")
+        hits = vectors.top(
+            conn,
+            store.agent,
+            query.tolist(),
+            dims=16,
+            model=MODEL,
+            sources=ALL_SOURCES,
+            limit=50,
+            window=window,
+        )
+        rids = conn.exec_driver_sql(
+            "SELECT rid, id FROM memlane_chunks WHERE agent = %s", (store.agent,)
+        ).all()
+        conn.rollback()
+    index_of = {int(rid): int(str(chunk_id).rsplit(":", 1)[1]) for rid, chunk_id in rids}
+    found = [index_of[rid] for rid, _ in hits]
+    inside = stored[1000:1010].astype(np.float64)
+    q = query.astype(np.float64)
+    exact = inside @ q / (np.linalg.norm(inside, axis=1) * np.linalg.norm(q))
+    assert found == [1000 + int(i) for i in np.argsort(-exact, kind="stable")]
+    assert [s for _, s in hits] == pytest.approx(sorted(exact, reverse=True), abs=1e-9)

@@ -163,6 +163,15 @@ WINDOWS: list[tuple[str, str, str]] = [
     ("11월 3일", "2026-11-03", "2026-11-03"),
     ("월요일", "2026-11-16", "2026-11-16"),
     ("지난 7일", "2026-11-13", "2026-11-20"),
+    # A week counted within a named month (it wins over "last week" at the same place)
+    ("where was Calvin in the last week of October 2023", "2023-10-25", "2023-10-31"),
+    ("the first week of May", "2026-05-01", "2026-05-07"),
+    ("the second week in March", "2026-03-08", "2026-03-14"),
+    ("la primera semana de mayo de 2025", "2025-05-01", "2025-05-07"),
+    ("a última semana de fevereiro", "2026-02-22", "2026-02-28"),
+    ("die letzte Woche im Oktober", "2026-10-25", "2026-10-31"),
+    ("la dernière semaine de juin", "2026-06-24", "2026-06-30"),
+    ("the fourth week of February 2026", "2026-02-22", "2026-02-28"),
 ]
 
 # Words that look like time but are not, in the same languages.
@@ -189,6 +198,9 @@ NOT_TIME: list[str] = [
     "what does 3 mean here",
     "周期性任务",
     "월급",
+    "when did Jolene get back from Rio de Janeiro",  # a bare "de" + month is a place here
+    "o Rio de Janeiro é lindo",
+    "the first week of onboarding",
 ]
 
 
