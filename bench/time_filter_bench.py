@@ -3,9 +3,12 @@
 Builds an index of N chunks of 384 dimensions (bulk row writes, bulk_writer.py), each
 file of 20 chunks dated one day, the days spread over two years; then, in the same process,
 times the keyword leg and the vector leg (default code-file engine) at 200 candidates (the
-fused pool) without a window and with windows of a day, a week, a month and a year ending at
-the newest day, and counts how many hits each returns (a window holding 200 chunks must give
-200). Windows are the filter of the store, applied inside each leg before its top k.
+fused pool) without a window and with the windows of WINDOWS: a day, a week, a month and a year
+ending at the newest day, and a day, a week and a month ending a year before it (mid-span) or at
+the oldest day. Each leg's hits are counted against what the corpus holds in the window (the
+vector leg: every chunk in it, up to 200; the keyword leg: every chunk in it with a query word,
+up to 200): `short` counts the queries that got fewer. Windows are the filter of the store,
+applied inside each leg before its top k.
 
     nice .venv/bin/python bench/time_filter_bench.py --sizes 100000 [--queries 40]
 
@@ -35,11 +38,60 @@ from memlane.bench.store_bench import (
 DAY = 86_400.0
 SPAN_DAYS = 730
 NEWEST = 1_794_873_600.0  # 2026-11-17T00:00:00Z
-WINDOWS = {"none": None, "day": 1, "week": 7, "month": 30, "year": 365}
+# name: (days, days before the newest day that the window ends), or None for no window. The
+# first five end at the newest day (the names and hits of session 10's runs).
+WINDOWS: dict[str, tuple[int, int] | None] = {
+    "none": None,
+    "day": (1, 0),
+    "week": (7, 0),
+    "month": (30, 0),
+    "year": (365, 0),
+    "day -1y": (1, 365),
+    "week -1y": (7, 365),
+    "month -1y": (30, 365),
+    "day oldest": (1, SPAN_DAYS - 1),
+    "month oldest": (30, SPAN_DAYS - 30),
+}
 POOL = 200
 
 
-def _build(size: int, queries: int, where: Path) -> tuple[list[list[float]], list[str], float]:
+def file_day(f: int, files_total: int) -> int:
+    """Days before the newest day that file `f` is dated (file 0 is the newest)."""
+    return f * SPAN_DAYS // files_total
+
+
+def window_files(spec: tuple[int, int], files_total: int) -> tuple[int, int]:
+    """The files [first, stop) dated inside the window `spec` (files run newest to oldest)."""
+    import numpy as np
+
+    days, end = spec
+    dated = np.arange(files_total, dtype=np.int64) * SPAN_DAYS // files_total
+    first = int(np.searchsorted(dated, end, side="left"))
+    stop = int(np.searchsorted(dated, end + days - 1, side="right"))
+    return first, stop
+
+
+class KeywordTruth:
+    """How many chunks of each file hold a word of each keyword query, filled as the corpus is
+    drawn: the keyword leg's expected hit count in a window, independent of any store."""
+
+    def __init__(self, keyword_queries: list[str], files_total: int) -> None:
+        import re
+
+        import numpy as np
+
+        self._member = np.zeros((VOCABULARY, len(keyword_queries)), dtype=bool)
+        for q, query in enumerate(keyword_queries):
+            for word in re.findall(r"\bw(\d+)\b", query):
+                self._member[int(word), q] = True
+        self.per_file = np.zeros((files_total, len(keyword_queries)), dtype=np.int32)
+
+    def add(self, f: int, drawn: Any) -> None:
+        """File `f`'s drawn word indices, one row per chunk."""
+        self.per_file[f] = self._member[drawn].any(axis=1).sum(axis=0)
+
+
+def _build(size: int, queries: int, where: Path) -> tuple[list[list[float]], list[str], float, Any]:
 
     from memlane.adapters.store.database import SqliteDatabase
     from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
@@ -51,12 +103,14 @@ def _build(size: int, queries: int, where: Path) -> tuple[list[list[float]], lis
     store = SqliteIndexStore(SqliteDatabase.open(where / "index.db", load_vector=False))
     files_total = size // CHUNKS_PER_FILE
     writer = BulkWriter(store, DIMS)
+    truth = KeywordTruth(keyword_queries, files_total)
 
     start = time.perf_counter()
     for f in range(files_total):
         first = f * CHUNKS_PER_FILE
-        day = NEWEST - (f * SPAN_DAYS // files_total) * DAY
+        day = NEWEST - file_day(f, files_total) * DAY
         drawn = rng.choice(VOCABULARY, size=(CHUNKS_PER_FILE, WORDS_PER_CHUNK), p=weights)
+        truth.add(f, drawn)
         name = f"memory/file{f}.md"
         chunks = []
         for i in range(CHUNKS_PER_FILE):
@@ -72,10 +126,11 @@ def _build(size: int, queries: int, where: Path) -> tuple[list[list[float]], lis
     # The first vector search builds the code file.
     store.search_vector(vectors[size].tolist(), model="m", sources=["memory"], limit=10)
     store.close()
-    return [v.tolist() for v in vectors[size:]], keyword_queries, build
+    return [v.tolist() for v in vectors[size:]], keyword_queries, build, truth.per_file
 
 
-def _timed(fn: Callable[[int], list[str]], n: int) -> dict[str, Any]:
+def _timed(fn: Callable[[int], list[str]], n: int, expected: list[int]) -> dict[str, Any]:
+    """Time `fn` on queries 0..n-1; `expected[i]` is the hit count query i must reach."""
     samples: list[float] = []
     counts: list[int] = []
     digest = hashlib.sha256()
@@ -90,6 +145,8 @@ def _timed(fn: Callable[[int], list[str]], n: int) -> dict[str, Any]:
         "p50_ms": round(statistics.median(ordered) * 1000, 1),
         "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))] * 1000, 1),
         "min_hits": min(counts),
+        "expected_min_hits": min(expected[:n]),
+        "short": sum(c < e for c, e in zip(counts, expected, strict=False)),
         # The ranked chunk ids of every query, in order: equal digests = the same hits.
         "hits_sha256": digest.hexdigest()[:16],
     }
@@ -107,22 +164,27 @@ def run(size: int, queries: int, keep: Path | None = None) -> dict[str, Any]:
 def _run_in(size: int, queries: int, where: Path) -> dict[str, Any]:
     """Build the corpus in `where` (or reuse the one a `--keep` run left there: the draws are
     seeded, so its queries are redrawn identically) and measure it."""
+    import numpy as np
+
     from memlane.adapters.store.database import SqliteDatabase
     from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 
     queries_file = where / f"queries-{queries}.json"
-    if queries_file.exists() and (where / "index.db").exists():
+    truth_file = where / f"keyword-truth-{queries}.npy"
+    if queries_file.exists() and truth_file.exists() and (where / "index.db").exists():
         saved = json.loads(queries_file.read_text(encoding="utf-8"))
         vectors, keywords, build = saved["vectors"], saved["keywords"], saved["build_s"]
+        truth = np.load(truth_file)
     else:
         for old in where.glob("index.db*"):
             old.unlink()
-        vectors, keywords, build = _build(size, queries, where)
+        vectors, keywords, build, truth = _build(size, queries, where)
         saved = {"vectors": vectors, "keywords": keywords, "build_s": build}
         queries_file.write_text(json.dumps(saved), encoding="utf-8")
+        np.save(truth_file, truth)
     store = SqliteIndexStore(SqliteDatabase.open(where / "index.db", load_vector=False))
     try:
-        return measure(store, size, vectors, keywords, queries, build)
+        return measure(store, size, vectors, keywords, queries, build, truth)
     finally:
         store.close()
 
@@ -134,19 +196,25 @@ def measure(
     keywords: list[str],
     queries: int,
     build: float,
+    truth: Any,
 ) -> dict[str, Any]:
     """Each leg of `store` (an IndexStore holding the corpus `_build` describes) at POOL
-    candidates, without a window and with each of WINDOWS ending at the newest day."""
+    candidates, without a window and with each of WINDOWS; `truth` is KeywordTruth.per_file."""
     from memlane.domain.search import TimeWindow
     from memlane.domain.sources import ALL_SOURCES
 
+    files_total = size // CHUNKS_PER_FILE
     result: dict[str, Any] = {"chunks": size, "build_s": round(build, 1), "windows": {}}
-    for name, days in WINDOWS.items():
-        window = (
-            None
-            if days is None
-            else TimeWindow(since=NEWEST - (days - 1) * DAY, until=NEWEST + DAY - 1)
-        )
+    for name, spec in WINDOWS.items():
+        first, stop = (0, files_total) if spec is None else window_files(spec, files_total)
+        in_window = (stop - first) * CHUNKS_PER_FILE
+        keyword_expected = [min(POOL, int(n)) for n in truth[first:stop].sum(axis=0)]
+        vector_expected = [min(POOL, in_window)] * queries
+        window = None
+        if spec is not None:
+            days, end = spec
+            since = NEWEST - (end + days - 1) * DAY
+            window = TimeWindow(since=since, until=NEWEST - end * DAY + DAY - 1)
 
         def keyword(i: int, window: TimeWindow | None = window) -> list[str]:
             hits = store.search_keyword(
@@ -161,28 +229,28 @@ def measure(
             return [str(h.chunk_id) for h in hits]
 
         vector(0)  # warm
-        in_window = size if days is None else min(size, size * days // SPAN_DAYS + CHUNKS_PER_FILE)
         result["windows"][name] = {
-            "chunks_in_window_about": in_window,
-            "keyword": _timed(keyword, queries),
-            "vector": _timed(vector, queries),
+            "chunks_in_window": in_window,
+            "keyword": _timed(keyword, queries, keyword_expected),
+            "vector": _timed(vector, queries, vector_expected),
         }
     return result
 
 
 def _table(results: list[dict[str, Any]]) -> str:
     lines = [
-        "| chunks | window | ~chunks in it | keyword p50 / p95 ms | vector p50 / p95 ms | "
-        "fewest hits (of 200) kw / vec |",
-        "|---:|---|---:|---:|---:|---:|",
+        "| chunks | window | chunks in it | keyword p50 / p95 ms | vector p50 / p95 ms | "
+        "fewest hits (expected) kw / vec | short queries kw / vec |",
+        "|---:|---|---:|---:|---:|---:|---:|",
     ]
     for r in results:
         for name, w in r["windows"].items():
             k, v = w["keyword"], w["vector"]
             lines.append(
-                f"| {r['chunks']:,} | {name} | {w['chunks_in_window_about']:,} | "
+                f"| {r['chunks']:,} | {name} | {w['chunks_in_window']:,} | "
                 f"{k['p50_ms']} / {k['p95_ms']} | {v['p50_ms']} / {v['p95_ms']} | "
-                f"{k['min_hits']} / {v['min_hits']} |"
+                f"{k['min_hits']} ({k['expected_min_hits']}) / "
+                f"{v['min_hits']} ({v['expected_min_hits']}) | {k['short']} / {v['short']} |"
             )
     return "\n".join(lines)
 
