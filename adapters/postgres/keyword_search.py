@@ -32,7 +32,7 @@ from typing import Final
 
 from sqlalchemy import Connection
 
-from memlane.adapters.postgres import bm25, keyword_pruned, rows
+from memlane.adapters.postgres import bm25, keyword_pruned, rows, time_span
 from memlane.adapters.ranked_window import ranked_within
 from memlane.domain.search import TimeWindow
 from memlane.domain.sources import Source
@@ -215,11 +215,10 @@ def window_top(
     `top` itself without a window or a cache)."""
     if window is None or cache is None:
         return top(conn, agent, phrases, sources, limit, cache=cache, window=window)
-    since, until = window.bounds()
     held = conn.exec_driver_sql(
         "SELECT count(*) FROM (SELECT 1 FROM memlane_chunks WHERE agent = %s "
-        "AND time_end >= %s AND time_start <= %s LIMIT %s) AS w",
-        (agent, since, until, NARROW_ROWS),
+        "AND time_end >= %s AND time_start <= %s AND time_end <= %s LIMIT %s) AS w",
+        (agent, *time_span.bounds(conn, agent, window), NARROW_ROWS),
     ).scalar_one()
     if int(held) >= NARROW_ROWS:
         plans: list[str] = []
@@ -273,7 +272,11 @@ def _head_freqs(
         "SELECT p.rid FROM memlane_postings p JOIN memlane_chunks c "
         "ON c.agent = p.agent AND c.rid = p.rid "
         "WHERE p.agent = %s AND c.agent = %s AND p.term = ANY(%s) AND c.source = ANY(%s) "
-        + ("" if window is None else "AND c.time_end >= %s AND c.time_start <= %s ")
+        + (
+            ""
+            if window is None
+            else "AND c.time_end >= %s AND c.time_start <= %s AND c.time_end <= %s "
+        )
         + "GROUP BY p.rid ORDER BY sum((%s::float8[])[array_position(%s::text[], p.term)] "
         "* (p.tf * %s) / (p.tf + %s * (%s + %s * c.doc_len / %s))) DESC, p.rid LIMIT %s",
         (
@@ -281,7 +284,7 @@ def _head_freqs(
             agent,
             list(terms),
             list(sources),
-            *(() if window is None else window.bounds()),
+            *(() if window is None else time_span.bounds(conn, agent, window)),
             [weights[t] for t in unique],
             unique,
             bm25.K1 + 1.0,

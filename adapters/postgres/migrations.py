@@ -172,11 +172,22 @@ def m004_chunk_times(conn: Connection) -> None:
     )
 
 
+def m005_chunk_span_index(conn: Connection) -> None:
+    """Index each chunk's span per agent, so an agent's longest span is an index lookup: a
+    window's rows then satisfy `time_end <= until + longest span`, which bounds the walk of
+    memlane_chunks_time and the planner's estimate (adapters/window_span.py)."""
+    conn.exec_driver_sql(
+        "CREATE INDEX IF NOT EXISTS memlane_chunks_span "
+        "ON memlane_chunks (agent, (time_end - time_start))"
+    )
+
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     m001_core_tables,
     m002_chunk_stats_index,
     m003_keyword_pruning,
     m004_chunk_times,
+    m005_chunk_span_index,
 )
 
 

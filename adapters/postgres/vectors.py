@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 from sqlalchemy import Connection
 
-from memlane.adapters.postgres import meta
+from memlane.adapters.postgres import meta, time_span
 from memlane.adapters.postgres.database import driver_connection
 from memlane.application.ports.embedding import Vector
 
@@ -184,14 +184,14 @@ def _window_rows(
 ) -> list[tuple[Any, Any]]:
     """The pool of the window's nearest rows: exact for a narrow window; through the index for
     a wide one, and exact again when the index comes back short of a pool it should fill."""
-    since, until = window.bounds()
+    bounds = time_span.bounds(conn, agent, window)
     held = conn.exec_driver_sql(
         "SELECT count(*) FROM (SELECT 1 FROM memlane_chunks WHERE agent = %s "
-        "AND time_end >= %s AND time_start <= %s LIMIT %s) s",
-        (agent, since, until, EXACT_WINDOW_ROWS + 1),
+        "AND time_end >= %s AND time_start <= %s AND time_end <= %s LIMIT %s) s",
+        (agent, *bounds, EXACT_WINDOW_ROWS + 1),
     ).scalar_one()
     if held > EXACT_WINDOW_ROWS:
-        rows = _index_scan(conn, agent, vector, dims, model, sources, pool, window)
+        rows = _index_scan(conn, agent, vector, dims, model, sources, pool, bounds)
         if len(rows) >= pool:
             return rows
     with driver_connection(conn).cursor(binary=True) as cursor:
@@ -200,10 +200,10 @@ def _window_rows(
         cursor.execute(
             "WITH w AS MATERIALIZED (SELECT rid, embedding FROM memlane_chunks "
             f"WHERE dims = {dims} AND agent = %s AND model = %s AND source = ANY(%s) "
-            "AND time_end >= %s AND time_start <= %s) "
+            "AND time_end >= %s AND time_start <= %s AND time_end <= %s) "
             f"SELECT rid, embedding FROM w ORDER BY embedding::vector({dims}) <=> "
             f"%b::vector({dims}) LIMIT %s",
-            (agent, model, list(sources), since, until, to_wire(vector), pool),
+            (agent, model, list(sources), *bounds, to_wire(vector), pool),
         )
         return cursor.fetchall()
 
@@ -216,10 +216,10 @@ def _index_scan(
     model: str,
     sources: Sequence[Source],
     pool: int,
-    window: TimeWindow | None,
+    bounds: tuple[float, float, float | None] | None,
 ) -> list[tuple[Any, Any]]:
-    """The pool through the HNSW index, the filters applied by its iterative scan."""
-    since, until = (-math.inf, math.inf) if window is None else window.bounds()
+    """The pool through the HNSW index, the filters applied by its iterative scan (`bounds`:
+    a window's from time_span.bounds, or None)."""
     conn.exec_driver_sql(  # SET LOCAL of both settings in one round trip
         "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
         "set_config('hnsw.ef_search', %s, true)",
@@ -230,13 +230,17 @@ def _index_scan(
         cursor.execute(
             f"SELECT rid, embedding FROM memlane_chunks WHERE dims = {dims} AND agent = %s "
             "AND model = %s AND source = ANY(%s) "
-            + ("" if window is None else "AND time_end >= %s AND time_start <= %s ")
+            + (
+                ""
+                if bounds is None
+                else "AND time_end >= %s AND time_start <= %s AND time_end <= %s "
+            )
             + f"ORDER BY embedding::vector({dims}) <=> %b::vector({dims}) LIMIT %s",
             (
                 agent,
                 model,
                 list(sources),
-                *(() if window is None else (since, until)),
+                *(() if bounds is None else bounds),
                 to_wire(vector),
                 pool,
             ),

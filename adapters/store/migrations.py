@@ -137,6 +137,11 @@ _M007: Final = (
     "CREATE INDEX IF NOT EXISTS idx_chunks_time ON chunks (time_end, time_start)",
 )
 
+# The longest span of a chunk, `max(time_end - time_start)`, read from an index (a table scan
+# without it: 134 ms at 1M chunks). A window's rows satisfy `time_end <= until + longest span`,
+# which bounds the walk of idx_chunks_time at both ends (see time_span.py).
+_M008: Final = "CREATE INDEX IF NOT EXISTS idx_chunks_span ON chunks (time_end - time_start)"
+
 
 def _fill_keyword_rows(conn: Connection) -> None:
     """Give every chunk already present its keyword row (today's document analysis)."""
@@ -211,6 +216,11 @@ def m007_chunk_times(conn: Connection) -> None:
         conn.exec_driver_sql(statement)
 
 
+def m008_chunk_span_index(conn: Connection) -> None:
+    """Index each chunk's span, so the longest one is an index lookup."""
+    conn.exec_driver_sql(_M008)
+
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     m001_core_tables,
     m002_keyword_table,
@@ -219,6 +229,7 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     m005_issues,
     m006_keyword_statistics,
     m007_chunk_times,
+    m008_chunk_span_index,
 )
 
 

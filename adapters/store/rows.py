@@ -14,7 +14,7 @@ from typing import cast
 from sqlalchemy import Connection
 
 from memlane.adapters.index_rows import candidate_from_row, chunk_from_row, file_from_row
-from memlane.adapters.store import schema
+from memlane.adapters.store import schema, time_span
 from memlane.adapters.store.database import DRIVER_ERRORS
 from memlane.adapters.store.in_lists import batches, placeholders
 from memlane.adapters.store.vec0 import Vec0Table
@@ -277,12 +277,13 @@ def rids_in_window(conn: Connection, window: TimeWindow) -> list[int]:
 
     Only the time columns are read, so SQLite answers from `idx_chunks_time` alone (a filter
     on model or source here made it scan the table, vectors included: 280 ms at 100k chunks
-    for a one-day window); the vector engines check model and source themselves.
+    for a one-day window); the vector engines check model and source themselves. The third
+    bound (time_span.py) ends the walk after the window, not at the newest chunk.
     """
-    since, until = window.bounds()
     found = conn.exec_driver_sql(
-        "SELECT rid FROM chunks INDEXED BY idx_chunks_time WHERE time_end >= ? AND time_start <= ?",
-        (since, until),
+        "SELECT rid FROM chunks INDEXED BY idx_chunks_time "
+        "WHERE time_end >= ? AND time_start <= ? AND time_end <= ?",
+        time_span.bounds(conn, window),
     )
     return sorted(int(r[0]) for r in found)
 
@@ -290,11 +291,10 @@ def rids_in_window(conn: Connection, window: TimeWindow) -> list[int]:
 def window_rows_at_most(conn: Connection, window: TimeWindow, cap: int) -> int:
     """The chunks written within `window`, counted on `idx_chunks_time` up to `cap` (what
     choosing a plan needs, without walking a wide window's every entry)."""
-    since, until = window.bounds()
     found = conn.exec_driver_sql(
         "SELECT count(*) FROM (SELECT 1 FROM chunks INDEXED BY idx_chunks_time "
-        "WHERE time_end >= ? AND time_start <= ? LIMIT ?)",
-        (since, until, cap),
+        "WHERE time_end >= ? AND time_start <= ? AND time_end <= ? LIMIT ?)",
+        (*time_span.bounds(conn, window), cap),
     ).scalar_one()
     return int(found)
 
@@ -330,7 +330,6 @@ def keyword_top(
     A malformed MATCH expression gives [] (FTS5 reports it as an OperationalError).
     """
     if window is not None:
-        since, until = window.bounds()
         sql = (
             f"SELECT t.rowid, t.rank FROM {schema.FTS_TABLE} t "
             "JOIN chunks c ON c.rid = t.rowid "
@@ -340,9 +339,10 @@ def keyword_top(
             # `+` keeps FTS5 from taking the rid list as its plan (a MATCH per listed rid:
             # 112 ms against 12 for a 2,500-row window at 5k chunks).
             "AND +t.rowid IN (SELECT rid FROM chunks INDEXED BY idx_chunks_time "
-            "WHERE time_end >= ? AND time_start <= ?) ORDER BY t.rank, t.rowid LIMIT ?"
+            "WHERE time_end >= ? AND time_start <= ? AND time_end <= ?) "
+            "ORDER BY t.rank, t.rowid LIMIT ?"
         )
-        args: tuple[object, ...] = (match, *sources, since, until, limit)
+        args: tuple[object, ...] = (match, *sources, *time_span.bounds(conn, window), limit)
     elif every_source:
         # Fast path: FTS5 can stop after the best `limit` rows when nothing else filters.
         sql = (

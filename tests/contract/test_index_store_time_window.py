@@ -142,3 +142,24 @@ def test_a_window_larger_than_the_exact_pool_is_ranked_by_every_engine(
     assert {c.chunk_id for c in hits} <= inside
     best_inside = [c.chunk_id for c in exact if c.chunk_id in inside][:5]
     assert [c.chunk_id for c in hits] == best_inside
+
+
+def test_a_long_chunk_around_a_window_is_found(store: IndexStore) -> None:
+    # A transcript chunk over 30 days, one-hour chunks on each later day: the window is a day
+    # inside the long chunk, which ends 19 days after it. The stores bound the time-index walk
+    # by the longest span; a bound from any shorter span would stop before the long chunk.
+    chunks = [_chunk(0, "apples long talk", 100 * DAY, 130 * DAY)]
+    vectors = [[1.0, 0.5, 0.0, 0.0]]
+    for n in range(1, 60):
+        start = (110 + n) * DAY
+        chunks.append(_chunk(n, f"apples note {n}", start, start + 3_600))
+        vectors.append([1.0, 0.0, 0.001 * n, 0.0])
+    store.replace_file(make_file("memory/t.md"), chunks, vectors, MODEL)
+    store.set_meta(make_meta())
+    window = TimeWindow(since=110 * DAY, until=111 * DAY - 1)
+
+    keyword = store.search_keyword('"apples"', sources=ALL_SOURCES, limit=50, window=window)
+    vector = store.search_vector(QUERY, model=MODEL, sources=ALL_SOURCES, limit=50, window=window)
+
+    assert [c.chunk_id for c in keyword] == [chunks[0].id]
+    assert [c.chunk_id for c in vector] == [chunks[0].id]

@@ -199,3 +199,54 @@ def test_version_4_dates_a_populated_index_without_touching_its_vectors(pg_url: 
     ]
     assert after == before
     assert "memlane_chunks_time" in {str(r[0]) for r in indexes}
+
+
+def test_version_5_indexes_each_agents_longest_span(pg_url: str) -> None:
+    """Chunks written at version 4 keep their rows; an agent's longest span, which bounds a
+    window's walk, is then read from the new index (its largest entry, not the agent's rows)."""
+    url = fresh_database(pg_url)
+    migrate_to(url, 4)
+    engine = create_engine(url)
+    # Agent a: 2,000 one-hour chunks and one over 30 days; agent b: one-day chunks only.
+    rows = [("a", rid, rid * 3_600.0, rid * 3_600.0 + 3_600) for rid in range(1, 2_001)]
+    rows.append(("a", 2_001, 0.0, 30 * 86_400.0))
+    rows += [("b", rid, rid * 86_400.0, rid * 86_400.0 + 86_399) for rid in range(1, 501)]
+    read = "SELECT agent, rid, embedding::text, time_start, time_end FROM memlane_chunks"
+    try:
+        with engine.begin() as conn:
+            conn.exec_driver_sql(
+                "INSERT INTO memlane_chunks(agent, rid, id, source, path, start_line, end_line, "
+                "hash, text, model, embedding, dims, timestamp, updated_at, doc_len, "
+                "time_start, time_end) SELECT u.a, u.r, u.a || u.r, 'memory', 'm.md', 1, 1, "
+                "'h', 'apples', 'm', '[1,0,0,1]'::vector, 4, NULL, 1.0, 1, u.s, u.e "
+                "FROM unnest(%s::text[], %s::bigint[], %s::float8[], %s::float8[]) "
+                "AS u(a, r, s, e)",
+                tuple(list(column) for column in zip(*rows, strict=True)),
+            )
+            before = conn.exec_driver_sql(read + " ORDER BY agent, rid").all()
+    finally:
+        engine.dispose()
+
+    PostgresDatabase.open(url).close()
+
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            after = conn.exec_driver_sql(read + " ORDER BY agent, rid").all()
+            conn.exec_driver_sql("ANALYZE memlane_chunks")
+            longest = "SELECT max(time_end - time_start) FROM memlane_chunks WHERE agent = %s"
+            spans = [conn.exec_driver_sql(longest, (a,)).scalar_one() for a in ("a", "b", "c")]
+            plan = "\n".join(
+                str(r[0])
+                for r in conn.exec_driver_sql(
+                    "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) " + longest, ("a",)
+                )
+            )
+    finally:
+        engine.dispose()
+    assert after == before
+    assert spans == [30 * 86_400.0, 86_399.0, None]
+    # The largest entry of the agent's part of the index, then its one row (PostgreSQL reads
+    # an expression index's rows from the heap): 3 buffers here, not the agent's 2,001 rows.
+    assert "Index Scan Backward using memlane_chunks_span" in plan
+    assert "Seq Scan" not in plan and "Sort" not in plan

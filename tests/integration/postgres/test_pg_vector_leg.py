@@ -102,7 +102,7 @@ def test_a_small_agent_is_not_starved_by_a_big_one(pg_url: str) -> None:
         with db.read() as conn:
             conn.exec_driver_sql(
                 "DROP INDEX memlane_chunks_model, memlane_chunks_file, memlane_chunks_stats, "
-                "memlane_chunks_time"
+                "memlane_chunks_time, memlane_chunks_span"
             )
             conn.exec_driver_sql("ALTER TABLE memlane_chunks DROP CONSTRAINT memlane_chunks_pkey")
             conn.exec_driver_sql(
@@ -196,7 +196,7 @@ def test_a_narrow_window_gets_every_chunk_it_holds(db: PostgresDatabase) -> None
     with db.read() as conn:
         conn.exec_driver_sql(
             "DROP INDEX memlane_chunks_model, memlane_chunks_file, memlane_chunks_stats, "
-            "memlane_chunks_time"
+            "memlane_chunks_time, memlane_chunks_span"
         )
         conn.exec_driver_sql("ALTER TABLE memlane_chunks DROP CONSTRAINT memlane_chunks_pkey")
         conn.exec_driver_sql(

