@@ -13,6 +13,11 @@ else's). pgvector 0.8's iterative index scan (`hnsw.iterative_scan = relaxed_ord
 scanning until enough rows pass the filter. Relaxed order means the index may return rows
 slightly out of order, so the leg fetches a pool larger than `limit` and re-scores it exactly:
 cosine similarity in double precision from the stored vectors, then the best `limit`.
+
+An agent with few chunks is scanned exactly instead (its rows sorted by distance, no index):
+the graph is shared with every agent of the dimension and the scan over it is approximate, so
+it can miss a small agent's rows outright. Seen in the tests: once other agents had added many
+near-identical 4-dimension vectors, the iterative scan returned 3 of an agent's 4 rows.
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from sqlalchemy import Connection
 
 from memlane.adapters.postgres import meta, time_span
 from memlane.adapters.postgres.database import driver_connection
+from memlane.adapters.postgres.rows import keyword_stats
 from memlane.application.ports.embedding import Vector
 
 if TYPE_CHECKING:  # pgvector is the `postgres` extra: imported when a vector is sent
@@ -41,6 +47,8 @@ _INDEX_LOCK_KEY: Final = 0x6D656D6C616E66
 # maintenance_work_mem of the transaction that builds an HNSW index (the server's default,
 # 64 MB, holds the graph of ~30k 384-dimension vectors).
 BUILD_MEMORY: Final = "512MB"
+# At most this many chunks, an agent's vector leg is an exact scan of its rows, not HNSW.
+EXACT_ROWS: Final = 5000
 
 
 def to_wire(vector: Sequence[float]) -> PgVector:
@@ -219,12 +227,16 @@ def _index_scan(
     bounds: tuple[float, float, float | None] | None,
 ) -> list[tuple[Any, Any]]:
     """The pool through the HNSW index, the filters applied by its iterative scan (`bounds`:
-    a window's from time_span.bounds, or None)."""
+    a window's from time_span.bounds, or None); a small agent's rows are sorted exactly."""
+    exact = keyword_stats(conn, agent)[0] <= EXACT_ROWS
     conn.exec_driver_sql(  # SET LOCAL of both settings in one round trip
         "SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true), "
         "set_config('hnsw.ef_search', %s, true)",
         (str(min(max(pool, 64), 1000)),),
     )
+    # "+ 0" keeps the planner off the HNSW index (it serves only the bare distance).
+    distance = f"embedding::vector({dims}) <=> %b::vector({dims})"
+    distance = f"({distance}) + 0" if exact else distance
     # Binary results: the candidates' vectors arrive as float32 bytes, not decimal text.
     with driver_connection(conn).cursor(binary=True) as cursor:
         cursor.execute(
@@ -235,7 +247,7 @@ def _index_scan(
                 if bounds is None
                 else "AND time_end >= %s AND time_start <= %s AND time_end <= %s "
             )
-            + f"ORDER BY embedding::vector({dims}) <=> %b::vector({dims}) LIMIT %s",
+            + f"ORDER BY {distance} LIMIT %s",
             (
                 agent,
                 model,

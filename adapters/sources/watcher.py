@@ -25,10 +25,10 @@ from watchdog.events import (
     FileSystemEventHandler,
     FileSystemMovedEvent,
 )
-from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, ObservedWatch
 from watchdog.observers.polling import PollingObserverVFS
 
+from memlane.adapters.sources._inotify_observer import native_observer
 from memlane.adapters.sources._paths import IGNORED_DIRS, has_suffix, is_ignored_dir, is_within
 from memlane.adapters.sources._watch_plan import (
     WatchPlan,
@@ -251,7 +251,7 @@ class WatchdogChangeWatcher:
     def _ensure_observer(self) -> BaseObserver:
         if self._observer is None:
             if self._mode == "native":
-                observer: BaseObserver = Observer()
+                observer: BaseObserver = native_observer()
             else:
                 observer = PollingObserverVFS(
                     os.stat, self._pruned_scandir, polling_interval=self._polling_interval

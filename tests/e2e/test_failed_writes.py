@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import resource
 import shutil
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -27,19 +25,27 @@ pytestmark = pytest.mark.e2e
 BIG_NOTES = 40  # ~3 KB of distinct words each: far more than the space left
 
 
+# Sets the limit, then becomes the `memlane` process. Not a preexec_fn: that forks the whole
+# pytest process (gRPC's event engine threads included, when an earlier test started gRPC) and
+# runs code in the child between fork and exec, where gRPC's fork handlers and the closing of
+# inherited fds met as "epoll_wait error: Bad file descriptor" and SIGABRT under load. Without
+# preexec_fn, subprocess uses vfork + exec and no fork handler runs.
+_LIMITED = (
+    "import os, resource, signal, sys; "
+    "signal.signal(signal.SIGXFSZ, signal.SIG_IGN); "  # an ignored signal stays so across exec
+    "resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]),) * 2); "
+    "os.execv(sys.argv[2], sys.argv[2:])"
+)
+
+
 def _run(
     home: Path, state: Path, *args: str, limit: int | None = None
 ) -> subprocess.CompletedProcess[str]:
-    def limit_file_size() -> None:  # in the child, before exec
-        assert limit is not None
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-
+    launch = [sys.executable, "-c", _LIMITED, str(limit)] if limit is not None else []
     return subprocess.run(
-        [sys.executable, "-m", "memlane.entrypoints", "--state-dir", str(state),
+        [*launch, sys.executable, "-m", "memlane.entrypoints", "--state-dir", str(state),
          "--workspace", str(home / "ws"), *args],
         capture_output=True, text=True, env=cli_env(home), timeout=180, check=False,
-        preexec_fn=limit_file_size if limit is not None else None,
     )  # fmt: skip
 
 

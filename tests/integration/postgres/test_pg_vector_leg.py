@@ -85,13 +85,17 @@ def test_agents_keep_their_own_dimensions_in_one_table(db: PostgresDatabase) -> 
     )
 
 
-def test_a_small_agent_is_not_starved_by_a_big_one(pg_url: str) -> None:
+def test_a_small_agent_is_not_starved_by_a_big_one(
+    pg_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Through the HNSW index, filtering by agent afterwards still fills the result.
 
-    The planner would rather answer a small agent from its btree; the test drops the btrees
-    inside its transaction (rolled back) so the HNSW path is the one measured, and shows that
-    without the iterative scan the same query comes back short.
+    The leg scans an agent this small exactly, and the planner would rather answer it from its
+    btree; the test turns the first off and drops the btrees inside its transaction (rolled
+    back) so the HNSW path is the one measured, and shows that without the iterative scan the
+    same query comes back short.
     """
+    monkeypatch.setattr(vectors, "EXACT_ROWS", 0)
     db = PostgresDatabase.open(fresh_database(pg_url))
     rng = np.random.default_rng(7)
     big, small = PostgresIndexStore(db, unique_agent()), PostgresIndexStore(db, unique_agent())

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -72,6 +73,15 @@ def _write(path: Path, text: str = "note\n") -> Path:
 
 def _open_fds() -> int:
     return len(os.listdir("/proc/self/fd"))
+
+
+def _fd_targets() -> dict[int, str]:
+    """What each open descriptor of this process points at (a pipe's inode names that pipe)."""
+    targets = {}
+    for fd in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):  # closed while listing
+            targets[int(fd)] = os.readlink(f"/proc/self/fd/{fd}")
+    return targets
 
 
 def _kernel_watches() -> int:
@@ -301,16 +311,28 @@ class TestResources:
         assert threading.active_count() - threads_before <= watcher.watch_count + 5
 
     def test_stop_releases_threads_and_descriptors_and_is_idempotent(self, ws: Path) -> None:
-        threads_before = {t.ident for t in threading.enumerate()}
-        fds_before = _open_fds()
+        # The watcher's own threads and descriptors (inotify, the reader's wake-up pipe), not
+        # the process's totals, which other threads of the test process change meanwhile.
+        threads_before = set(threading.enumerate())
+        fds_before = _fd_targets()
         watcher = WatchdogChangeWatcher()
         watcher.start([str(ws / "memory"), str(ws / "MEMORY.md")], Batches())
+        started = set(threading.enumerate()) - threads_before
+        opened = {
+            fd: target
+            for fd, target in _fd_targets().items()
+            if fds_before.get(fd) != target
+            and (target == "anon_inode:inotify" or target.startswith("pipe:"))
+        }
+        assert started
+        assert "anon_inode:inotify" in opened.values()  # the measurement sees the watcher's
 
         watcher.stop()
         watcher.stop()
 
-        assert {t.ident for t in threading.enumerate()} <= threads_before
-        assert _open_fds() == fds_before
+        assert [t.name for t in started if t.is_alive()] == []
+        still = _fd_targets()
+        assert {fd: target for fd, target in opened.items() if still.get(fd) == target} == {}
 
     def test_too_many_watches_fall_back_to_polling_with_a_reason(
         self, ws: Path, watch: WatchFactory
