@@ -157,13 +157,28 @@ def start(state: Path, options: list[str], *, timeout: float) -> tuple[DaemonSta
     while time.monotonic() < deadline:
         current = probe(state, timeout=timeout)
         if current.answering:
-            return current, ours and current.pid == child.pid
+            if current.pid == child.pid:
+                return current, ours
+            # Another start won the lock. Ours may still be starting up: it would find the lock
+            # taken and exit, but a caller (or `status`) must not see a second daemon meanwhile.
+            _end_loser(child, deadline)
+            return current, False
         if child.poll() is not None:
             ours = False  # it lost the lock race (or failed): wait for the winner, if any
             if lock_holder(state) is None:
                 return DaemonState(running=False), False
         time.sleep(_POLL_S)
     return probe(state), False
+
+
+def _end_loser(child: subprocess.Popen[bytes], deadline: float) -> None:
+    """Wait for a spawned daemon that lost the lock race to exit; stop it if it lingers (it can
+    never serve: the lock is held)."""
+    try:
+        child.wait(timeout=max(0.1, deadline - time.monotonic()))
+    except subprocess.TimeoutExpired:
+        child.terminate()
+        child.wait(timeout=10)
 
 
 class NotADaemon(Exception):
