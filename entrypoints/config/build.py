@@ -58,7 +58,11 @@ from memlane.domain.config import (
 from memlane.domain.errors import ConfigError
 from memlane.domain.providers import default_model, fixed_output_sizes
 from memlane.domain.sources import Source
-from memlane.entrypoints.config.keys import COMPATIBLE_PROVIDER_IDS, KEYS_BY_PATH, LMSTUDIO_BASE_URL
+from memlane.entrypoints.config.key_table.embedding import (
+    COMPATIBLE_PROVIDER_IDS,
+    LMSTUDIO_BASE_URL,
+)
+from memlane.entrypoints.config.keys import KEYS_BY_PATH
 from memlane.entrypoints.config.merge import Merged
 from memlane.entrypoints.config.validate import Flat, IgnoredKey, RawEndpoint, ValidConfig
 
