@@ -64,7 +64,8 @@ from memlane.entrypoints.config.key_table.embedding import (
 )
 from memlane.entrypoints.config.keys import KEYS_BY_PATH
 from memlane.entrypoints.config.merge import Merged
-from memlane.entrypoints.config.validate import Flat, IgnoredKey, RawEndpoint, ValidConfig
+from memlane.entrypoints.config.validate import Flat, IgnoredKey, ValidConfig
+from memlane.entrypoints.config.validating.models_providers import RawEndpoint
 
 _Name = TypeVar("_Name", bound=str)
 _T = TypeVar("_T")

@@ -22,20 +22,24 @@ for an id that is not in a non-empty `agents.list` is an error rather than a sil
 
 The result, `ValidConfig`, holds each block's set leaves by relative dotted key with the path
 they were written at, so the later stages name the key of any error without the tree.
+
+This module walks the tree; one value against its row is checked in validating/leaves.py, the
+`models.providers` entries are read in validating/models_providers.py.
 """
 
 from __future__ import annotations
 
 import difflib
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Final, TypeAlias, get_args
 
-from memlane.domain.config import CitationsMode, SecretRef
+from memlane.domain.config import CitationsMode
 from memlane.domain.errors import ConfigError
 from memlane.entrypoints.config.keys import MEMORY_KEYS, MEMORY_SEARCH_KEYS, Key, KeyTree, key_tree
+from memlane.entrypoints.config.validating.leaves import check_leaf, object_at, optional_string
+from memlane.entrypoints.config.validating.models_providers import RawEndpoint, parse_providers
 
 DEFAULT_AGENT_ID: Final = "main"
 AGENT_ID_PATTERN: Final = r"[A-Za-z0-9][A-Za-z0-9_-]{0,63}"
@@ -47,8 +51,6 @@ _AGENTS_KEYS: Final = frozenset({"defaults", "list"})
 _DEFAULTS_KEYS: Final = frozenset({"memorySearch", "workspace"})
 _ENTRY_KEYS: Final = frozenset({"id", "default", "workspace", "memorySearch"})
 _CITATIONS: Final[tuple[CitationsMode, ...]] = get_args(CitationsMode)
-# A `models.providers` key left as `${VAR}` by the read stage: read from the environment at use.
-_UNRESOLVED: Final = re.compile(r"^\$\{([A-Z_][A-Z0-9_]*)\}$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -265,190 +267,3 @@ def validate_agent_id(agent_id: str, key: str = "agentId") -> str:
             key, f"invalid agent id {agent_id!r}: use letters, digits, '_' and '-' (max 64)"
         )
     return agent_id
-
-
-# --- models.providers --------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class RawEndpoint:
-    """One validated `models.providers.<id>` entry, as far as embeddings use it."""
-
-    path: str
-    base_url: str | None
-    api_key: str | SecretRef | None
-    headers: tuple[tuple[str, str], ...]
-    api: str | None
-
-
-def parse_providers(models: object) -> dict[str, RawEndpoint]:
-    """Validate the embedding-relevant fields of `models.providers`; other fields are skipped.
-
-    Raises:
-        ConfigError: a field of the wrong type, named by its full path.
-    """
-    if models is None:
-        return {}
-    if not isinstance(models, Mapping):
-        raise ConfigError("models", "must be an object")
-    providers = models.get("providers")
-    if providers is None:
-        return {}
-    if not isinstance(providers, Mapping):
-        raise ConfigError("models.providers", "must be an object")
-    parsed: dict[str, RawEndpoint] = {}
-    for ident, entry in providers.items():
-        path = f"models.providers.{ident}"
-        if not isinstance(entry, Mapping):
-            raise ConfigError(path, "must be an object")
-        headers = entry.get("headers") or {}
-        if not isinstance(headers, Mapping) or not all(
-            isinstance(v, str) for v in headers.values()
-        ):
-            raise ConfigError(f"{path}.headers", "must be an object of string values")
-        parsed[str(ident)] = RawEndpoint(
-            path=path,
-            base_url=_text(entry.get("baseUrl"), f"{path}.baseUrl"),
-            api_key=_key(entry.get("apiKey"), f"{path}.apiKey"),
-            headers=tuple((str(k), str(v)) for k, v in headers.items()),
-            api=_text(entry.get("api"), f"{path}.api"),
-        )
-    return parsed
-
-
-def _text(value: object, path: str) -> str | None:
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ConfigError(path, "must be a string")
-    return value.strip() or None
-
-
-def _key(value: object, path: str) -> str | SecretRef | None:
-    """A key string, an env SecretRef, or a `${VAR}` left for when the provider is used."""
-    if value is None:
-        return None
-    if isinstance(value, Mapping):
-        source, ident = value.get("source"), value.get("id")
-        if source != "env" or not isinstance(ident, str) or not ident:
-            raise ConfigError(path, "only {source: 'env', id: 'VAR'} references are supported")
-        return SecretRef(source="env", id=ident)
-    if not isinstance(value, str):
-        raise ConfigError(path, "must be a string or an env secret reference")
-    unresolved = _UNRESOLVED.match(value.strip())
-    if unresolved:
-        return SecretRef(source="env", id=unresolved.group(1))
-    return value.strip() or None
-
-
-# --- one value against its row of the key table -------------------------------------------
-
-
-def object_at(node: object, path: str) -> Mapping[str, object]:
-    if node is None:
-        return {}
-    if not isinstance(node, Mapping):
-        raise ConfigError(path, f"must be an object, not {type_name(node)}")
-    return node
-
-
-def optional_string(node: object, path: str) -> str | None:
-    if node is None:
-        return None
-    if not isinstance(node, str):
-        raise ConfigError(path, f"must be a string, not {type_name(node)}")
-    return node
-
-
-def check_leaf(key: Key, value: object, path: str) -> object:
-    """Return the validated value of one leaf, or raise ConfigError naming `path`."""
-    kind = key.kind
-    if kind == "bool":
-        if not isinstance(value, bool):
-            raise ConfigError(path, f"must be true or false, not {type_name(value)}")
-        return value
-    if kind in ("number", "integer"):
-        if isinstance(value, bool) or not isinstance(value, int | float):
-            raise ConfigError(path, f"must be a number, not {type_name(value)}")
-        if not math.isfinite(value):
-            raise ConfigError(path, f"must be a finite number, not {value}")
-        return value
-    if kind in ("string", "provider"):
-        return optional_string(value, path)
-    if kind == "choice":
-        if not isinstance(value, str) or value not in key.choices:
-            raise ConfigError(path, f"must be one of {_listing(key.choices)}, not {value!r}")
-        return value
-    if kind in ("strings", "choices", "patterns"):
-        items = _string_list(value, path)
-        for index, item in enumerate(items):
-            if kind == "choices" and item not in key.choices:
-                allowed = _listing(key.choices)
-                raise ConfigError(f"{path}[{index}]", f"must be one of {allowed}, not {item!r}")
-            if kind == "patterns":
-                _check_pattern(item, f"{path}[{index}]")
-        return items
-    if kind == "headers":
-        headers = object_at(value, path)
-        for name, header in headers.items():
-            if not isinstance(header, str):
-                raise ConfigError(f"{path}.{name}", "header values must be strings")
-        return tuple((name, str(header)) for name, header in headers.items())
-    if kind == "secret":
-        return _secret(value, path)
-    return value  # opaque: tolerated as written
-
-
-def _string_list(value: object, path: str) -> tuple[str, ...]:
-    if not isinstance(value, list):
-        raise ConfigError(path, f"must be a list of strings, not {type_name(value)}")
-    for index, item in enumerate(value):
-        if not isinstance(item, str):
-            raise ConfigError(f"{path}[{index}]", f"must be a string, not {type_name(item)}")
-    return tuple(str(item) for item in value)
-
-
-def _check_pattern(pattern: str, path: str) -> None:
-    try:
-        re.compile(pattern)
-    except re.error as exc:
-        raise ConfigError(path, f"not a valid regular expression: {exc}") from exc
-
-
-def _secret(value: object, path: str) -> str | SecretRef:
-    if isinstance(value, str):
-        return value
-    ref = object_at(value, path)
-    unknown = [key for key in ref if key not in ("source", "id", "provider")]
-    if unknown:
-        raise ConfigError(f"{path}.{unknown[0]}", "unknown key in a secret reference")
-    source, ident, provider = ref.get("source"), ref.get("id"), ref.get("provider")
-    if source != "env":
-        raise ConfigError(
-            f"{path}.source", f"only 'env' secret references are supported, not {source!r}"
-        )
-    if not isinstance(ident, str) or not ident:
-        raise ConfigError(f"{path}.id", "must name the environment variable")
-    if provider is not None and not isinstance(provider, str):
-        raise ConfigError(f"{path}.provider", "must be a string")
-    return SecretRef(source="env", id=ident, provider=provider)
-
-
-def type_name(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return f"the number {value}"
-    if isinstance(value, str):
-        return f"the string {value!r}"
-    if isinstance(value, Mapping):
-        return "an object"
-    if isinstance(value, list):
-        return "a list"
-    return type(value).__name__
-
-
-def _listing(choices: Sequence[str]) -> str:
-    return ", ".join(repr(choice) for choice in choices)
