@@ -33,23 +33,29 @@ the `env` block):
 
 Nothing here knows a key's type: the validate stage checks the tree this stage returns.
 `expand_user` and `env_value` also serve the driver's paths and credentials (runtime.py).
+
+This module finds, reads and parses the files and resolves `$include` (step 1); the parse memo
+and the depth scan, steps 2-3 and step 4 are in reading/ (`json5_text.py`, `variables.py`,
+`overrides.py`).
 """
 
 from __future__ import annotations
 
-import copy
 import os
 import re
 import stat
-import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Final, TypeAlias
 
-import json5
-
 from memlane.domain.errors import ConfigError
+from memlane.entrypoints.config.reading.json5_text import nesting_depth, parse_json5
+from memlane.entrypoints.config.reading.overrides import apply_overrides
+from memlane.entrypoints.config.reading.variables import env_with_block, substitute
+
+# Named here for this stage's importers (its tests); defined in reading/variables.py.
+__all__ = ["env_with_block", "substitute"]
 
 ConfigTree: TypeAlias = dict[str, object]
 ENV_CONFIG: Final = "MEMLANE_CONFIG"
@@ -81,11 +87,6 @@ _KINDS: Final = {
     stat.S_IFBLK: "a block device",
     stat.S_IFSOCK: "a socket",
 }
-_VARIABLE: Final = re.compile(r"\$(\$?)\{([A-Z_][A-Z0-9_]*)\}")
-# Where an unset `${VAR}` is an error: memlane's own blocks (see the module doc, step 3).
-_STRICT: Final = re.compile(
-    r"^(memory|agents\.(defaults|list\[\d+\])\.(memorySearch|workspace))(\.|\[|$)"
-)
 
 
 class ConfigFileError(ConfigError):
@@ -229,10 +230,10 @@ def parse_config(text: str, file: Path) -> ConfigTree:
     if not text.strip():
         return {}
     brackets = text.count("{") + text.count("[")  # the scan is only needed past the limit
-    if brackets > MAX_CONFIG_DEPTH and _depth(text) > MAX_CONFIG_DEPTH:
+    if brackets > MAX_CONFIG_DEPTH and nesting_depth(text) > MAX_CONFIG_DEPTH:
         raise ConfigFileError(file, f"nested deeper than {MAX_CONFIG_DEPTH} levels")
     try:
-        tree = _parse_json5(text)
+        tree = parse_json5(text)
     except RecursionError as exc:  # the depth scan above should make this unreachable
         raise ConfigFileError(file, "nested too deeply") from exc
     except ValueError as exc:
@@ -245,52 +246,6 @@ def parse_config(text: str, file: Path) -> ConfigTree:
     if not isinstance(tree, dict):
         raise ConfigFileError(file, "the top level must be an object")
     return tree
-
-
-# The parse of a config text, remembered: the daemon reads the same file on every request and
-# json5's pure-Python parser costs 4-8 ms for a small file. Keyed by the whole text (read each
-# time, so an edit is seen at once); each caller gets its own deep copy; failures are not kept.
-_PARSES_KEPT: Final = 16
-_parsed: dict[str, object] = {}
-_parsed_lock = threading.Lock()
-
-
-def _parse_json5(text: str) -> object:
-    with _parsed_lock:
-        known = _parsed.get(text, _parsed)
-    if known is not _parsed:
-        return copy.deepcopy(known)
-    tree: object = json5.loads(text, allow_duplicate_keys=False)
-    with _parsed_lock:
-        if len(_parsed) >= _PARSES_KEPT:
-            _parsed.pop(next(iter(_parsed)))
-        _parsed[text] = copy.deepcopy(tree)
-    return tree
-
-
-def _depth(text: str) -> int:
-    """The deepest nesting of [ and { outside strings and comments (JSON5 lexical rules)."""
-    depth = deepest = 0
-    i, n = 0, len(text)
-    while i < n:
-        ch = text[i]
-        if ch in "\"'":
-            i += 1
-            while i < n and text[i] != ch:
-                i += 2 if text[i] == "\\" else 1
-        elif text.startswith("//", i):
-            i = text.find("\n", i)
-            i = n if i < 0 else i
-        elif text.startswith("/*", i):
-            i = text.find("*/", i + 2)
-            i = n if i < 0 else i + 1
-        elif ch in "[{":
-            depth += 1
-            deepest = max(deepest, depth)
-        elif ch in "]}":
-            depth -= 1
-        i += 1
-    return deepest
 
 
 def _walk(node: ConfigTree, file: Path, chain: tuple[Path, ...], path: str) -> ConfigTree:
@@ -337,61 +292,6 @@ def deep_merge(base: Mapping[str, object], over: Mapping[str, object]) -> dict[s
     return merged
 
 
-def env_with_block(tree: Mapping[str, object], env: Mapping[str, str]) -> dict[str, str]:
-    """The process environment plus the config's `env` block (the process wins).
-
-    Raises:
-        ConfigError: `env` or `env.vars` is not an object.
-    """
-    block = tree.get("env")
-    if block is None:
-        return dict(env)
-    if not isinstance(block, dict):
-        raise ConfigError("env", "must be an object of environment variables")
-    given: dict[str, str] = {}
-    variables = block.get("vars")
-    if variables is not None:
-        if not isinstance(variables, dict):
-            raise ConfigError("env.vars", "must be an object of environment variables")
-        given.update({k: v for k, v in variables.items() if isinstance(v, str)})
-    given.update({k: v for k, v in block.items() if k != "vars" and isinstance(v, str)})
-    merged = dict(env)
-    for name, value in given.items():
-        if not env.get(name, "").strip():
-            merged[name] = value
-    return merged
-
-
-def substitute(node: object, env: Mapping[str, str], path: str = "") -> object:
-    """Replace `${VAR}` in every string of `node` (see the module doc, step 3).
-
-    Raises:
-        ConfigError: a referenced variable is unset or empty; the key is where it was written.
-    """
-    if isinstance(node, dict):
-        return {key: substitute(value, env, _join(path, key)) for key, value in node.items()}
-    if isinstance(node, list):
-        return [substitute(item, env, f"{path}[{i}]") for i, item in enumerate(node)]
-    if not isinstance(node, str):
-        return node
-    strict = bool(_STRICT.match(path))
-
-    def replace(match: re.Match[str]) -> str:
-        escaped, name = match.group(1), match.group(2)
-        if escaped:
-            return match.group(0)[1:]
-        value = env.get(name, "")
-        if not value and not strict:
-            return match.group(0)
-        if not value:
-            raise ConfigError(
-                path or "<root>", f"environment variable {name} is not set (used as ${{{name}}})"
-            )
-        return value
-
-    return _VARIABLE.sub(replace, node)
-
-
 def expand_user(value: str, env: Mapping[str, str] | None = None) -> Path:
     """Expand a leading `~` with `$HOME` from `env` (else the real home directory)."""
     if value == "~" or value.startswith("~/"):
@@ -409,46 +309,3 @@ def env_value(env: Mapping[str, str], name: str) -> str | None:
 
 def _join(path: str, key: str) -> str:
     return f"{path}.{key}" if path else key
-
-
-def apply_overrides(tree: Mapping[str, object], overrides: Mapping[str, object]) -> ConfigTree:
-    """Return a copy of `tree` where each dotted memorySearch key wins for every agent.
-
-    Each key (`"provider"`, `"query.maxResults"`) is written into `agents.defaults.memorySearch`
-    and into every `agents.list[].memorySearch` that exists, so an override beats both levels.
-    Values are validated later by the validate stage, like values from the file.
-
-    Raises:
-        ConfigError: a key is empty or the tree has a non-object where the path must go.
-    """
-    result: ConfigTree = copy.deepcopy(dict(tree))
-    if not overrides:
-        return result
-    agents = _child(result, "agents", "agents")
-    defaults = _child(agents, "defaults", "agents.defaults")
-    blocks = [_child(defaults, "memorySearch", "agents.defaults.memorySearch")]
-    entries = agents.get("list")
-    if isinstance(entries, list):
-        for index, entry in enumerate(entries):
-            if isinstance(entry, dict) and isinstance(entry.get("memorySearch"), dict):
-                blocks.append(_child(entry, "memorySearch", f"agents.list[{index}].memorySearch"))
-    for dotted, value in overrides.items():
-        parts = dotted.split(".")
-        if not all(parts):
-            raise ConfigError(dotted, "not a valid memorySearch key")
-        for block in blocks:
-            node = block
-            for depth, part in enumerate(parts[:-1]):
-                node = _child(node, part, ".".join(["memorySearch", *parts[: depth + 1]]))
-            node[parts[-1]] = copy.deepcopy(value)
-    return result
-
-
-def _child(node: dict[str, object], key: str, path: str) -> dict[str, object]:
-    child = node.get(key)
-    if child is None:
-        child = {}
-        node[key] = child
-    if not isinstance(child, dict):
-        raise ConfigError(path, "must be an object to apply an override")
-    return child

@@ -53,12 +53,12 @@ from memlane.entrypoints.config.read import (
     ENV_STORE_URL,
     ENV_WORKSPACE,
     ConfigTree,
-    apply_overrides,
     env_value,
     expand_user,
     read_config,
     state_dir,
 )
+from memlane.entrypoints.config.reading.overrides import apply_overrides
 from memlane.entrypoints.config.validate import IgnoredKey, validate, validate_agent_id
 
 __all__ = [
