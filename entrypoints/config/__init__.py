@@ -18,10 +18,20 @@ earlier one (tests/architecture/test_config_pipeline.py records the calls)::
         │                aliases)
     MemorySettings       + the ignored keys, each with its reason
 
-Eight modules: the four stages, the driver, `keys.py`, `schema.py` and this one.
-`keys.py` is the declarative key table every stage reads (kind, choices, range, doc; defaults
-come from the domain's settings objects); `schema.py` publishes it (JSON Schema, README key
-list, `status --json`). `runtime.py` drives the stages for an entry point and adds the paths
-(state dir, index, transcripts, workspace) and what the environment gives at use (API keys,
-base URLs, the store URL). Every error is a ConfigError naming the key (dotted path) or the file.
+Eight modules a newcomer walks in that order: the four stages, the driver, `keys.py`,
+`schema.py` and this one. `keys.py` is the declarative key table every stage reads (kind,
+choices, range, doc; defaults come from the domain's settings objects); `schema.py` publishes it
+(JSON Schema, README key list, `status --json`). `runtime.py` drives the stages for an entry
+point and adds the paths (state dir, index, transcripts, workspace) and what the environment
+gives at use (API keys, base URLs, the store URL). Every error is a ConfigError naming the key
+(dotted path) or the file.
+
+Where a module grew past the ~400-line guide, its parts sit in a folder named for it; a part
+calls no other module of this package, so the record of calls above still holds:
+
+    key_table/   of keys.py: row.py (what a row is), embedding.py, store.py, sync.py, query.py
+    reading/     of read.py: json5_text.py (parse, memo, depth), variables.py (env block,
+                 ${VAR}), overrides.py (MEMLANE_* and flags)
+    validating/  of validate.py: leaves.py (one value against its row), models_providers.py
+    building/    of build.py: provider_choice.py (which provider and endpoints an id names)
 """
