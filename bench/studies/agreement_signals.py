@@ -311,12 +311,23 @@ def combined_signals(
             out[p][name] = [
                 min(c(x) for c, x in zip(cdfs, row, strict=True)) for row in zip(*cols, strict=True)
             ]
-    names = list(SIGNALS)
-    w, mu, sd = _logistic(values, halves, real, foreign, names)
-    for p in values:
-        x = np.array([_clip(values[p][s]) for s in names]).T
-        out[p]["logistic (all signals)"] = list(((x - mu) / sd) @ w[1:] + w[0])
+    for label, names in LOGISTIC.items():
+        w, mu, sd = _logistic(values, halves, real, foreign, names)
+        for p in values:
+            x = np.array([_clip(values[p][s]) for s in names]).T
+            out[p][label] = list(((x - mu) / sd) @ w[1:] + w[0])
     return out
+
+
+LOGISTIC: dict[str, Sequence[str]] = {
+    "logistic (all signals)": list(SIGNALS),
+    # One of each kind: agreement, the vector leg's gap, the keyword leg's own standing.
+    "logistic (3: vec top1 kw share, gap_1_6, kw best z)": (
+        "vec top1 kw evidence share",
+        "gap_1_6 (shipped)",
+        "kw best z (kw only)",
+    ),
+}
 
 
 def _clip(col: Sequence[float]) -> list[float]:

@@ -108,12 +108,14 @@ def half_of(queries_name: str, qid: str) -> str:
     return "A" if hashlib.sha256(f"{queries_name}/{qid}".encode()).digest()[0] % 2 == 0 else "B"
 
 
-def load(pairs: Sequence[str], legs_dir: Path) -> dict[str, list[Record]]:
+def load(pairs: Sequence[str], legs_dir: Path, swap: bool = False) -> dict[str, list[Record]]:
+    """The recorded queries; `swap` exchanges the halves (tune on B, read on A)."""
     out: dict[str, list[Record]] = {}
     for pair in pairs:
         queries_name, _ = parse_pair(pair)
         raw = json.loads(legs_path(legs_dir, pair).read_text())["records"]
-        out[pair] = [Record.of(r, half_of(queries_name, r["qid"])) for r in raw]
+        flip = {"A": "B", "B": "A"} if swap else {"A": "A", "B": "B"}
+        out[pair] = [Record.of(r, flip[half_of(queries_name, r["qid"])]) for r in raw]
     return out
 
 
@@ -203,6 +205,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     ev.add_argument("pairs", nargs="+")
     ev.add_argument("--max-real", type=float, default=0.05)
     ev.add_argument("--out", type=Path)
+    ev.add_argument("--swap-halves", action="store_true", help="tune on half B, read on A")
     ev.add_argument(
         "--thresholds-from", type=Path, help="an evaluate result: read its thresholds on these sets"
     )
@@ -214,7 +217,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.cmd == "collect":
         collect(args.pairs, args.work_dir, args.legs_dir, args.limit)
         return
-    records = load(args.pairs, args.legs_dir)
+    records = load(args.pairs, args.legs_dir, args.swap_halves)
     fixed = None
     if args.thresholds_from is not None:
         chosen = json.loads(args.thresholds_from.read_text())["signals"]
@@ -227,6 +230,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             "pairs": args.pairs,
             "split": "sha256(set/qid)[0] % 2",
             "thresholds_from": str(args.thresholds_from),
+            "swapped": args.swap_halves,
         }
         args.out.write_text(json.dumps({"meta": meta, "signals": table}, indent=1))
         print(f"written: {args.out}")
