@@ -7,6 +7,8 @@ the build is given what its rows need, measured per tuple by bench/studies/hnsw_
 (serial builds, 8 MB): 971 / 2,251 / 3,789 / 6,865 bytes at 64 / 384 / 768 / 1,536 dimensions
 with m = 16, and 511-532 bytes more with m = 32; i.e. the float32 vector plus ~32 bytes per
 neighbour slot plus ~210. The 1M load's own figure (512 MB / ~250,000 = ~2,150 at 384) agrees.
+A parallel build (2 workers) fitted the same per tuple after a fixed ~4.1 MB (8 MB held 1,889
+tuples at 384), which the 64 MB floor and the margin cover.
 
 The need is capped (the memory is the server's, taken for the build's length): the larger of
 `CAP_BYTES` and the server's own `maintenance_work_mem`, so an operator who wants a bigger build

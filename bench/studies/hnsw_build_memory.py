@@ -8,6 +8,9 @@ pgvector builds the graph in `maintenance_work_mem` and, once it is full, says s
 tried (a parallel build keeps its graph in shared memory).
 
     nice -n 5 .venv/bin/python -m bench.studies.hnsw_build_memory
+
+~28 minutes (the builds go on past the notice, spilled); session 12's output is
+bench/results/hnsw_build_memory_s12.txt.
 """
 
 from __future__ import annotations
