@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any, Final
 import numpy as np
 from sqlalchemy import Connection
 
-from memlane.adapters.postgres import meta, time_span
+from memlane.adapters.postgres import build_memory, meta, time_span
 from memlane.adapters.postgres.database import driver_connection
 from memlane.adapters.postgres.rows import keyword_stats
 from memlane.application.ports.embedding import Vector
@@ -44,9 +44,6 @@ from memlane.domain.sources import Source
 HNSW_MAX_DIMS: Final = 2000
 # Serialises CREATE INDEX of one dimension between hosts (any fixed key; see migrations.py).
 _INDEX_LOCK_KEY: Final = 0x6D656D6C616E66
-# maintenance_work_mem of the transaction that builds an HNSW index (the server's default,
-# 64 MB, holds the graph of ~30k 384-dimension vectors).
-BUILD_MEMORY: Final = "512MB"
 # At most this many chunks, an agent's vector leg is an exact scan of its rows, not HNSW.
 EXACT_ROWS: Final = 5000
 
@@ -83,7 +80,7 @@ def _ensure_index(conn: Connection, dims: int) -> None:
     conn.exec_driver_sql("SELECT pg_advisory_xact_lock(%s)", (_INDEX_LOCK_KEY,))
     # Building over rows already present (a bulk load that deferred it) is far faster with the
     # graph in memory: pgvector spills to a slower build once maintenance_work_mem is full.
-    conn.exec_driver_sql("SELECT set_config('maintenance_work_mem', %s, true)", (BUILD_MEMORY,))
+    build_memory.set_for_build(conn, dims)
     conn.exec_driver_sql(
         f"CREATE INDEX IF NOT EXISTS {_index_name(dims)} ON memlane_chunks "
         f"USING hnsw ((embedding::vector({dims})) vector_cosine_ops) WHERE dims = {dims}"
