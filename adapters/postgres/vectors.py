@@ -78,6 +78,10 @@ def _ensure_index(conn: Connection, dims: int) -> None:
     if dims > HNSW_MAX_DIMS:
         return
     conn.exec_driver_sql("SELECT pg_advisory_xact_lock(%s)", (_INDEX_LOCK_KEY,))
+    # Checked under the lock: a later agent adopting a dimension whose index exists must not
+    # pay the sizing's count of every row (nor hear a spill warning for a build that never runs).
+    if index_exists(conn, dims):
+        return
     # Building over rows already present (a bulk load that deferred it) is far faster with the
     # graph in memory: pgvector spills to a slower build once maintenance_work_mem is full.
     build_memory.set_for_build(conn, dims)

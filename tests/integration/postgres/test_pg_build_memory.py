@@ -87,3 +87,19 @@ def test_a_cap_below_the_need_spills_and_says_how_to_raise_it(db: PostgresDataba
     assert warning["rows"] == ROWS
     assert warning["granted_mb"] == 1
     assert "maintenance_work_mem" in warning["hint"]
+
+
+def test_an_existing_index_is_left_alone_without_sizing(db: PostgresDatabase) -> None:
+    """A later agent adopting a dimension whose index exists builds nothing: no count of the
+    rows, no memory set, no spill warning (the old code sized and warned on every adoption)."""
+    with db.engine.connect() as conn, conn.begin():
+        _build(conn, cap=None)  # the index of DIMS exists in this transaction
+        conn.exec_driver_sql("SET LOCAL maintenance_work_mem = '1MB'")
+        with structlog.testing.capture_logs() as logs:
+            vectors.build_deferred_index(conn, DIMS)
+        setting = conn.exec_driver_sql(
+            "SELECT setting::bigint * 1024 FROM pg_settings WHERE name = 'maintenance_work_mem'"
+        ).scalar_one()
+        conn.rollback()
+    assert setting == 1024 * 1024
+    assert not logs
