@@ -5,9 +5,9 @@ different sets, on purpose (they are not interchangeable; changing one changes r
 
 * `WIDE_CHARACTERS` (chunk budgets): whole Unicode blocks, punctuation and full-width forms
   included, because a tokenizer spends about one token on each of them whatever they are.
-* `HAN`, `KANA`, `HANGUL` (keyword index and queries): only the letters FTS5's `unicode61` keeps
-  inside words, after NFKC; Han also carries 々 〇 and the Hangzhou numerals, kana its half-width
-  forms, Hangul its jamo.
+* `HAN`, `KANA` (= `HIRAGANA` + `KATAKANA`), `HANGUL` (keyword index and queries): only the
+  letters FTS5's `unicode61` keeps inside words, after NFKC; Han also carries 々 〇 and the
+  Hangzhou numerals, katakana its half-width forms, Hangul its jamo.
 * `BASIC_CJK_LETTERS` (MMR similarity tokens, on NFC text): Han ideographs with 々 〇, the kana
   letters and the precomposed Hangul syllables; no numerals, jamo or half-width forms.
 """
@@ -32,7 +32,9 @@ _HANGUL_JAMO: Final = "\u1100-\u11ff\u3131-\u318e\ua960-\ua97f\ud7b0-\ud7ff"
 
 # --- keyword segmentation -------------------------------------------------------------------------
 HAN: Final = _ITERATION_AND_ZERO + _HANGZHOU_NUMERALS + _HAN_IDEOGRAPHS
-KANA: Final = _HIRAGANA_LETTERS + _KATAKANA_LETTERS + _KATAKANA_EXTENSIONS + _HALFWIDTH_KATAKANA
+HIRAGANA: Final = _HIRAGANA_LETTERS
+KATAKANA: Final = _KATAKANA_LETTERS + _KATAKANA_EXTENSIONS + _HALFWIDTH_KATAKANA
+KANA: Final = HIRAGANA + KATAKANA
 HANGUL: Final = _HANGUL_SYLLABLES + _HANGUL_JAMO
 
 # --- MMR tokens -----------------------------------------------------------------------------------

@@ -53,6 +53,7 @@ import unicodedata
 from collections.abc import Iterator
 from typing import Final
 
+from memlane.domain import japanese_words
 from memlane.domain.cjk import HAN, HANGUL, KANA
 
 # Tokenizer of the FTS5 table; `fts_document` and `build_fts_query` are written for it. The porter
@@ -62,7 +63,8 @@ FTS_TOKENIZER: Final = "porter unicode61 remove_diacritics 2"
 # Version of what `fts_document` makes of a text. A keyword row is deleted by handing FTS5 the
 # document it was built from (recomputed from the chunk's text), so a store whose rows were built
 # by another version rebuilds its keyword table: bump this whenever `fts_document`'s output changes.
-FTS_DOCUMENT_VERSION: Final = "1"
+# 2: Japanese text also gets its whole-word terms (`domain.japanese_words`).
+FTS_DOCUMENT_VERSION: Final = "2"
 
 # Upper bound on OR-ed terms in one MATCH expression: a pasted page must not build a huge query.
 MAX_FTS_TERMS: Final = 64
@@ -180,7 +182,7 @@ def _normalize(text: str) -> str:
     """NFKC, then drop nonspacing marks (unicode61 would split words at them)."""
     if text.isascii():
         return text
-    folded = unicodedata.normalize("NFKC", text)
+    folded = japanese_words.strip_word_mark(unicodedata.normalize("NFKC", text))
     # The marks are looked up once per distinct character, not per character: a search reads
     # hundreds of candidate texts (domain/relevance.py), where a per-character loop dominated.
     marks = {
@@ -230,8 +232,14 @@ def fts_document(text: str) -> str:
 
     Normalised (NFKC, no combining marks); every Han/kana run replaced by its bigrams and
     characters, every Hangul word by itself, its bigrams and its stem; other text unchanged.
+    Japanese text ends with its marked whole-word terms (`domain.japanese_words`).
     """
-    return _CJK_OR_HANGUL_RUN.sub(_expand_for_index, _normalize(text))
+    normalized = _normalize(text)
+    document = _CJK_OR_HANGUL_RUN.sub(_expand_for_index, normalized)
+    if text.isascii() or not japanese_words.is_japanese(normalized):
+        return document
+    words = japanese_words.word_runs(normalized)
+    return f"{document} {' '.join(map(japanese_words.mark, words))}" if words else document
 
 
 def _hangul_query_terms(word: str) -> list[str]:
@@ -312,9 +320,26 @@ def quote_fts_term(term: str) -> str:
     return '"' + term.replace('"', '""') + '"'
 
 
+def japanese_word_terms(query: str) -> list[str]:
+    """The marked whole-word terms of a Japanese `query` that are not stop words ([] otherwise).
+
+    They are index terms, not words a person reads, so `fts_query_terms` (which feeds the word
+    share, the time boosts and the page's highlighting) leaves them out; only the MATCH has them.
+    """
+    if query.isascii():
+        return []
+    normalized = _normalize(query).lower()
+    if not japanese_words.is_japanese(normalized):
+        return []
+    words = dict.fromkeys(japanese_words.word_runs(normalized))
+    return [japanese_words.mark(w) for w in words if w not in STOP_WORDS]
+
+
 def build_fts_query(query: str) -> str | None:
     """Return a MATCH expression OR-ing the quoted terms of `query`, or None if none remain."""
     terms = fts_query_terms(query)
     if not terms:
         return None
-    return " OR ".join(quote_fts_term(term) for term in terms)
+    # A query of stop words only keeps them as terms; it gets no word terms (all would be stops).
+    words = japanese_word_terms(query)[: max(0, MAX_FTS_TERMS - len(terms))]
+    return " OR ".join(quote_fts_term(term) for term in terms + words)

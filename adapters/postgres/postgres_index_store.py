@@ -7,7 +7,8 @@ leads every primary key.
 
 Quirks absorbed here: the keyword leg accepts the OR-of-phrases MATCH expressions the domain
 builds and gives [] for any other FTS5 syntax (analysis.py); text analysis runs before the
-write transaction, so a transaction never waits on Python work.
+write transaction, so a transaction never waits on Python work (but once after an upgrade that
+changed the analysis: keyword_analysis.py makes the agent's postings again first).
 """
 
 from __future__ import annotations
@@ -21,7 +22,13 @@ from dataclasses import asdict
 
 from sqlalchemy import Connection
 
-from memlane.adapters.postgres import embedding_cache, keyword_search, maintenance, rows
+from memlane.adapters.postgres import (
+    embedding_cache,
+    keyword_analysis,
+    keyword_search,
+    maintenance,
+    rows,
+)
 from memlane.adapters.postgres import meta as meta_rows
 from memlane.adapters.postgres import vectors as vector_leg
 from memlane.adapters.postgres.analysis import Fts5Analyser, parse_match
@@ -80,6 +87,7 @@ class PostgresIndexStore:
         self._owns_analyser = analyser is None
         self._analyser = analyser or Fts5Analyser()
         self._hit_cache = keyword_search.HitCache() if keyword_pruning else None
+        self._analysis_checked = False
         # The keyword leg's path of the last search (keyword_search.PRUNED, FULL or PHRASES).
         self.last_keyword_plan = ""
 
@@ -104,6 +112,7 @@ class PostgresIndexStore:
     ) -> None:
         """Replace every row of one file in ONE transaction (see IndexWriter)."""
         dims = check_file_rows(file, chunks, vectors)
+        self._check_analysis()
         tokens = self._analyser.document_tokens([c.text for c in chunks])
         batch = [
             (
@@ -336,6 +345,7 @@ class PostgresIndexStore:
         if phrases is None:
             return []
         tokens = self._analyser.tokens(phrases)
+        self._check_analysis()
         with self._db.read() as conn:
             scored, self.last_keyword_plan = keyword_search.window_top(
                 conn, self._agent, tokens, sources, limit, cache=self._hit_cache, window=window
@@ -345,6 +355,7 @@ class PostgresIndexStore:
     def keyword_document_counts(self, terms: Sequence[str]) -> tuple[int, list[int]]:
         """The agent's keyword rows and rows holding each term (see IndexStore)."""
         phrases = self._analyser.tokens(list(terms))
+        self._check_analysis()
         with self._db.read() as conn:
             return keyword_search.document_counts(conn, self._agent, phrases, self._hit_cache)
 
@@ -389,6 +400,11 @@ class PostgresIndexStore:
         self._db.close()
         if self._owns_analyser:
             self._analyser.close()
+
+    def _check_analysis(self) -> None:
+        if not self._analysis_checked:
+            keyword_analysis.bring_up_to_date(self._db, self._agent, self._analyser)
+            self._analysis_checked = True
 
     def _register(self, conn: Connection) -> None:
         if self._agent == self._cache_agent:

@@ -123,28 +123,57 @@ def insert_chunks(
         ),
     ).all()
     rid_of = {str(i): int(r) for i, r in inserted}
+    insert_postings(
+        conn,
+        agent,
+        [rid_of[c.id] for c, _, _, _ in rows],
+        [c.source for c, _, _, _ in rows],
+        tokens,
+    )
+    _add_keyword_stats(conn, agent, len(rows), sum(len(t) for t in tokens))
+
+
+def insert_postings(
+    conn: Connection,
+    agent: str,
+    rids: Sequence[int],
+    sources: Sequence[str],
+    tokens: Sequence[Sequence[str]],
+) -> None:
+    """Insert the postings of the chunks `rids` (of `sources`) from their analysed `tokens`."""
     terms: list[str] = []
-    rids: list[int] = []
+    posting_rids: list[int] = []
     tfs: list[int] = []
     positions: list[str] = []
     lengths: list[int] = []
-    sources: list[str] = []
-    for (chunk, _, _, _), chunk_tokens in zip(rows, tokens, strict=True):
+    posting_sources: list[str] = []
+    for rid, source, chunk_tokens in zip(rids, sources, tokens, strict=True):
         for term, offsets in _postings(chunk_tokens).items():
             terms.append(term)
-            rids.append(rid_of[chunk.id])
+            posting_rids.append(rid)
             tfs.append(len(offsets))
             positions.append("{" + ",".join(map(str, offsets)) + "}")
             lengths.append(len(chunk_tokens))
-            sources.append(chunk.source)
+            posting_sources.append(source)
     if terms:
         conn.exec_driver_sql(
             "INSERT INTO memlane_postings(agent, term, rid, tf, positions, doc_len, source) "
             "SELECT %s, t, r, f, p::int[], d, s FROM unnest(%s::text[], %s::bigint[], "
             "%s::int[], %s::text[], %s::int[], %s::text[]) AS u(t, r, f, p, d, s)",
-            (agent, terms, rids, tfs, positions, lengths, sources),
+            (agent, terms, posting_rids, tfs, positions, lengths, posting_sources),
         )
-    _add_keyword_stats(conn, agent, len(rows), sum(len(t) for t in tokens))
+
+
+def reset_keyword_stats(conn: Connection, agent: str, rows: int, tokens: int) -> None:
+    """Set the agent's row count and token total outright, with a new generation (after every
+    posting of the agent was written again)."""
+    conn.exec_driver_sql(
+        "INSERT INTO memlane_keyword_stats AS s(agent, rows, tokens, generation) "
+        "VALUES (%s, %s, %s, nextval('memlane_keyword_generation')) "
+        "ON CONFLICT (agent) DO UPDATE SET rows = excluded.rows, tokens = excluded.tokens, "
+        "generation = excluded.generation",
+        (agent, rows, tokens),
+    )
 
 
 def put_file(conn: Connection, agent: str, file: IndexedFile) -> None:

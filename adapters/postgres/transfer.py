@@ -14,7 +14,14 @@ from itertools import groupby
 from sqlalchemy import Connection
 
 from memlane.adapters.index_rows import chunk_from_row
-from memlane.adapters.postgres import embedding_cache, maintenance, meta, rows, vectors
+from memlane.adapters.postgres import (
+    embedding_cache,
+    keyword_analysis,
+    maintenance,
+    meta,
+    rows,
+    vectors,
+)
 from memlane.adapters.postgres.analysis import Fts5Analyser
 from memlane.adapters.postgres.database import PostgresDatabase
 from memlane.application.ports.index_store import CacheKey
@@ -159,6 +166,7 @@ class PostgresIndexTransfer:
             for file in snapshot.files:
                 rows.put_file(conn, a, file)
             _load_chunks(conn, a, chunks, analyser)
+            keyword_analysis.stamp(conn, a)
             _load_cache(conn, a, cache)
             _load_events(conn, a, snapshot)
 

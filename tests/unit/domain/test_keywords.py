@@ -113,7 +113,8 @@ class TestFtsDocument:
         assert fts_document("물을").split() == ["물을", "물"]
 
     def test_kana_and_kanji_form_one_run(self) -> None:
-        assert fts_document("食べる").split() == ["食べ", "べる", "食", "べ", "る"]
+        # Then the kanji word as its marked term (test_japanese_words.py).
+        assert fts_document("食べる").split() == ["食べ", "べる", "食", "べ", "る", "\ue000食"]
 
     def test_full_width_latin_is_folded_by_nfkc(self) -> None:
         assert fts_document("ＡＰＩ") == "API"
