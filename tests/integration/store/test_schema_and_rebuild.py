@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -16,7 +17,8 @@ from memlane.adapters.store.sqlite_event_log import SqliteEventLog
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.application.ports.index_store import StoreError
 from memlane.domain import events
-from memlane.domain.keywords import FTS_DOCUMENT_VERSION
+from memlane.domain.japanese_words import WORD_MARK, mark
+from memlane.domain.keywords import FTS_DOCUMENT_VERSION, fts_document, quote_fts_term
 from memlane.domain.sources import ALL_SOURCES
 from tests.integration.store.helpers import consistency, make_chunks, make_file, make_vectors
 
@@ -107,6 +109,38 @@ class TestMigrations:
         assert reopened.search_keyword('"stale"', sources=ALL_SOURCES, limit=5) == []
         assert consistency(path)["fts"] == 4
         assert _meta(path, "fts_document_version") == FTS_DOCUMENT_VERSION
+        reopened.close()
+
+    def test_a_version_1_japanese_index_gets_its_word_terms_at_open(self, tmp_path: Path) -> None:
+        """Version 1 indexed Japanese as bigrams only; the upgrade adds the marked word terms
+        (domain/japanese_words.py) from the chunks' text, without touching the chunks."""
+        path = tmp_path / "index.db"
+        store = SqliteIndexStore.open(path)
+        chunk = make_chunks("memory/ja.md", 1)[0]
+        chunk = replace(chunk, text="タワーの話をしたけれども")
+        store.replace_file(make_file("memory/ja.md"), [chunk], [None], "fts-only")
+        store.close()
+        conn = sqlean.connect(str(path))
+        version_1 = " ".join(t for t in fts_document(chunk.text).split() if WORD_MARK not in t)
+        # A contentless FTS5 row is deleted by handing back the document it was built from.
+        conn.execute(
+            "INSERT INTO chunks_fts(chunks_fts, rowid, terms) SELECT 'delete', rid, ? FROM chunks",
+            (fts_document(chunk.text),),
+        )
+        conn.execute("INSERT INTO chunks_fts(rowid, terms) SELECT rid, ? FROM chunks", (version_1,))
+        conn.execute("UPDATE meta SET value = '1' WHERE key = 'fts_document_version'")
+        conn.commit()
+        word = quote_fts_term(mark("タワー"))
+        matched = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
+        assert conn.execute(matched, (word,)).fetchone()[0] == 0
+        conn.close()
+
+        reopened = SqliteIndexStore.open(path)
+
+        assert [
+            c.chunk_id for c in reopened.search_keyword(word, sources=ALL_SOURCES, limit=5)
+        ] == [chunk.id]
+        assert consistency(path)["fts"] == 1
         reopened.close()
 
     def test_vectors_written_without_sqlite_vec_reach_the_vec_table_later(
