@@ -362,7 +362,7 @@ def floor_cost(pairs: Sequence[str], legs_dir: Path, limit: int) -> None:
     """Time the relevance floor alone on recorded pools (texts from the stores): the default
     floor of the bundled model against the cosine-or-bm25 floor without words, side by side
     per query, as the Searcher applies it (after minScore, judging up to 6 kept hits)."""
-    from memlane.bench.studies.relevance_study import chunk_texts  # a study helper, read-only
+    from memlane.bench.studies.relevance_legs import chunk_texts  # a study helper, read-only
 
     # The words rule as a user opts into it (off by default since session 9).
     words = floor_for(0.805, provider="local", model="multilingual-e5-small", vector_leg=True)

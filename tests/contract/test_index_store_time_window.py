@@ -17,8 +17,8 @@ from memlane.application.ports.index_store import IndexStore
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.search import TimeWindow
 from memlane.domain.sources import ALL_SOURCES
-from tests.contract.test_index_store_contract import MODEL, make_file, make_meta
-from tests.contract.test_index_store_contract import store as store  # noqa: PLC0414 (the fixture)
+from tests.contract._index_store_support import MODEL, make_file, make_meta
+from tests.contract._index_store_support import store as store  # noqa: PLC0414 (the fixture)
 
 DAY = 86_400.0
 INSIDE = TimeWindow(since=100 * DAY, until=110 * DAY - 1)

@@ -1,6 +1,6 @@
 """Time-aware search end to end: every hit says when it was written, and `since` / `until`
 filter it, through the real CLI, the Python API and tool payload, and `memlane mcp` over stdio
-(gRPC: tests/e2e/test_grpc.py)."""
+(gRPC: tests/e2e/test_grpc_calls.py)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """E2E (in process): the `memlane ui` app over a real manager (SQLite, keyword-only), through
 HTTP requests: escaping, files and their refusals, the token, the Host check, CSRF, read-only.
 
-The browser tests (test_ui_browser.py) drive a real `memlane ui` process; these cover the
+The browser tests (test_ui_browser_*.py) drive a real `memlane ui` process; these cover the
 refusals a browser cannot easily provoke, quickly.
 """
 

@@ -10,7 +10,7 @@ import pytest
 from memlane.adapters.postgres.database import PostgresDatabase
 from memlane.adapters.postgres.meta import installation, peek_workspaces
 from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
-from tests.contract.test_index_store_contract import make_meta
+from tests.contract._index_store_support import make_meta
 from tests.pg_server import unique_agent
 
 pytestmark = [pytest.mark.integration, pytest.mark.postgres]

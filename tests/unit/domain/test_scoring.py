@@ -1,20 +1,15 @@
-"""Unit tests: bm25 mapping, hybrid fusion, thresholds, temporal decay and MMR."""
+"""Unit tests: bm25 mapping, hybrid fusion (weighted, RRF, z-score) and the min-score threshold."""
 
 from __future__ import annotations
 
-import calendar
 import math
-from dataclasses import replace
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from memlane.domain.chunks import ChunkId
-from memlane.domain.decay import apply_temporal_decay, decay_factor, item_timestamp
-from memlane.domain.mmr import jaccard, mmr_rerank, mmr_tokens
 from memlane.domain.scoring import (
-    Fused,
     apply_min_score,
     bm25_rank_to_score,
     rrf_merge,
@@ -22,65 +17,11 @@ from memlane.domain.scoring import (
     z_to_unit,
     zscore_merge,
 )
-from memlane.domain.search import Candidate
-from memlane.domain.sources import Source
-
-DAY = 86_400.0
-NOW = float(calendar.timegm((2026, 3, 1, 0, 0, 0)))
-
-
-def cand(
-    chunk_id: str,
-    score: float,
-    *,
-    text: str = "",
-    path: str = "notes.md",
-    source: Source = "memory",
-    file_mtime: float | None = None,
-    timestamp: float | None = None,
-) -> Candidate:
-    return Candidate(
-        chunk_id=ChunkId(chunk_id),
-        source=source,
-        path=path,
-        start_line=1,
-        end_line=2,
-        text=text or f"text of {chunk_id}",
-        score=score,
-        file_mtime=file_mtime,
-        timestamp=timestamp,
-    )
-
-
-def fused(
-    chunk_id: str,
-    score: float,
-    *,
-    text: str = "",
-    text_score: float | None = None,
-    vector_score: float | None = None,
-    path: str = "notes.md",
-    source: Source = "memory",
-    file_mtime: float | None = None,
-    timestamp: float | None = None,
-) -> Fused:
-    return Fused(
-        chunk_id=ChunkId(chunk_id),
-        source=source,
-        path=path,
-        start_line=1,
-        end_line=2,
-        text=text or f"text of {chunk_id}",
-        vector_score=vector_score,
-        text_score=text_score,
-        score=score,
-        file_mtime=file_mtime,
-        timestamp=timestamp,
-    )
-
-
-def ids(items: list[Fused]) -> list[str]:
-    return [item.chunk_id for item in items]
+from tests.unit.domain._scoring_support import (
+    cand,
+    fused,
+    ids,
+)
 
 
 class TestBm25RankToScore:
@@ -317,196 +258,3 @@ class TestApplyMinScore:
     def test_a_low_vector_only_hit_is_dropped(self) -> None:
         items = [fused("v", 0.3, vector_score=0.43)]
         assert apply_min_score(items, 0.35, text_weight=0.3) == []
-
-
-class TestDecayFactor:
-    def test_one_half_life_halves(self) -> None:
-        assert decay_factor(30.0, 30.0) == pytest.approx(0.5)
-        assert decay_factor(60.0, 30.0) == pytest.approx(0.25)
-
-    def test_age_zero_and_future_dates_do_not_decay(self) -> None:
-        assert decay_factor(0.0, 30.0) == 1.0
-        assert decay_factor(-10.0, 30.0) == 1.0
-
-    @pytest.mark.parametrize("half_life", [0.0, -1.0, math.nan, math.inf])
-    def test_a_disabled_half_life_never_decays(self, half_life: float) -> None:
-        assert decay_factor(100.0, half_life) == 1.0
-
-    def test_a_non_finite_age_does_not_decay(self) -> None:
-        assert decay_factor(math.nan, 30.0) == 1.0
-
-
-class TestItemTimestamp:
-    def test_a_dated_note_uses_its_date_at_midnight_utc(self) -> None:
-        ts = item_timestamp("memory", "memory/2026-01-05.md", chunk_timestamp=None, file_mtime=1.0)
-        assert ts == calendar.timegm((2026, 1, 5, 0, 0, 0))
-
-    def test_a_dated_note_under_an_extra_path_or_with_backslashes_is_dated(self) -> None:
-        expected = calendar.timegm((2025, 12, 31, 0, 0, 0))
-        for path in ("../notes/memory/2025-12-31.md", ".\\memory\\2025-12-31.md"):
-            assert item_timestamp("memory", path, chunk_timestamp=None, file_mtime=1.0) == expected
-
-    @pytest.mark.parametrize(
-        "path", ["MEMORY.md", "memory.md", "memory/projects.md", "memory/2026-02-30.md"]
-    )
-    def test_evergreen_memory_files_never_decay(self, path: str) -> None:
-        assert item_timestamp("memory", path, chunk_timestamp=None, file_mtime=1.0) is None
-
-    def test_a_session_chunk_uses_its_own_timestamp(self) -> None:
-        ts = item_timestamp("sessions", "sessions/a.jsonl", chunk_timestamp=42.0, file_mtime=99.0)
-        assert ts == 42.0
-
-    def test_a_session_chunk_without_timestamp_uses_the_file_mtime(self) -> None:
-        ts = item_timestamp("sessions", "sessions/a.jsonl", chunk_timestamp=None, file_mtime=99.0)
-        assert ts == 99.0
-
-    def test_other_files_use_the_file_mtime(self) -> None:
-        ts = item_timestamp("memory", "../notes/x.md", chunk_timestamp=None, file_mtime=7.0)
-        assert ts == 7.0
-
-
-class TestApplyTemporalDecay:
-    def test_older_items_lose_score_and_the_list_is_re_sorted(self) -> None:
-        items = [
-            fused("old", 1.0, path="memory/2026-01-30.md"),  # 30 days before NOW
-            fused("new", 0.8, path="memory/2026-03-01.md"),
-        ]
-        decayed = apply_temporal_decay(items, now=NOW, half_life_days=30.0)
-        assert ids(decayed) == ["new", "old"]
-        assert decayed[1].score == pytest.approx(0.5)
-        assert decayed[1].decay_factor == pytest.approx(0.5)
-
-    def test_evergreen_items_keep_their_score(self) -> None:
-        [item] = apply_temporal_decay(
-            [fused("e", 0.7, path="MEMORY.md")], now=NOW, half_life_days=1
-        )
-        assert item.score == 0.7
-        assert item.decay_factor == 1.0
-
-    def test_session_items_decay_by_message_time(self) -> None:
-        item = fused("s", 1.0, path="sessions/a.jsonl", source="sessions", timestamp=NOW - 10 * DAY)
-        [decayed] = apply_temporal_decay([item], now=NOW, half_life_days=10.0)
-        assert decayed.score == pytest.approx(0.5)
-
-    def test_the_explanation_reports_the_decay(self) -> None:
-        item = fused("s", 1.0, path="x.md", file_mtime=NOW - 30 * DAY, text_score=0.4)
-        [decayed] = apply_temporal_decay([item], now=NOW, half_life_days=30.0)
-        explanation = decayed.explanation(mmr_rank=2)
-        assert explanation.decay_factor == pytest.approx(0.5)
-        assert explanation.fused_score == pytest.approx(0.5)
-        assert explanation.text_score == 0.4
-        assert explanation.mmr_rank == 2
-
-
-class TestMmrTokens:
-    def test_accented_words_stay_whole(self) -> None:
-        assert mmr_tokens("Café au lait") == {"café", "au", "lait"}
-
-    def test_cjk_text_gives_unigrams_and_bigrams(self) -> None:
-        assert mmr_tokens("数据库") == {"数", "据", "库", "数据", "据库"}
-
-    def test_words_of_other_scripts_are_tokens(self) -> None:
-        assert mmr_tokens("Привет мир") == {"привет", "мир"}
-
-    def test_underscores_and_digits_stay_in_words(self) -> None:
-        assert mmr_tokens("API_KEY v2") == {"api_key", "v2"}
-
-
-class TestJaccard:
-    def test_the_spec_cases(self) -> None:
-        assert jaccard(frozenset(), frozenset()) == 1.0
-        assert jaccard(frozenset({"a"}), frozenset()) == 0.0
-        assert jaccard(frozenset({"a", "b"}), frozenset({"b", "c"})) == pytest.approx(1 / 3)
-
-    def test_near_identical_chinese_snippets_are_similar(self) -> None:
-        a = mmr_tokens("我们决定把数据库迁移到新的服务器上")
-        b = mmr_tokens("我们决定把数据库迁移到新服务器上")
-        c = mmr_tokens("周末去公园散步看花")
-        assert jaccard(a, b) > 0.7
-        assert jaccard(a, c) < 0.1
-
-
-class TestMmrRerank:
-    def test_a_near_duplicate_is_pushed_below_a_diverse_item(self) -> None:
-        items = [
-            fused("a", 1.0, text="我们决定把数据库迁移到新的服务器上"),
-            fused("a2", 0.95, text="我们决定把数据库迁移到新服务器上"),
-            fused("b", 0.93, text="周末去公园散步看花"),
-            fused("d", 0.5, text="会议记录"),
-        ]
-        assert ids(mmr_rerank(items, lambda_=0.7))[:3] == ["a", "b", "a2"]
-
-    def test_a_near_duplicate_english_snippet_is_pushed_down_too(self) -> None:
-        items = [
-            fused("a", 1.0, text="deploy the api server to production"),
-            fused("a2", 0.95, text="deploy the api server to production now"),
-            fused("b", 0.93, text="buy flowers for the weekend"),
-            fused("d", 0.5, text="meeting notes"),
-        ]
-        assert ids(mmr_rerank(items, lambda_=0.7))[:3] == ["a", "b", "a2"]
-
-    def test_every_item_is_returned(self) -> None:
-        items = [fused(str(i), 1.0 - i / 10, text=f"same words {i % 2}") for i in range(6)]
-        assert sorted(ids(mmr_rerank(items, lambda_=0.5))) == sorted(ids(items))
-
-    def test_lambda_one_is_a_stable_sort_by_score(self) -> None:
-        items = [fused("a", 0.5), fused("b", 0.9), fused("c", 0.5)]
-        assert ids(mmr_rerank(items, lambda_=1.0)) == ["b", "a", "c"]
-        assert ids(mmr_rerank(items, lambda_=3.0)) == ["b", "a", "c"]
-
-    def test_ties_go_to_the_higher_score_then_the_earlier_item(self) -> None:
-        # All relevances equal (→ 1) and all texts identical: the order is decided by ties only.
-        items = [fused("a", 0.5, text="x"), fused("b", 0.5, text="x"), fused("c", 0.5, text="x")]
-        assert ids(mmr_rerank(items, lambda_=0.5)) == ["a", "b", "c"]
-
-    def test_lambda_zero_picks_the_least_similar_next(self) -> None:
-        items = [
-            fused("a", 0.9, text="alpha beta"),
-            fused("b", 0.8, text="alpha beta gamma"),
-            fused("c", 0.1, text="delta"),
-        ]
-        assert ids(mmr_rerank(items, lambda_=0.0))[:2] == ["a", "c"]
-
-    def test_one_item_or_none_is_returned_unchanged(self) -> None:
-        assert mmr_rerank([], lambda_=0.7) == []
-        one = [fused("a", 0.1)]
-        assert mmr_rerank(one, lambda_=0.7) == one
-
-    def test_reranking_does_not_change_scores(self) -> None:
-        items = [fused("a", 0.9, text="x y"), fused("b", 0.8, text="x y")]
-        reranked = mmr_rerank(items, lambda_=0.5)
-        assert {i.chunk_id: i.score for i in reranked} == {i.chunk_id: i.score for i in items}
-        assert replace(reranked[0]) == reranked[0]
-
-
-class TestMmrLimit:
-    def test_only_the_first_places_are_chosen_greedily(self) -> None:
-        from memlane.domain.chunks import ChunkId
-        from memlane.domain.mmr import mmr_rerank
-        from memlane.domain.scoring import Fused
-
-        def item(i: int, text: str, score: float) -> Fused:
-            return Fused(
-                chunk_id=ChunkId(f"c{i}"),
-                source="memory",
-                path=f"p{i}.md",
-                start_line=1,
-                end_line=1,
-                text=text,
-                vector_score=None,
-                text_score=None,
-                score=score,
-            )
-
-        items = [
-            item(0, "alpha beta", 1.0),
-            item(1, "alpha beta", 0.99),
-            item(2, "gamma delta", 0.9),
-            item(3, "epsilon", 0.5),
-        ]
-
-        full = mmr_rerank(items, lambda_=0.5)
-        limited = mmr_rerank(items, lambda_=0.5, limit=2)
-
-        assert [i.chunk_id for i in limited[:2]] == [i.chunk_id for i in full[:2]] == ["c0", "c2"]
-        assert [i.chunk_id for i in limited[2:]] == ["c1", "c3"]
