@@ -252,7 +252,9 @@ def check_exactly_once(url: str, writers: list[dict[str, Any]]) -> dict[str, Any
                     texts = per_path.get(path, [])
                     marker = f"revision {revision} of note"
                     if len(texts) != 1 or marker not in texts[0]:
-                        problems.append(f"{agent} {path}: {len(texts)} chunks, want 1 of r{revision}")  # noqa: E501
+                        problems.append(
+                            f"{agent} {path}: {len(texts)} chunks, want 1 of r{revision}"
+                        )
                 for path in set(per_path) - set(expected):
                     problems.append(f"{agent} {path}: chunks of a deleted file")
     finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 
 import pytest
@@ -10,10 +11,19 @@ import structlog
 
 @pytest.fixture(autouse=True)
 def _fresh_structlog() -> Iterator[None]:
-    """Each test starts from structlog's defaults (entry points configure it globally)."""
+    """Each test starts from structlog's defaults (entry points configure it globally), and
+    leaves the root logger as it found it: `configure_logging` routes the standard `logging`
+    module (httpx among others) into structlog, which a later test's `capture_logs` would
+    otherwise receive (httpx's request lines among a provider test's own events)."""
+    root = logging.getLogger()
+    handlers, level = set(root.handlers), root.level
     structlog.reset_defaults()
     yield
     structlog.reset_defaults()
+    for handler in [h for h in root.handlers if h not in handlers]:
+        if type(handler).__name__ == "_ThroughStructlog":
+            root.removeHandler(handler)
+    root.setLevel(level)
 
 
 @pytest.fixture(scope="session")

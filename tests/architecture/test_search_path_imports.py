@@ -47,9 +47,7 @@ def _search_modules(tmp_path: Path, provider: str) -> tuple[str, set[str]]:
     (workspace / "MEMORY.md").write_text("# Deploys\n\nA rollback uses the previous image tag.\n")
     config = tmp_path / "config.json5"
     config.write_text(f"{{agents: {{defaults: {{memorySearch: {{provider: '{provider}'}}}}}}}}\n")
-    code = CHILD.format(
-        state=str(tmp_path / "state"), workspace=str(workspace), config=str(config)
-    )
+    code = CHILD.format(state=str(tmp_path / "state"), workspace=str(workspace), config=str(config))
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=180, check=False
     )

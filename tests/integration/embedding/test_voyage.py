@@ -52,12 +52,14 @@ class TestVoyageRequests:
             )
 
         script = Script([small])
-        provider = VoyageEmbeddingProvider(HttpOptions(
-            api_key=SECRET,
-            model="voyage/voyage-4-large",
-            dimensions=256,
-            transport=script.transport,
-        ))
+        provider = VoyageEmbeddingProvider(
+            HttpOptions(
+                api_key=SECRET,
+                model="voyage/voyage-4-large",
+                dimensions=256,
+                transport=script.transport,
+            )
+        )
 
         provider.embed_documents(["d"])
 

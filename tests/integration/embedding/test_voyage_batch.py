@@ -165,14 +165,16 @@ class FakeVoyage:
 
 
 def _voyage(server: FakeVoyage, sleeps: list[float], **kwargs: Any) -> VoyageEmbeddingProvider:
-    return VoyageEmbeddingProvider(HttpOptions(
-        api_key=SECRET,
-        base_url=BASE,
-        transport=httpx.MockTransport(server),
-        sleep=sleeps.append,
-        batch=SETTINGS,
-        **kwargs,
-    ))
+    return VoyageEmbeddingProvider(
+        HttpOptions(
+            api_key=SECRET,
+            base_url=BASE,
+            transport=httpx.MockTransport(server),
+            sleep=sleeps.append,
+            batch=SETTINGS,
+            **kwargs,
+        )
+    )
 
 
 class TestVoyageBatchAgainstTheDocs:

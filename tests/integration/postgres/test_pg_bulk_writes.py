@@ -41,8 +41,7 @@ def _load(db: PostgresDatabase, agent: str, rows: int, seed: int) -> np.ndarray:
 
 def _analysed(conn: Connection) -> dict[str, bool]:
     rows = conn.exec_driver_sql(
-        "SELECT relname, last_analyze IS NOT NULL FROM pg_stat_user_tables "
-        "WHERE relname = ANY(%s)",
+        "SELECT relname, last_analyze IS NOT NULL FROM pg_stat_user_tables WHERE relname = ANY(%s)",
         (list(maintenance.TABLES),),
     ).all()
     return {str(name): bool(done) for name, done in rows}

@@ -62,7 +62,12 @@ class TestMemoryFiles:
 
     @pytest.mark.parametrize(
         "probe",
-        ["memory/../../secret.md", "/etc/passwd", "/home/u/ws/../secret.md", "memory\\..\\..\\s.md"],
+        [
+            "memory/../../secret.md",
+            "/etc/passwd",
+            "/home/u/ws/../secret.md",
+            "memory\\..\\..\\s.md",
+        ],
     )
     def test_escapes_are_refused_not_read_as_missing(self, probe: str) -> None:
         with pytest.raises(FileRefused):

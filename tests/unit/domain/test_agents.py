@@ -38,4 +38,3 @@ class TestQualifiedIds:
 
         assert one != two
         assert (agent_of(one), agent_of(two), agent_of(ChunkId("c1"))) == ("a", "b", "")
-

@@ -66,7 +66,9 @@ def validate(instance: Any, schema: dict[str, Any], root: dict[str, Any]) -> lis
         for item in instance:
             problems += validate(item, schema["items"], root)
     if isinstance(instance, dict):
-        problems += [f"missing {name}" for name in schema.get("required", []) if name not in instance]
+        problems += [
+            f"missing {name}" for name in schema.get("required", []) if name not in instance
+        ]
         properties = schema.get("properties", {})
         extra = schema.get("additionalProperties", True)
         for name, value in instance.items():
