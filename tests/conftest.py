@@ -8,6 +8,8 @@ from collections.abc import Iterator
 import pytest
 import structlog
 
+from memlane.entrypoints.logging import _ThroughStructlog
+
 
 @pytest.fixture(autouse=True)
 def _fresh_structlog() -> Iterator[None]:
@@ -21,7 +23,7 @@ def _fresh_structlog() -> Iterator[None]:
     yield
     structlog.reset_defaults()
     for handler in [h for h in root.handlers if h not in handlers]:
-        if type(handler).__name__ == "_ThroughStructlog":
+        if isinstance(handler, _ThroughStructlog):  # only ours: pytest's own come and go
             root.removeHandler(handler)
     root.setLevel(level)
 

@@ -59,6 +59,10 @@ def bring_up_to_date(db: PostgresDatabase, agent: str, analyser: Fts5Analyser) -
         recorded = meta.get(conn, agent, ANALYSIS_KEY)
         if recorded == current():
             return 0  # another process did it while this one waited
+        # Said first: at a million chunks this takes minutes, and the caller's search waits.
+        log.info(
+            "keyword_postings_reanalysing", agent=agent, was=recorded or "unrecorded", now=current()
+        )
         redone = _reanalyse(conn, agent, analyser)
         stamp(conn, agent)
         if redone:

@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from memlane.domain.japanese_words import WORD_MARK, mark
-from memlane.domain.keywords import build_fts_query, fts_document
+from memlane.domain.keywords import fts_document, fts_query_terms, japanese_word_terms
 
 _TOKEN = re.compile(f"[\\w{WORD_MARK}]+")
 Analyse = Callable[[str], list[str]]
@@ -85,8 +85,8 @@ def _document(text: str) -> list[str]:
 
 
 def _query(text: str) -> list[str]:
-    match = build_fts_query(text) or ""
-    return [t[1:-1].replace('""', '"') for t in match.split(" OR ") if t]
+    # The terms `build_fts_query` ORs (without its 64-term cap, which no question here reaches).
+    return fts_query_terms(text) + japanese_word_terms(text)
 
 
 def _without_words(tokens: list[str]) -> list[str]:

@@ -146,6 +146,8 @@ def test_an_aged_agent_is_analysed_again_to_what_a_fresh_one_holds(
     assert got == ranking(reference, "タワーはどこ")
     assert got[0][0] == "memory:memory/ja.md:1"  # the whole word first, as in SQLite
     assert snapshot(db, aged) == snapshot(db, fresh)
+    said = [e["event"] for e in logs if e["event"].startswith("keyword_postings_reanalys")]
+    assert said == ["keyword_postings_reanalysing", "keyword_postings_reanalysed"]
     assert [e["chunks"] for e in logs if e["event"] == "keyword_postings_reanalysed"] == [4]
     upgraded.close()
     reference.close()
