@@ -2,9 +2,12 @@
 
 A window found in the question boosts rather than filters: a hit whose time range overlaps it
 gets weight 1, one in its neighbourhood (up to half the window's width, at least a day, either
-side) a weight falling linearly to 0, others 0. An ordering question ("first time", "most
-recent", "before ...") gives each dated candidate a weight by its rank in time among the
-candidates (1 at the asked end). A hit's score is multiplied by
+side) a weight falling linearly to 0, others 0. A hit also gets the weight of a time its text
+mentions (read against when it was written: the session of 9 October that says "last Friday"
+talks about 6 October), so the line about the asked day outranks the rest of a later session.
+An ordering question ("first time", "most recent", "before ...") gives each dated candidate a
+weight by its rank in time among the candidates (1 at the asked end). A hit's score is
+multiplied by
 (1 + strength · window weight + order_strength · order weight) / (1 + strength + order_strength):
 a hit with full weight keeps its score, others lose up to the boost's share of it, so scores
 stay in [0, 1] and the order among equally weighted hits is kept. The searcher applies it
@@ -20,18 +23,33 @@ from dataclasses import dataclass, replace
 from memlane.domain.chunk_times import SECONDS_PER_DAY
 from memlane.domain.keywords import fts_query_terms
 from memlane.domain.scoring import Fused
-from memlane.domain.time_questions import asks_when, term_weights, when_weight
+from memlane.domain.time_questions import asks_when, mentioned_windows, term_weights, when_weight
 from memlane.domain.time_words import TimeIntent, read_time_words
 
 
-def _window_weight(item: Fused, since: float, until: float) -> float:
-    if item.time_start is None or item.time_end is None:
-        return 0.0
-    if item.time_end >= since and item.time_start <= until:
+def _overlap_weight(start: float, end: float, since: float, until: float) -> float:
+    if end >= since and start <= until:
         return 1.0
     reach = max(SECONDS_PER_DAY, (until - since) / 2)
-    gap = since - item.time_end if item.time_end < since else item.time_start - until
+    gap = since - end if end < since else start - until
     return max(0.0, 1.0 - gap / reach)
+
+
+def _window_weight(item: Fused, since: float, until: float) -> float:
+    """The larger of the weights of when the text was written and of the times it mentions.
+
+    A mention is read against the chunk's start ("last Friday" in a message of 9 October is 6
+    October) and counts only when it is no wider than the question's window: "this year" in
+    the text says nothing about which day of it the question means."""
+    if item.time_start is None or item.time_end is None:
+        return 0.0
+    weight = _overlap_weight(item.time_start, item.time_end, since, until)
+    if weight >= 1.0:
+        return weight
+    for first, last in mentioned_windows(item.text, item.time_start):
+        if last - first <= until - since:
+            weight = max(weight, _overlap_weight(first, last, since, until))
+    return weight
 
 
 def _order_weights(items: Sequence[Fused], latest: bool) -> dict[int, float]:

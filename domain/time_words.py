@@ -369,13 +369,27 @@ _ORDERS: Final = (
 _KOREAN_WEEK: Final = re.compile(r"일주일\s*전")
 
 
-def read_time_words(text: str, as_of: float) -> TimeIntent | None:
-    """The time the question names, read against `as_of` (see the module docstring)."""
-    head = text[:MAX_CHARS].lower()
+def _found(head: str, as_of: float) -> list[Match]:
     today = dt.datetime.fromtimestamp(as_of, tz=dt.UTC).date()
     found: list[Match] = [m for matcher in _MATCHERS for m in matcher(head, today)]
     for korean in _KOREAN_WEEK.finditer(head):
         found.append((korean.start(), korean.end(), _week_of(today - dt.timedelta(weeks=1))))
+    return found
+
+
+def named_windows(text: str, as_of: float) -> list[tuple[float, float]]:
+    """Every window the time expressions of `text` name, read against `as_of` (epoch seconds,
+    whole UTC days, inclusive): a memory's "last Friday" is the Friday before it was written."""
+    return [
+        (day_range(first)[0], day_range(last)[1])
+        for _, _, (first, last) in _found(text[:MAX_CHARS].lower(), as_of)
+    ]
+
+
+def read_time_words(text: str, as_of: float) -> TimeIntent | None:
+    """The time the question names, read against `as_of` (see the module docstring)."""
+    head = text[:MAX_CHARS].lower()
+    found = _found(head, as_of)
     phrase = since = until = None
     if found:
         start, end, (first, last) = min(found, key=lambda m: (m[0], -(m[1] - m[0])))

@@ -1,0 +1,102 @@
+"""The window boost reads the times a memory mentions, against when it was written."""
+
+from __future__ import annotations
+
+import calendar
+
+from memlane.domain.chunks import ChunkId
+from memlane.domain.scoring import Fused
+from memlane.domain.time_boost import apply_time_boost
+from memlane.domain.time_words import TimeIntent, named_windows, read_time_words
+
+
+def _at(y: int, m: int, d: int, h: int = 0, mi: int = 0, s: int = 0) -> float:
+    return float(calendar.timegm((y, m, d, h, mi, s)))
+
+
+WRITTEN = _at(2023, 10, 9, 13, 56)  # a Monday: the session's messages
+ASKED = _at(2023, 12, 1)
+
+
+def _day(y: int, m: int, d: int) -> tuple[float, float]:
+    return _at(y, m, d), _at(y, m, d, 23, 59, 59)
+
+
+def _hit(n: int, text: str, score: float, written: float | None = WRITTEN) -> Fused:
+    return Fused(
+        chunk_id=ChunkId(f"c{n}"),
+        source="sessions",
+        path="sessions/s.jsonl",
+        start_line=n,
+        end_line=n,
+        text=text,
+        vector_score=None,
+        text_score=score,
+        score=score,
+        time_start=written,
+        time_end=None if written is None else written + 60,
+    )
+
+
+def _intent(question: str) -> TimeIntent:
+    intent = read_time_words(question, ASKED)
+    assert intent is not None
+    return intent
+
+
+class TestNamedWindows:
+    def test_a_relative_time_is_read_against_when_the_text_was_written(self) -> None:
+        assert named_windows("Last Friday I went to the car show.", WRITTEN) == [_day(2023, 10, 6)]
+        assert named_windows("Yesterday we got back from Bali", WRITTEN) == [_day(2023, 10, 8)]
+
+    def test_every_time_the_text_names_is_found(self) -> None:
+        found = named_windows("In 2021 I started, and two days ago I quit.", WRITTEN)
+        assert (_at(2021, 1, 1), _at(2021, 12, 31, 23, 59, 59)) in found
+        assert _day(2023, 10, 7) in found
+
+    def test_a_text_without_time_words_names_none(self) -> None:
+        assert named_windows("I may ask for a second opinion and march forward", WRITTEN) == []
+
+
+class TestMentionsInTheWindowBoost:
+    def test_the_line_about_the_asked_day_outranks_the_rest_of_a_later_session(self) -> None:
+        # Both chunks were written on 9 October; only one says it is about the 6th.
+        other = _hit(1, "The cars at the dealership were shiny and new.", 0.9)
+        about = _hit(2, "Last Friday I went to the car show, it was great!", 0.8)
+        out = apply_time_boost(
+            [other, about], _intent("What did I do on 6 October 2023?"), strength=1.0
+        )
+        assert [h.chunk_id for h in out] == ["c2", "c1"]
+        assert out[0].time_boost == 1.0 and out[1].time_boost < 1.0
+
+    def test_a_mention_wider_than_the_window_says_nothing_about_the_day(self) -> None:
+        wide = _hit(1, "This year I went to many shows, in 2023 mostly car shows.", 0.9)
+        boosted = apply_time_boost(
+            [wide], _intent("What did I do on 6 October 2023?"), strength=1.0
+        )
+        assert boosted[0].time_boost < 1.0
+
+    def test_a_mention_wider_than_a_day_counts_for_a_wider_window(self) -> None:
+        about = _hit(1, "Last week I was in Boston.", 0.5)
+        elsewhere = _hit(2, "I am in Boston now.", 0.6)  # written two days after it
+        out = apply_time_boost(
+            [elsewhere, about],
+            _intent("Where was I in the first week of October 2023?"),
+            strength=1.0,
+        )
+        assert out[0].chunk_id == "c1" and out[0].time_boost == 1.0
+
+    def test_a_mention_next_to_the_window_gets_part_of_the_weight(self) -> None:
+        near = _hit(1, "Two days ago I went to the car show.", 0.5)  # 7 October
+        boosted = apply_time_boost(
+            [near], _intent("What did I do on 6 October 2023?"), strength=1.0
+        )
+        assert 0.5 < boosted[0].time_boost < 1.0
+
+    def test_a_chunk_with_no_time_reads_no_mention(self) -> None:
+        undated = _hit(1, "Last Friday I went to the car show.", 0.5, written=None)
+        dated = _hit(2, "Something else entirely.", 0.5)
+        out = apply_time_boost(
+            [undated, dated], _intent("What did I do on 6 October 2023?"), strength=1.0
+        )
+        assert out[0].time_boost == out[1].time_boost == 0.5
