@@ -139,7 +139,8 @@ _DAY_OF_MONTH: Final = (
     r"(?<!\w)(?:no\s+)?dia\s+(?P<d>\d{1,2})(?!\d)",
     r"(?<!\w)am\s+(?P<d>\d{1,2})\.(?!\d)",
     r"(?<![\d月월])(?P<d>\d{1,2})\s*[号號](?!\w)",
-    r"(?<![\d月월])(?P<d>\d{1,2})日(?![前間间後后])",
+    # not a span: 3日間 / 3日后 (three days), 1日中 (all day), 1日あたり / 1日分 (per / a day's)
+    r"(?<![\d月월])(?P<d>\d{1,2})日(?![前間间後后中分]|あたり|当たり|おき|ぶり|以内|以上|程度|ほど)",
     r"(?<![\d월])(?P<d>\d{1,2})일(?!\s*(?:전|동안|간|째))",
 )
 _WEEKDAY: Final = rf"(?P<pre>{_alternation(LAST_WEEKDAY_PREFIXES)})?(?P<w>{_bounded(WEEKDAYS)})"

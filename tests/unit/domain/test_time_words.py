@@ -201,6 +201,9 @@ NOT_TIME: list[str] = [
     "when did Jolene get back from Rio de Janeiro",  # a bare "de" + month is a place here
     "o Rio de Janeiro é lindo",
     "the first week of onboarding",
+    "1日中雨でした",  # all day
+    "1日あたり何食を取りましたか",  # per day
+    "3日分の食料",  # three days' worth
 ]
 
 
