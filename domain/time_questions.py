@@ -154,9 +154,14 @@ def _says_when(head: str, day: int) -> bool:
 
 
 def mentioned_windows(text: str, written: float) -> list[tuple[float, float]]:
-    """Every window the time expressions of `text` name, read against `written` (when the text
-    was written: its "last Friday" is the Friday before that day); line by line, each line
-    read once a day (the reader is the costly part: ~1 ms for a long line)."""
+    """The windows the relative time expressions of `text` name, read against `written` (when
+    the text was written: its "last Friday" is the Friday before that day); line by line, each
+    line read once a day (the reader is the costly part: ~1 ms for a long line).
+
+    Only relative ones: a date or a year written out ("in 2018", "24 October 2023") is a word
+    the keyword leg already matches when the question names it, and a document that names the
+    question's year is not for that reason about it (a report's pages all name years). An
+    expression is relative when reading the line a year later moves its window."""
     day = int(written // SECONDS_PER_DAY)
     return [
         window
@@ -170,7 +175,12 @@ def mentioned_windows(text: str, written: float) -> list[tuple[float, float]]:
 def _mentioned(line: str, day: int) -> tuple[tuple[float, float], ...]:
     if _GATE.search(line) is None:
         return ()
-    return tuple(named_windows(line, float(day * SECONDS_PER_DAY + SECONDS_PER_DAY // 2)))
+    noon = float(day * SECONDS_PER_DAY + SECONDS_PER_DAY // 2)
+    fixed = set(named_windows(line, noon + _A_YEAR_LATER))
+    return tuple(window for window in named_windows(line, noon) if window not in fixed)
+
+
+_A_YEAR_LATER: Final = 366 * SECONDS_PER_DAY
 
 
 @dataclass(frozen=True, slots=True)

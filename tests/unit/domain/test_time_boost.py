@@ -7,6 +7,7 @@ import calendar
 from memlane.domain.chunks import ChunkId
 from memlane.domain.scoring import Fused
 from memlane.domain.time_boost import apply_time_boost
+from memlane.domain.time_questions import mentioned_windows
 from memlane.domain.time_words import TimeIntent, named_windows, read_time_words
 
 
@@ -58,6 +59,18 @@ class TestNamedWindows:
         assert named_windows("I may ask for a second opinion and march forward", WRITTEN) == []
 
 
+class TestMentionedWindows:
+    def test_only_relative_times_are_mentions(self) -> None:
+        # "in 2021" is a word the keyword leg matches; "two days ago" is a day no word names.
+        text = "In 2021 I started.\nTwo days ago I quit, on 3 October 2023."
+        assert mentioned_windows(text, WRITTEN) == [_day(2023, 10, 7)]
+
+    def test_a_month_without_its_year_is_read_against_the_writing(self) -> None:
+        assert mentioned_windows("We moved in March.", WRITTEN) == [
+            (_at(2023, 3, 1), _at(2023, 3, 31, 23, 59, 59))
+        ]
+
+
 class TestMentionsInTheWindowBoost:
     def test_the_line_about_the_asked_day_outranks_the_rest_of_a_later_session(self) -> None:
         # Both chunks were written on 9 October; only one says it is about the 6th.
@@ -92,6 +105,15 @@ class TestMentionsInTheWindowBoost:
             [near], _intent("What did I do on 6 October 2023?"), strength=1.0
         )
         assert 0.5 < boosted[0].time_boost < 1.0
+
+    def test_a_page_that_names_the_asked_year_is_not_lifted_for_it(self) -> None:
+        # Every page of a report names years; the one that answers need not.
+        answer = _hit(1, "Online sales grew by 40 % over two years.", 0.9, written=ASKED)
+        names_it = _hit(2, "The 2018 report lists the board members.", 0.8, written=ASKED)
+        out = apply_time_boost(
+            [answer, names_it], _intent("How much did online sales grow in 2018?"), strength=1.0
+        )
+        assert [h.chunk_id for h in out] == ["c1", "c2"]
 
     def test_a_chunk_with_no_time_reads_no_mention(self) -> None:
         undated = _hit(1, "Last Friday I went to the car show.", 0.5, written=None)
