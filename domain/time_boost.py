@@ -35,16 +35,32 @@ def _overlap_weight(start: float, end: float, since: float, until: float) -> flo
     return max(0.0, 1.0 - gap / reach)
 
 
+def _stated_time(item: Fused) -> bool:
+    """Whether the chunk's time says when its lines were written: a message's timestamp, or a
+    note's date (a dated file name or heading: whole UTC days). A note's mtime says when the
+    file was last saved, which is no anchor for its "last Friday"."""
+    if item.source == "sessions":
+        return True
+    start, end = item.time_start, item.time_end
+    return (
+        start is not None
+        and end is not None
+        and start % SECONDS_PER_DAY == 0
+        and (end + 1) % SECONDS_PER_DAY == 0
+    )
+
+
 def _window_weight(item: Fused, since: float, until: float) -> float:
     """The larger of the weights of when the text was written and of the times it mentions.
 
     A mention is read against the chunk's start ("last Friday" in a message of 9 October is 6
-    October) and counts only when it is no wider than the question's window: "this year" in
-    the text says nothing about which day of it the question means."""
+    October), only where that time is stated (`_stated_time`), and counts only when it is no
+    wider than the question's window: "this year" in the text says nothing about which day of
+    it the question means."""
     if item.time_start is None or item.time_end is None:
         return 0.0
     weight = _overlap_weight(item.time_start, item.time_end, since, until)
-    if weight >= 1.0:
+    if weight >= 1.0 or not _stated_time(item):
         return weight
     for first, last in mentioned_windows(item.text, item.time_start):
         if last - first <= until - since:

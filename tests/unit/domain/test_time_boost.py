@@ -6,6 +6,7 @@ import calendar
 
 from memlane.domain.chunks import ChunkId
 from memlane.domain.scoring import Fused
+from memlane.domain.sources import Source
 from memlane.domain.time_boost import apply_time_boost
 from memlane.domain.time_questions import mentioned_windows
 from memlane.domain.time_words import TimeIntent, named_windows, read_time_words
@@ -23,11 +24,19 @@ def _day(y: int, m: int, d: int) -> tuple[float, float]:
     return _at(y, m, d), _at(y, m, d, 23, 59, 59)
 
 
-def _hit(n: int, text: str, score: float, written: float | None = WRITTEN) -> Fused:
+def _hit(
+    n: int,
+    text: str,
+    score: float,
+    written: float | None = WRITTEN,
+    *,
+    source: Source = "sessions",
+    until: float | None = None,
+) -> Fused:
     return Fused(
         chunk_id=ChunkId(f"c{n}"),
-        source="sessions",
-        path="sessions/s.jsonl",
+        source=source,
+        path="sessions/s.jsonl" if source == "sessions" else "memory/notes.md",
         start_line=n,
         end_line=n,
         text=text,
@@ -35,7 +44,7 @@ def _hit(n: int, text: str, score: float, written: float | None = WRITTEN) -> Fu
         text_score=score,
         score=score,
         time_start=written,
-        time_end=None if written is None else written + 60,
+        time_end=None if written is None else until if until is not None else written + 60,
     )
 
 
@@ -114,6 +123,24 @@ class TestMentionsInTheWindowBoost:
             [answer, names_it], _intent("How much did online sales grow in 2018?"), strength=1.0
         )
         assert [h.chunk_id for h in out] == ["c1", "c2"]
+
+    def test_a_note_dated_by_its_mtime_reads_no_mention(self) -> None:
+        # The mtime says when the file was last saved, not when "last Friday" was written.
+        saved = _hit(1, "Last Friday I went to the car show.", 0.5, source="memory")
+        boosted = apply_time_boost(
+            [saved], _intent("What did I do on 6 October 2023?"), strength=1.0
+        )
+        assert boosted[0].time_boost < 1.0
+
+    def test_a_dated_note_reads_its_mentions(self) -> None:
+        day = _day(2023, 10, 9)  # memory/2023-10-09.md, or a "## 2023-10-09" heading
+        dated = _hit(
+            1, "Last Friday I went to the car show.", 0.5, day[0], source="memory", until=day[1]
+        )
+        boosted = apply_time_boost(
+            [dated], _intent("What did I do on 6 October 2023?"), strength=1.0
+        )
+        assert boosted[0].time_boost == 1.0
 
     def test_a_chunk_with_no_time_reads_no_mention(self) -> None:
         undated = _hit(1, "Last Friday I went to the car show.", 0.5, written=None)
