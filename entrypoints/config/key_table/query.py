@@ -64,9 +64,9 @@ QUERY_KEYS: Final[tuple[Key, ...]] = (
     Key(
         "query.timeBoost",
         NUM,
-        'How far a hit written when the question\'s time words say ("last week", "昨天") '
-        "moves towards a score of 1; 0 (default): time words change no ranking "
-        "(bench/RESULTS.md, time-aware search).",
+        'How far a hit written when the question\'s time words say ("last week", "昨天"), '
+        "or mentioning that time, moves towards a score of 1; 1 measured best; 0 (default): "
+        "time words change no ranking (bench/RESULTS.md, time-aware search).",
         "query.time_boost",
         low=0,
         high=1,
