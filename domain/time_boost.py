@@ -2,9 +2,10 @@
 
 A window found in the question boosts rather than filters: a hit whose time range overlaps it
 gets weight 1, one in its neighbourhood (up to half the window's width, at least a day, either
-side) a weight falling linearly to 0, others 0. A hit also gets the weight of a time its text
-mentions (read against when it was written: the session of 9 October that says "last Friday"
-talks about 6 October), so the line about the asked day outranks the rest of a later session.
+side) a weight falling linearly to 0, others 0. A hit also gets the weight of a relative time
+its text mentions, read against when it was written (the session of 9 October that says "last
+Friday" talks about 6 October), so the line about the asked day outranks the rest of a later
+session.
 An ordering question ("first time", "most recent", "before ...") gives each dated candidate a
 weight by its rank in time among the candidates (1 at the asked end). A hit's score is
 multiplied by

@@ -153,6 +153,10 @@ def _says_when(head: str, day: int) -> bool:
     return intent is not None and intent.since is not None
 
 
+# A relative expression's window moves when its line is read this much later; a date does not.
+_A_YEAR_LATER: Final = 366 * SECONDS_PER_DAY
+
+
 def mentioned_windows(text: str, written: float) -> list[tuple[float, float]]:
     """The windows the relative time expressions of `text` name, read against `written` (when
     the text was written: its "last Friday" is the Friday before that day); line by line, each
@@ -178,9 +182,6 @@ def _mentioned(line: str, day: int) -> tuple[tuple[float, float], ...]:
     noon = float(day * SECONDS_PER_DAY + SECONDS_PER_DAY // 2)
     fixed = set(named_windows(line, noon + _A_YEAR_LATER))
     return tuple(window for window in named_windows(line, noon) if window not in fixed)
-
-
-_A_YEAR_LATER: Final = 366 * SECONDS_PER_DAY
 
 
 @dataclass(frozen=True, slots=True)
