@@ -39,7 +39,9 @@ def _overlap_weight(start: float, end: float, since: float, until: float) -> flo
 def _stated_time(item: Fused) -> bool:
     """Whether the chunk's time says when its lines were written: a message's timestamp, or a
     note's date (a dated file name or heading: whole UTC days). A note's mtime says when the
-    file was last saved, which is no anchor for its "last Friday"."""
+    file was last saved, which is no anchor for its "last Friday". A transcript whose records
+    carry no timestamp at all is dated by its mtime and still counts: telling it apart would
+    need the time's source stored with the chunk."""
     if item.source == "sessions":
         return True
     start, end = item.time_start, item.time_end

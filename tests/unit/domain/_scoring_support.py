@@ -49,6 +49,8 @@ def fused(
     source: Source = "memory",
     file_mtime: float | None = None,
     timestamp: float | None = None,
+    time_start: float | None = None,
+    time_end: float | None = None,
 ) -> Fused:
     return Fused(
         chunk_id=ChunkId(chunk_id),
@@ -62,6 +64,8 @@ def fused(
         score=score,
         file_mtime=file_mtime,
         timestamp=timestamp,
+        time_start=time_start,
+        time_end=time_end,
     )
 
 

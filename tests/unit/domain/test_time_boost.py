@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import calendar
 
-from memlane.domain.chunks import ChunkId
 from memlane.domain.scoring import Fused
 from memlane.domain.sources import Source
 from memlane.domain.time_boost import apply_time_boost
 from memlane.domain.time_questions import mentioned_windows
 from memlane.domain.time_words import TimeIntent, named_windows, read_time_words
+from tests.unit.domain._scoring_support import fused
 
 
 def _at(y: int, m: int, d: int, h: int = 0, mi: int = 0, s: int = 0) -> float:
@@ -33,18 +33,16 @@ def _hit(
     source: Source = "sessions",
     until: float | None = None,
 ) -> Fused:
-    return Fused(
-        chunk_id=ChunkId(f"c{n}"),
+    end = None if written is None else until if until is not None else written + 60
+    return fused(
+        f"c{n}",
+        score,
+        text=text,
+        text_score=score,
         source=source,
         path="sessions/s.jsonl" if source == "sessions" else "memory/notes.md",
-        start_line=n,
-        end_line=n,
-        text=text,
-        vector_score=None,
-        text_score=score,
-        score=score,
         time_start=written,
-        time_end=None if written is None else until if until is not None else written + 60,
+        time_end=end,
     )
 
 
