@@ -203,7 +203,10 @@ class Searcher:
                 text,
                 as_of=now if query.as_of is None else query.as_of,
                 strengths=TimeStrengths(
-                    boosts.time_boost, boosts.time_order_boost, boosts.when_boost
+                    boosts.time_boost,
+                    boosts.time_order_boost,
+                    boosts.when_boost,
+                    max_drop=boosts.time_max_drop,
                 ),
                 explain=query.explain,
             )

@@ -197,6 +197,9 @@ class QuerySettings:
     # score of 1 when the question asks when ("when did …", "how long ago"; time_questions.py);
     # 0: no change.
     when_boost: float = 0.0
+    # The most places the time boosts may move a hit down (domain/time_boost.hold_places);
+    # None: no limit.
+    time_max_drop: int | None = None
     hybrid: HybridSettings = HybridSettings()
 
 

@@ -18,6 +18,7 @@ qualify. Nothing happens without a time word or with both strengths 0.
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -146,13 +147,43 @@ def apply_when_boost(
     return sorted(out, key=lambda item: -item.score)
 
 
+def hold_places(before: Sequence[Fused], after: Sequence[Fused], max_drop: int) -> list[Fused]:
+    """`after` (the boosted `before`, same chunks) re-sorted so that no hit ends more than
+    `max_drop` places below its place in `before` (sorted by score, best first).
+
+    A boost is a guess about what the question means; a hit the search ranked high on its words
+    and meaning must not be pushed out of the first few by it (a reader can skip a weak hit but
+    cannot recover a missing one). Going up from the last hit, each score is raised, if need be,
+    to the (max_drop + 1)-th best final score among the hits below it; ties go to the hit that
+    was above. A raised score never exceeds its unboosted one (those below it scored less), so
+    scores stay sorted and `time_boost` stays the multiplier actually applied."""
+    boosted = {item.chunk_id: item for item in after}
+    place = {item.chunk_id: i for i, item in enumerate(before)}
+    below: list[float] = []  # min-heap: the max_drop + 1 best final scores beneath
+    held: list[Fused] = []
+    for original in reversed(before):
+        item = boosted[original.chunk_id]
+        score = item.score
+        if len(below) > max_drop and below[0] > score:
+            factor = item.time_boost * (below[0] / score) if score > 0 else item.time_boost
+            score = below[0]
+            item = replace(item, score=score, time_boost=factor)
+        held.append(item)
+        heapq.heappush(below, score)
+        if len(below) > max_drop + 1:
+            heapq.heappop(below)
+    return sorted(held, key=lambda item: (-item.score, place[item.chunk_id]))
+
+
 @dataclass(frozen=True, slots=True)
 class TimeStrengths:
-    """The three boosts' strengths (query.timeBoost, timeOrderBoost, whenBoost); 0: off."""
+    """The three boosts' strengths (query.timeBoost, timeOrderBoost, whenBoost; 0: off) and
+    the most places they may move a hit down together (query.timeMaxDrop; None: no limit)."""
 
     window: float = 0.0
     order: float = 0.0
     when: float = 0.0
+    max_drop: int | None = None
 
 
 def boost_by_time(
@@ -165,7 +196,8 @@ def boost_by_time(
 ) -> tuple[list[Fused], str | None]:
     """The searcher's time step: the window / ordering boost, then the when boost; and what the
     question said about time, for --explain (None: nothing found or nothing read). The question
-    is read only when a boost is on or `explain` asks (no time word, no change)."""
+    is read only when a boost is on or `explain` asks (no time word, no change). No hit ends
+    more than `strengths.max_drop` places below where it came in (`hold_places`)."""
     out = list(fused)
     parts: list[str] = []
     if explain or strengths.window > 0 or strengths.order > 0:
@@ -181,4 +213,6 @@ def boost_by_time(
         out = apply_when_boost(out, asking, terms=terms, as_of=as_of, strength=strengths.when)
         if asking is not None:
             parts.append(f'asks when ("{asking}")')
+    if strengths.max_drop is not None:
+        out = hold_places(fused, out, strengths.max_drop)
     return out, "; ".join(p for p in parts if p) or None

@@ -260,6 +260,7 @@ def _query(read: _Reader) -> QuerySettings:
         time_boost=read.typed(float, "query.timeBoost"),
         time_order_boost=read.typed(float, "query.timeOrderBoost"),
         when_boost=read.typed(float, "query.whenBoost"),
+        time_max_drop=read.optional(int, "query.timeMaxDrop"),
         hybrid=HybridSettings(
             enabled=read.typed(bool, "query.hybrid.enabled"),
             vector_weight=vector,

@@ -92,6 +92,16 @@ QUERY_KEYS: Final[tuple[Key, ...]] = (
         low=0,
         high=1,
     ),
+    Key(
+        "query.timeMaxDrop",
+        INT,
+        "The most places the time boosts above may move a hit down, so a hit ranked high on "
+        "its words and meaning stays among the first; unset: no limit "
+        "(bench/RESULTS.md, time-aware search).",
+        "query.time_max_drop",
+        low=0,
+        high=1000,
+    ),
     Key("query.hybrid.enabled", BOOL, "Fuse vector and keyword search.", "query.hybrid.enabled"),
     Key(
         "query.hybrid.vectorWeight",

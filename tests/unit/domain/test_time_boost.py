@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import calendar
+from dataclasses import replace
+
+import pytest
 
 from memlane.domain.scoring import Fused
 from memlane.domain.sources import Source
-from memlane.domain.time_boost import apply_time_boost
+from memlane.domain.time_boost import TimeStrengths, apply_time_boost, boost_by_time, hold_places
 from memlane.domain.time_questions import mentioned_windows
 from memlane.domain.time_words import TimeIntent, named_windows, read_time_words
 from tests.unit.domain._scoring_support import fused
@@ -147,3 +150,64 @@ class TestMentionsInTheWindowBoost:
             [undated, dated], _intent("What did I do on 6 October 2023?"), strength=1.0
         )
         assert out[0].time_boost == out[1].time_boost == 0.5
+
+
+# --- how far the boosts may push a hit down ------------------------------------------------------
+
+
+def _ranked(scores: list[float]) -> list[Fused]:
+    return [fused(f"h{i}", score) for i, score in enumerate(scores)]
+
+
+def _boosted(before: list[Fused], factors: list[float]) -> list[Fused]:
+    out = [
+        replace(item, score=item.score * f, time_boost=f)
+        for item, f in zip(before, factors, strict=True)
+    ]
+    return sorted(out, key=lambda item: -item.score)
+
+
+def test_no_hit_ends_more_than_max_drop_places_down() -> None:
+    before = _ranked([0.9, 0.8, 0.7, 0.6, 0.5, 0.4, 0.3])
+    # The last four are in the window; the first three lose most of their score.
+    after = _boosted(before, [0.3, 0.3, 0.3, 1, 1, 1, 1])
+    assert [h.chunk_id for h in after][:4] == ["h3", "h4", "h5", "h6"]
+    held = hold_places(before, after, max_drop=2)
+    order = [h.chunk_id for h in held]
+    for i, item in enumerate(before):
+        assert order.index(item.chunk_id) <= i + 2
+    assert order == ["h3", "h4", "h0", "h1", "h2", "h5", "h6"]
+    scores = [h.score for h in held]
+    assert scores == sorted(scores, reverse=True)  # scores stay sorted
+    # A held hit's multiplier is what was applied, and never above 1.
+    for h in held:
+        unboosted = next(b.score for b in before if b.chunk_id == h.chunk_id)
+        assert h.score == pytest.approx(unboosted * h.time_boost)
+        assert h.time_boost <= 1.0
+
+
+def test_hold_places_keeps_a_boost_that_moves_nobody_far() -> None:
+    before = _ranked([0.9, 0.8, 0.7, 0.6])
+    after = _boosted(before, [0.5, 1, 1, 1])  # h0 falls 3 places
+    assert [h.chunk_id for h in hold_places(before, after, max_drop=3)] == [
+        h.chunk_id for h in after
+    ]
+    assert [h.chunk_id for h in hold_places(before, after, max_drop=0)] == [
+        h.chunk_id for h in before
+    ]
+
+
+def test_the_searchers_time_step_holds_places_when_asked() -> None:
+    inside = _at(2023, 10, 6, 12)
+    pool = [
+        _hit(0, "we talked about the car", 0.7, written=_at(2023, 8, 1)),
+        _hit(1, "the car show was fun", 0.5, written=inside),
+        _hit(2, "the car was red", 0.4, written=inside),
+    ]
+    question = "What did Dave do on 6 October 2023?"
+    free, _ = boost_by_time(pool, question, as_of=ASKED, strengths=TimeStrengths(window=1.0))
+    held, _ = boost_by_time(
+        pool, question, as_of=ASKED, strengths=TimeStrengths(window=1.0, max_drop=1)
+    )
+    assert [h.chunk_id for h in free] == ["c1", "c2", "c0"]
+    assert [h.chunk_id for h in held] == ["c1", "c0", "c2"]
