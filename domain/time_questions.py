@@ -26,7 +26,9 @@ from memlane.domain.time_words import named_windows, read_time_words
 from memlane.domain.time_words_tables import (
     LAST_WEEKEND,
     MONTHS,
+    NEXT_WEEKEND,
     RELATIVE_UNITS,
+    THIS_WEEKEND,
     UNITS,
     WEEKDAYS,
 )
@@ -128,10 +130,17 @@ def _gate() -> re.Pattern[str]:
     """A cheap test every text the time-word reader finds a window in passes: a digit, a CJK
     date character, or one of its table words (the reader costs ~1 ms on a long line; most
     lines of a conversation hold none of these)."""
-    latin = {w for table in (RELATIVE_UNITS, MONTHS, WEEKDAYS) for w in table}
-    latin |= {w for w in UNITS if len(w) > 2} | set(LAST_WEEKEND) | {"il y a", "ago", "hace"}
-    words = "|".join(re.escape(w) for w in sorted(latin, key=len, reverse=True))
-    return re.compile(rf"\d|[年月日号號周週天前전년월일주달]|(?<!\w)(?:{words})(?!\w)")
+    words = {w for table in (RELATIVE_UNITS, MONTHS, WEEKDAYS) for w in table}
+    words |= {w for w in UNITS if len(w) > 2} | {"il y a", "ago", "hace"}
+    words |= set(LAST_WEEKEND) | set(THIS_WEEKEND) | set(NEXT_WEEKEND)
+    # Latin-script words need word edges; CJK and Hangul ones attach to particles ("모레에").
+    latin = sorted((w for w in words if w.isascii() or w[0] in "áéíóúàâçêôãõüöäß'"), key=len)
+    other = sorted(words.difference(latin), key=len)
+    bounded = "|".join(re.escape(w) for w in reversed(latin))
+    attached = "|".join(re.escape(w) for w in reversed(other))
+    return re.compile(
+        rf"\d|[年月日号號周週天前전년월일주달]|(?<!\w)(?:{bounded})(?!\w)|(?:{attached})"
+    )
 
 
 _GATE: Final = _gate()

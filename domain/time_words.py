@@ -14,27 +14,41 @@ Measured alternative: dateparser 1.5 (a maintained library) took 1.6 s on its fi
 
 from __future__ import annotations
 
-import calendar
 import datetime as dt
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 
+from memlane.domain.calendar_days import (
+    Days,
+    calendar_day,
+    latest_date,
+    recent_days,
+    shift_month,
+    unit_back,
+    week_of,
+)
 from memlane.domain.chunk_times import SECONDS_PER_DAY, day_range
 from memlane.domain.time_words_tables import (
     AFTER,
     AMBIGUOUS_MONTHS,
     BEFORE,
+    COMING_WEEKDAY_PREFIXES,
+    COMING_WEEKDAY_SUFFIXES,
     EARLIEST,
     LAST_WEEKDAY_PREFIXES,
     LAST_WEEKEND,
     LATEST,
     MONTH_PREPOSITIONS,
     MONTHS,
+    NEXT_WEEKDAY_PREFIXES,
+    NEXT_WEEKEND,
     NUMBERS,
     RECENT_PREFIXES,
     RELATIVE_UNITS,
+    THIS_WEEKDAY_PREFIXES,
+    THIS_WEEKEND,
     UNITS,
     WEEK_OF_LINKS,
     WEEK_OF_MONTH,
@@ -43,7 +57,6 @@ from memlane.domain.time_words_tables import (
 )
 
 Order: TypeAlias = Literal["earliest", "latest"]
-Days: TypeAlias = tuple[dt.date, dt.date]  # inclusive
 # Only the head of a long query is read for time words (a pasted log holds many dates).
 MAX_CHARS: Final = 2_000
 
@@ -143,7 +156,12 @@ _DAY_OF_MONTH: Final = (
     r"(?<![\d月월])(?P<d>\d{1,2})日(?![前間间後后中分]|あたり|当たり|おき|ぶり|以内|以上|程度|ほど)",
     r"(?<![\d월])(?P<d>\d{1,2})일(?!\s*(?:전|동안|간|째))",
 )
-_WEEKDAY: Final = rf"(?P<pre>{_alternation(LAST_WEEKDAY_PREFIXES)})?(?P<w>{_bounded(WEEKDAYS)})"
+_WEEKDAY: Final = (
+    rf"(?:(?P<last>{_alternation(LAST_WEEKDAY_PREFIXES)})|(?P<next>{_alternation(NEXT_WEEKDAY_PREFIXES)})"
+    rf"|(?P<coming>(?<![\w'])(?:{_alternation(COMING_WEEKDAY_PREFIXES)}))"
+    rf"|(?P<this>(?<![\w'])(?:{_alternation(THIS_WEEKDAY_PREFIXES)})))?"
+    rf"(?P<w>{_bounded(WEEKDAYS)})(?P<after>{_alternation(COMING_WEEKDAY_SUFFIXES)})?"
+)
 
 
 def _number(word: str) -> int | None:
@@ -156,67 +174,6 @@ def _number(word: str) -> int | None:
         tens, _, ones = word.partition("十")
         return (NUMBERS.get(tens, 1) if tens else 1) * 10 + (NUMBERS.get(ones, 0) if ones else 0)
     return None
-
-
-def _week_of(day: dt.date) -> Days:
-    monday = day - dt.timedelta(days=day.weekday())
-    return monday, monday + dt.timedelta(days=6)
-
-
-def _month_of(year: int, month: int) -> Days:
-    last = calendar.monthrange(year, month)[1]
-    return dt.date(year, month, 1), dt.date(year, month, last)
-
-
-def _shift_month(day: dt.date, months: int) -> tuple[int, int]:
-    index = day.year * 12 + day.month - 1 + months
-    return index // 12, index % 12 + 1
-
-
-def _unit_back(today: dt.date, unit: str, count: int) -> Days | None:
-    """The day / calendar week / month / year `count` units before today's."""
-    if count < 0 or count > 1000:
-        return None
-    if unit == "day":
-        day = today - dt.timedelta(days=count)
-        return day, day
-    if unit == "week":
-        return _week_of(today - dt.timedelta(weeks=count))
-    if unit == "month":
-        return _month_of(*_shift_month(today, -count))
-    if today.year - count < 1:
-        return None
-    return dt.date(today.year - count, 1, 1), dt.date(today.year - count, 12, 31)
-
-
-def _recent(today: dt.date, unit: str, count: int) -> Days | None:
-    """From `count` units ago up to today ("in the last 3 weeks")."""
-    start = _unit_back(today, unit, count)
-    if start is None:
-        return None
-    first = today - dt.timedelta(days=count) if unit == "day" else start[0]
-    if unit == "week":
-        first = today - dt.timedelta(weeks=count)
-    return first, today
-
-
-def _calendar_day(year: int, month: int, day: int) -> dt.date | None:
-    try:
-        return dt.date(year, month, day)
-    except ValueError:
-        return None
-
-
-def _latest_date(today: dt.date, month: int, day: int | None, year: int | None) -> Days | None:
-    """The named month (or day of it), in `year` or else its latest occurrence up to today."""
-    if not 1 <= month <= 12:
-        return None
-    if year is None:
-        year = today.year if (month, day or 1) <= (today.month, today.day) else today.year - 1
-    if day is None:
-        return _month_of(year, month)
-    found = _calendar_day(year, month, day)
-    return None if found is None else (found, found)
 
 
 def _month_number(word: str) -> int | None:
@@ -234,7 +191,7 @@ Matcher: TypeAlias = Callable[[str, dt.date], Iterable[Match]]
 def _relative(text: str, today: dt.date) -> Iterable[Match]:
     for found in _RELATIVE_RE.finditer(text):
         unit, offset = RELATIVE_UNITS[found.group(0)]
-        days = _unit_back(today, unit, -offset)
+        days = unit_back(today, unit, -offset)
         if days is not None:
             yield found.start(), found.end(), days
 
@@ -247,7 +204,7 @@ def _counted(patterns: Sequence[re.Pattern[str]], back: bool) -> Matcher:
                 unit = UNITS[found.group("u")]
                 if count is None:
                     continue
-                days = _unit_back(today, unit, count) if back else _recent(today, unit, count)
+                days = unit_back(today, unit, count) if back else recent_days(today, unit, count)
                 if days is not None:
                     yield found.start(), found.end(), days
 
@@ -266,10 +223,10 @@ def _months(text: str, today: dt.date) -> Iterable[Match]:
                 continue  # "May I ask", "march forward"
             if pre == ["de"] and not (day or year):
                 continue  # "Rio de Janeiro": a bare "de" makes a month only with a day or year
-            days = _latest_date(today, MONTHS[name], day, year)
+            days = latest_date(today, MONTHS[name], day, year)
             last = (groups.get("pre") or "").startswith("last ")
             if days is not None and last and days[1] >= today and year is None:
-                days = _latest_date(today, MONTHS[name], day, today.year - 1)  # asked in March
+                days = latest_date(today, MONTHS[name], day, today.year - 1)  # asked in March
             if days is not None:
                 yield found.start(), found.end(), days
 
@@ -277,7 +234,7 @@ def _months(text: str, today: dt.date) -> Iterable[Match]:
 def _weeks_of_month(text: str, today: dt.date) -> Iterable[Match]:
     for found in _WEEK_OF_MONTH_RE.finditer(text):
         year = int(found.group("y")) if found.group("y") else None
-        month = _latest_date(today, MONTHS[found.group("m")], None, year)
+        month = latest_date(today, MONTHS[found.group("m")], None, year)
         if month is None:
             continue
         first, last = month
@@ -296,7 +253,7 @@ def _numeric_dates(text: str, today: dt.date) -> Iterable[Match]:
             month = _month_number(found.group("m"))
             day = int(found.group("d")) if found.group("d") else None
             year = int(found.group("y")) if found.group("y") else None
-            days = None if month is None else _latest_date(today, month, day, year)
+            days = None if month is None else latest_date(today, month, day, year)
             if days is not None:
                 yield found.start(), found.end(), days
 
@@ -316,32 +273,44 @@ def _days_of_month(text: str, today: dt.date) -> Iterable[Match]:
                 continue
             year, month = today.year, today.month
             if day > today.day:
-                year, month = _shift_month(today, -1)
-            named = _calendar_day(year, month, day)
+                year, month = shift_month(today, -1)
+            named = calendar_day(year, month, day)
             if named is not None:
                 yield found.start(), found.end(), (named, named)
 
 
 def _weekdays(text: str, today: dt.date) -> Iterable[Match]:
+    monday = week_of(today)[0]
     for found in _WEEKDAY_RE.finditer(text):
         weekday = WEEKDAYS[found.group("w")]
-        if found.group("pre"):  # that weekday of last week
-            monday = _week_of(today)[0] - dt.timedelta(weeks=1)
+        if found.group("last"):  # that weekday of last week
+            day = monday - dt.timedelta(weeks=1) + dt.timedelta(days=weekday)
+        elif found.group("next"):  # of next week
+            day = monday + dt.timedelta(weeks=1) + dt.timedelta(days=weekday)
+        elif found.group("this"):  # of this week
             day = monday + dt.timedelta(days=weekday)
+        elif found.group("coming") or found.group("after"):  # its first occurrence after today
+            day = today + dt.timedelta(days=(weekday - today.weekday()) % 7 or 7)
         else:  # its latest occurrence before today
-            back = (today.weekday() - weekday) % 7 or 7
-            day = today - dt.timedelta(days=back)
+            day = today - dt.timedelta(days=(today.weekday() - weekday) % 7 or 7)
         yield found.start(), found.end(), (day, day)
 
 
 def _weekend(text: str, today: dt.date) -> Iterable[Match]:
-    for found in _WEEKEND_RE.finditer(text):
-        monday = _week_of(today)[0]
-        yield found.start(), found.end(), (monday - dt.timedelta(2), monday - dt.timedelta(1))
+    monday = week_of(today)[0]
+    last = (monday - dt.timedelta(2), monday - dt.timedelta(1))
+    # "This weekend" said on a Monday is the one just gone; later in the week, the coming one.
+    this = last if today.weekday() == 0 else (monday + dt.timedelta(5), monday + dt.timedelta(6))
+    ahead = (this[0] + dt.timedelta(7), this[1] + dt.timedelta(7))
+    for pattern, days in ((_WEEKEND_RE, last), (_THIS_WEEKEND_RE, this), (_NEXT_WEEKEND_RE, ahead)):
+        for found in pattern.finditer(text):
+            yield found.start(), found.end(), days
 
 
 _RELATIVE_RE: Final = re.compile(_bounded(RELATIVE_UNITS))
 _WEEKEND_RE: Final = re.compile(_bounded(LAST_WEEKEND))
+_THIS_WEEKEND_RE: Final = re.compile(_bounded(THIS_WEEKEND))
+_NEXT_WEEKEND_RE: Final = re.compile(_bounded(NEXT_WEEKEND))
 _MONTH_RES: Final = tuple(re.compile(p) for p in _MONTH_DATES)
 _WEEK_OF_MONTH_RE: Final = re.compile(_WEEK_OF_MONTH)
 _CJK_DATE_RE: Final = re.compile(_CJK_DATE)
@@ -374,7 +343,7 @@ def _found(head: str, as_of: float) -> list[Match]:
     today = dt.datetime.fromtimestamp(as_of, tz=dt.UTC).date()
     found: list[Match] = [m for matcher in _MATCHERS for m in matcher(head, today)]
     for korean in _KOREAN_WEEK.finditer(head):
-        found.append((korean.start(), korean.end(), _week_of(today - dt.timedelta(weeks=1))))
+        found.append((korean.start(), korean.end(), week_of(today - dt.timedelta(weeks=1))))
     return found
 
 

@@ -97,6 +97,28 @@ RELATIVE_UNITS: Final[dict[str, tuple[str, int]]] = {
     "العام الماضي": ("year", -1), "السنة الماضية": ("year", -1),
     "去年": ("year", -1), "今年": ("year", 0), "前年": ("year", -2), "昨年": ("year", -1),
     "작년": ("year", -1), "지난해": ("year", -1), "올해": ("year", 0), "재작년": ("year", -2),
+    # Ahead: a memory says what is planned ("the car show is next Friday"), and a question may
+    # ask what is. Not "mañana" / "morgen" alone: they are "morning" too.
+    "tomorrow": ("day", 1), "the day after tomorrow": ("day", 2), "pasado mañana": ("day", 2),
+    "amanhã": ("day", 1), "depois de amanhã": ("day", 2), "übermorgen": ("day", 2),
+    "demain": ("day", 1), "après-demain": ("day", 2), "غدا": ("day", 1), "غداً": ("day", 1),
+    "明天": ("day", 1), "后天": ("day", 2), "後天": ("day", 2), "明日": ("day", 1),
+    "明後日": ("day", 2), "내일": ("day", 1), "모레": ("day", 2),
+    "next week": ("week", 1), "la semana que viene": ("week", 1),
+    "la próxima semana": ("week", 1), "próxima semana": ("week", 1),
+    "semana que vem": ("week", 1), "nächste woche": ("week", 1), "nächsten woche": ("week", 1),
+    "la semaine prochaine": ("week", 1), "الأسبوع القادم": ("week", 1),
+    "الأسبوع المقبل": ("week", 1), "下周": ("week", 1), "下週": ("week", 1),
+    "下个星期": ("week", 1), "下個星期": ("week", 1), "来週": ("week", 1), "다음 주": ("week", 1),
+    "다음주": ("week", 1),
+    "next month": ("month", 1), "el mes que viene": ("month", 1), "el próximo mes": ("month", 1),
+    "mês que vem": ("month", 1), "próximo mês": ("month", 1), "nächsten monat": ("month", 1),
+    "le mois prochain": ("month", 1), "الشهر القادم": ("month", 1), "下个月": ("month", 1),
+    "下個月": ("month", 1), "来月": ("month", 1), "다음 달": ("month", 1), "다음달": ("month", 1),
+    "next year": ("year", 1), "el año que viene": ("year", 1), "el próximo año": ("year", 1),
+    "ano que vem": ("year", 1), "próximo ano": ("year", 1), "nächstes jahr": ("year", 1),
+    "l'année prochaine": ("year", 1), "العام القادم": ("year", 1), "明年": ("year", 1),
+    "来年": ("year", 1), "내년": ("year", 1),
 }  # fmt: skip
 
 # "in the last N days" style: the prefix words per language (the number and unit follow).
@@ -152,6 +174,17 @@ WEEKDAYS: Final[dict[str, int]] = {
 # Words that move a weekday back one more week ("last Monday" asked on a Tuesday is still the
 # Monday before; "上周一" is the Monday of last week).
 LAST_WEEKDAY_PREFIXES: Final = ("上", "上个", "先週の", "지난주 ", "지난 주 ")
+# The weekday of next week ("下周五", "来週の金曜日", "다음 주 금요일").
+NEXT_WEEKDAY_PREFIXES: Final = ("下", "下个", "来週の", "다음주 ", "다음 주 ")
+# The weekday's first occurrence after today ("next Friday", "vendredi prochain").
+COMING_WEEKDAY_PREFIXES: Final = (
+    "next ", "this coming ", "coming ", "el próximo ", "el proximo ", "la próxima ",
+    "na próxima ", "a próxima ", "o próximo ", "nächsten ", "nächster ", "kommenden ",
+    "am nächsten ", "am kommenden ",
+)  # fmt: skip
+COMING_WEEKDAY_SUFFIXES: Final = (" prochain", " que viene", " que vem")
+# The weekday of this week, Monday first ("this Saturday" said on a Wednesday is ahead).
+THIS_WEEKDAY_PREFIXES: Final = ("this ", "este ", "esta ", "diesen ", "ce ", "这", "這", "本")
 
 # "the last week of October 2023", "la primera semana de mayo": a week counted within a named
 # month (n: days 7n-6 .. 7n; -1: the month's last seven days). The reader needs the month after it.
@@ -172,6 +205,17 @@ LAST_WEEKEND: Final = (
     "el fin de semana pasado", "fim de semana passado",
     "letztes wochenende", "le week-end dernier", "上周末", "上週末", "先週末", "지난 주말",
     "지난주말",
+)  # fmt: skip
+# The weekend of this week (said on a Monday: the one just gone) and of next week.
+THIS_WEEKEND: Final = (
+    "this weekend", "este fin de semana", "este fim de semana", "dieses wochenende",
+    "ce week-end", "这个周末", "這個週末", "这周末", "這週末", "本周末", "今週末", "이번 주말",
+    "이번주말",
+)  # fmt: skip
+NEXT_WEEKEND: Final = (
+    "next weekend", "el próximo fin de semana", "el fin de semana que viene",
+    "o próximo fim de semana", "próximo fim de semana", "nächstes wochenende",
+    "le week-end prochain", "下周末", "下週末", "来週末", "다음 주말", "다음주말",
 )  # fmt: skip
 
 EARLIEST: Final = (

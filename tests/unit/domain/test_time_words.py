@@ -172,6 +172,36 @@ WINDOWS: list[tuple[str, str, str]] = [
     ("die letzte Woche im Oktober", "2026-10-25", "2026-10-31"),
     ("la dernière semaine de juin", "2026-06-24", "2026-06-30"),
     ("the fourth week of February 2026", "2026-02-22", "2026-02-28"),
+    # Ahead: what a memory says is planned, or a question asks is
+    ("what is planned for tomorrow", "2026-11-21", "2026-11-21"),
+    ("the day after tomorrow", "2026-11-22", "2026-11-22"),
+    ("next week", "2026-11-23", "2026-11-29"),
+    ("next month", "2026-12-01", "2026-12-31"),
+    ("next year", "2027-01-01", "2027-12-31"),
+    ("a longer bike ride this weekend", "2026-11-21", "2026-11-22"),
+    ("next weekend", "2026-11-28", "2026-11-29"),
+    ("this Saturday", "2026-11-21", "2026-11-21"),
+    ("this Monday", "2026-11-16", "2026-11-16"),
+    ("the car show is next Tuesday", "2026-11-24", "2026-11-24"),
+    ("next Friday", "2026-11-27", "2026-11-27"),
+    ("la próxima semana", "2026-11-23", "2026-11-29"),
+    ("pasado mañana", "2026-11-22", "2026-11-22"),
+    ("el lunes que viene", "2026-11-23", "2026-11-23"),
+    ("amanhã", "2026-11-21", "2026-11-21"),
+    ("semana que vem", "2026-11-23", "2026-11-29"),
+    ("nächste Woche", "2026-11-23", "2026-11-29"),
+    ("übermorgen", "2026-11-22", "2026-11-22"),
+    ("demain", "2026-11-21", "2026-11-21"),
+    ("vendredi prochain", "2026-11-27", "2026-11-27"),
+    ("明天开会", "2026-11-21", "2026-11-21"),
+    ("下周五", "2026-11-27", "2026-11-27"),
+    ("下个月", "2026-12-01", "2026-12-31"),
+    ("明日の予定", "2026-11-21", "2026-11-21"),
+    ("来週の金曜日", "2026-11-27", "2026-11-27"),
+    ("来年", "2027-01-01", "2027-12-31"),
+    ("내일 회의", "2026-11-21", "2026-11-21"),
+    ("다음 주 금요일", "2026-11-27", "2026-11-27"),
+    ("다음 달", "2026-12-01", "2026-12-31"),
 ]
 
 # Words that look like time but are not, in the same languages.
@@ -204,6 +234,11 @@ NOT_TIME: list[str] = [
     "1日中雨でした",  # all day
     "1日あたり何食を取りましたか",  # per day
     "3日分の食料",  # three days' worth
+    "what are the next steps",
+    "the next release of the app",
+    "por la mañana",  # in the morning
+    "Guten Morgen",
+    "a coming-of-age story",
 ]
 
 
@@ -282,3 +317,30 @@ class TestReading:
         intent = read_time_words("yesterday", float(calendar.timegm((2025, 3, 1, 0, 0, 0))))
 
         assert intent is not None and intent.describe() == '"yesterday" → 2025-02-28'
+
+
+class TestAhead:
+    """Words for times after `as_of`: what was planned, read against the day it was said."""
+
+    MONDAY = float(calendar.timegm((2026, 11, 16, 12, 0, 0)))
+
+    def _window(self, text: str, as_of: float) -> tuple[float, float]:
+        intent = read_time_words(text, as_of)
+        assert intent is not None and intent.since is not None and intent.until is not None
+        return intent.since, intent.until
+
+    def test_this_weekend_said_on_a_monday_is_the_one_just_gone(self) -> None:
+        since, until = self._window("how was this weekend", self.MONDAY)
+        assert (since, until) == (_day("2026-11-14"), _day("2026-11-15") + 86_399)
+        since, _ = self._window("next weekend", self.MONDAY)
+        assert since == _day("2026-11-21")
+
+    def test_next_weekday_is_its_first_occurrence_after_today(self) -> None:
+        since, _ = self._window("next Friday", self.MONDAY)
+        assert since == _day("2026-11-20")
+        since, _ = self._window("next Monday", self.MONDAY)
+        assert since == _day("2026-11-23")
+
+    def test_a_bare_weekday_is_still_the_last_one(self) -> None:
+        since, _ = self._window("on Friday", self.MONDAY)
+        assert since == _day("2026-11-13")

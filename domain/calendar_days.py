@@ -1,0 +1,73 @@
+"""Domain: calendar arithmetic of the time-word reader (time_words.py), in whole UTC days.
+
+Weeks run Monday to Sunday; every window is inclusive. No I/O, no clock: "today" is passed in.
+"""
+
+from __future__ import annotations
+
+import calendar
+import datetime as dt
+from typing import TypeAlias
+
+Days: TypeAlias = tuple[dt.date, dt.date]  # inclusive
+
+
+def week_of(day: dt.date) -> Days:
+    monday = day - dt.timedelta(days=day.weekday())
+    return monday, monday + dt.timedelta(days=6)
+
+
+def month_of(year: int, month: int) -> Days:
+    last = calendar.monthrange(year, month)[1]
+    return dt.date(year, month, 1), dt.date(year, month, last)
+
+
+def shift_month(day: dt.date, months: int) -> tuple[int, int]:
+    index = day.year * 12 + day.month - 1 + months
+    return index // 12, index % 12 + 1
+
+
+def unit_back(today: dt.date, unit: str, count: int) -> Days | None:
+    """The day / calendar week / month / year `count` units before today's (after, if < 0)."""
+    if abs(count) > 1000:
+        return None
+    if unit == "day":
+        day = today - dt.timedelta(days=count)
+        return day, day
+    if unit == "week":
+        return week_of(today - dt.timedelta(weeks=count))
+    if unit == "month":
+        return month_of(*shift_month(today, -count))
+    if not 1 <= today.year - count <= 9999:
+        return None
+    return dt.date(today.year - count, 1, 1), dt.date(today.year - count, 12, 31)
+
+
+def recent_days(today: dt.date, unit: str, count: int) -> Days | None:
+    """From `count` units ago up to today ("in the last 3 weeks")."""
+    start = unit_back(today, unit, count)
+    if start is None:
+        return None
+    first = today - dt.timedelta(days=count) if unit == "day" else start[0]
+    if unit == "week":
+        first = today - dt.timedelta(weeks=count)
+    return first, today
+
+
+def calendar_day(year: int, month: int, day: int) -> dt.date | None:
+    try:
+        return dt.date(year, month, day)
+    except ValueError:
+        return None
+
+
+def latest_date(today: dt.date, month: int, day: int | None, year: int | None) -> Days | None:
+    """The named month (or day of it), in `year` or else its latest occurrence up to today."""
+    if not 1 <= month <= 12:
+        return None
+    if year is None:
+        year = today.year if (month, day or 1) <= (today.month, today.day) else today.year - 1
+    if day is None:
+        return month_of(year, month)
+    found = calendar_day(year, month, day)
+    return None if found is None else (found, found)
