@@ -75,6 +75,7 @@ from memlane.domain.search import (
 )
 from memlane.domain.snippets import citation_for, make_snippet
 from memlane.domain.sources import Source
+from memlane.domain.time_gate import may_name_time
 
 log = structlog.get_logger()
 
@@ -191,11 +192,15 @@ class Searcher:
             text_weight = 0.0
         kept = apply_min_score(fused, min_score, text_weight=text_weight)
         boosts = self._settings.query
-        strengths_on = boosts.time_boost > 0 or boosts.time_order_boost > 0 or boosts.when_boost > 0
         time_words: str | None = None
-        if query.explain or strengths_on:
-            # Imported here: the parser's tables compile ~20-50 ms of patterns, which a search
-            # with the boosts off (the default) never needs.
+        window_or_order = boosts.time_boost > 0 or boosts.time_order_boost > 0
+        if (
+            query.explain
+            or boosts.when_boost > 0
+            or (window_or_order and may_name_time(text, orders=boosts.time_order_boost > 0))
+        ):
+            # Imported here: the reader compiles ~50-80 ms of patterns, which a question that
+            # names no time (most; domain/time_gate.py) never needs.
             from memlane.domain.time_boost import TimeStrengths, boost_by_time
 
             kept, time_words = boost_by_time(
