@@ -243,21 +243,21 @@ NOT_TIME: list[str] = [
 
 # Questions that ask for the earliest or the latest occurrence.
 ORDERS: list[tuple[str, str]] = [
-        ("when did I first time use Redis streams", "earliest"),
-        ("what was the first time we met", "earliest"),
-        ("originally, what did we pick", "earliest"),
-        ("what is my most recent order", "latest"),
-        ("what did I say most recently about the car", "latest"),
-        ("what did the user say before the deploy", "earliest"),
-        ("what changed after the migration", "latest"),
-        ("第一次用 Redis 是什么时候", "earliest"),
-        ("最近的订单", "latest"),
-        ("初めて会ったのはいつ", "earliest"),
-        ("최근 주문", "latest"),
-        ("la primera vez que hablamos", "earliest"),
-        ("a última vez que falamos", "latest"),
-        ("zuletzt besprochen", "latest"),
-        ("la dernière fois", "latest"),
+    ("when did I first time use Redis streams", "earliest"),
+    ("what was the first time we met", "earliest"),
+    ("originally, what did we pick", "earliest"),
+    ("what is my most recent order", "latest"),
+    ("what did I say most recently about the car", "latest"),
+    ("what did the user say before the deploy", "earliest"),
+    ("what changed after the migration", "latest"),
+    ("第一次用 Redis 是什么时候", "earliest"),
+    ("最近的订单", "latest"),
+    ("初めて会ったのはいつ", "earliest"),
+    ("최근 주문", "latest"),
+    ("la primera vez que hablamos", "earliest"),
+    ("a última vez que falamos", "latest"),
+    ("zuletzt besprochen", "latest"),
+    ("la dernière fois", "latest"),
 ]
 
 
