@@ -187,9 +187,10 @@ class QuerySettings:
     # Opt-in: the vector leg embeds the question without the words more than this share of the
     # chunks hold (domain/common_words.py); 0: the whole question (the default, bench/RESULTS.md).
     common_word_share: float = 0.0
-    # How far a hit written in the window the question's time words name ("last week") moves
-    # towards a score of 1 (domain/time_boost.py); 0: time words change nothing.
-    time_boost: float = 0.0
+    # How far a hit written in the window the question's time words name ("last week"), or
+    # mentioning it, moves towards a score of 1 (domain/time_boost.py); 0: time words change
+    # nothing. On by default since session 15, held by `time_max_drop` (bench/RESULTS.md).
+    time_boost: float = 1.0
     # The same for an ordering question ("first time", "most recent"): the candidates at the
     # asked end of their times keep their score; 0: ordering words change nothing.
     time_order_boost: float = 0.0
@@ -197,9 +198,9 @@ class QuerySettings:
     # score of 1 when the question asks when ("when did …", "how long ago"; time_questions.py);
     # 0: no change.
     when_boost: float = 0.0
-    # The most places the time boosts may move a hit down (domain/time_boost.hold_places);
-    # None: no limit.
-    time_max_drop: int | None = None
+    # The most places the time boosts may move a hit down (domain/time_boost.hold_places), so
+    # the first three hits stay in the first five; None: no limit.
+    time_max_drop: int | None = 2
     hybrid: HybridSettings = HybridSettings()
 
 

@@ -65,8 +65,8 @@ QUERY_KEYS: Final[tuple[Key, ...]] = (
         "query.timeBoost",
         NUM,
         'How far a hit written when the question\'s time words say ("last week", "昨天"), '
-        "or mentioning that time, moves towards a score of 1; 1 measured best; 0 (default): "
-        "time words change no ranking (bench/RESULTS.md, time-aware search).",
+        "or mentioning that time, moves towards a score of 1; default 1 (measured best, held "
+        "by timeMaxDrop); 0: time words change no ranking (bench/RESULTS.md, time-aware search).",
         "query.time_boost",
         low=0,
         high=1,
@@ -96,8 +96,8 @@ QUERY_KEYS: Final[tuple[Key, ...]] = (
         "query.timeMaxDrop",
         INT,
         "The most places the time boosts above may move a hit down, so a hit ranked high on "
-        "its words and meaning stays among the first; unset: no limit "
-        "(bench/RESULTS.md, time-aware search).",
+        "its words and meaning stays among the first; default 2 (the first three stay in the "
+        "first five); null: no limit (bench/RESULTS.md, time-aware search).",
         "query.time_max_drop",
         low=0,
         high=1000,
