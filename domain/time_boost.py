@@ -23,6 +23,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from memlane.domain.chunk_times import SECONDS_PER_DAY
+from memlane.domain.chunks import ChunkId
 from memlane.domain.keywords import fts_query_terms
 from memlane.domain.scoring import Fused
 from memlane.domain.time_questions import asks_when, mentioned_windows, term_weights, when_weight
@@ -157,22 +158,23 @@ def hold_places(before: Sequence[Fused], after: Sequence[Fused], max_drop: int) 
     to the (max_drop + 1)-th best final score among the hits below it; ties go to the hit that
     was above. A raised score never exceeds its unboosted one (those below it scored less), so
     scores stay sorted and `time_boost` stays the multiplier actually applied."""
-    boosted = {item.chunk_id: item for item in after}
-    place = {item.chunk_id: i for i, item in enumerate(before)}
+    boosted: dict[ChunkId, list[Fused]] = {}
+    for item in after:  # a list each: hits of several agents' stores may share a chunk id
+        boosted.setdefault(item.chunk_id, []).append(item)
     below: list[float] = []  # min-heap: the max_drop + 1 best final scores beneath
-    held: list[Fused] = []
-    for original in reversed(before):
-        item = boosted[original.chunk_id]
+    held: list[tuple[Fused, int]] = []
+    for place in range(len(before) - 1, -1, -1):
+        item = boosted[before[place].chunk_id].pop()
         score = item.score
         if len(below) > max_drop and below[0] > score:
             factor = item.time_boost * (below[0] / score) if score > 0 else item.time_boost
             score = below[0]
             item = replace(item, score=score, time_boost=factor)
-        held.append(item)
+        held.append((item, place))
         heapq.heappush(below, score)
         if len(below) > max_drop + 1:
             heapq.heappop(below)
-    return sorted(held, key=lambda item: (-item.score, place[item.chunk_id]))
+    return [item for item, _ in sorted(held, key=lambda pair: (-pair[0].score, pair[1]))]
 
 
 @dataclass(frozen=True, slots=True)

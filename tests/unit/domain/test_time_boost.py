@@ -211,3 +211,10 @@ def test_the_searchers_time_step_holds_places_when_asked() -> None:
     )
     assert [h.chunk_id for h in free] == ["c1", "c2", "c0"]
     assert [h.chunk_id for h in held] == ["c1", "c0", "c2"]
+
+
+def test_hold_places_keeps_hits_of_two_stores_that_share_a_chunk_id() -> None:
+    before = [fused("same", 0.9, path="a/MEMORY.md"), fused("same", 0.8, path="b/MEMORY.md")]
+    after = _boosted(before, [0.5, 1.0])
+    held = hold_places(before, after, max_drop=1)
+    assert sorted(h.path for h in held) == ["a/MEMORY.md", "b/MEMORY.md"]
