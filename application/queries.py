@@ -42,6 +42,7 @@ from memlane.application.ports.index_store import DimensionMismatch, IndexStore,
 from memlane.application.query_focus import vector_query
 from memlane.application.reports import SearchMode, SearchResponse
 from memlane.application.search_legs import AgentStore, Legs
+from memlane.application.time_ranking import rank_by_time
 from memlane.domain.agents import agent_of
 from memlane.domain.chunk_times import iso_time
 from memlane.domain.confidence import (
@@ -75,7 +76,6 @@ from memlane.domain.search import (
 )
 from memlane.domain.snippets import citation_for, make_snippet
 from memlane.domain.sources import Source
-from memlane.domain.time_gate import may_name_time
 
 log = structlog.get_logger()
 
@@ -191,30 +191,13 @@ class Searcher:
             # Rank-based and standardised scores are relative: the best keyword hit always stays.
             text_weight = 0.0
         kept = apply_min_score(fused, min_score, text_weight=text_weight)
-        boosts = self._settings.query
-        time_words: str | None = None
-        window_or_order = boosts.time_boost > 0 or boosts.time_order_boost > 0
-        if (
-            query.explain
-            or boosts.when_boost > 0
-            or (window_or_order and may_name_time(text, orders=boosts.time_order_boost > 0))
-        ):
-            # Imported here: the reader compiles ~50-80 ms of patterns, which a question that
-            # names no time (most; domain/time_gate.py) never needs.
-            from memlane.domain.time_boost import TimeStrengths, boost_by_time
-
-            kept, time_words = boost_by_time(
-                kept,
-                text,
-                as_of=now if query.as_of is None else query.as_of,
-                strengths=TimeStrengths(
-                    boosts.time_boost,
-                    boosts.time_order_boost,
-                    boosts.when_boost,
-                    max_drop=boosts.time_max_drop,
-                ),
-                explain=query.explain,
-            )
+        kept, time_words = rank_by_time(
+            kept,
+            text,
+            settings=self._settings.query,
+            as_of=now if query.as_of is None else query.as_of,
+            explain=query.explain,
+        )
         # Fused scores are relative to this query's pool; the floor asks for absolute evidence.
         floor = floor_for(
             self._settings.query.relevance_floor,

@@ -1,5 +1,6 @@
-"""A search with the time boosts off (the default) does not import the time-word parser, whose
-tables compile ~20-50 ms of patterns at import; `--explain` (or a boost) does."""
+"""A search whose question names no time does not import the time-word parser, whose tables
+compile ~50-80 ms of patterns at import, though the window boost is on by default (the gate,
+application/time_ranking.py); `--explain` does."""
 
 from __future__ import annotations
 
