@@ -185,9 +185,11 @@ def run_sets(
     modes: Sequence[str] = GUARD_MODES,
     load: Callable[[str], Dataset] | None = None,
     log: Callable[[str], None] = lambda _: None,
+    embed_missing: bool = False,
 ) -> GuardRun:
     """Keyword mode on every set; the vector modes, default and with the rules off, where
-    every vector is cached."""
+    every vector is cached, or everywhere with `embed_missing` (the texts without a cached
+    vector are embedded, and the shared cache keeps them for the next run)."""
     out = GuardRun([], [], {})
     for name in names:
         dataset = load(name) if load else registry.load(name, None, data_root)
@@ -202,7 +204,9 @@ def run_sets(
         wanted = tuple(m for m in modes if m in VECTOR_MODES)
         if wanted:
             cov = coverage(units, dataset.name, options)
-            if not cov.complete:
+            if not cov.complete and embed_missing:
+                log(f"{name}: embedding {cov.texts - cov.cached:,} of {cov.texts:,} texts first")
+            if not cov.complete and not embed_missing:
                 why = f"not measured: {cov.cached:,} of {cov.texts:,} texts have a cached vector"
                 for mode in wanted:
                     out.not_measured[f"{name}/{mode}"] = why

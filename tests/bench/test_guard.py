@@ -10,7 +10,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
-from memlane.bench import guard
+from memlane.bench import guard, guard_cli
 from memlane.bench.embed_cache import SharedCache
 from memlane.bench.runner import DatasetRun, RunOptions, memlane_opener, run_unit
 from tests.bench.mini_dataset import QUERIES, mini_dataset
@@ -22,9 +22,14 @@ def _options(work_dir: Path) -> RunOptions:
     )
 
 
-def _guard(work_dir: Path) -> guard.GuardRun:
+def _guard(work_dir: Path, *, embed_missing: bool = False) -> guard.GuardRun:
     return guard.run_sets(
-        ["mini"], _options(work_dir), memlane_opener(), data_root=work_dir, load=mini_dataset
+        ["mini"],
+        _options(work_dir),
+        memlane_opener(),
+        data_root=work_dir,
+        load=mini_dataset,
+        embed_missing=embed_missing,
     )
 
 
@@ -53,6 +58,32 @@ def test_with_every_vector_cached_both_variants_run(tmp_path: Path) -> None:
     moved = guard.compare(run, off, "hybrid", resamples=200)
     assert {m.metric for m in moved} == set(guard.PRIMARY_DOC)
     assert all(m.n == len(QUERIES) for m in moved)
+
+
+def test_embed_missing_measures_every_mode_and_leaves_the_vectors_cached(tmp_path: Path) -> None:
+    logged: list[str] = []
+    result = guard.run_sets(
+        ["mini"],
+        _options(tmp_path),
+        memlane_opener(),
+        data_root=tmp_path,
+        load=mini_dataset,
+        log=logged.append,
+        embed_missing=True,
+    )
+    assert result.not_measured == {}
+    assert "mini: embedding 4 of 4 texts first" in logged
+    (run,) = result.default
+    assert {r["mode"] for r in run.records} == {"keyword", "vector", "hybrid"}
+    # The next run finds every vector in the shared cache: nothing left to embed.
+    again = _guard(tmp_path)
+    assert again.not_measured == {}
+
+
+def test_exit_status_tells_an_incomplete_guard_from_a_passing_one() -> None:
+    assert guard_cli.exit_status(0, {}) == 0
+    assert guard_cli.exit_status(0, {"mini/vector": "not measured: 0 of 4 texts"}) == 3
+    assert guard_cli.exit_status(2, {"mini/vector": "not measured: 0 of 4 texts"}) == 1
 
 
 def _run(values: dict[str, tuple[str, float]]) -> DatasetRun:
