@@ -204,14 +204,15 @@ def run_sets(
         wanted = tuple(m for m in modes if m in VECTOR_MODES)
         if wanted:
             cov = coverage(units, dataset.name, options)
-            if not cov.complete and embed_missing:
-                log(f"{name}: embedding {cov.texts - cov.cached:,} of {cov.texts:,} texts first")
             if not cov.complete and not embed_missing:
                 why = f"not measured: {cov.cached:,} of {cov.texts:,} texts have a cached vector"
                 for mode in wanted:
                     out.not_measured[f"{name}/{mode}"] = why
                 log(f"{name}: vector modes {why}")
             else:
+                if not cov.complete:
+                    missing = cov.texts - cov.cached
+                    log(f"{name}: embedding {missing:,} of {cov.texts:,} texts first")
                 vec = replace(options, modes=wanted)
                 vec_off = replace(vec, extra_config=deep_merge(options.extra_config, RULES_OFF))
                 for unit in units:

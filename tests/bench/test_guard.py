@@ -7,6 +7,7 @@ Real memlane on real SQLite files with the bundled model; the four-note data set
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,13 +23,19 @@ def _options(work_dir: Path) -> RunOptions:
     )
 
 
-def _guard(work_dir: Path, *, embed_missing: bool = False) -> guard.GuardRun:
+def _guard(
+    work_dir: Path,
+    *,
+    embed_missing: bool = False,
+    log: Callable[[str], None] = lambda _: None,
+) -> guard.GuardRun:
     return guard.run_sets(
         ["mini"],
         _options(work_dir),
         memlane_opener(),
         data_root=work_dir,
         load=mini_dataset,
+        log=log,
         embed_missing=embed_missing,
     )
 
@@ -62,15 +69,7 @@ def test_with_every_vector_cached_both_variants_run(tmp_path: Path) -> None:
 
 def test_embed_missing_measures_every_mode_and_leaves_the_vectors_cached(tmp_path: Path) -> None:
     logged: list[str] = []
-    result = guard.run_sets(
-        ["mini"],
-        _options(tmp_path),
-        memlane_opener(),
-        data_root=tmp_path,
-        load=mini_dataset,
-        log=logged.append,
-        embed_missing=True,
-    )
+    result = _guard(tmp_path, embed_missing=True, log=logged.append)
     assert result.not_measured == {}
     assert "mini: embedding 4 of 4 texts first" in logged
     (run,) = result.default
