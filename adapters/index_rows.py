@@ -28,8 +28,8 @@ def file_from_row(row: Sequence[object]) -> IndexedFile:
 
 
 def chunk_from_row(row: Sequence[object]) -> Chunk:
-    """(id, source, path, start_line, end_line, text, hash, timestamp, time_start, time_end)
-    → Chunk."""
+    """(id, source, path, start_line, end_line, text, hash, timestamp, time_start, time_end,
+    context) → Chunk."""
     return Chunk(
         id=ChunkId(str(row[0])),
         source=cast(Source, row[1]),
@@ -41,6 +41,7 @@ def chunk_from_row(row: Sequence[object]) -> Chunk:
         timestamp=None if row[7] is None else float(cast(float, row[7])),
         time_start=_float_or_none(row[8]),
         time_end=_float_or_none(row[9]),
+        context=str(row[10]),
     )
 
 

@@ -53,7 +53,7 @@ class DocumentEmbedder:
         """Return vectors for `chunks`; only texts missing from the cache reach the provider."""
         unique: dict[ContentHash, str] = {}
         for chunk in chunks:
-            unique.setdefault(chunk.hash, chunk.text)
+            unique.setdefault(chunk.hash, chunk.indexed_text)
         known: dict[ContentHash, Vector] = {}
         if self._use_cache and unique:
             known = self._cache.cache_get(self._key, list(unique))

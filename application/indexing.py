@@ -97,7 +97,9 @@ class FilePreparer:
             if decoded.replaced_bytes:
                 problems.append(f"invalid UTF-8: {decoded.replaced_bytes} byte(s) replaced")
             text = self._note_redact(decoded.text) if self._note_redact else decoded.text
-            chunks = chunk_text(source, path, text, self._policy, mtime=stat.mtime)
+            chunks = chunk_text(
+                source, path, text, self._policy, mtime=stat.mtime, heading_context=True
+            )
         indexed = IndexedFile(
             source=source, path=path, hash=content_hash, mtime=stat.mtime, size=len(data)
         )

@@ -8,7 +8,8 @@ Improves on the reference system's chunker:
 - chunks with nothing but whitespace (or nothing new beyond their overlap) are dropped, and
   blank lines at a chunk's edges are left out of it;
 - ids include the chunk's ordinal, so identical chunks of one file get distinct ids;
-- markdown headings (outside code fences) start a chunk when that costs at most half a chunk.
+- markdown headings (outside code fences) start a chunk when that costs at most half a chunk;
+- a note's chunk carries the headings above it as `context`, which the model embeds with it.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from memlane.domain.chunk_times import (
 from memlane.domain.chunks import Chunk, ChunkingPolicy
 from memlane.domain.cjk import WIDE_CHARACTERS
 from memlane.domain.hashing import chunk_id, sha256_text
+from memlane.domain.heading_trail import TrailReader, indexed_text
 from memlane.domain.sources import Source
 
 # Cost model, in quarter-tokens ("units"): real tokenizers (cl100k, o200k, e5's sentencepiece)
@@ -179,6 +181,7 @@ def chunk_text(
     line_numbers: Sequence[int] | None = None,
     line_timestamps: Sequence[float | None] | None = None,
     mtime: float | None = None,
+    heading_context: bool = False,
 ) -> list[Chunk]:
     """Split `text` into chunks of whole lines, each within `policy.tokens` estimated tokens.
 
@@ -197,6 +200,9 @@ def chunk_text(
     With the file's `mtime`, every chunk gets its time range (`time_start` / `time_end`,
     chunk_times.py): from the lines' timestamps for transcripts (`line_timestamps` given), else
     from a dated file name or dated headings (a chunk spans its dated lines), else the mtime.
+
+    With `heading_context` (notes), each chunk's `context` is the trail of headings above it
+    (heading_trail.py) and its hash covers that trail too.
     """
     normalised = _normalise_newlines(text)
     if not normalised:
@@ -215,6 +221,8 @@ def chunk_text(
         )
 
     chunks: list[Chunk] = []
+    headings = _heading_flags(lines)
+    trail = TrailReader(lines, headings) if heading_context else None
 
     def flush(buffer: Sequence[_Segment], carried: int) -> None:
         if all(s.blank for s in buffer[carried:]):
@@ -226,7 +234,8 @@ def chunk_text(
         body = "\n".join(s.text for s in kept)
         start = kept[0].line + 1
         end = kept[-1].line + 1
-        content_hash = sha256_text(body)
+        context = "" if trail is None else trail.above(kept[0].line)
+        content_hash = sha256_text(indexed_text(context, body))
         first, last = _map_line(start, line_numbers), _map_line(end, line_numbers)
         times = None
         if line_times is not None and mtime is not None:
@@ -243,13 +252,13 @@ def chunk_text(
                 timestamp=_latest(start - 1, end - 1, line_timestamps),
                 time_start=None if times is None else times[0],
                 time_end=None if times is None else times[1],
+                context=context,
             )
         )
 
     buffer: list[_Segment] = []
     used = 0  # units of the buffer's lines joined with newlines
     carried = 0  # how many leading segments of `buffer` repeat the previous chunk
-    headings = _heading_flags(lines)
     for index, line in enumerate(lines):
         for segment in _segments_of_line(line, index, budget, heading=headings[index]):
             if buffer and used + OTHER_UNITS + segment.units > budget:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import NewType
 
+from memlane.domain.heading_trail import indexed_text as _indexed_text
 from memlane.domain.sources import Source
 
 ChunkId = NewType("ChunkId", str)
@@ -24,12 +25,16 @@ class Chunk:
     """A span of lines of one file, the unit that is embedded and searched.
 
     Lines are 1-based and inclusive; for transcripts they are JSONL line numbers.
-    `hash` is the sha256 of `text`; `id` is unique within the index even when two chunks of
-    one file have identical text. `timestamp` (epoch seconds) is when the text was written,
-    known for transcript messages; None means "use the file's date". `time_start` / `time_end`
-    (epoch seconds, inclusive) is when the text was written as a range, from message times,
-    a dated file name or heading, else the file's mtime (domain/chunk_times.py); None for a
-    chunk made without the file's mtime. Not part of the id or hash.
+    `context` is the trail of headings a note's chunk sits under (domain/heading_trail.py), ""
+    for transcripts and for a chunk under no heading; the model embeds it before `text` and the
+    keyword index analyses it with `text` (`indexed_text`); `hash` is the sha256 of
+    `indexed_text`, which is `text` alone when there is no context. `id` is unique within the
+    index even when two chunks of one file have identical text. `timestamp` (epoch seconds) is
+    when the text was written, known for transcript messages; None means "use the file's date".
+    `time_start` / `time_end` (epoch seconds, inclusive) is when the text was written as a
+    range, from message times, a dated file name or heading, else the file's mtime
+    (domain/chunk_times.py); None for a chunk made without the file's mtime. Not part of the
+    id or hash.
     """
 
     id: ChunkId
@@ -42,3 +47,9 @@ class Chunk:
     timestamp: float | None = None
     time_start: float | None = None
     time_end: float | None = None
+    context: str = ""
+
+    @property
+    def indexed_text(self) -> str:
+        """What the indexes read (model and keyword analysis): the heading trail, then the text."""
+        return _indexed_text(self.context, self.text)

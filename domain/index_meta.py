@@ -22,7 +22,9 @@ from memlane.domain.events import ReindexReason
 from memlane.domain.sources import Source
 
 SCHEMA_VERSION = 1
-CHUNKER_VERSION = 2
+# Raised when chunks change for the same files and settings, so stored indexes are rebuilt
+# (2: transcripts chunked apart from notes; 3: notes embedded with their heading trail).
+CHUNKER_VERSION = 3
 KEYWORD_ONLY_MODEL = "fts-only"
 
 

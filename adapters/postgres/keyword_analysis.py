@@ -86,7 +86,9 @@ def _reanalyse(conn: Connection, agent: str, analyser: Fts5Analyser) -> int:
     after = -1
     while True:
         batch = conn.exec_driver_sql(
-            "SELECT rid, text, source FROM memlane_chunks WHERE agent = %s AND rid > %s "
+            # Each chunk's trail and text, as Chunk.indexed_text joins them.
+            "SELECT rid, CASE WHEN context = '' THEN text ELSE context || chr(10) || text END, "
+            "source FROM memlane_chunks WHERE agent = %s AND rid > %s "
             "ORDER BY rid LIMIT %s",
             (agent, after, _BATCH),
         ).all()

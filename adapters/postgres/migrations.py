@@ -182,12 +182,22 @@ def m005_chunk_span_index(conn: Connection) -> None:
     )
 
 
+def m006_chunk_context(conn: Connection) -> None:
+    """Give every chunk the heading trail it is embedded with (domain/heading_trail.py). Rows
+    written before hold "": their chunker version is older, so each agent's index is rebuilt at
+    its next sync and only the chunks that gain a trail are embedded again."""
+    conn.exec_driver_sql(
+        "ALTER TABLE memlane_chunks ADD COLUMN IF NOT EXISTS context text NOT NULL DEFAULT ''"
+    )
+
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     m001_core_tables,
     m002_chunk_stats_index,
     m003_keyword_pruning,
     m004_chunk_times,
     m005_chunk_span_index,
+    m006_chunk_context,
 )
 
 

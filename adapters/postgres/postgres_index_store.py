@@ -113,7 +113,7 @@ class PostgresIndexStore:
         """Replace every row of one file in ONE transaction (see IndexWriter)."""
         dims = check_file_rows(file, chunks, vectors)
         self._check_analysis()
-        tokens = self._analyser.document_tokens([c.text for c in chunks])
+        tokens = self._analyser.document_tokens([c.indexed_text for c in chunks])
         batch = [
             (
                 c,

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # pgvector is the `postgres` extra
 from memlane.domain.sources import Source
 
 _CHUNK_COLUMNS = (
-    "id, source, path, start_line, end_line, text, hash, timestamp, time_start, time_end"
+    "id, source, path, start_line, end_line, text, hash, timestamp, time_start, time_end, context"
 )
 _FILE_COLUMNS = "source, path, hash, mtime, size"
 
@@ -96,12 +96,12 @@ def insert_chunks(
         return
     inserted = conn.exec_driver_sql(
         "INSERT INTO memlane_chunks(agent, id, source, path, start_line, end_line, hash, text, "
-        "model, embedding, dims, timestamp, updated_at, doc_len, time_start, time_end) "
-        "SELECT %s, id, source, path, sl, el, hash, text, model, emb, dims, ts, %s, dl, t0, t1 "
+        "model, embedding, dims, timestamp, updated_at, doc_len, time_start, time_end, context) "
+        "SELECT %s, id, source, path, sl, el, hash, text, model, emb, dims, ts, %s, dl, t0, t1, cx "
         "FROM unnest(%s::text[], %s::text[], %s::text[], %s::int[], %s::int[], %s::text[], "
         "%s::text[], %s::text[], %b::vector[], %s::int[], %s::float8[], %s::int[], "
-        "%s::float8[], %s::float8[]) "
-        "AS u(id, source, path, sl, el, hash, text, model, emb, dims, ts, dl, t0, t1) "
+        "%s::float8[], %s::float8[], %s::text[]) "
+        "AS u(id, source, path, sl, el, hash, text, model, emb, dims, ts, dl, t0, t1, cx) "
         "RETURNING id, rid",
         (
             agent,
@@ -120,6 +120,7 @@ def insert_chunks(
             [len(t) for t in tokens],
             [c.time_start for c, _, _, _ in rows],
             [c.time_end for c, _, _, _ in rows],
+            [c.context for c, _, _, _ in rows],
         ),
     ).all()
     rid_of = {str(i): int(r) for i, r in inserted}

@@ -116,14 +116,14 @@ class PostgresIndexTransfer:
         with self._db.read() as conn:
             result = conn.exec_driver_sql(
                 "SELECT id, source, path, start_line, end_line, text, hash, timestamp, model, "
-                "embedding, time_start, time_end FROM memlane_chunks WHERE agent = %s "
+                "embedding, time_start, time_end, context FROM memlane_chunks WHERE agent = %s "
                 'ORDER BY source COLLATE "C", path COLLATE "C", rid',
                 (self._agent,),
             )
             for row in result:
                 r = tuple(row)
                 yield ChunkRecord(
-                    chunk=chunk_from_row((*r[:8], r[10], r[11])),
+                    chunk=chunk_from_row((*r[:8], r[10], r[11], r[12])),
                     vector=None if r[9] is None else vectors.from_wire(r[9]),
                     model=str(r[8]),
                 )
@@ -197,7 +197,7 @@ def _load_chunks(
             if d not in deferred and not vectors.index_exists(conn, d):
                 deferred.add(d)
             vectors.ensure_dims(conn, agent, d, build_index=d not in deferred)
-        tokens = analyser.document_tokens([r.chunk.text for r in batch])
+        tokens = analyser.document_tokens([r.chunk.indexed_text for r in batch])
         rows.insert_chunks(
             conn,
             agent,

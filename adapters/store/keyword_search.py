@@ -205,7 +205,8 @@ class KeywordSearch:
         docs: list[tuple[int, str]] = []
         for batch in batches(rids):
             for rid, source, text in conn.exec_driver_sql(
-                f"SELECT rid, source, text FROM chunks WHERE rid IN ({placeholders(len(batch))})",
+                f"SELECT rid, source, {schema.INDEXED_TEXT} FROM chunks "
+                f"WHERE rid IN ({placeholders(len(batch))})",
                 tuple(batch),
             ):
                 if allowed is None or source in allowed:

@@ -142,6 +142,11 @@ _M007: Final = (
 # which bounds the walk of idx_chunks_time at both ends (see time_span.py).
 _M008: Final = "CREATE INDEX IF NOT EXISTS idx_chunks_span ON chunks (time_end - time_start)"
 
+# The heading trail a note's chunk is embedded with (domain/heading_trail.py). Rows written
+# before it hold "": their chunker version is older, so the index is rebuilt at the next sync
+# (reindex reason "chunking_changed") and only the chunks that gain a trail are embedded again.
+_M009: Final = "ALTER TABLE chunks ADD COLUMN context TEXT NOT NULL DEFAULT ''"
+
 
 def _fill_keyword_rows(conn: Connection) -> None:
     """Give every chunk already present its keyword row (today's document analysis)."""
@@ -221,6 +226,13 @@ def m008_chunk_span_index(conn: Connection) -> None:
     conn.exec_driver_sql(_M008)
 
 
+def m009_chunk_context(conn: Connection) -> None:
+    """Give every chunk the heading trail it is embedded with (`context`, "" until rebuilt)."""
+    columns = {str(r[1]) for r in conn.exec_driver_sql("PRAGMA table_info(chunks)").all()}
+    if "context" not in columns:
+        conn.exec_driver_sql(_M009)
+
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     m001_core_tables,
     m002_keyword_table,
@@ -230,6 +242,7 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     m006_keyword_statistics,
     m007_chunk_times,
     m008_chunk_span_index,
+    m009_chunk_context,
 )
 
 

@@ -1,8 +1,8 @@
 """Adapter plumbing: bring the derived tables (FTS5, vec0) in line with `chunks` at open.
 
-Both are projections of `chunks`: the keyword table of `chunks.text` through the domain's
-tokenizer, the vec0 table of the float32 blobs. When either no longer matches (the tokenizer
-changed, or a process without sqlite-vec wrote vectors), it is dropped and rebuilt here.
+Both are projections of `chunks`: the keyword table of each chunk's trail and text through the
+domain's tokenizer, the vec0 table of the float32 blobs. When either no longer matches (the
+tokenizer changed, or a process without sqlite-vec wrote vectors), it is dropped and rebuilt here.
 """
 
 from __future__ import annotations
@@ -22,10 +22,11 @@ def _keyword_table_outdated(conn: Connection) -> bool:
 
 
 def rebuild_keyword_table(conn: Connection) -> None:
-    """Drop the keyword table and build it again from `chunks.text` with today's analysis."""
+    """Drop the keyword table and build it again from each chunk's trail and text with today's
+    analysis."""
     conn.exec_driver_sql(f"DROP TABLE IF EXISTS {schema.FTS_TABLE}")
     schema.create_fts_table(conn)
-    rows = conn.exec_driver_sql("SELECT rid, text FROM chunks").all()
+    rows = conn.exec_driver_sql(f"SELECT rid, {schema.INDEXED_TEXT} FROM chunks").all()
     conn.exec_driver_sql(
         f"INSERT INTO {schema.FTS_TABLE}(rowid, terms) VALUES (?, ?)",
         [(rid, fts_document(text)) for rid, text in rows],
@@ -51,7 +52,7 @@ def reconcile(conn: Connection, vector_loaded: bool) -> None:
     """Rebuild what is out of date.
 
     * the FTS tokenizer or the document analysis changed since the keyword table was built:
-      rebuild it from chunks.text (its rows could not be deleted exactly otherwise);
+      rebuild it from the chunks (its rows could not be deleted exactly otherwise);
     * a process without sqlite-vec wrote vectors (flagged stale) or the vec table is missing:
       rebuild the vec table from the float32 blobs in `chunks`.
     """

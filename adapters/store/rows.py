@@ -30,7 +30,7 @@ from memlane.domain.sources import Source
 # Deleted-vector rids kept for other processes' matrices; one that fell further behind reloads.
 _DELETION_LOG_KEPT = 200_000
 _CHUNK_COLUMNS = (
-    "id, source, path, start_line, end_line, text, hash, timestamp, time_start, time_end"
+    "id, source, path, start_line, end_line, text, hash, timestamp, time_start, time_end, context"
 )
 _FILE_COLUMNS = "source, path, hash, mtime, size"
 _CANDIDATE_COLUMNS = (
@@ -95,11 +95,12 @@ def delete_keyword_rows(conn: Connection, rids: Sequence[object]) -> None:
     """Delete the keyword rows of chunks that still exist, keeping bm25's statistics exact.
 
     FTS5's 'delete' command takes the document the row was built from, recomputed here from the
-    chunk's text (`FTS_DOCUMENT_VERSION` guarantees it is the same document), and takes it out of
-    the row count and token total as well as the postings.
+    chunk's trail and text (`FTS_DOCUMENT_VERSION` guarantees it is the same document), and
+    takes it out of the row count and token total as well as the postings.
     """
     texts = conn.exec_driver_sql(
-        f"SELECT rid, text FROM chunks WHERE rid IN ({placeholders(len(rids))})", tuple(rids)
+        f"SELECT rid, {schema.INDEXED_TEXT} FROM chunks WHERE rid IN ({placeholders(len(rids))})",
+        tuple(rids),
     ).all()
     if texts:
         conn.exec_driver_sql(
@@ -141,15 +142,16 @@ def insert_chunks(
                 updated_at,
                 chunk.time_start,
                 chunk.time_end,
+                chunk.context,
             )
         )
-        fts_rows.append((rid, fts_document(chunk.text)))
+        fts_rows.append((rid, fts_document(chunk.indexed_text)))
         if blob is not None:
             vec_rows.append((rid, blob))
     conn.exec_driver_sql(
         "INSERT INTO chunks(rid, id, source, path, start_line, end_line, hash, text, model, "
-        "embedding, timestamp, updated_at, time_start, time_end) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "embedding, timestamp, updated_at, time_start, time_end, context) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         chunk_rows,
     )
     conn.exec_driver_sql(f"INSERT INTO {schema.FTS_TABLE}(rowid, terms) VALUES (?, ?)", fts_rows)

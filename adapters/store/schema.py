@@ -19,14 +19,17 @@ from sqlalchemy import Connection
 from memlane.domain.keywords import FTS_TOKENIZER
 
 FTS_TABLE: Final = "chunks_fts"
+# What a chunk's keyword row analyses, as SQL over `chunks`: its heading trail and its text
+# (Chunk.indexed_text), so a delete recomputes the very document the row was built from.
+INDEXED_TEXT: Final = "CASE WHEN context = '' THEN text ELSE context || char(10) || text END"
 VEC_TABLE: Final = "chunks_vec"
 
 
 def create_fts_table(conn: Connection) -> None:
     """Create the keyword table: contentless FTS5 over the `terms` of each chunk (rowid = rid).
 
-    Contentless (`content=''`) because the terms are derived from `chunks.text`, which is stored
-    already. Rows are deleted with FTS5's 'delete' command and the row's document
+    Contentless (`content=''`) because the terms are derived from `chunks` (`INDEXED_TEXT`), which
+    is stored already. Rows are deleted with FTS5's 'delete' command and the row's document
     (`rows.delete_rids`), not with `contentless_delete=1`: a DELETE on such a table leaves the
     deleted rows in the row count and token total bm25 reads (SQLite 3.50), so every edit would
     skew keyword scores away from a fresh index's.

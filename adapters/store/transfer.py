@@ -98,7 +98,7 @@ class SqliteIndexTransfer:
         with self._db.read() as conn:
             for row in conn.exec_driver_sql(
                 "SELECT id, source, path, start_line, end_line, text, hash, timestamp, model, "
-                "embedding, time_start, time_end FROM chunks ORDER BY source, path, rid"
+                "embedding, time_start, time_end, context FROM chunks ORDER BY source, path, rid"
             ):
                 r = tuple(row)
                 yield ChunkRecord(
@@ -177,6 +177,7 @@ def _chunk(r: tuple[object, ...]) -> Chunk:
         timestamp=None if r[7] is None else float(str(r[7])),
         time_start=None if r[10] is None else float(str(r[10])),
         time_end=None if r[11] is None else float(str(r[11])),
+        context=str(r[12]),
     )
 
 

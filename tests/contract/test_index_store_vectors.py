@@ -4,6 +4,8 @@ cache alike.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from memlane.application.ports.index_store import (
@@ -41,6 +43,36 @@ class TestVectorsAndMeta:
         assert ids(store.search_keyword('"two"', sources=ALL_SOURCES, limit=5)) == [
             "memory:memory/a.md:1"
         ]
+
+    def test_a_chunk_needing_a_vector_comes_back_with_its_heading_trail(
+        self, store: IndexStore
+    ) -> None:
+        """The backfill embeds what the chunk was made to be embedded as: trail and text."""
+        headed = replace(make_chunk(1, "second part"), context="# Title\n## Section")
+        store.replace_file(
+            make_file(), [make_chunk(0, "# Title"), headed], [None, None], "fts-only"
+        )
+
+        back = {c.id: c for c in store.chunks_without_vectors(MODEL)}
+
+        assert back[headed.id] == headed
+        assert back[headed.id].indexed_text == "# Title\n## Section\nsecond part"
+        assert back[ChunkId("memory:memory/a.md:0")].context == ""
+        # The keyword leg reads the trail too: the chunk under "## Section" matches "section".
+        assert ids(store.search_keyword('"section"', sources=ALL_SOURCES, limit=5)) == [headed.id]
+
+    def test_rewriting_trailed_chunks_keeps_the_keyword_rows_exact(self, store: IndexStore) -> None:
+        """A row is deleted with the document it was built from (trail included): rewriting the
+        file leaves no stale term behind and the new trail searchable."""
+        first = replace(make_chunk(1, "second part"), context="# Old title")
+        store.replace_file(make_file(), [make_chunk(0, "# Old title"), first], [None, None], "m0")
+        second = replace(make_chunk(1, "second part"), context="# New title")
+        store.replace_file(make_file(), [make_chunk(0, "# New title"), second], [None, None], "m0")
+
+        assert ids(store.search_keyword('"old"', sources=ALL_SOURCES, limit=5)) == []
+        assert ids(store.search_keyword('"new"', sources=ALL_SOURCES, limit=5)) == sorted(
+            ["memory:memory/a.md:0", "memory:memory/a.md:1"]
+        )
 
     def test_chunks_of_another_model_need_vectors(self, store: IndexStore) -> None:
         seed(store)

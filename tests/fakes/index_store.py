@@ -383,7 +383,7 @@ class FakeIndexStore(_FakeWriter):
                 continue
             if window is not None and not window.holds(row.chunk.time_start, row.chunk.time_end):
                 continue
-            doc = _tokens(fts_document(row.chunk.text))
+            doc = _tokens(fts_document(row.chunk.indexed_text))
             hits = sum(_phrase_count(doc, p) for p in phrases)
             if hits:
                 scored.append((-hits / (1.0 + len(doc) / 100.0), row))
@@ -391,7 +391,7 @@ class FakeIndexStore(_FakeWriter):
         return [self._candidate(row, score) for score, row in scored[:limit]]
 
     def keyword_document_counts(self, terms: Sequence[str]) -> tuple[int, list[int]]:
-        docs = [_tokens(fts_document(row.chunk.text)) for row in self._state.rows.values()]
+        docs = [_tokens(fts_document(row.chunk.indexed_text)) for row in self._state.rows.values()]
         phrases = [_tokens(fts_document(term)) for term in terms]
         return len(docs), [sum(1 for d in docs if _phrase_count(d, p)) for p in phrases]
 

@@ -250,3 +250,36 @@ def test_version_5_indexes_each_agents_longest_span(pg_url: str) -> None:
     # an expression index's rows from the heap): 3 buffers here, not the agent's 2,001 rows.
     assert "Index Scan Backward using memlane_chunks_span" in plan
     assert "Seq Scan" not in plan and "Sort" not in plan
+
+
+def test_version_6_gives_chunks_an_empty_heading_trail(pg_url: str) -> None:
+    """Chunks written at version 5 keep their rows and read back with context "" (their index's
+    older chunker version has them rebuilt at the next sync, which writes the trails)."""
+    url = fresh_database(pg_url)
+    migrate_to(url, 5)
+    engine = create_engine(url)
+    read = "SELECT agent, rid, hash, text, embedding::text FROM memlane_chunks ORDER BY rid"
+    try:
+        with engine.begin() as conn:
+            conn.exec_driver_sql(
+                "INSERT INTO memlane_chunks(agent, rid, id, source, path, start_line, end_line, "
+                "hash, text, model, embedding, dims, timestamp, updated_at, doc_len, "
+                "time_start, time_end) SELECT 'a', r, 'c' || r, 'memory', 'm.md', r, r, "
+                "'h' || r, 'apples', 'm', '[1,0,0,1]'::vector, 4, NULL, 1.0, 1, 1.0, 1.0 "
+                "FROM generate_series(1, 3) AS r"
+            )
+            before = conn.exec_driver_sql(read).all()
+    finally:
+        engine.dispose()
+
+    PostgresDatabase.open(url).close()
+
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            after = conn.exec_driver_sql(read).all()
+            contexts = conn.exec_driver_sql("SELECT context FROM memlane_chunks").scalars().all()
+    finally:
+        engine.dispose()
+    assert after == before
+    assert contexts == ["", "", ""]

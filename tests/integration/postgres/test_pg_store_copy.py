@@ -64,6 +64,7 @@ def seed(db: SqliteDatabase) -> None:
             ContentHash(f"h{i}"),
             time_start=1_000.0 * i,
             time_end=1_000.0 * i + 60,
+            context="# Trip notes" if i == 3 else "",
         )
         for i, t in enumerate(TEXTS)
     ]
@@ -117,6 +118,8 @@ def test_sqlite_to_postgres_and_back_keeps_everything(tmp_path: Path, pg_databas
         # Each chunk's time range travels too (issue #26).
         (undated,) = store.chunks_without_vectors("m")
         assert (undated.time_start, undated.time_end) == (3_000.0, 3_060.0)
+        # So does the heading trail the backfill embeds it with (issue #24).
+        assert undated.context == "# Trip notes"
         window = TimeWindow(since=1_000.0, until=1_030.0)
         dated = store.search_keyword(
             build_fts_query("harbour compass 数据库 회의") or "",

@@ -4,7 +4,8 @@
 `sqlite_master` of files built by the code that shipped it (versions 1-4 shipped together
 in 1bd3098 and were unchanged until the DDL was frozen; version 5, the issues table, came with
 issue #14; version 6 rebuilt the keyword table; version 7 gave chunks their time range,
-issue #26; version 8 indexed their spans). If a test here fails because a
+issue #26; version 8 indexed their spans; version 9 gave chunks their heading trail, issue #24).
+If a test here fails because a
 migration now creates something else, the migration was edited: add a new one instead.
 """
 
@@ -183,6 +184,19 @@ _CREATED_BY: dict[int, list[tuple[str, str, str | None]]] = {
             "index",
             "idx_chunks_span",
             "CREATE INDEX idx_chunks_span ON chunks (time_end - time_start)",
+        ),
+    ],
+    # Version 9: the heading trail a note's chunk is embedded with.
+    9: [
+        (
+            "table",
+            "chunks",
+            "CREATE TABLE chunks ( rid INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT, "
+            "id TEXT NOT NULL, source TEXT NOT NULL, path TEXT NOT NULL, "
+            "start_line INTEGER NOT NULL, end_line INTEGER NOT NULL, hash TEXT NOT NULL, "
+            "text TEXT NOT NULL, model TEXT NOT NULL, embedding BLOB, timestamp FLOAT, "
+            "updated_at FLOAT NOT NULL, time_start FLOAT, time_end FLOAT, "
+            "context TEXT NOT NULL DEFAULT '', UNIQUE (id) )",
         ),
     ],
 }
