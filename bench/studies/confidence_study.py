@@ -127,7 +127,7 @@ def measure(pair: str, work_dir: Path, limit: int | None) -> dict[str, list[floa
         materialize(unit, paths)
         manager: Any = open_unit(opener, paths, base_config(paths.store_path("local"), {}))
         try:
-            provider = manager._searcher._runtime.provider  # a study tool reaches in
+            provider = manager._searching._searcher._runtime.provider  # a study tool reaches in
             label = vector_label(provider.model, provider.key)
             matrix, sample_rows = _store_vectors(paths.store_path("local"), label)
             for q in queries:
