@@ -9,7 +9,7 @@ Improves on the reference system's chunker:
   blank lines at a chunk's edges are left out of it;
 - ids include the chunk's ordinal, so identical chunks of one file get distinct ids;
 - markdown headings (outside code fences) start a chunk when that costs at most half a chunk;
-- a note's chunk carries the headings above it as `context`, which the model embeds with it.
+- a note's chunk carries the headings above it as `context`, which the indexes read with it.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from memlane.domain.chunk_times import (
 from memlane.domain.chunks import Chunk, ChunkingPolicy
 from memlane.domain.cjk import WIDE_CHARACTERS
 from memlane.domain.hashing import chunk_id, sha256_text
-from memlane.domain.heading_trail import TrailReader, indexed_text
+from memlane.domain.heading_trail import TrailReader, heading_level, indexed_text
 from memlane.domain.sources import Source
 
 # Cost model, in quarter-tokens ("units"): real tokenizers (cl100k, o200k, e5's sentencepiece)
@@ -77,21 +77,21 @@ def _is_high_surrogate(char: str) -> bool:
     return "\ud800" <= char <= "\udbff"
 
 
-_HEADING: Final = re.compile(r" {0,3}#{1,6}(?:[ \t]|$)")
 _FENCE: Final = re.compile(r" {0,3}(?:```|~~~)")
 
 
-def _heading_flags(lines: Sequence[str]) -> list[bool]:
-    """Which lines are markdown headings (a `#` line inside a code fence is a comment)."""
-    flags: list[bool] = []
+def _heading_levels(lines: Sequence[str]) -> list[int]:
+    """Each line's markdown heading level, 0 for other lines (a `#` line inside a code fence is a
+    comment)."""
+    levels: list[int] = []
     in_fence = False
     for line in lines:
         if _FENCE.match(line):
             in_fence = not in_fence
-            flags.append(False)
+            levels.append(0)
         else:
-            flags.append(not in_fence and _HEADING.match(line) is not None)
-    return flags
+            levels.append(0 if in_fence else heading_level(line))
+    return levels
 
 
 def _heading_cut(buffer: Sequence[_Segment], carried: int, budget: int) -> int | None:
@@ -221,8 +221,8 @@ def chunk_text(
         )
 
     chunks: list[Chunk] = []
-    headings = _heading_flags(lines)
-    trail = TrailReader(lines, headings) if heading_context else None
+    levels = _heading_levels(lines)
+    trail = TrailReader(lines, levels) if heading_context else None
 
     def flush(buffer: Sequence[_Segment], carried: int) -> None:
         if all(s.blank for s in buffer[carried:]):
@@ -260,7 +260,7 @@ def chunk_text(
     used = 0  # units of the buffer's lines joined with newlines
     carried = 0  # how many leading segments of `buffer` repeat the previous chunk
     for index, line in enumerate(lines):
-        for segment in _segments_of_line(line, index, budget, heading=headings[index]):
+        for segment in _segments_of_line(line, index, budget, heading=levels[index] > 0):
             if buffer and used + OTHER_UNITS + segment.units > budget:
                 cut = None if segment.heading else _heading_cut(buffer, carried, budget)
                 if cut is not None:  # the buffer's last section moves on to the next chunk

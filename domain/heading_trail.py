@@ -1,4 +1,6 @@
-"""Domain: the headings a note's chunk sits under, given to the embedding model with its text.
+"""Domain: the headings above a note's chunk, read with its text by the model and keyword index.
+
+Also the one reader of markdown ATX headings (`heading_level`), which the chunker uses too.
 
 A note cut into chunks loses its title and section names after the first chunk: the second
 chunk of a paper's abstract no longer says which paper it is from, the third of a project note
@@ -41,11 +43,11 @@ def heading_level(line: str) -> int:
 class TrailReader:
     """Reads a note's lines once, in order, and tells the heading trail above each chunk."""
 
-    def __init__(self, lines: Sequence[str], headings: Sequence[bool]) -> None:
-        """`headings` flags the lines that are headings (outside code fences), as the chunker
-        saw them."""
+    def __init__(self, lines: Sequence[str], levels: Sequence[int]) -> None:
+        """`levels` is each line's heading level (0 for other lines and inside code fences), as
+        the chunker saw it."""
         self._lines = lines
-        self._headings = headings
+        self._levels = levels
         self._open: dict[int, str] = {}  # level -> heading line, over the lines read so far
         self._read = 0
 
@@ -55,14 +57,12 @@ class TrailReader:
         Calls must come in non-decreasing `start` order (the order chunks are made in).
         """
         for index in range(self._read, start):
-            level = heading_level(self._lines[index]) if self._headings[index] else 0
+            level = self._levels[index]
             if level:
                 self._open = {k: v for k, v in self._open.items() if k < level}
                 self._open[level] = self._lines[index].strip()[:HEADING_CHARS]
         self._read = max(self._read, start)
-        own = 0
-        if start < len(self._lines) and self._headings[start]:
-            own = heading_level(self._lines[start])
+        own = self._levels[start] if start < len(self._levels) else 0
         return _fit([self._open[k] for k in sorted(self._open) if not own or k < own])
 
 

@@ -23,7 +23,7 @@ from memlane.domain.sources import Source
 
 SCHEMA_VERSION = 1
 # Raised when chunks change for the same files and settings, so stored indexes are rebuilt
-# (2: transcripts chunked apart from notes; 3: notes embedded with their heading trail).
+# (2: transcripts chunked apart from notes; 3: notes indexed with their heading trail).
 CHUNKER_VERSION = 3
 KEYWORD_ONLY_MODEL = "fts-only"
 

@@ -1,4 +1,4 @@
-"""Unit tests: the heading trail a note's chunk is embedded with (domain/heading_trail.py)."""
+"""Unit tests: the heading trail a note's chunk is indexed with (domain/heading_trail.py)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ LINE = "x" * 20
 
 
 def trail_of(lines: list[str], start: int) -> str:
-    return TrailReader(lines, [heading_level(line) > 0 for line in lines]).above(start)
+    return TrailReader(lines, [heading_level(line) for line in lines]).above(start)
 
 
 class TestHeadingLevel:
@@ -57,12 +57,12 @@ class TestTrailReader:
 
     def test_a_fenced_hash_line_is_not_a_heading(self) -> None:
         lines = ["# Notes", "```", "# comment", "```", "x"]
-        headings = [True, False, False, False, False]
-        assert TrailReader(lines, headings).above(4) == "# Notes"
+        levels = [1, 0, 0, 0, 0]  # as the chunker reads them: the fenced line is no heading
+        assert TrailReader(lines, levels).above(4) == "# Notes"
 
     def test_reading_in_order_gives_each_chunk_its_own_trail(self) -> None:
         lines = ["# A", "x", "## B", "y", "# C", "z"]
-        reader = TrailReader(lines, [heading_level(line) > 0 for line in lines])
+        reader = TrailReader(lines, [heading_level(line) for line in lines])
         assert [reader.above(s) for s in (0, 1, 1, 3, 5)] == ["", "# A", "# A", "# A\n## B", "# C"]
 
     def test_long_headings_are_cut_and_the_outermost_dropped_first(self) -> None:
@@ -104,6 +104,11 @@ class TestChunksOfNotes:
         assert before[-1].text == after[-1].text
         assert before[-1].hash != after[-1].hash
         assert before[-1].id != after[-1].id
+
+    def test_a_fenced_hash_line_never_enters_a_chunks_trail(self) -> None:
+        text = "\n".join(["# Notes", "```", "# a shell comment", "```", LINE, LINE, LINE])
+        chunks = chunk_text("memory", "n.md", text, SMALL, heading_context=True)
+        assert chunks[-1].context == "# Notes"
 
     def test_without_the_flag_chunks_are_as_before(self) -> None:
         text = "\n".join(["# T", LINE, LINE, LINE])
