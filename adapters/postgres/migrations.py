@@ -183,7 +183,7 @@ def m005_chunk_span_index(conn: Connection) -> None:
 
 
 def m006_chunk_context(conn: Connection) -> None:
-    """Give every chunk the heading trail it is embedded with (domain/heading_trail.py). Rows
+    """Give every chunk the heading trail it is indexed with (domain/heading_trail.py). Rows
     written before hold "": their chunker version is older, so each agent's index is rebuilt at
     its next sync and only the chunks that gain a trail are embedded again."""
     conn.exec_driver_sql(

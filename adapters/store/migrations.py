@@ -142,7 +142,7 @@ _M007: Final = (
 # which bounds the walk of idx_chunks_time at both ends (see time_span.py).
 _M008: Final = "CREATE INDEX IF NOT EXISTS idx_chunks_span ON chunks (time_end - time_start)"
 
-# The heading trail a note's chunk is embedded with (domain/heading_trail.py). Rows written
+# The heading trail a note's chunk is indexed with (domain/heading_trail.py). Rows written
 # before it hold "": their chunker version is older, so the index is rebuilt at the next sync
 # (reindex reason "chunking_changed") and only the chunks that gain a trail are embedded again.
 _M009: Final = "ALTER TABLE chunks ADD COLUMN context TEXT NOT NULL DEFAULT ''"
@@ -227,7 +227,7 @@ def m008_chunk_span_index(conn: Connection) -> None:
 
 
 def m009_chunk_context(conn: Connection) -> None:
-    """Give every chunk the heading trail it is embedded with (`context`, "" until rebuilt)."""
+    """Give every chunk the heading trail it is indexed with (`context`, "" until rebuilt)."""
     columns = {str(r[1]) for r in conn.exec_driver_sql("PRAGMA table_info(chunks)").all()}
     if "context" not in columns:
         conn.exec_driver_sql(_M009)
