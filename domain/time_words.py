@@ -4,8 +4,9 @@ it is asked.
 `read_time_words(text, as_of)` returns the window the first time expression names (whole UTC
 days) and whether the question asks for the earliest or the latest occurrence ("first time",
 "most recent", "before ..."), or None when it holds no time word. Table-driven (the words are in
-time_words_tables.py); no I/O, no clock: `as_of` (epoch seconds) is passed in. A window found
-here only boosts hits (domain/time_boost.py); the strict filter is `since` / `until`.
+time_words_tables.py, the patterns built from them in time_patterns.py); no I/O, no clock:
+`as_of` (epoch seconds) is passed in. A window found here only boosts hits
+(domain/time_boost.py); the strict filter is `since` / `until`.
 
 Measured alternative: dateparser 1.5 (a maintained library) took 1.6 s on its first query and
 ~40 ms per query after, read "we", "May I ask" and "march forward" as dates and missed
@@ -30,29 +31,34 @@ from memlane.domain.calendar_days import (
     week_of,
 )
 from memlane.domain.chunk_times import SECONDS_PER_DAY, day_range
+from memlane.domain.time_patterns import (
+    AGO,
+    CJK_DATE,
+    DAY_OF_MONTH,
+    HAN_NUMBERS,
+    ISO_DATE,
+    MONTH_DATES,
+    RECENT,
+    SLASH_DATE,
+    WEEK_OF_MONTH_DATE,
+    WEEKDAY,
+    YEAR,
+    bounded,
+)
 from memlane.domain.time_words_tables import (
     AFTER,
     AMBIGUOUS_MONTHS,
     BEFORE,
-    COMING_WEEKDAY_PREFIXES,
-    COMING_WEEKDAY_SUFFIXES,
     EARLIEST,
-    LAST_WEEKDAY_PREFIXES,
     LAST_WEEKEND,
     LATEST,
-    MONTH_PREPOSITIONS,
     MONTHS,
-    NEXT_WEEKDAY_PREFIXES,
     NEXT_WEEKEND,
     NUMBERS,
-    RECENT_PREFIXES,
     RELATIVE_UNITS,
-    THIS_WEEKDAY_PREFIXES,
     THIS_WEEKEND,
     UNITS,
-    WEEK_OF_LINKS,
     WEEK_OF_MONTH,
-    WEEK_WORDS,
     WEEKDAYS,
 )
 
@@ -86,91 +92,13 @@ class TimeIntent:
         return "; ".join(parts)
 
 
-def _alternation(words: Iterable[str]) -> str:
-    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
-
-
-def _bounded(words: Iterable[str]) -> str:
-    """Latin-script words need word edges; CJK and Hangul words attach to particles."""
-    latin = [w for w in words if w[0].isascii() or w[0] in "áéíóúàâçêôãõüöäß'"]
-    other = [w for w in words if w not in latin]
-    pieces = []
-    if latin:
-        # A possessive ("Monday's") still names the day; a longer word does not.
-        pieces.append(rf"(?<![\w'])(?:{_alternation(latin)})(?![\w-])(?!'(?!s(?!\w)))")
-    if other:
-        pieces.append(f"(?:{_alternation(other)})")
-    return "|".join(pieces)
-
-
-_HAN_NUMBERS: Final = "一两兩二三四五六七八九十"
-_NUMBER: Final = rf"\d{{1,3}}|{_alternation(NUMBERS)}"
-_LATIN_UNITS: Final = _alternation(u for u in UNITS if u.isascii() or u[0] in "díaé")
-_AGO: Final = (
-    # English, German, French, Spanish, Portuguese
-    rf"(?<!\w)(?P<n>{_NUMBER})\s+(?P<u>{_LATIN_UNITS})\s+(?:ago|atrás)(?!\w)",
-    rf"(?<!\w)(?:hace|há|vor|il y a)\s+(?P<n>{_NUMBER})\s+(?P<u>{_LATIN_UNITS})(?!\w)",
-    # Chinese and Japanese: 三天前, 两个星期前, 3か月前, 2年前
-    rf"(?P<n>\d{{1,3}}|[{_HAN_NUMBERS}]{{1,3}})\s*(?P<u>天|周|週間|週|个星期|個星期|星期|个月|個月"
-    r"|か月|ヶ月|ヵ月|カ月|年|日)\s*(?:以)?前",
-    # Korean: 3일 전, 두 달 전, 2주 전
-    r"(?P<n>\d{1,3}|한|두|세|네|다섯)\s*(?P<u>일|주일|주|달|개월|년)\s*전",
-)
-_RECENT: Final = (
-    rf"(?<!\w)(?:{_alternation(RECENT_PREFIXES)})\s+(?P<n>{_NUMBER})\s+(?P<u>{_LATIN_UNITS})(?!\w)",
-    rf"(?:最近|过去|過去)\s*(?P<n>\d{{1,3}}|[{_HAN_NUMBERS}]{{1,3}})\s*(?P<u>天|周|个星期|個星期|个月"
-    r"|個月|日|週間|か月|ヶ月|年)",
-    r"지난\s*(?P<n>\d{1,3})\s*(?P<u>일|주|개월|년)(?!\s*전)",
-)
-_MONTH_WORDS: Final = _alternation(MONTHS)
-_ORDINAL: Final = r"(?:st|nd|rd|th|º|°|er|\.)?"
-_MONTH_DATES: Final = (
-    # March 17, March 17th 2026, March 2026, March
-    rf"(?<![\w'])(?P<pre>(?:{_alternation(MONTH_PREPOSITIONS)})\s+(?:de\s+)?)?(?P<m>{_MONTH_WORDS})"
-    rf"(?![\w'])\.?(?:\s+(?P<d>\d{{1,2}}){_ORDINAL}(?!\d))?(?:,?\s+(?:de\s+)?(?P<y>\d{{4}}))?",
-    # 17 March, 17. März 2026, 17 de marzo de 2026
-    rf"(?<!\w)(?P<d>\d{{1,2}}){_ORDINAL}\s+(?:de\s+)?(?P<m>{_MONTH_WORDS})(?![\w'])"
-    rf"(?:,?\s+(?:de\s+)?(?P<y>\d{{4}}))?",
-)
-_WEEK_OF_MONTH: Final = (
-    rf"(?<![\w'])(?:(?:the|la|a|die|der)\s+)?(?P<o>{_alternation(WEEK_OF_MONTH)})\s+"
-    rf"(?:{_alternation(WEEK_WORDS)})\s+(?:{_alternation(WEEK_OF_LINKS)})\s+(?P<m>{_MONTH_WORDS})"
-    rf"(?![\w'])(?:,?\s+(?:de\s+)?(?P<y>\d{{4}}))?"
-)
-_CJK_DATE: Final = (
-    rf"(?:(?P<y>\d{{4}})\s*[年년]\s*)?(?P<m>1[0-2]|0?[1-9]|十一|十二|[{_HAN_NUMBERS}])\s*[月월]"
-    r"(?:\s*(?P<d>\d{1,2})\s*[日号號일])?"
-)
-_ISO_DATE: Final = r"(?<!\d)(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?!\d)"
-_YEAR: Final = (
-    r"(?<!\w)(?:in|during|since|en|em|im jahr|im|seit|durante)\s+(?P<y>(?:19|20)\d{2})(?!\w)",
-    r"(?P<y>(?:19|20)\d{2})\s*[年년](?!\s*\d)",
-)
-_DAY_OF_MONTH: Final = (
-    r"(?<!\w)(?:on\s+)?the\s+(?P<d>\d{1,2})(?:st|nd|rd|th)(?!\w)",
-    r"(?<!\w)(?:el\s+)?día\s+(?P<d>\d{1,2})(?!\d)",
-    r"(?<!\w)(?:no\s+)?dia\s+(?P<d>\d{1,2})(?!\d)",
-    r"(?<!\w)am\s+(?P<d>\d{1,2})\.(?!\d)",
-    r"(?<![\d月월])(?P<d>\d{1,2})\s*[号號](?!\w)",
-    # not a span: 3日間 / 3日后 (three days), 1日中 (all day), 1日あたり / 1日分 (per / a day's)
-    r"(?<![\d月월])(?P<d>\d{1,2})日(?![前間间後后中分]|あたり|当たり|おき|ぶり|以内|以上|程度|ほど)",
-    r"(?<![\d월])(?P<d>\d{1,2})일(?!\s*(?:전|동안|간|째))",
-)
-_WEEKDAY: Final = (
-    rf"(?:(?P<last>{_alternation(LAST_WEEKDAY_PREFIXES)})|(?P<next>{_alternation(NEXT_WEEKDAY_PREFIXES)})"
-    rf"|(?P<coming>(?<![\w'])(?:{_alternation(COMING_WEEKDAY_PREFIXES)}))"
-    rf"|(?P<this>(?<![\w'])(?:{_alternation(THIS_WEEKDAY_PREFIXES)})))?"
-    rf"(?P<w>{_bounded(WEEKDAYS)})(?P<after>{_alternation(COMING_WEEKDAY_SUFFIXES)})?"
-)
-
-
 def _number(word: str) -> int | None:
     if word.isdigit():
         return int(word)
     if word in NUMBERS:
         return NUMBERS[word]
     # 十一 .. 九十九 in Han numerals
-    if word and all(c in _HAN_NUMBERS for c in word) and "十" in word:
+    if word and all(c in HAN_NUMBERS for c in word) and "十" in word:
         tens, _, ones = word.partition("十")
         return (NUMBERS.get(tens, 1) if tens else 1) * 10 + (NUMBERS.get(ones, 0) if ones else 0)
     return None
@@ -258,6 +186,18 @@ def _numeric_dates(text: str, today: dt.date) -> Iterable[Match]:
                 yield found.start(), found.end(), days
 
 
+def _slash_dates(text: str, today: dt.date) -> Iterable[Match]:
+    for found in _SLASH_DATE_RE.finditer(text):
+        first, second = int(found["a"] or found["a2"]), int(found["b"] or found["b2"])
+        year = found["y"] or found["y2"]
+        if (first > 12) == (second > 12):
+            continue  # 3/4: March 4 or 3 April; 13/14: no month
+        month, day = (second, first) if first > 12 else (first, second)
+        days = latest_date(today, month, day, int(year) if year else None)
+        if days is not None:
+            yield found.start(), found.end(), days
+
+
 def _years(text: str, _today: dt.date) -> Iterable[Match]:
     for pattern in _YEAR_RES:
         for found in pattern.finditer(text):
@@ -307,34 +247,36 @@ def _weekend(text: str, today: dt.date) -> Iterable[Match]:
             yield found.start(), found.end(), days
 
 
-_RELATIVE_RE: Final = re.compile(_bounded(RELATIVE_UNITS))
-_WEEKEND_RE: Final = re.compile(_bounded(LAST_WEEKEND))
-_THIS_WEEKEND_RE: Final = re.compile(_bounded(THIS_WEEKEND))
-_NEXT_WEEKEND_RE: Final = re.compile(_bounded(NEXT_WEEKEND))
-_MONTH_RES: Final = tuple(re.compile(p) for p in _MONTH_DATES)
-_WEEK_OF_MONTH_RE: Final = re.compile(_WEEK_OF_MONTH)
-_CJK_DATE_RE: Final = re.compile(_CJK_DATE)
-_ISO_DATE_RE: Final = re.compile(_ISO_DATE)
-_YEAR_RES: Final = tuple(re.compile(p) for p in _YEAR)
-_DAY_RES: Final = tuple(re.compile(p) for p in _DAY_OF_MONTH)
-_WEEKDAY_RE: Final = re.compile(_WEEKDAY)
+_RELATIVE_RE: Final = re.compile(bounded(RELATIVE_UNITS))
+_WEEKEND_RE: Final = re.compile(bounded(LAST_WEEKEND))
+_THIS_WEEKEND_RE: Final = re.compile(bounded(THIS_WEEKEND))
+_NEXT_WEEKEND_RE: Final = re.compile(bounded(NEXT_WEEKEND))
+_MONTH_RES: Final = tuple(re.compile(p) for p in MONTH_DATES)
+_WEEK_OF_MONTH_RE: Final = re.compile(WEEK_OF_MONTH_DATE)
+_CJK_DATE_RE: Final = re.compile(CJK_DATE)
+_ISO_DATE_RE: Final = re.compile(ISO_DATE)
+_SLASH_DATE_RE: Final = re.compile(SLASH_DATE)
+_YEAR_RES: Final = tuple(re.compile(p) for p in YEAR)
+_DAY_RES: Final = tuple(re.compile(p) for p in DAY_OF_MONTH)
+_WEEKDAY_RE: Final = re.compile(WEEKDAY)
 _MATCHERS: Final[tuple[Matcher, ...]] = (
     _relative,
-    _counted(tuple(re.compile(p) for p in _AGO), back=True),
-    _counted(tuple(re.compile(p) for p in _RECENT), back=False),
+    _counted(tuple(re.compile(p) for p in AGO), back=True),
+    _counted(tuple(re.compile(p) for p in RECENT), back=False),
     _months,
     _weeks_of_month,
     _numeric_dates,
+    _slash_dates,
     _years,
     _days_of_month,
     _weekdays,
     _weekend,
 )
 _ORDERS: Final = (
-    ("earliest", re.compile(_bounded(EARLIEST))),
-    ("latest", re.compile(_bounded(LATEST))),
-    ("earliest", re.compile(_bounded(BEFORE))),
-    ("latest", re.compile(_bounded(AFTER))),
+    ("earliest", re.compile(bounded(EARLIEST))),
+    ("latest", re.compile(bounded(LATEST))),
+    ("earliest", re.compile(bounded(BEFORE))),
+    ("latest", re.compile(bounded(AFTER))),
 )
 _KOREAN_WEEK: Final = re.compile(r"일주일\s*전")
 
@@ -361,14 +303,17 @@ def read_time_words(text: str, as_of: float) -> TimeIntent | None:
     head = text[:MAX_CHARS].lower()
     found = _found(head, as_of)
     phrase = since = until = None
+    rest = head
     if found:
         start, end, (first, last) = min(found, key=lambda m: (m[0], -(m[1] - m[0])))
         phrase = head[start:end].strip()
         since, until = day_range(first)[0], day_range(last)[1]
+        # A word inside the phrase does not order: "the day before yesterday" asks for a day.
+        rest = head[:start] + " " * (end - start) + head[end:]
     order: Order | None = None
     order_phrase = None
     for name, pattern in _ORDERS:
-        hit = pattern.search(head)
+        hit = pattern.search(rest)
         if hit is not None:
             order, order_phrase = ("earliest" if name == "earliest" else "latest"), hit.group(0)
             break

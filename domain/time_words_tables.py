@@ -16,13 +16,13 @@ NUMBERS: Final[dict[str, int]] = {
     # English
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3, "couple of": 2,
-    # Spanish / Portuguese
-    "un": 1, "una": 1, "uno": 1, "um": 1, "uma": 1, "dos": 2, "dois": 2, "duas": 2,
+    # Spanish / Portuguese ("hace un par de días": a couple of days ago)
+    "un par de": 2, "um par de": 2, "un": 1, "una": 1, "uno": 1, "um": 1, "uma": 1, "dos": 2, "dois": 2, "duas": 2,
     "tres": 3, "três": 3, "cuatro": 4, "quatro": 4, "cinco": 5,
     # German
-    "ein": 1, "einem": 1, "einer": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5,
+    "ein paar": 3, "ein": 1, "einem": 1, "einer": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5,
     # French
-    "une": 1, "deux": 2, "trois": 3, "quatre": 4,
+    "quelques": 3, "une": 1, "deux": 2, "trois": 3, "quatre": 4,
     # Chinese / Japanese numerals
     "一": 1, "两": 2, "兩": 2, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8,
     "九": 9, "十": 10,
@@ -53,19 +53,22 @@ RELATIVE_UNITS: Final[dict[str, tuple[str, int]]] = {
     # days
     "today": ("day", 0), "yesterday": ("day", -1), "the day before yesterday": ("day", -2),
     "earlier today": ("day", 0), "this morning": ("day", 0), "tonight": ("day", 0),
-    "last night": ("day", -1),
+    "last night": ("day", -1), "last evening": ("day", -1), "the night before last": ("day", -2),
     "hoy": ("day", 0), "ayer": ("day", -1), "anteayer": ("day", -2), "anoche": ("day", -1),
     "hoje": ("day", 0), "ontem": ("day", -1), "anteontem": ("day", -2),
     "heute": ("day", 0), "gestern": ("day", -1), "vorgestern": ("day", -2),
     "aujourd'hui": ("day", 0), "avant-hier": ("day", -2), "d'hier": ("day", -1),
     "hier soir": ("day", -1), "hier matin": ("day", -1),
     "اليوم": ("day", 0), "أمس": ("day", -1), "امس": ("day", -1), "البارحة": ("day", -1),
-    "今天": ("day", 0), "昨天": ("day", -1), "前天": ("day", -2), "昨晚": ("day", -1),
+    "今天": ("day", 0), "昨天": ("day", -1), "前天": ("day", -2), "大前天": ("day", -3),
+    "昨晚": ("day", -1),
     "今日": ("day", 0), "昨日": ("day", -1), "一昨日": ("day", -2), "昨夜": ("day", -1),
     "오늘": ("day", 0), "어제": ("day", -1), "그저께": ("day", -2), "엊그제": ("day", -2),
+    "그끄저께": ("day", -3),
     # weeks
     "last week": ("week", -1), "this week": ("week", 0), "the week before last": ("week", -2),
     "previous week": ("week", -1), "past week": ("week", -1),
+    "a fortnight ago": ("week", -2),
     "la semana pasada": ("week", -1), "esta semana": ("week", 0),
     "semana passada": ("week", -1), "nesta semana": ("week", 0),
     "letzte woche": ("week", -1), "vergangene woche": ("week", -1),
@@ -76,33 +79,35 @@ RELATIVE_UNITS: Final[dict[str, tuple[str, int]]] = {
     "上周": ("week", -1), "上週": ("week", -1), "上个星期": ("week", -1), "上個星期": ("week", -1),
     "上上周": ("week", -2), "本周": ("week", 0), "这周": ("week", 0), "這週": ("week", 0),
     "先週": ("week", -1), "今週": ("week", 0), "先々週": ("week", -2),
-    "지난주": ("week", -1), "지난 주": ("week", -1), "저번 주": ("week", -1),
+    "지난주": ("week", -1), "지지난주": ("week", -2), "지난 주": ("week", -1), "저번 주": ("week", -1),
     "저번주": ("week", -1), "이번 주": ("week", 0), "이번주": ("week", 0),
     # months
     "last month": ("month", -1), "this month": ("month", 0), "previous month": ("month", -1),
+    "the month before last": ("month", -2), "half a year ago": ("month", -6),
     "el mes pasado": ("month", -1), "este mes": ("month", 0), "mês passado": ("month", -1),
     "mes passado": ("month", -1), "este mês": ("month", 0), "letzten monat": ("month", -1),
     "letzter monat": ("month", -1), "diesen monat": ("month", 0),
     "le mois dernier": ("month", -1), "ce mois-ci": ("month", 0),
     "الشهر الماضي": ("month", -1),
     "上个月": ("month", -1), "上個月": ("month", -1), "这个月": ("month", 0), "本月": ("month", 0),
-    "先月": ("month", -1), "今月": ("month", 0), "지난달": ("month", -1),
+    "先月": ("month", -1), "先々月": ("month", -2), "上上个月": ("month", -2), "今月": ("month", 0), "지난달": ("month", -1), "지지난달": ("month", -2),
     "지난 달": ("month", -1), "이번 달": ("month", 0), "이번달": ("month", 0),
     # years
     "last year": ("year", -1), "this year": ("year", 0), "previous year": ("year", -1),
+    "the year before last": ("year", -2),
     "el año pasado": ("year", -1), "este año": ("year", 0), "ano passado": ("year", -1),
     "este ano": ("year", 0), "letztes jahr": ("year", -1), "letzten jahr": ("year", -1),
     "dieses jahr": ("year", 0), "l'année dernière": ("year", -1),
     "l'an dernier": ("year", -1), "cette année": ("year", 0),
     "العام الماضي": ("year", -1), "السنة الماضية": ("year", -1),
-    "去年": ("year", -1), "今年": ("year", 0), "前年": ("year", -2), "昨年": ("year", -1),
+    "去年": ("year", -1), "今年": ("year", 0), "前年": ("year", -2), "昨年": ("year", -1), "一昨年": ("year", -2),
     "작년": ("year", -1), "지난해": ("year", -1), "올해": ("year", 0), "재작년": ("year", -2),
     # Ahead: a memory says what is planned ("the car show is next Friday"), and a question may
     # ask what is. Not "mañana" / "morgen" alone: they are "morning" too.
     "tomorrow": ("day", 1), "the day after tomorrow": ("day", 2), "pasado mañana": ("day", 2),
     "amanhã": ("day", 1), "depois de amanhã": ("day", 2), "übermorgen": ("day", 2),
     "demain": ("day", 1), "après-demain": ("day", 2), "غدا": ("day", 1), "غداً": ("day", 1),
-    "明天": ("day", 1), "后天": ("day", 2), "後天": ("day", 2), "明日": ("day", 1),
+    "明天": ("day", 1), "后天": ("day", 2), "大后天": ("day", 3), "後天": ("day", 2), "明日": ("day", 1),
     "明後日": ("day", 2), "내일": ("day", 1), "모레": ("day", 2),
     "next week": ("week", 1), "la semana que viene": ("week", 1),
     "la próxima semana": ("week", 1), "próxima semana": ("week", 1),
@@ -197,6 +202,20 @@ WEEK_OF_MONTH: Final[dict[str, int]] = {
     "vierten": 4, "letzte": -1, "letzten": -1,
     "première": 1, "premiere": 1, "deuxième": 2, "troisième": 3, "quatrième": 4, "dernière": -1,
 }  # fmt: skip
+# Words after "the 2nd" that make it a rank, not a day of the month: "the 1st place", "the 3rd
+# time", "the 2nd largest". A day of the month is followed by a preposition, a name, a verb or
+# nothing ("on the 17th", "the 17th at noon"); plurals are matched too ("the 2nd steps").
+ORDINAL_NOUNS: Final = (
+    "place", "time", "floor", "call", "round", "attempt", "try", "tries", "edition",
+    "anniversary", "birthday", "grade", "century", "quarter", "chapter", "page", "step",
+    "version", "level", "season", "episode", "game", "match", "row", "person", "one", "day",
+    "week", "month", "year", "item", "question", "line", "lap", "draft", "date", "child", "kid",
+    "son", "daughter", "book", "movie", "film", "song", "goal", "run", "iteration", "sprint",
+    "batch", "phase", "stage", "generation", "album", "test", "interview", "meeting", "session",
+    "visit", "trip", "class", "lesson", "semester", "term", "half", "part", "section", "option",
+    "choice", "rule", "point", "problem", "issue", "reason", "thing", "largest", "biggest",
+    "best", "most", "highest", "lowest", "smallest", "longest", "oldest", "youngest", "last",
+)  # fmt: skip
 WEEK_WORDS: Final = ("week", "semana", "woche", "semaine")
 WEEK_OF_LINKS: Final = ("of", "in", "de", "im", "des", "du", "do", "da", "del")
 

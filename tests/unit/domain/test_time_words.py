@@ -58,6 +58,32 @@ WINDOWS: list[tuple[str, str, str]] = [
     ("May 2024", "2024-05-01", "2024-05-31"),
     ("December 24", "2025-12-24", "2025-12-24"),
     ("what did the user say before the deploy on the 17th", "2026-11-17", "2026-11-17"),
+    ("what did we agree on the 17th at the standup", "2026-11-17", "2026-11-17"),
+    ("what did we grill on the 4th of July", "2026-07-04", "2026-07-04"),
+    ("the 3rd of May 2025", "2025-05-03", "2025-05-03"),
+    # "before" inside these is part of the phrase, not an order (TestOrder)
+    ("what did I eat the night before last", "2026-11-18", "2026-11-18"),
+    ("the month before last", "2026-09-01", "2026-09-30"),
+    ("the year before last", "2024-01-01", "2024-12-31"),
+    ("what did we cook last evening", "2026-11-19", "2026-11-19"),
+    ("a fortnight ago", "2026-11-02", "2026-11-08"),
+    ("half a year ago", "2026-05-01", "2026-05-31"),
+    ("hace un par de días", "2026-11-18", "2026-11-18"),
+    ("vor ein paar Tagen", "2026-11-17", "2026-11-17"),
+    ("il y a quelques jours", "2026-11-17", "2026-11-17"),
+    ("大前天吃了什么", "2026-11-17", "2026-11-17"),
+    ("大后天", "2026-11-23", "2026-11-23"),
+    ("上上个月的账单", "2026-09-01", "2026-09-30"),
+    ("一昨年の夏", "2024-01-01", "2024-12-31"),
+    ("先々月", "2026-09-01", "2026-09-30"),
+    ("지지난주 회의", "2026-11-02", "2026-11-08"),
+    ("지지난달", "2026-09-01", "2026-09-30"),
+    ("그끄저께", "2026-11-17", "2026-11-17"),
+    # slash dates only where the order is plain and a year or a preposition says "date"
+    ("what did I log on 11/17", "2026-11-17", "2026-11-17"),
+    ("the invoice of 17/11/2026", "2026-11-17", "2026-11-17"),
+    ("the 12/25/2025 party", "2025-12-25", "2025-12-25"),
+    ("what changed since 10/31?", "2026-10-31", "2026-10-31"),
     ("the 3rd", "2026-11-03", "2026-11-03"),
     ("on the 25th", "2026-10-25", "2026-10-25"),
     ("on Monday", "2026-11-16", "2026-11-16"),
@@ -239,6 +265,17 @@ NOT_TIME: list[str] = [
     "por la mañana",  # in the morning
     "Guten Morgen",
     "a coming-of-age story",
+    # an ordinal before a noun is a rank, not a day of the month
+    "who took the 1st place in the race",
+    "the 2nd largest city in Spain",
+    "what happened the 3rd time I ran the tests",
+    "our 1st-place finish",
+    "the 2nd steps of the recipe",
+    "a 3/16 inch drill bit",
+    "add 1/2 cup of sugar",
+    "it failed on 3/4 of the runs",  # 3/4: March 4 or 3 April, so not read
+    "I rated it 4/5",
+    "version 1.10/11.2 notes",
 ]
 
 # Questions that ask for the earliest or the latest occurrence.
@@ -293,6 +330,14 @@ class TestOrder:
         intent = read_time_words(question, AS_OF)
 
         assert intent is not None and intent.order == order
+
+    @pytest.mark.parametrize(
+        "question", ["the day before yesterday", "the week before last", "the night before last"]
+    )
+    def test_a_word_inside_a_time_phrase_does_not_order(self, question: str) -> None:
+        intent = read_time_words(question, AS_OF)
+
+        assert intent is not None and intent.order is None and intent.since is not None
 
     def test_a_window_and_an_order_together(self) -> None:
         intent = read_time_words("the first time last week", AS_OF)
