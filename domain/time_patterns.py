@@ -78,6 +78,16 @@ MONTH_DATES: Final = (
     rf"(?:(?:st|nd|rd|th)\s+of\s+|{ORDINAL}\s+(?:de\s+)?)(?P<m>{MONTH_WORDS})(?![\w'])"
     rf"(?:,?\s+(?:de\s+)?(?P<y>\d{{4}}))?",
 )
+# between March and May (2025), from May to July, entre marzo y mayo, de março a maio, von März
+# bis Mai, entre mars et mai, 3月から5月, 3月到5月, 3월부터 5월까지: the first month's start to
+# the second's end. The structure makes "may" and "march" months here.
+MONTH_RANGES: Final = (
+    rf"(?<![\w'])(?:between|from|entre|desde|de|zwischen|von)\s+(?P<m1>{MONTH_WORDS})"
+    rf"(?:\s+(?P<y1>\d{{4}}))?\s+(?:and|to|until|till|through|thru|y|a|hasta|e|até|und|bis|et|à)"
+    rf"\s+(?P<m2>{MONTH_WORDS})(?![\w'])(?:,?\s+(?:de\s+)?(?P<y2>\d{{4}}))?",
+    r"(?:(?P<y1>\d{4})\s*[年년]\s*)?(?<!\d)(?P<m1>1[0-2]|0?[1-9])\s*[月월]\s*(?:から|到|至|~|〜|부터)\s*"
+    r"(?:(?P<y2>\d{4})\s*[年년]\s*)?(?P<m2>1[0-2]|0?[1-9])\s*[月월](?!\s*\d)",
+)
 WEEK_OF_MONTH_DATE: Final = (
     rf"(?<![\w'])(?:(?:the|la|a|die|der)\s+)?(?P<o>{alternation(WEEK_OF_MONTH)})\s+"
     rf"(?:{alternation(WEEK_WORDS)})\s+(?:{alternation(WEEK_OF_LINKS)})\s+(?P<m>{MONTH_WORDS})"

@@ -25,6 +25,7 @@ from memlane.domain.calendar_days import (
     Days,
     calendar_day,
     latest_date,
+    month_of,
     recent_days,
     shift_month,
     unit_back,
@@ -38,6 +39,7 @@ from memlane.domain.time_patterns import (
     HAN_NUMBERS,
     ISO_DATE,
     MONTH_DATES,
+    MONTH_RANGES,
     RECENT,
     SLASH_DATE,
     WEEK_OF_MONTH_DATE,
@@ -159,6 +161,22 @@ def _months(text: str, today: dt.date) -> Iterable[Match]:
                 yield found.start(), found.end(), days
 
 
+def _month_ranges(text: str, today: dt.date) -> Iterable[Match]:
+    for pattern in _MONTH_RANGE_RES:
+        for found in pattern.finditer(text):
+            first, last = _month_number(found["m1"]), _month_number(found["m2"])
+            if first is None or last is None or not (1 <= first <= 12 and 1 <= last <= 12):
+                continue
+            end = latest_date(today, last, None, int(found["y2"]) if found["y2"] else None)
+            if end is None:
+                continue
+            # No year on the first month: the one that starts the range ending at `end`.
+            start_year = end[1].year if first <= last else end[1].year - 1
+            start = month_of(int(found["y1"]) if found["y1"] else start_year, first)
+            if start[0] <= end[1]:
+                yield found.start(), found.end(), (start[0], end[1])
+
+
 def _weeks_of_month(text: str, today: dt.date) -> Iterable[Match]:
     for found in _WEEK_OF_MONTH_RE.finditer(text):
         year = int(found.group("y")) if found.group("y") else None
@@ -252,6 +270,7 @@ _WEEKEND_RE: Final = re.compile(bounded(LAST_WEEKEND))
 _THIS_WEEKEND_RE: Final = re.compile(bounded(THIS_WEEKEND))
 _NEXT_WEEKEND_RE: Final = re.compile(bounded(NEXT_WEEKEND))
 _MONTH_RES: Final = tuple(re.compile(p) for p in MONTH_DATES)
+_MONTH_RANGE_RES: Final = tuple(re.compile(p) for p in MONTH_RANGES)
 _WEEK_OF_MONTH_RE: Final = re.compile(WEEK_OF_MONTH_DATE)
 _CJK_DATE_RE: Final = re.compile(CJK_DATE)
 _ISO_DATE_RE: Final = re.compile(ISO_DATE)
@@ -264,6 +283,7 @@ _MATCHERS: Final[tuple[Matcher, ...]] = (
     _counted(tuple(re.compile(p) for p in AGO), back=True),
     _counted(tuple(re.compile(p) for p in RECENT), back=False),
     _months,
+    _month_ranges,
     _weeks_of_month,
     _numeric_dates,
     _slash_dates,
