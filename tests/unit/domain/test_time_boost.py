@@ -68,6 +68,11 @@ class TestNamedWindows:
     def test_a_text_without_time_words_names_none(self) -> None:
         assert named_windows("I may ask for a second opinion and march forward", WRITTEN) == []
 
+    def test_an_ordinal_before_a_noun_names_no_day(self) -> None:
+        # An assistant's history lesson is not about the 19th of the month it was written in.
+        text = "Photography changed painting in the 19th century; she took the 1st place."
+        assert named_windows(text, WRITTEN) == []
+
 
 class TestMentionedWindows:
     def test_only_relative_times_are_mentions(self) -> None:
