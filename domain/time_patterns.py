@@ -26,6 +26,7 @@ from memlane.domain.time_words_tables import (
     WEEK_OF_MONTH,
     WEEK_WORDS,
     WEEKDAYS,
+    WEEKEND_WORDS,
 )
 
 
@@ -90,7 +91,8 @@ MONTH_RANGES: Final = (
 )
 WEEK_OF_MONTH_DATE: Final = (
     rf"(?<![\w'])(?:(?:the|la|a|die|der)\s+)?(?P<o>{alternation(WEEK_OF_MONTH)})\s+"
-    rf"(?:{alternation(WEEK_WORDS)})\s+(?:{alternation(WEEK_OF_LINKS)})\s+(?P<m>{MONTH_WORDS})"
+    rf"(?P<k>{alternation((*WEEKEND_WORDS, *WEEK_WORDS))})\s+(?:{alternation(WEEK_OF_LINKS)})\s+"
+    rf"(?P<m>{MONTH_WORDS})"
     rf"(?![\w'])(?:,?\s+(?:de\s+)?(?P<y>\d{{4}}))?"
 )
 CJK_DATE: Final = (

@@ -62,6 +62,7 @@ from memlane.domain.time_words_tables import (
     UNITS,
     WEEK_OF_MONTH,
     WEEKDAYS,
+    WEEKEND_WORDS,
 )
 
 Order: TypeAlias = Literal["earliest", "latest"]
@@ -177,6 +178,14 @@ def _month_ranges(text: str, today: dt.date) -> Iterable[Match]:
                 yield found.start(), found.end(), (start[0], end[1])
 
 
+def _nth_saturday(first: dt.date, last: dt.date, nth: int) -> dt.date | None:
+    """The month's nth Saturday (nth < 0: its last), None past the month's end."""
+    if nth < 0:
+        return last - dt.timedelta(days=(last.weekday() - 5) % 7)
+    saturday = first + dt.timedelta(days=(5 - first.weekday()) % 7 + 7 * (nth - 1))
+    return saturday if saturday <= last else None
+
+
 def _weeks_of_month(text: str, today: dt.date) -> Iterable[Match]:
     for found in _WEEK_OF_MONTH_RE.finditer(text):
         year = int(found.group("y")) if found.group("y") else None
@@ -185,6 +194,11 @@ def _weeks_of_month(text: str, today: dt.date) -> Iterable[Match]:
             continue
         first, last = month
         nth = WEEK_OF_MONTH[found.group("o")]
+        if found.group("k") in WEEKEND_WORDS:
+            saturday = _nth_saturday(first, last, nth)
+            if saturday is not None:
+                yield found.start(), found.end(), (saturday, saturday + dt.timedelta(days=1))
+            continue
         if nth < 0:
             first = last - dt.timedelta(days=6)
         else:

@@ -201,6 +201,10 @@ WEEK_OF_MONTH: Final[dict[str, int]] = {
     "erste": 1, "ersten": 1, "zweite": 2, "zweiten": 2, "dritte": 3, "dritten": 3, "vierte": 4,
     "vierten": 4, "letzte": -1, "letzten": -1,
     "première": 1, "premiere": 1, "deuxième": 2, "troisième": 3, "quatrième": 4, "dernière": -1,
+    # before a weekend (masculine or neuter there): "el primer fin de semana", "erstes Wochenende"
+    "primer": 1, "tercer": 3, "cuarto": 4, "último": -1, "ultimo": -1, "primeiro": 1,
+    "segundo": 2, "terceiro": 3, "quarto": 4, "erstes": 1, "zweites": 2, "drittes": 3,
+    "viertes": 4, "letztes": -1, "premier": 1, "dernier": -1,
 }  # fmt: skip
 # Words after "the 2nd" that make it a rank, not a day of the month: "the 1st place", "the 3rd
 # time", "the 2nd largest". A day of the month is followed by a preposition, a name, a verb or
@@ -217,6 +221,8 @@ ORDINAL_NOUNS: Final = (
     "best", "most", "highest", "lowest", "smallest", "longest", "oldest", "youngest", "last",
 )  # fmt: skip
 WEEK_WORDS: Final = ("week", "semana", "woche", "semaine")
+# "the first weekend of August": the Saturday and Sunday of the month's first (… last) Saturday.
+WEEKEND_WORDS: Final = ("weekend", "week-end", "fin de semana", "fim de semana", "wochenende")
 WEEK_OF_LINKS: Final = ("of", "in", "de", "im", "des", "du", "do", "da", "del")
 
 LAST_WEEKEND: Final = (

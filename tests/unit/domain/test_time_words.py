@@ -95,6 +95,13 @@ WINDOWS: list[tuple[str, str, str]] = [
     ("3月から5月まで何をした", "2026-03-01", "2026-05-31"),
     ("3월부터 5월까지", "2026-03-01", "2026-05-31"),
     ("2025年11月到2026年2月", "2025-11-01", "2026-02-28"),
+    # the nth weekend of a month: its nth Saturday and the Sunday after
+    ("where did I go the first weekend of August 2023", "2023-08-05", "2023-08-06"),
+    ("the last weekend of September 2025", "2025-09-27", "2025-09-28"),
+    ("el primer fin de semana de mayo", "2026-05-02", "2026-05-03"),
+    ("erstes Wochenende im Mai", "2026-05-02", "2026-05-03"),
+    ("le premier week-end de juin", "2026-06-06", "2026-06-07"),
+    ("o segundo fim de semana de outubro", "2026-10-10", "2026-10-11"),
     ("the 3rd", "2026-11-03", "2026-11-03"),
     ("on the 25th", "2026-10-25", "2026-10-25"),
     ("on Monday", "2026-11-16", "2026-11-16"),
