@@ -71,3 +71,43 @@ def latest_date(today: dt.date, month: int, day: int | None, year: int | None) -
         return month_of(year, month)
     found = calendar_day(year, month, day)
     return None if found is None else (found, found)
+
+
+def holiday(rule: tuple[int, int] | str, year: int) -> dt.date | None:
+    """A holiday's date in `year`: a fixed (month, day), "easter" or "thanksgiving"."""
+    if not 1 <= year <= 9999:
+        return None
+    if isinstance(rule, tuple):
+        return calendar_day(year, *rule)
+    if rule == "thanksgiving":  # the fourth Thursday of November
+        first = dt.date(year, 11, 1)
+        return first + dt.timedelta(days=(3 - first.weekday()) % 7 + 21)
+    if rule == "easter":  # Western Easter Sunday: the anonymous Gregorian computus
+        a, b, c = year % 19, year // 100, year % 100
+        d, e = b // 4, b % 4
+        g = (b - (b + 8) // 25 + 1) // 3
+        h = (19 * a + b - d - g + 15) % 30
+        i, k = c // 4, c % 4
+        weekday = (32 + 2 * e + 2 * i - h - k) % 7
+        m = (a + 11 * h + 22 * weekday) // 451
+        month, day = divmod(h + weekday - 7 * m + 114, 31)
+        return dt.date(year, month, day + 1)
+    return None
+
+
+def holiday_near(rule: tuple[int, int] | str, today: dt.date, which: str | None) -> dt.date | None:
+    """The holiday's occurrence a question means: "next" the first after today, "this" this
+    year's, otherwise ("last", bare) the latest up to today."""
+    if which == "this":
+        return holiday(rule, today.year)
+    if which == "next":
+        for year in (today.year, today.year + 1):
+            found = holiday(rule, year)
+            if found is not None and found > today:
+                return found
+        return None
+    for year in (today.year, today.year - 1):
+        found = holiday(rule, year)
+        if found is not None and found <= today:
+            return found
+    return None

@@ -19,6 +19,7 @@ from memlane.domain.time_words_tables import (
     AFTER,
     BEFORE,
     EARLIEST,
+    HOLIDAYS,
     LAST_WEEKEND,
     LATEST,
     MONTHS,
@@ -56,7 +57,7 @@ def _distinctive(*tables: Iterable[str]) -> tuple[frozenset[str], tuple[str, ...
 
 _WINDOW_WORDS, _WINDOW_OTHERS = _distinctive(
     RELATIVE_UNITS, MONTHS, WEEKDAYS, LAST_WEEKEND, THIS_WEEKEND, NEXT_WEEKEND,
-    RECENT_PREFIXES, _COUNTED,
+    RECENT_PREFIXES, _COUNTED, HOLIDAYS,
 )  # fmt: skip
 _ORDER_WORDS, _ORDER_OTHERS = _distinctive(EARLIEST, LATEST, BEFORE, AFTER)
 

@@ -13,6 +13,8 @@ from typing import Final
 from memlane.domain.time_words_tables import (
     COMING_WEEKDAY_PREFIXES,
     COMING_WEEKDAY_SUFFIXES,
+    HOLIDAY_PREFIXES,
+    HOLIDAYS,
     LAST_WEEKDAY_PREFIXES,
     MONTH_PREPOSITIONS,
     MONTHS,
@@ -88,6 +90,11 @@ MONTH_RANGES: Final = (
     rf"\s+(?P<m2>{MONTH_WORDS})(?![\w'])(?:,?\s+(?:de\s+)?(?P<y2>\d{{4}}))?",
     r"(?:(?P<y1>\d{4})\s*[年년]\s*)?(?<!\d)(?P<m1>1[0-2]|0?[1-9])\s*[月월]\s*(?:から|到|至|~|〜|부터)\s*"
     r"(?:(?P<y2>\d{4})\s*[年년]\s*)?(?P<m2>1[0-2]|0?[1-9])\s*[月월](?!\s*\d)",
+)
+# last Christmas, next Easter, Christmas Eve 2024, Weihnachten, 圣诞节, クリスマスイブ
+HOLIDAY: Final = (
+    rf"(?:(?<![\w'])(?P<w>{alternation(HOLIDAY_PREFIXES)})\s+)?(?P<h>{bounded(HOLIDAYS)})"
+    r"(?:\s+(?P<y>\d{4})(?!\d))?"
 )
 WEEK_OF_MONTH_DATE: Final = (
     rf"(?<![\w'])(?:(?:the|la|a|die|der)\s+)?(?P<o>{alternation(WEEK_OF_MONTH)})\s+"

@@ -24,6 +24,7 @@ from memlane.domain.chunk_times import SECONDS_PER_DAY
 from memlane.domain.keywords import fts_document
 from memlane.domain.time_words import named_windows, read_time_words
 from memlane.domain.time_words_tables import (
+    HOLIDAYS,
     LAST_WEEKEND,
     MONTHS,
     NEXT_WEEKEND,
@@ -132,7 +133,7 @@ def _gate() -> re.Pattern[str]:
     lines of a conversation hold none of these)."""
     words = {w for table in (RELATIVE_UNITS, MONTHS, WEEKDAYS) for w in table}
     words |= {w for w in UNITS if len(w) > 2} | {"il y a", "ago", "hace"}
-    words |= set(LAST_WEEKEND) | set(THIS_WEEKEND) | set(NEXT_WEEKEND)
+    words |= set(LAST_WEEKEND) | set(THIS_WEEKEND) | set(NEXT_WEEKEND) | set(HOLIDAYS)
     # Latin-script words need word edges; CJK and Hangul ones attach to particles ("모레에").
     latin = sorted((w for w in words if w.isascii() or w[0] in "áéíóúàâçêôãõüöäß'"), key=len)
     other = sorted(words.difference(latin), key=len)

@@ -24,6 +24,8 @@ from typing import Final, Literal, TypeAlias
 from memlane.domain.calendar_days import (
     Days,
     calendar_day,
+    holiday,
+    holiday_near,
     latest_date,
     month_of,
     recent_days,
@@ -37,6 +39,7 @@ from memlane.domain.time_patterns import (
     CJK_DATE,
     DAY_OF_MONTH,
     HAN_NUMBERS,
+    HOLIDAY,
     ISO_DATE,
     MONTH_DATES,
     MONTH_RANGES,
@@ -52,6 +55,7 @@ from memlane.domain.time_words_tables import (
     AMBIGUOUS_MONTHS,
     BEFORE,
     EARLIEST,
+    HOLIDAYS,
     LAST_WEEKEND,
     LATEST,
     MONTHS,
@@ -251,6 +255,17 @@ def _days_of_month(text: str, today: dt.date) -> Iterable[Match]:
                 yield found.start(), found.end(), (named, named)
 
 
+def _holidays(text: str, today: dt.date) -> Iterable[Match]:
+    for found in _HOLIDAY_RE.finditer(text):
+        rule = HOLIDAYS[found["h"]]
+        if found["y"]:
+            day = holiday(rule, int(found["y"]))
+        else:
+            day = holiday_near(rule, today, found["w"])
+        if day is not None:
+            yield found.start(), found.end(), (day, day)
+
+
 def _weekdays(text: str, today: dt.date) -> Iterable[Match]:
     monday = week_of(today)[0]
     for found in _WEEKDAY_RE.finditer(text):
@@ -292,6 +307,7 @@ _SLASH_DATE_RE: Final = re.compile(SLASH_DATE)
 _YEAR_RES: Final = tuple(re.compile(p) for p in YEAR)
 _DAY_RES: Final = tuple(re.compile(p) for p in DAY_OF_MONTH)
 _WEEKDAY_RE: Final = re.compile(WEEKDAY)
+_HOLIDAY_RE: Final = re.compile(HOLIDAY)
 _MATCHERS: Final[tuple[Matcher, ...]] = (
     _relative,
     _counted(tuple(re.compile(p) for p in AGO), back=True),
@@ -305,6 +321,7 @@ _MATCHERS: Final[tuple[Matcher, ...]] = (
     _days_of_month,
     _weekdays,
     _weekend,
+    _holidays,
 )
 _ORDERS: Final = (
     ("earliest", re.compile(bounded(EARLIEST))),

@@ -17,7 +17,8 @@ NUMBERS: Final[dict[str, int]] = {
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3, "couple of": 2,
     # Spanish / Portuguese ("hace un par de días": a couple of days ago)
-    "un par de": 2, "um par de": 2, "un": 1, "una": 1, "uno": 1, "um": 1, "uma": 1, "dos": 2, "dois": 2, "duas": 2,
+    "un par de": 2, "um par de": 2, "un": 1, "una": 1, "uno": 1, "um": 1, "uma": 1, "dos": 2,
+    "dois": 2, "duas": 2,
     "tres": 3, "três": 3, "cuatro": 4, "quatro": 4, "cinco": 5,
     # German
     "ein paar": 3, "ein": 1, "einem": 1, "einer": 1, "zwei": 2, "drei": 3, "vier": 4, "fünf": 5,
@@ -79,7 +80,8 @@ RELATIVE_UNITS: Final[dict[str, tuple[str, int]]] = {
     "上周": ("week", -1), "上週": ("week", -1), "上个星期": ("week", -1), "上個星期": ("week", -1),
     "上上周": ("week", -2), "本周": ("week", 0), "这周": ("week", 0), "這週": ("week", 0),
     "先週": ("week", -1), "今週": ("week", 0), "先々週": ("week", -2),
-    "지난주": ("week", -1), "지지난주": ("week", -2), "지난 주": ("week", -1), "저번 주": ("week", -1),
+    "지난주": ("week", -1), "지지난주": ("week", -2), "지난 주": ("week", -1),
+    "저번 주": ("week", -1),
     "저번주": ("week", -1), "이번 주": ("week", 0), "이번주": ("week", 0),
     # months
     "last month": ("month", -1), "this month": ("month", 0), "previous month": ("month", -1),
@@ -90,7 +92,8 @@ RELATIVE_UNITS: Final[dict[str, tuple[str, int]]] = {
     "le mois dernier": ("month", -1), "ce mois-ci": ("month", 0),
     "الشهر الماضي": ("month", -1),
     "上个月": ("month", -1), "上個月": ("month", -1), "这个月": ("month", 0), "本月": ("month", 0),
-    "先月": ("month", -1), "先々月": ("month", -2), "上上个月": ("month", -2), "今月": ("month", 0), "지난달": ("month", -1), "지지난달": ("month", -2),
+    "先月": ("month", -1), "先々月": ("month", -2), "上上个月": ("month", -2), "今月": ("month", 0),
+    "지난달": ("month", -1), "지지난달": ("month", -2),
     "지난 달": ("month", -1), "이번 달": ("month", 0), "이번달": ("month", 0),
     # years
     "last year": ("year", -1), "this year": ("year", 0), "previous year": ("year", -1),
@@ -100,14 +103,16 @@ RELATIVE_UNITS: Final[dict[str, tuple[str, int]]] = {
     "dieses jahr": ("year", 0), "l'année dernière": ("year", -1),
     "l'an dernier": ("year", -1), "cette année": ("year", 0),
     "العام الماضي": ("year", -1), "السنة الماضية": ("year", -1),
-    "去年": ("year", -1), "今年": ("year", 0), "前年": ("year", -2), "昨年": ("year", -1), "一昨年": ("year", -2),
+    "去年": ("year", -1), "今年": ("year", 0), "前年": ("year", -2), "昨年": ("year", -1),
+    "一昨年": ("year", -2),
     "작년": ("year", -1), "지난해": ("year", -1), "올해": ("year", 0), "재작년": ("year", -2),
     # Ahead: a memory says what is planned ("the car show is next Friday"), and a question may
     # ask what is. Not "mañana" / "morgen" alone: they are "morning" too.
     "tomorrow": ("day", 1), "the day after tomorrow": ("day", 2), "pasado mañana": ("day", 2),
     "amanhã": ("day", 1), "depois de amanhã": ("day", 2), "übermorgen": ("day", 2),
     "demain": ("day", 1), "après-demain": ("day", 2), "غدا": ("day", 1), "غداً": ("day", 1),
-    "明天": ("day", 1), "后天": ("day", 2), "大后天": ("day", 3), "後天": ("day", 2), "明日": ("day", 1),
+    "明天": ("day", 1), "后天": ("day", 2), "大后天": ("day", 3), "後天": ("day", 2),
+    "明日": ("day", 1),
     "明後日": ("day", 2), "내일": ("day", 1), "모레": ("day", 2),
     "next week": ("week", 1), "la semana que viene": ("week", 1),
     "la próxima semana": ("week", 1), "próxima semana": ("week", 1),
@@ -270,3 +275,32 @@ AFTER: Final = (
     "after", "después de", "depois de", "nach dem", "nach der", "après", "之后", "以后", "後に",
     "후에",
 )  # fmt: skip
+
+# Holidays: a fixed (month, day), or a rule of calendar_days.holiday ("easter": Western Easter
+# Sunday; "thanksgiving": the fourth Thursday of November, as in the United States). Bare, a
+# holiday is its latest occurrence up to today ("what did we do at Christmas"). Names that are
+# also ordinary words or places ("natal", "noel", "pascua" for Passover) are left out.
+HOLIDAYS: Final[dict[str, tuple[int, int] | str]] = {
+    "christmas": (12, 25), "christmas day": (12, 25), "christmas eve": (12, 24), "xmas": (12, 25),
+    "new year's eve": (12, 31), "new years eve": (12, 31), "new year's day": (1, 1),
+    "new years day": (1, 1), "halloween": (10, 31), "valentine's day": (2, 14),
+    "valentines day": (2, 14), "easter": "easter", "easter sunday": "easter",
+    "thanksgiving": "thanksgiving",
+    "navidad": (12, 25), "nochebuena": (12, 24), "nochevieja": (12, 31), "año nuevo": (1, 1),
+    "san valentín": (2, 14), "día de san valentín": (2, 14),
+    "véspera de natal": (12, 24), "dia de natal": (12, 25), "réveillon": (12, 31),
+    "ano novo": (1, 1), "páscoa": "easter",
+    "weihnachten": (12, 25), "heiligabend": (12, 24), "silvester": (12, 31), "neujahr": (1, 1),
+    "ostern": "easter", "valentinstag": (2, 14),
+    "noël": (12, 25), "nouvel an": (1, 1), "saint-valentin": (2, 14), "pâques": "easter",
+    "圣诞节": (12, 25), "聖誕節": (12, 25), "圣诞": (12, 25), "平安夜": (12, 24), "元旦": (1, 1),
+    "情人节": (2, 14), "情人節": (2, 14), "万圣节": (10, 31), "萬聖節": (10, 31),
+    "クリスマスイブ": (12, 24), "クリスマス": (12, 25), "元日": (1, 1), "大晦日": (12, 31),
+    "バレンタインデー": (2, 14), "ハロウィン": (10, 31),
+    "크리스마스 이브": (12, 24), "크리스마스": (12, 25), "새해 첫날": (1, 1),
+    "밸런타인데이": (2, 14),
+    "핼러윈": (10, 31), "할로윈": (10, 31),
+}  # fmt: skip
+# Before a holiday: "last Christmas" (its latest occurrence, as bare), "this" (this year's),
+# "next" (its first occurrence after today).
+HOLIDAY_PREFIXES: Final = ("last", "this", "next")

@@ -102,6 +102,20 @@ WINDOWS: list[tuple[str, str, str]] = [
     ("erstes Wochenende im Mai", "2026-05-02", "2026-05-03"),
     ("le premier week-end de juin", "2026-06-06", "2026-06-07"),
     ("o segundo fim de semana de outubro", "2026-10-10", "2026-10-11"),
+    # holidays: bare or "last", the latest up to today; "next", the first after it
+    ("what did we do at Christmas", "2025-12-25", "2025-12-25"),
+    ("next Christmas", "2026-12-25", "2026-12-25"),
+    ("Christmas Eve 2024", "2024-12-24", "2024-12-24"),
+    ("where were we on New Year's Eve", "2025-12-31", "2025-12-31"),
+    ("what costume did I wear for Halloween", "2026-10-31", "2026-10-31"),
+    ("last Thanksgiving", "2025-11-27", "2025-11-27"),
+    ("Easter 2025", "2025-04-20", "2025-04-20"),
+    ("was haben wir an Weihnachten gegessen", "2025-12-25", "2025-12-25"),
+    ("¿qué hicimos en Nochevieja?", "2025-12-31", "2025-12-31"),
+    ("à Pâques", "2026-04-05", "2026-04-05"),
+    ("圣诞节吃了什么", "2025-12-25", "2025-12-25"),
+    ("クリスマスイブの予定", "2025-12-24", "2025-12-24"),
+    ("크리스마스에 뭐 했지", "2025-12-25", "2025-12-25"),
     ("the 3rd", "2026-11-03", "2026-11-03"),
     ("on the 25th", "2026-10-25", "2026-10-25"),
     ("on Monday", "2026-11-16", "2026-11-16"),
@@ -294,6 +308,8 @@ NOT_TIME: list[str] = [
     "it failed on 3/4 of the runs",  # 3/4: March 4 or 3 April, so not read
     "I rated it 4/5",
     "version 1.10/11.2 notes",
+    "Noel said the build is green",  # a name, not Noël
+    "prenatal and natal care",
 ]
 
 # Questions that ask for the earliest or the latest occurrence.
