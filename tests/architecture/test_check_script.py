@@ -148,3 +148,17 @@ def test_the_full_check_still_installs_and_runs_everything(tmp_path: Path) -> No
     assert any("pip install" in c for c in calls)
     assert "mypy -p memlane" in calls
     assert "python -m pytest -x" in calls
+
+
+def test_a_ruff_finding_stops_the_check(tmp_path: Path) -> None:
+    # `ruff check .` finds something and `ruff format --check .` would pass: under `set -e` a
+    # failure on the left of `&&` does not stop a script, which once let CI pass with findings.
+    project = _checkout_with_a_change(tmp_path)
+    ruff = project / ".venv" / "bin" / "ruff"
+    ruff.write_text(_RECORDER + 'if [ "$1" = check ]; then exit 1; fi\n')
+
+    done, calls = _check(project, "--fast")
+
+    assert done.returncode == 1
+    assert "ruff check ." in calls
+    assert not any(c.startswith(("lint-imports", "python -m pytest")) for c in calls)
