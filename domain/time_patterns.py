@@ -133,5 +133,7 @@ WEEKDAY: Final = (
     rf"(?:(?P<last>{alternation(LAST_WEEKDAY_PREFIXES)})|(?P<next>{alternation(NEXT_WEEKDAY_PREFIXES)})"
     rf"|(?P<coming>(?<![\w'])(?:{alternation(COMING_WEEKDAY_PREFIXES)}))"
     rf"|(?P<this>(?<![\w'])(?:{alternation(THIS_WEEKDAY_PREFIXES)})))?"
-    rf"(?P<w>{bounded(WEEKDAYS)})(?P<after>{alternation(COMING_WEEKDAY_SUFFIXES)})?"
+    rf"(?P<w>{bounded(WEEKDAYS)})"
+    # "Friday prochain" (the coming one), "the Friday before last" (a week before last Friday)
+    rf"(?:(?P<after>{alternation(COMING_WEEKDAY_SUFFIXES)})|(?P<before_last>\s+before\s+last\b))?"
 )

@@ -278,8 +278,10 @@ def _weekdays(text: str, today: dt.date) -> Iterable[Match]:
             day = monday + dt.timedelta(days=weekday)
         elif found.group("coming") or found.group("after"):  # its first occurrence after today
             day = today + dt.timedelta(days=(weekday - today.weekday()) % 7 or 7)
-        else:  # its latest occurrence before today
+        else:  # its latest occurrence before today; "before last": the one before that
             day = today - dt.timedelta(days=(today.weekday() - weekday) % 7 or 7)
+            if found.group("before_last"):
+                day -= dt.timedelta(weeks=1)
         yield found.start(), found.end(), (day, day)
 
 

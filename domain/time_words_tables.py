@@ -55,6 +55,7 @@ RELATIVE_UNITS: Final[dict[str, tuple[str, int]]] = {
     "today": ("day", 0), "yesterday": ("day", -1), "the day before yesterday": ("day", -2),
     "earlier today": ("day", 0), "this morning": ("day", 0), "tonight": ("day", 0),
     "last night": ("day", -1), "last evening": ("day", -1), "the night before last": ("day", -2),
+    "a week from today": ("day", 7), "a week from now": ("day", 7),
     "hoy": ("day", 0), "ayer": ("day", -1), "anteayer": ("day", -2), "anoche": ("day", -1),
     "hoje": ("day", 0), "ontem": ("day", -1), "anteontem": ("day", -2),
     "heute": ("day", 0), "gestern": ("day", -1), "vorgestern": ("day", -2),
@@ -282,6 +283,7 @@ AFTER: Final = (
 # also ordinary words or places ("natal", "noel", "pascua" for Passover) are left out.
 HOLIDAYS: Final[dict[str, tuple[int, int] | str]] = {
     "christmas": (12, 25), "christmas day": (12, 25), "christmas eve": (12, 24), "xmas": (12, 25),
+    "xmas eve": (12, 24),
     "new year's eve": (12, 31), "new years eve": (12, 31), "new year's day": (1, 1),
     "new years day": (1, 1), "halloween": (10, 31), "valentine's day": (2, 14),
     "valentines day": (2, 14), "easter": "easter", "easter sunday": "easter",

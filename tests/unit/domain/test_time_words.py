@@ -116,6 +116,9 @@ WINDOWS: list[tuple[str, str, str]] = [
     ("圣诞节吃了什么", "2025-12-25", "2025-12-25"),
     ("クリスマスイブの予定", "2025-12-24", "2025-12-24"),
     ("크리스마스에 뭐 했지", "2025-12-25", "2025-12-25"),
+    ("presents on Xmas Eve", "2025-12-24", "2025-12-24"),
+    ("what did we cook the Friday before last", "2026-11-06", "2026-11-06"),
+    ("a week from today", "2026-11-27", "2026-11-27"),
     ("the 3rd", "2026-11-03", "2026-11-03"),
     ("on the 25th", "2026-10-25", "2026-10-25"),
     ("on Monday", "2026-11-16", "2026-11-16"),
@@ -366,7 +369,13 @@ class TestOrder:
         assert intent is not None and intent.order == order
 
     @pytest.mark.parametrize(
-        "question", ["the day before yesterday", "the week before last", "the night before last"]
+        "question",
+        [
+            "the day before yesterday",
+            "the week before last",
+            "the night before last",
+            "the Friday before last",
+        ],
     )
     def test_a_word_inside_a_time_phrase_does_not_order(self, question: str) -> None:
         intent = read_time_words(question, AS_OF)
