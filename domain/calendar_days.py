@@ -17,7 +17,10 @@ def week_of(day: dt.date) -> Days:
     return monday, monday + dt.timedelta(days=6)
 
 
-def month_of(year: int, month: int) -> Days:
+def month_of(year: int, month: int) -> Days | None:
+    """The month's first and last day; None outside the calendar (years 1 to 9999)."""
+    if not (1 <= year <= 9999 and 1 <= month <= 12):
+        return None
     last = calendar.monthrange(year, month)[1]
     return dt.date(year, month, 1), dt.date(year, month, last)
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 
@@ -178,7 +178,7 @@ def _month_ranges(text: str, today: dt.date) -> Iterable[Match]:
             # No year on the first month: the one that starts the range ending at `end`.
             start_year = end[1].year if first <= last else end[1].year - 1
             start = month_of(int(found["y1"]) if found["y1"] else start_year, first)
-            if start[0] <= end[1]:
+            if start is not None and start[0] <= end[1]:
                 yield found.start(), found.end(), (start[0], end[1])
 
 
@@ -255,6 +255,15 @@ def _days_of_month(text: str, today: dt.date) -> Iterable[Match]:
                 yield found.start(), found.end(), (named, named)
 
 
+_KOREAN_WEEK: Final = re.compile(r"일주일\s*전")
+
+
+def _korean_week_ago(text: str, today: dt.date) -> Iterable[Match]:
+    """일주일 전 ("a week ago"): the calendar week before this one."""
+    for found in _KOREAN_WEEK.finditer(text):
+        yield found.start(), found.end(), week_of(today - dt.timedelta(weeks=1))
+
+
 def _holidays(text: str, today: dt.date) -> Iterable[Match]:
     for found in _HOLIDAY_RE.finditer(text):
         rule = HOLIDAYS[found["h"]]
@@ -324,6 +333,7 @@ _MATCHERS: Final[tuple[Matcher, ...]] = (
     _weekdays,
     _weekend,
     _holidays,
+    _korean_week_ago,
 )
 _ORDERS: Final = (
     ("earliest", re.compile(bounded(EARLIEST))),
@@ -331,15 +341,27 @@ _ORDERS: Final = (
     ("earliest", re.compile(bounded(BEFORE))),
     ("latest", re.compile(bounded(AFTER))),
 )
-_KOREAN_WEEK: Final = re.compile(r"일주일\s*전")
 
 
 def _found(head: str, as_of: float) -> list[Match]:
-    today = dt.datetime.fromtimestamp(as_of, tz=dt.UTC).date()
-    found: list[Match] = [m for matcher in _MATCHERS for m in matcher(head, today)]
-    for korean in _KOREAN_WEEK.finditer(head):
-        found.append((korean.start(), korean.end(), week_of(today - dt.timedelta(weeks=1))))
+    try:
+        today = dt.datetime.fromtimestamp(as_of, tz=dt.UTC).date()
+    except (OverflowError, OSError, ValueError):
+        return []  # not a day of the calendar (years 1 to 9999): no time word can be read
+    found: list[Match] = []
+    for matcher in _MATCHERS:
+        found.extend(_within_calendar(matcher(head, today)))
     return found
+
+
+def _within_calendar(matches: Iterable[Match]) -> Iterator[Match]:
+    """A matcher's matches, up to one whose days leave the calendar: date arithmetic overflows
+    before 0001-01-01 and after 9999-12-31 ("999 weeks ago" asked in the year 10), and a time
+    word there names nothing rather than failing the search."""
+    try:
+        yield from matches
+    except OverflowError:
+        return
 
 
 def named_windows(text: str, as_of: float) -> list[tuple[float, float]]:

@@ -432,3 +432,41 @@ class TestAhead:
     def test_a_bare_weekday_is_still_the_last_one(self) -> None:
         since, _ = self._window("on Friday", self.MONDAY)
         assert since == _day("2026-11-13")
+
+
+class TestTheCalendarsEnds:
+    """Dates outside years 1 to 9999 cannot be computed; a question naming one still searches."""
+
+    @pytest.mark.parametrize(
+        "question",
+        [
+            "what did we plan between March 0000 and May",
+            "0000年11月から0000年2月",
+            "the first weekend of August 0000",
+            "the first week of August 0000",
+        ],
+    )
+    def test_a_year_outside_the_calendar_names_no_window(self, question: str) -> None:
+        intent = read_time_words(question, AS_OF)
+
+        assert intent is None or intent.since is None
+
+    @pytest.mark.parametrize(
+        "as_of",
+        [
+            float(calendar.timegm((1, 1, 1, 0, 0, 0))),
+            float(calendar.timegm((9999, 12, 31, 12, 0, 0))),
+            1e20,  # no day at all
+        ],
+    )
+    def test_every_expression_reads_without_failing_at_the_ends(self, as_of: float) -> None:
+        questions = [q for q, _, _ in WINDOWS] + NOT_TIME + ["999 weeks ago", "999 months ago"]
+
+        read = [read_time_words(q, as_of) for q in questions]
+
+        assert len(read) == len(questions)
+
+    def test_a_window_inside_the_calendar_is_still_read_at_its_end(self) -> None:
+        intent = read_time_words("last year", float(calendar.timegm((9999, 12, 31, 12, 0, 0))))
+
+        assert intent is not None and intent.describe() == '"last year" → 9998-01-01..9998-12-31'
