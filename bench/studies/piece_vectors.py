@@ -1,0 +1,325 @@
+"""Study: does a chunk rank better when its best *piece* (one line or sentence) is also scored?
+
+A chunk's one vector averages everything it holds. A question about one remark in a four-turn
+chunk, or one finding in a long abstract, meets a vector diluted by the rest. This study embeds
+every chunk's pieces (its lines; a line over `LONG_LINE` characters is cut at sentence ends),
+scores each recorded question against them, and replays fusion rules over the legs recorded by
+`fusion_study collect` with the chunk's best-piece cosine ("maxsim") added: mixed into the
+vector leg's cosine, or as a third leg of the z-score fusion. Nothing here ships.
+
+    python -m bench.studies.fusion_study collect locomo            # the legs first
+    python -m bench.studies.piece_vectors collect locomo           # piece cosines per question
+    python -m bench.studies.piece_vectors evaluate locomo [--out F]
+
+Piece vectors are cached in `bench/work/piece-vectors.sqlite` (keyed by the piece's hash and
+the provider's key), so a second collect embeds nothing new.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import re
+import sqlite3
+import statistics
+from collections import defaultdict
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from memlane.application.query_focus import vector_query
+from memlane.bench import metrics
+from memlane.bench.cli import BENCH_DIR
+from memlane.bench.datasets import registry
+from memlane.bench.runner import (
+    RunOptions,
+    limited_units,
+    memlane_opener,
+    mode_config,
+    open_unit,
+    score_query,
+)
+from memlane.bench.studies.fusion_study import LEGS_DIR, Leg, half_of, shipped
+from memlane.bench.workspace import UnitPaths, materialize
+from memlane.domain.scoring import _standardised
+
+CACHE = BENCH_DIR / "work" / "piece-vectors.sqlite"
+LONG_LINE = 300
+MIN_PIECE = 12  # characters: shorter lines ("Hi!") join the piece before them
+_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
+
+
+def pieces_of(text: str) -> list[str]:
+    """A chunk's lines, long ones cut at sentence ends, tiny ones joined to their neighbour."""
+    out: list[str] = []
+    for raw in text.splitlines():
+        line = raw.strip()
+        if not line:
+            continue
+        parts = [line] if len(line) <= LONG_LINE else _sentences(line)
+        for part in parts:
+            if out and len(part) < MIN_PIECE:
+                out[-1] = f"{out[-1]} {part}"
+            else:
+                out.append(part)
+    return out
+
+
+def _sentences(line: str) -> list[str]:
+    """Sentences regrouped into runs of at most LONG_LINE characters (one sentence may be more)."""
+    runs: list[str] = []
+    for sentence in (s.strip() for s in _SENTENCE_END.split(line)):
+        if not sentence:
+            continue
+        if runs and len(runs[-1]) + len(sentence) < LONG_LINE:
+            runs[-1] = f"{runs[-1]} {sentence}"
+        else:
+            runs.append(sentence)
+    return runs
+
+
+class PieceCache:
+    def __init__(self, path: Path, key: str) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(path)
+        self._db.execute(
+            "CREATE TABLE IF NOT EXISTS v (key TEXT, hash TEXT, vec BLOB, PRIMARY KEY (key, hash))"
+        )
+        self._key = key
+
+    def vectors(self, texts: Sequence[str], embed: Any) -> np.ndarray:
+        hashes = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
+        have: dict[str, bytes] = {}
+        for i in range(0, len(hashes), 500):
+            part = hashes[i : i + 500]
+            marks = ",".join("?" * len(part))
+            rows = self._db.execute(
+                f"SELECT hash, vec FROM v WHERE key = ? AND hash IN ({marks})", [self._key, *part]
+            )
+            have.update(rows)
+        missing = list(dict.fromkeys(h for h in hashes if h not in have))
+        text_of = dict(zip(hashes, texts, strict=True))
+        for i in range(0, len(missing), 64):
+            batch = missing[i : i + 64]
+            vecs = embed([text_of[h] for h in batch])
+            rows = [
+                (self._key, h, np.asarray(v, dtype=np.float32).tobytes())
+                for h, v in zip(batch, vecs, strict=True)
+            ]
+            self._db.executemany("INSERT OR REPLACE INTO v VALUES (?, ?, ?)", rows)
+            self._db.commit()
+            have.update((h, r[2]) for h, r in zip(batch, rows, strict=True))
+            print(
+                f"  embedded {min(i + 64, len(missing))} of {len(missing)} new pieces", flush=True
+            )
+        return np.stack([np.frombuffer(have[h], dtype=np.float32) for h in hashes])
+
+
+def _unit_chunks(store_path: Path) -> Iterator[tuple[str, str]]:
+    import sqlean
+
+    db = sqlean.connect(str(store_path))
+    try:
+        yield from db.execute("SELECT id, text FROM chunks")
+    finally:
+        db.close()
+
+
+def collect(name: str) -> None:
+    dataset = registry.load(name, None, registry.DEFAULT_DATA_ROOT)
+    records = json.loads((LEGS_DIR / f"{name}.json").read_text())
+    wanted_by_unit: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for rec in records:
+        wanted_by_unit[rec["unit"]].append(rec)
+    options = RunOptions(work_dir=BENCH_DIR / "work")
+    opener = memlane_opener()
+    out: list[dict[str, Any]] = []
+    for unit in limited_units(dataset, options):
+        recs = {r["qid"]: r for r in wanted_by_unit.get(unit.unit_id, [])}
+        if not recs:
+            continue
+        paths = UnitPaths.for_unit(options.work_dir, name, unit.unit_id)
+        materialize(unit, paths)
+        cfg = mode_config("hybrid", "local", paths.store_path("local"), 50, {})
+        manager: Any = open_unit(opener, paths, cfg)
+        try:
+            manager.sync(force=False)
+            searcher = manager._searching._searcher  # a study tool: it reaches in
+            store, provider = searcher._store, searcher._runtime.provider
+            cache = PieceCache(CACHE, provider.key)
+            chunk_ids: list[str] = []
+            owner: list[int] = []
+            texts: list[str] = []
+            for chunk_id, text in _unit_chunks(paths.store_path("local")):
+                chunk_ids.append(chunk_id)
+                for piece in pieces_of(text) or [text]:
+                    owner.append(len(chunk_ids) - 1)
+                    texts.append(piece)
+            matrix = cache.vectors(texts, provider.embed_documents)
+            matrix /= np.linalg.norm(matrix, axis=1, keepdims=True) + 1e-12
+            owners = np.asarray(owner)
+            index_of = {c: i for i, c in enumerate(chunk_ids)}
+            for q in unit.queries:
+                rec = recs.get(q.qid)
+                if rec is None:
+                    continue
+                asked = vector_query(store, q.text, share=manager.settings.query.common_word_share)
+                qv = np.asarray(provider.embed_query(asked.text), dtype=np.float32)
+                qv /= np.linalg.norm(qv) + 1e-12
+                sims = matrix @ qv
+                best = np.full(len(chunk_ids), -1.0, dtype=np.float32)
+                np.maximum.at(best, owners, sims)
+                cands = {e[4] for e in rec["vector"]} | {e[4] for e in rec["keyword"][:400]}
+                out.append(
+                    {
+                        "unit": unit.unit_id,
+                        "qid": q.qid,
+                        "maxsim": {c: float(best[index_of[c]]) for c in cands if c in index_of},
+                    }
+                )
+        finally:
+            manager.close()
+        print(f"{name}/{unit.unit_id}: {len(texts)} pieces of {len(chunk_ids)} chunks", flush=True)
+    (LEGS_DIR / f"{name}.pieces.json").write_text(json.dumps(out))
+
+
+# --- rules ---------------------------------------------------------------------------------------
+
+
+def mixed(alpha: float, vector_weight: float = 0.5) -> Any:
+    """The vector leg's cosine becomes (1 − alpha)·cosine + alpha·maxsim; shipped z-fusion."""
+    base = shipped("zscore", vector_weight, 1.0 - vector_weight)
+
+    def rule(vec: Leg, kw: Leg, pool: int, maxsim: dict[str, float]) -> list[str]:
+        moved = [
+            (p, s, e, (1 - alpha) * cos + alpha * maxsim.get(cid, cos), cid)
+            for p, s, e, cos, cid in vec
+        ]
+        return base(moved, kw, pool)
+
+    return rule
+
+
+def three_legs(w_vec: float, w_piece: float, w_kw: float) -> Any:
+    """z-score fusion of cosine, maxsim and bm25 (each over its own top `pool`)."""
+
+    def rule(vec: Leg, kw: Leg, pool: int, maxsim: dict[str, float]) -> list[str]:
+        v_top = sorted(vec, key=lambda e: -e[3])[:pool]
+        k_top = sorted(kw, key=lambda e: -e[3])[:pool]
+        pieces = sorted(
+            ((c, maxsim[c]) for c in {e[4] for e in vec} if c in maxsim), key=lambda x: -x[1]
+        )[:pool]
+        legs = [
+            (w_vec, *_standardised({e[4]: e[3] for e in v_top})),  # type: ignore[misc]
+            (w_piece, *_standardised(dict(pieces))),  # type: ignore[misc]
+            (w_kw, *_standardised({e[4]: max(0.0, e[3]) for e in k_top})),  # type: ignore[misc]
+        ]
+        legs = [leg for leg in legs if leg[1] and leg[0] > 0]
+        ids = list(
+            dict.fromkeys([*(e[4] for e in v_top), *(c for c, _ in pieces), *(e[4] for e in k_top)])
+        )
+        score = {c: sum(w * z.get(c, floor) for w, z, floor in legs) for c in ids}
+        return sorted(ids, key=lambda c: -score[c])
+
+    return rule
+
+
+def _plain(vector_weight: float) -> Any:
+    base = shipped("zscore", vector_weight, 1.0 - vector_weight)
+    return lambda vec, kw, pool, _maxsim: base(vec, kw, pool)
+
+
+RULES: dict[str, Any] = {
+    "z50": _plain(0.5),
+    "mix25": mixed(0.25),
+    "mix50": mixed(0.5),
+    "mix75": mixed(0.75),
+    "max": mixed(1.0),
+    "3leg_25_25_50": three_legs(0.25, 0.25, 0.5),
+    "3leg_33": three_legs(1 / 3, 1 / 3, 1 / 3),
+    "3leg_15_35_50": three_legs(0.15, 0.35, 0.5),
+}
+SHOW = ("ndcg@10", "recall@5", "recall_all@5", "recall_any@5", "turn_recall@L5")
+
+
+def evaluate(names: Sequence[str], rules: Sequence[str], pool: int, keep: int) -> dict[str, Any]:
+    report: dict[str, Any] = {}
+    for name in names:
+        dataset = registry.load(name, None, registry.DEFAULT_DATA_ROOT)
+        legs = {
+            (r["unit"], r["qid"]): r for r in json.loads((LEGS_DIR / f"{name}.json").read_text())
+        }
+        pieces = {
+            (r["unit"], r["qid"]): r["maxsim"]
+            for r in json.loads((LEGS_DIR / f"{name}.pieces.json").read_text())
+        }
+        # rule -> group -> metric -> values; groups: all, half A / B, each category
+        vals: dict[str, dict[str, dict[str, list[float]]]] = {
+            r: defaultdict(lambda: defaultdict(list)) for r in rules
+        }
+        for unit in dataset.units():
+            doc_of_path = unit.doc_of_path()
+            for q in unit.queries:
+                key = (unit.unit_id, q.qid)
+                if key not in legs or key not in pieces:
+                    continue
+                vec = [tuple(e) for e in legs[key]["vector"]]
+                kw = [tuple(e) for e in legs[key]["keyword"]]
+                where = {e[4]: (e[0], e[1], e[2]) for e in [*vec, *kw]}
+                groups = ["all", f"half {half_of(key)}"]
+                if q.category != "all":
+                    groups.append(f"cat {q.category}")
+                for rname in rules:
+                    ranked = RULES[rname](vec, kw, pool, pieces[key])[:keep]
+                    hits: list[metrics.Hit] = [where[c] for c in ranked]
+                    scores = score_query(q, hits, doc_of_path, turn_level=dataset.turn_level)
+                    for g in groups:
+                        for m in SHOW:
+                            if m in scores:
+                                vals[rname][g][m].append(scores[m])
+        report[name] = {
+            r: {
+                g: {m: (statistics.fmean(v), len(v)) for m, v in ms.items()} for g, ms in gs.items()
+            }
+            for r, gs in vals.items()
+        }
+        _print(name, report[name], rules)
+    return report
+
+
+def _print(name: str, table: dict[str, Any], rules: Sequence[str]) -> None:
+    groups = sorted(table[rules[0]], key=lambda g: (g != "all", g))
+    metrics_shown = [m for m in SHOW if m in table[rules[0]]["all"]]
+    for g in groups:
+        n = table[rules[0]][g][metrics_shown[0]][1]
+        if n < 8:
+            continue
+        print(f"\n{name} {g} (n={n})")
+        print(f"{'rule':16}" + "".join(f"{m:>16}" for m in metrics_shown))
+        for r in rules:
+            print(f"{r:16}" + "".join(f"{table[r][g][m][0]:16.3f}" for m in metrics_shown))
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(prog="python -m bench.studies.piece_vectors")
+    p.add_argument("action", choices=("collect", "evaluate"))
+    p.add_argument("datasets", nargs="+")
+    p.add_argument("--rules", default=",".join(RULES))
+    p.add_argument("--pool", type=int, default=200)
+    p.add_argument("--keep", type=int, default=50)
+    p.add_argument("--out", type=Path)
+    args = p.parse_args()
+    if args.action == "collect":
+        for name in args.datasets:
+            collect(name)
+        return
+    report = evaluate(args.datasets, args.rules.split(","), args.pool, args.keep)
+    if args.out:
+        args.out.write_text(json.dumps(report, indent=1))
+
+
+if __name__ == "__main__":
+    main()
