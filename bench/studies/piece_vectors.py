@@ -245,41 +245,47 @@ RULES: dict[str, Any] = {
 SHOW = ("ndcg@10", "recall@5", "recall_all@5", "recall_any@5", "turn_recall@L5")
 
 
+def per_query(
+    name: str, rules: Sequence[str], pool: int, keep: int
+) -> dict[str, dict[str, dict[str, list[float]]]]:
+    """rule -> group -> metric -> one value per question, in the same question order for every
+    rule (groups: all, half A / B, each category)."""
+    dataset = registry.load(name, None, registry.DEFAULT_DATA_ROOT)
+    legs = {(r["unit"], r["qid"]): r for r in json.loads((LEGS_DIR / f"{name}.json").read_text())}
+    pieces = {
+        (r["unit"], r["qid"]): r["maxsim"]
+        for r in json.loads((LEGS_DIR / f"{name}.pieces.json").read_text())
+    }
+    vals: dict[str, dict[str, dict[str, list[float]]]] = {
+        r: defaultdict(lambda: defaultdict(list)) for r in rules
+    }
+    for unit in dataset.units():
+        doc_of_path = unit.doc_of_path()
+        for q in unit.queries:
+            key = (unit.unit_id, q.qid)
+            if key not in legs or key not in pieces:
+                continue
+            vec = [tuple(e) for e in legs[key]["vector"]]
+            kw = [tuple(e) for e in legs[key]["keyword"]]
+            where = {e[4]: (e[0], e[1], e[2]) for e in [*vec, *kw]}
+            groups = ["all", f"half {half_of(key)}"]
+            if q.category != "all":
+                groups.append(f"cat {q.category}")
+            for rname in rules:
+                ranked = RULES[rname](vec, kw, pool, pieces[key])[:keep]
+                hits: list[metrics.Hit] = [where[c] for c in ranked]
+                scores = score_query(q, hits, doc_of_path, turn_level=dataset.turn_level)
+                for g in groups:
+                    for m in SHOW:
+                        if m in scores:
+                            vals[rname][g][m].append(scores[m])
+    return vals
+
+
 def evaluate(names: Sequence[str], rules: Sequence[str], pool: int, keep: int) -> dict[str, Any]:
     report: dict[str, Any] = {}
     for name in names:
-        dataset = registry.load(name, None, registry.DEFAULT_DATA_ROOT)
-        legs = {
-            (r["unit"], r["qid"]): r for r in json.loads((LEGS_DIR / f"{name}.json").read_text())
-        }
-        pieces = {
-            (r["unit"], r["qid"]): r["maxsim"]
-            for r in json.loads((LEGS_DIR / f"{name}.pieces.json").read_text())
-        }
-        # rule -> group -> metric -> values; groups: all, half A / B, each category
-        vals: dict[str, dict[str, dict[str, list[float]]]] = {
-            r: defaultdict(lambda: defaultdict(list)) for r in rules
-        }
-        for unit in dataset.units():
-            doc_of_path = unit.doc_of_path()
-            for q in unit.queries:
-                key = (unit.unit_id, q.qid)
-                if key not in legs or key not in pieces:
-                    continue
-                vec = [tuple(e) for e in legs[key]["vector"]]
-                kw = [tuple(e) for e in legs[key]["keyword"]]
-                where = {e[4]: (e[0], e[1], e[2]) for e in [*vec, *kw]}
-                groups = ["all", f"half {half_of(key)}"]
-                if q.category != "all":
-                    groups.append(f"cat {q.category}")
-                for rname in rules:
-                    ranked = RULES[rname](vec, kw, pool, pieces[key])[:keep]
-                    hits: list[metrics.Hit] = [where[c] for c in ranked]
-                    scores = score_query(q, hits, doc_of_path, turn_level=dataset.turn_level)
-                    for g in groups:
-                        for m in SHOW:
-                            if m in scores:
-                                vals[rname][g][m].append(scores[m])
+        vals = per_query(name, rules, pool, keep)
         report[name] = {
             r: {
                 g: {m: (statistics.fmean(v), len(v)) for m, v in ms.items()} for g, ms in gs.items()
@@ -287,6 +293,34 @@ def evaluate(names: Sequence[str], rules: Sequence[str], pool: int, keep: int) -
             for r, gs in vals.items()
         }
         _print(name, report[name], rules)
+    return report
+
+
+def compare(names: Sequence[str], rule: str, base: str, pool: int, keep: int) -> dict[str, Any]:
+    """`rule` against `base`, paired bootstrap, per set, group (≥ 8 questions) and metric."""
+    report: dict[str, Any] = {}
+    for name in names:
+        vals = per_query(name, [base, rule], pool, keep)
+        report[name] = {}
+        print(f"\n{name}: {rule} − {base}")
+        for g in sorted(vals[base], key=lambda g: (g != "all", g)):
+            for m, b in vals[base][g].items():
+                if len(b) < 8:
+                    continue
+                c = metrics.paired_bootstrap(vals[rule][g][m], b)
+                after = statistics.fmean(vals[rule][g][m])
+                report[name].setdefault(g, {})[m] = {
+                    "base": statistics.fmean(b),
+                    "rule": after,
+                    "diff": c.mean_diff,
+                    "ci": [c.ci_low, c.ci_high],
+                    "p": c.p_value,
+                    "n": c.n,
+                }
+                print(
+                    f"  {g:8} {m:15} n={c.n:5} {statistics.fmean(b):.3f} -> {after:.3f} "
+                    f"{c.mean_diff:+.3f} [{c.ci_low:+.3f}, {c.ci_high:+.3f}] p={c.p_value:.3f}"
+                )
     return report
 
 
@@ -305,18 +339,22 @@ def _print(name: str, table: dict[str, Any], rules: Sequence[str]) -> None:
 
 def main() -> None:
     p = argparse.ArgumentParser(prog="python -m bench.studies.piece_vectors")
-    p.add_argument("action", choices=("collect", "evaluate"))
+    p.add_argument("action", choices=("collect", "evaluate", "compare"))
     p.add_argument("datasets", nargs="+")
     p.add_argument("--rules", default=",".join(RULES))
     p.add_argument("--pool", type=int, default=200)
     p.add_argument("--keep", type=int, default=50)
+    p.add_argument("--base", default="z50", help="compare: the rule compared against")
     p.add_argument("--out", type=Path)
     args = p.parse_args()
     if args.action == "collect":
         for name in args.datasets:
             collect(name)
         return
-    report = evaluate(args.datasets, args.rules.split(","), args.pool, args.keep)
+    if args.action == "compare":
+        report = compare(args.datasets, args.rules, args.base, args.pool, args.keep)
+    else:
+        report = evaluate(args.datasets, args.rules.split(","), args.pool, args.keep)
     if args.out:
         args.out.write_text(json.dumps(report, indent=1))
 
