@@ -10,6 +10,9 @@ vector leg's cosine, or as a third leg of the z-score fusion. Nothing here ships
     python -m bench.studies.fusion_study collect locomo            # the legs first
     python -m bench.studies.piece_vectors collect locomo           # piece cosines per question
     python -m bench.studies.piece_vectors evaluate locomo [--out F]
+    python -m bench.studies.piece_vectors compare scifact --rules mix50 [--variant ctx]
+
+`--variant ctx` embeds each piece under its chunk's headings (`titled_pieces`).
 
 Piece vectors are cached in `bench/work/piece-vectors.sqlite` (keyed by the piece's hash and
 the provider's key), so a second collect embeds nothing new.
@@ -118,17 +121,32 @@ class PieceCache:
         return np.stack([np.frombuffer(have[h], dtype=np.float32) for h in hashes])
 
 
-def _unit_chunks(store_path: Path) -> Iterator[tuple[str, str]]:
+def _unit_chunks(store_path: Path) -> Iterator[tuple[str, str, str]]:
     import sqlean
 
     db = sqlean.connect(str(store_path))
     try:
-        yield from db.execute("SELECT id, text FROM chunks")
+        yield from db.execute("SELECT id, text, context FROM chunks")
     finally:
         db.close()
 
 
-def collect(name: str) -> None:
+def titled_pieces(text: str, context: str) -> list[str]:
+    """The `ctx` variant: each piece under its chunk's headings (the trail the chunk is indexed
+    with, or the heading the chunk opens with), so a sentence still says which note it is in.
+    A piece that is the heading itself is left out: the chunk's own vector covers it."""
+    pieces = pieces_of(text)
+    title = context
+    if not title and pieces and pieces[0].startswith("#"):
+        title, pieces = pieces[0], pieces[1:]
+    return [f"{title}\n{p}" if title else p for p in pieces]
+
+
+def _suffix(variant: str) -> str:
+    return "pieces.json" if variant == "plain" else f"pieces-{variant}.json"
+
+
+def collect(name: str, variant: str = "plain") -> None:
     dataset = registry.load(name, None, registry.DEFAULT_DATA_ROOT)
     records = json.loads((LEGS_DIR / f"{name}.json").read_text())
     wanted_by_unit: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -153,9 +171,10 @@ def collect(name: str) -> None:
             chunk_ids: list[str] = []
             owner: list[int] = []
             texts: list[str] = []
-            for chunk_id, text in _unit_chunks(paths.store_path("local")):
+            for chunk_id, text, context in _unit_chunks(paths.store_path("local")):
                 chunk_ids.append(chunk_id)
-                for piece in pieces_of(text) or [text]:
+                split = pieces_of(text) if variant == "plain" else titled_pieces(text, context)
+                for piece in split or [text]:
                     owner.append(len(chunk_ids) - 1)
                     texts.append(piece)
             matrix = cache.vectors(texts, provider.embed_documents)
@@ -183,7 +202,7 @@ def collect(name: str) -> None:
         finally:
             manager.close()
         print(f"{name}/{unit.unit_id}: {len(texts)} pieces of {len(chunk_ids)} chunks", flush=True)
-    (LEGS_DIR / f"{name}.pieces.json").write_text(json.dumps(out))
+    (LEGS_DIR / f"{name}.{_suffix(variant)}").write_text(json.dumps(out))
 
 
 # --- rules ---------------------------------------------------------------------------------------
@@ -246,7 +265,7 @@ SHOW = ("ndcg@10", "recall@5", "recall_all@5", "recall_any@5", "turn_recall@L5")
 
 
 def per_query(
-    name: str, rules: Sequence[str], pool: int, keep: int
+    name: str, rules: Sequence[str], pool: int, keep: int, variant: str = "plain"
 ) -> dict[str, dict[str, dict[str, list[float]]]]:
     """rule -> group -> metric -> one value per question, in the same question order for every
     rule (groups: all, half A / B, each category)."""
@@ -254,7 +273,7 @@ def per_query(
     legs = {(r["unit"], r["qid"]): r for r in json.loads((LEGS_DIR / f"{name}.json").read_text())}
     pieces = {
         (r["unit"], r["qid"]): r["maxsim"]
-        for r in json.loads((LEGS_DIR / f"{name}.pieces.json").read_text())
+        for r in json.loads((LEGS_DIR / f"{name}.{_suffix(variant)}").read_text())
     }
     vals: dict[str, dict[str, dict[str, list[float]]]] = {
         r: defaultdict(lambda: defaultdict(list)) for r in rules
@@ -282,10 +301,12 @@ def per_query(
     return vals
 
 
-def evaluate(names: Sequence[str], rules: Sequence[str], pool: int, keep: int) -> dict[str, Any]:
+def evaluate(
+    names: Sequence[str], rules: Sequence[str], pool: int, keep: int, variant: str = "plain"
+) -> dict[str, Any]:
     report: dict[str, Any] = {}
     for name in names:
-        vals = per_query(name, rules, pool, keep)
+        vals = per_query(name, rules, pool, keep, variant)
         report[name] = {
             r: {
                 g: {m: (statistics.fmean(v), len(v)) for m, v in ms.items()} for g, ms in gs.items()
@@ -296,11 +317,13 @@ def evaluate(names: Sequence[str], rules: Sequence[str], pool: int, keep: int) -
     return report
 
 
-def compare(names: Sequence[str], rule: str, base: str, pool: int, keep: int) -> dict[str, Any]:
+def compare(
+    names: Sequence[str], rule: str, base: str, pool: int, keep: int, variant: str = "plain"
+) -> dict[str, Any]:
     """`rule` against `base`, paired bootstrap, per set, group (≥ 8 questions) and metric."""
     report: dict[str, Any] = {}
     for name in names:
-        vals = per_query(name, [base, rule], pool, keep)
+        vals = per_query(name, [base, rule], pool, keep, variant)
         report[name] = {}
         print(f"\n{name}: {rule} − {base}")
         for g in sorted(vals[base], key=lambda g: (g != "all", g)):
@@ -345,16 +368,22 @@ def main() -> None:
     p.add_argument("--pool", type=int, default=200)
     p.add_argument("--keep", type=int, default=50)
     p.add_argument("--base", default="z50", help="compare: the rule compared against")
+    p.add_argument(
+        "--variant",
+        choices=("plain", "ctx"),
+        default="plain",
+        help="ctx: each piece embedded under its chunk's headings",
+    )
     p.add_argument("--out", type=Path)
     args = p.parse_args()
     if args.action == "collect":
         for name in args.datasets:
-            collect(name)
+            collect(name, args.variant)
         return
     if args.action == "compare":
-        report = compare(args.datasets, args.rules, args.base, args.pool, args.keep)
+        report = compare(args.datasets, args.rules, args.base, args.pool, args.keep, args.variant)
     else:
-        report = evaluate(args.datasets, args.rules.split(","), args.pool, args.keep)
+        report = evaluate(args.datasets, args.rules.split(","), args.pool, args.keep, args.variant)
     if args.out:
         args.out.write_text(json.dumps(report, indent=1))
 
