@@ -47,6 +47,7 @@ from memlane.bench.runner import (
 )
 from memlane.bench.studies.fusion_study import LEGS_DIR, Leg, half_of, shipped
 from memlane.bench.workspace import UnitPaths, materialize
+from memlane.domain.chunks import ChunkId
 from memlane.domain.scoring import _standardised
 
 CACHE = BENCH_DIR / "work" / "piece-vectors.sqlite"
@@ -99,10 +100,10 @@ class PieceCache:
         for i in range(0, len(hashes), 500):
             part = hashes[i : i + 500]
             marks = ",".join("?" * len(part))
-            rows = self._db.execute(
+            found = self._db.execute(
                 f"SELECT hash, vec FROM v WHERE key = ? AND hash IN ({marks})", [self._key, *part]
             )
-            have.update(rows)
+            have.update(found)
         missing = list(dict.fromkeys(h for h in hashes if h not in have))
         text_of = dict(zip(hashes, texts, strict=True))
         for i in range(0, len(missing), 64):
@@ -231,16 +232,16 @@ def three_legs(w_vec: float, w_piece: float, w_kw: float) -> Any:
         pieces = sorted(
             ((c, maxsim[c]) for c in {e[4] for e in vec} if c in maxsim), key=lambda x: -x[1]
         )[:pool]
-        legs = [
-            (w_vec, *_standardised({e[4]: e[3] for e in v_top})),  # type: ignore[misc]
-            (w_piece, *_standardised(dict(pieces))),  # type: ignore[misc]
-            (w_kw, *_standardised({e[4]: max(0.0, e[3]) for e in k_top})),  # type: ignore[misc]
+        scored = [
+            (w_vec, {ChunkId(e[4]): e[3] for e in v_top}),
+            (w_piece, {ChunkId(c): s for c, s in pieces}),
+            (w_kw, {ChunkId(e[4]): max(0.0, e[3]) for e in k_top}),
         ]
-        legs = [leg for leg in legs if leg[1] and leg[0] > 0]
+        legs = [(w, *_standardised(values)) for w, values in scored if values and w > 0]
         ids = list(
             dict.fromkeys([*(e[4] for e in v_top), *(c for c, _ in pieces), *(e[4] for e in k_top)])
         )
-        score = {c: sum(w * z.get(c, floor) for w, z, floor in legs) for c in ids}
+        score = {c: sum(w * z.get(ChunkId(c), floor) for w, z, floor in legs) for c in ids}
         return sorted(ids, key=lambda c: -score[c])
 
     return rule
