@@ -26,13 +26,16 @@ import hashlib
 import json
 import math
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from memlane.application.query_focus import vector_query
 from memlane.bench import metrics
 from memlane.bench.cli import BENCH_DIR
 from memlane.bench.datasets import registry
+from memlane.bench.datasets.model import Unit
 from memlane.bench.runner import (
     RunOptions,
     limited_units,
@@ -51,6 +54,22 @@ from memlane.domain.search import Candidate
 LEGS_DIR = BENCH_DIR / "work" / "legs"
 
 
+@contextmanager
+def opened_unit(name: str, unit: Unit, work_dir: Path) -> Iterator[tuple[Any, Any, Any, Path]]:
+    """The unit's manager (synced, as `bench run` leaves it), its store, its provider and the
+    store's file. A study tool: it reaches into the manager for the store and provider."""
+    paths = UnitPaths.for_unit(work_dir, name, unit.unit_id)
+    materialize(unit, paths)
+    cfg = mode_config("hybrid", "local", paths.store_path("local"), 50, {})
+    manager: Any = open_unit(memlane_opener(), paths, cfg)
+    try:
+        manager.sync(force=False)
+        searcher = manager._searching._searcher
+        yield manager, searcher._store, searcher._runtime.provider, paths.store_path("local")
+    finally:
+        manager.close()
+
+
 def collect(name: str, depth: int, limit: int | None) -> None:
     dataset = registry.load(name, None, registry.DEFAULT_DATA_ROOT)
     multi = len(list(dataset.units())) > 1
@@ -59,17 +78,9 @@ def collect(name: str, depth: int, limit: int | None) -> None:
         limit_units=limit if multi else None,
         limit_queries=None if multi else limit,
     )
-    opener = memlane_opener()
     out: list[dict[str, Any]] = []
     for unit in limited_units(dataset, options):
-        paths = UnitPaths.for_unit(options.work_dir, name, unit.unit_id)
-        materialize(unit, paths)
-        cfg = mode_config("hybrid", "local", paths.store_path("local"), 50, {})
-        manager: Any = open_unit(opener, paths, cfg)
-        try:
-            manager.sync(force=False)
-            searcher = manager._searching._searcher  # a study tool: it reaches in
-            store, provider = searcher._store, searcher._runtime.provider
+        with opened_unit(name, unit, options.work_dir) as (manager, store, provider, _):
             sources = manager.settings.sources
             for q in unit.queries:
                 match = build_fts_query(q.text)
@@ -99,8 +110,6 @@ def collect(name: str, depth: int, limit: int | None) -> None:
                         "n_chunks": len(vec_all),
                     }
                 )
-        finally:
-            manager.close()
         print(f"{name}/{unit.unit_id}: {len(unit.queries)} queries", flush=True)
     LEGS_DIR.mkdir(parents=True, exist_ok=True)
     (LEGS_DIR / f"{name}.json").write_text(json.dumps(out))

@@ -37,16 +37,8 @@ from memlane.application.query_focus import vector_query
 from memlane.bench import metrics
 from memlane.bench.cli import BENCH_DIR
 from memlane.bench.datasets import registry
-from memlane.bench.runner import (
-    RunOptions,
-    limited_units,
-    memlane_opener,
-    mode_config,
-    open_unit,
-    score_query,
-)
-from memlane.bench.studies.fusion_study import LEGS_DIR, Leg, half_of, shipped
-from memlane.bench.workspace import UnitPaths, materialize
+from memlane.bench.runner import RunOptions, limited_units, score_query
+from memlane.bench.studies.fusion_study import LEGS_DIR, Leg, half_of, opened_unit, shipped
 from memlane.domain.chunks import ChunkId
 from memlane.domain.scoring import _standardised
 
@@ -154,25 +146,17 @@ def collect(name: str, variant: str = "plain") -> None:
     for rec in records:
         wanted_by_unit[rec["unit"]].append(rec)
     options = RunOptions(work_dir=BENCH_DIR / "work")
-    opener = memlane_opener()
     out: list[dict[str, Any]] = []
     for unit in limited_units(dataset, options):
         recs = {r["qid"]: r for r in wanted_by_unit.get(unit.unit_id, [])}
         if not recs:
             continue
-        paths = UnitPaths.for_unit(options.work_dir, name, unit.unit_id)
-        materialize(unit, paths)
-        cfg = mode_config("hybrid", "local", paths.store_path("local"), 50, {})
-        manager: Any = open_unit(opener, paths, cfg)
-        try:
-            manager.sync(force=False)
-            searcher = manager._searching._searcher  # a study tool: it reaches in
-            store, provider = searcher._store, searcher._runtime.provider
+        with opened_unit(name, unit, options.work_dir) as (manager, store, provider, db_path):
             cache = PieceCache(CACHE, provider.key)
             chunk_ids: list[str] = []
             owner: list[int] = []
             texts: list[str] = []
-            for chunk_id, text, context in _unit_chunks(paths.store_path("local")):
+            for chunk_id, text, context in _unit_chunks(db_path):
                 chunk_ids.append(chunk_id)
                 split = pieces_of(text) if variant == "plain" else titled_pieces(text, context)
                 for piece in split or [text]:
@@ -200,8 +184,6 @@ def collect(name: str, variant: str = "plain") -> None:
                         "maxsim": {c: float(best[index_of[c]]) for c in cands if c in index_of},
                     }
                 )
-        finally:
-            manager.close()
         print(f"{name}/{unit.unit_id}: {len(texts)} pieces of {len(chunk_ids)} chunks", flush=True)
     (LEGS_DIR / f"{name}.{_suffix(variant)}").write_text(json.dumps(out))
 
