@@ -343,11 +343,15 @@ _ORDERS: Final = (
 )
 
 
-def _found(head: str, as_of: float) -> list[Match]:
+def _day_of(as_of: float) -> dt.date | None:
+    """The UTC day of `as_of`; None when it is no day of the calendar (years 1 to 9999)."""
     try:
-        today = dt.datetime.fromtimestamp(as_of, tz=dt.UTC).date()
+        return dt.datetime.fromtimestamp(as_of, tz=dt.UTC).date()
     except (OverflowError, OSError, ValueError):
-        return []  # not a day of the calendar (years 1 to 9999): no time word can be read
+        return None
+
+
+def _found(head: str, today: dt.date) -> list[Match]:
     found: list[Match] = []
     for matcher in _MATCHERS:
         found.extend(_within_calendar(matcher(head, today)))
@@ -367,16 +371,24 @@ def _within_calendar(matches: Iterable[Match]) -> Iterator[Match]:
 def named_windows(text: str, as_of: float) -> list[tuple[float, float]]:
     """Every window the time expressions of `text` name, read against `as_of` (epoch seconds,
     whole UTC days, inclusive): a memory's "last Friday" is the Friday before it was written."""
+    today = _day_of(as_of)
+    if today is None:
+        return []
     return [
         (day_range(first)[0], day_range(last)[1])
-        for _, _, (first, last) in _found(text[:MAX_CHARS].lower(), as_of)
+        for _, _, (first, last) in _found(text[:MAX_CHARS].lower(), today)
     ]
 
 
 def read_time_words(text: str, as_of: float) -> TimeIntent | None:
     """The time the question names, read against `as_of` (see the module docstring)."""
+    today = _day_of(as_of)
+    if today is None:
+        # Nothing can be read against it: not a window, and not an order either, since the
+        # words of a window it would have found ("the day before yesterday") must not order.
+        return None
     head = text[:MAX_CHARS].lower()
-    found = _found(head, as_of)
+    found = _found(head, today)
     phrase = since = until = None
     rest = head
     if found:

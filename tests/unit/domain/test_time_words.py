@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import calendar
 import datetime as dt
+from typing import ClassVar
 
 import pytest
 
@@ -434,6 +435,10 @@ class TestAhead:
         assert since == _day("2026-11-13")
 
 
+MIN_EPOCH = float(calendar.timegm((1, 1, 1, 0, 0, 0)))
+MAX_EPOCH = float(calendar.timegm((9999, 12, 31, 23, 59, 59))) + 1.0
+
+
 class TestTheCalendarsEnds:
     """Dates outside years 1 to 9999 cannot be computed; a question naming one still searches."""
 
@@ -451,20 +456,32 @@ class TestTheCalendarsEnds:
 
         assert intent is None or intent.since is None
 
+    QUESTIONS: ClassVar[list[str]] = [
+        *(q for q, _, _ in WINDOWS),
+        *NOT_TIME,
+        "999 weeks ago",
+        "999 months ago",
+    ]
+
     @pytest.mark.parametrize(
         "as_of",
         [
             float(calendar.timegm((1, 1, 1, 0, 0, 0))),
             float(calendar.timegm((9999, 12, 31, 12, 0, 0))),
-            1e20,  # no day at all
         ],
     )
     def test_every_expression_reads_without_failing_at_the_ends(self, as_of: float) -> None:
-        questions = [q for q, _, _ in WINDOWS] + NOT_TIME + ["999 weeks ago", "999 months ago"]
+        # What is checked is that no read raises (OverflowError / ValueError did, before), and
+        # that whatever window is read lies inside the calendar.
+        for question in self.QUESTIONS:
+            intent = read_time_words(question, as_of)
+            if intent is not None and intent.since is not None and intent.until is not None:
+                assert MIN_EPOCH <= intent.since <= intent.until <= MAX_EPOCH, question
 
-        read = [read_time_words(q, as_of) for q in questions]
+    def test_an_as_of_that_is_no_day_reads_no_time_words(self) -> None:
+        read = [read_time_words(q, 1e20) for q in self.QUESTIONS]
 
-        assert len(read) == len(questions)
+        assert read == [None] * len(self.QUESTIONS)
 
     def test_a_window_inside_the_calendar_is_still_read_at_its_end(self) -> None:
         intent = read_time_words("last year", float(calendar.timegm((9999, 12, 31, 12, 0, 0))))
