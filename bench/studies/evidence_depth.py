@@ -27,11 +27,13 @@ from memlane.bench.studies.fusion_study import LEGS_DIR, shipped
 BUCKETS = ((6, 10), (11, 15), (16, 20), (21, 30), (31, 10_000))
 
 
+def _label(low: int, high: int) -> str:
+    return f"{low}-{high}" if high < 10_000 else f">{low - 1}"
+
+
 def _bucket(rank: int) -> str:
-    for low, high in BUCKETS:
-        if low <= rank <= high:
-            return f"{low}-{high}" if high < 10_000 else f">{low - 1}"
-    return "≤5"
+    """The bucket of a miss's deepest rank (> 5: a miss)."""
+    return next(_label(low, high) for low, high in BUCKETS if low <= rank <= high)
 
 
 def depths(name: str, pool: int) -> dict[str, Any]:
@@ -53,7 +55,7 @@ def depths(name: str, pool: int) -> dict[str, Any]:
             ranked = metrics.distinct_ids([where[c] for c in fuse(vec, kw, pool)], doc_of_path)
             rank_of = {doc: i + 1 for i, doc in enumerate(ranked)}
             deepest = max(rank_of.get(doc, 10_000) for doc in q.gold_docs)
-            n_gold = str(min(len(q.gold_docs), 5)) if len(q.gold_docs) < 5 else "5+"
+            n_gold = str(len(q.gold_docs)) if len(q.gold_docs) < 5 else "5+"
             for cat in (q.category, "all"):
                 by_cat[cat]["questions"][n_gold] += 1
                 if deepest > 5:
@@ -79,7 +81,7 @@ def main() -> None:
                 print(f"    {n:>3}: {parts['questions'][n]:5} / {parts['missed'].get(n, 0)}")
             print("  deepest evidence session of a miss:")
             for low, high in BUCKETS:
-                label = f"{low}-{high}" if high < 10_000 else f">{low - 1}"
+                label = _label(low, high)
                 print(f"    rank {label:>6}: {parts['deepest'].get(label, 0)}")
     if args.out:
         args.out.write_text(json.dumps(report, indent=1, ensure_ascii=False))
