@@ -59,7 +59,8 @@ def compare(a: Path, b: Path, metric: str) -> list[str]:
         name, unit, qid, mode = key
         base = float(row_b["metrics"].get(metric, 0.0))
         delta = float(row_a["metrics"].get(metric, 0.0)) - base
-        for category in (str(row_a["category"]), "all"):
+        # A set without categories labels every query "all": count it once, not twice.
+        for category in dict.fromkeys((str(row_a["category"]), "all")):
             groups[(name, mode, half(unit, qid, tuning[name]), category)].append((delta, base))
     lines = [
         f"{metric}, A − B; tuning half of {name}: {sorted(units) if units else 'sha1(qid) even'}"
