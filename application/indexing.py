@@ -98,7 +98,13 @@ class FilePreparer:
                 problems.append(f"invalid UTF-8: {decoded.replaced_bytes} byte(s) replaced")
             text = self._note_redact(decoded.text) if self._note_redact else decoded.text
             chunks = chunk_text(
-                source, path, text, self._policy, mtime=stat.mtime, heading_context=True
+                source,
+                path,
+                text,
+                self._policy,
+                mtime=stat.mtime,
+                heading_context=True,
+                sentence_cuts=True,
             )
         indexed = IndexedFile(
             source=source, path=path, hash=content_hash, mtime=stat.mtime, size=len(data)

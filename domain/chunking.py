@@ -30,6 +30,7 @@ from memlane.domain.chunks import Chunk, ChunkingPolicy
 from memlane.domain.cjk import WIDE_CHARACTERS
 from memlane.domain.hashing import chunk_id, sha256_text
 from memlane.domain.heading_trail import TrailReader, heading_level, indexed_text
+from memlane.domain.line_pieces import sentences, words
 from memlane.domain.sources import Source
 
 # Cost model, in quarter-tokens ("units"): real tokenizers (cl100k, o200k, e5's sentencepiece)
@@ -67,6 +68,12 @@ class _Segment:
     units: int
     blank: bool
     heading: bool = False  # first piece of a markdown heading line
+    joins: bool = False  # a later piece of its line: follows the previous piece with no newline
+
+    @property
+    def gap(self) -> int:
+        """Units of the separator before this segment when it follows another in a chunk."""
+        return 0 if self.joins else OTHER_UNITS
 
 
 def _normalise_newlines(text: str) -> str:
@@ -105,58 +112,105 @@ def _heading_cut(buffer: Sequence[_Segment], carried: int, budget: int) -> int |
     for index, segment in enumerate(buffer):
         if segment.heading and index > carried and before * 2 >= budget:
             cut = index
-        before += segment.units + OTHER_UNITS
+        before += segment.units + (buffer[index + 1].gap if index + 1 < len(buffer) else 0)
     return cut
 
 
-def _segments_of_line(line: str, index: int, budget: int, *, heading: bool) -> list[_Segment]:
-    """Cut one line into pieces of at most `budget` units (an empty line is one empty piece)."""
-    units = _units(line)
-    if units <= budget:
-        return [_Segment(line, index, units, not line.strip(), heading)]
-    pieces: list[_Segment] = []
+def _hard_cut(text: str, budget: int) -> list[str]:
+    """Cut `text` into pieces of at most `budget` units, wherever the budget falls."""
+    pieces: list[str] = []
     start = 0
     used = 0
-    for position, char in enumerate(line):
+    for position, char in enumerate(text):
         cost = char_units(char)
         if used + cost > budget and position > start:
             cut = position
             # Keep a (lone-surrogate encoded) pair together unless it alone fills the piece.
-            if _is_high_surrogate(line[cut - 1]) and cut - 1 > start:
+            if _is_high_surrogate(text[cut - 1]) and cut - 1 > start:
                 cut -= 1
-            piece = line[start:cut]
-            pieces.append(
-                _Segment(piece, index, _units(piece), not piece.strip(), heading and not pieces)
-            )
+            pieces.append(text[start:cut])
             start = cut
-            used = _units(line[start : position + 1])
+            used = _units(text[start : position + 1])
         else:
             used += cost
-    piece = line[start:]
-    pieces.append(_Segment(piece, index, _units(piece), not piece.strip()))
+    pieces.append(text[start:])
     return pieces
 
 
+def _pieces_of_line(line: str, budget: int) -> list[str]:
+    """A line too long for the budget cut between sentences, else words, else anywhere."""
+    pieces: list[str] = []
+    for sentence in sentences(line):
+        if _units(sentence) <= budget:
+            pieces.append(sentence)
+            continue
+        for word in words(sentence):
+            pieces.extend([word] if _units(word) <= budget else _hard_cut(word, budget))
+    return pieces
+
+
+def _segments_of_line(
+    line: str, index: int, budget: int, *, heading: bool, sentence_cuts: bool
+) -> list[_Segment]:
+    """One line as segments of at most `budget` units (an empty line is one empty segment).
+
+    A longer line becomes several segments. With `sentence_cuts` they are its sentences (or
+    words), later ones joining the previous with no newline, so the chunks fill up with whole
+    sentences and their overlap can carry a sentence over; without, budget-sized pieces.
+    """
+    units = _units(line)
+    if units <= budget:
+        return [_Segment(line, index, units, not line.strip(), heading)]
+    pieces = _pieces_of_line(line, budget) if sentence_cuts else _hard_cut(line, budget)
+    return [
+        _Segment(
+            piece,
+            index,
+            _units(piece),
+            not piece.strip(),
+            heading and n == 0,
+            sentence_cuts and n > 0,
+        )
+        for n, piece in enumerate(pieces)
+    ]
+
+
 def _joined_units(segments: Sequence[_Segment]) -> int:
-    if not segments:
-        return 0
-    return sum(s.units for s in segments) + (len(segments) - 1) * OTHER_UNITS
+    return sum(s.units for s in segments) + sum(s.gap for s in segments[1:])
 
 
 def _overlap(
-    buffer: Sequence[_Segment], overlap: int, budget: int, incoming: int
+    buffer: Sequence[_Segment], overlap: int, budget: int, incoming: _Segment
 ) -> list[_Segment]:
-    """Trailing whole segments worth at most `overlap` units that leave room for `incoming`."""
+    """Trailing whole segments worth at most `overlap` units that leave room for `incoming`.
+
+    Part of a line is carried only into the rest of that line: a chunk that starts a new line
+    does not open with the tail of the one before (its hit would cite one more line for it).
+    """
     kept: list[_Segment] = []
     total = 0
     for segment in reversed(buffer):
-        with_segment = segment.units + (OTHER_UNITS if kept else 0) + total
-        if with_segment > overlap or with_segment + OTHER_UNITS + incoming > budget:
+        with_segment = segment.units + (kept[-1].gap if kept else 0) + total
+        if with_segment > overlap or with_segment + incoming.gap + incoming.units > budget:
             break
         kept.append(segment)
         total = with_segment
     kept.reverse()
+    continued = incoming.line if incoming.joins else None
+    while kept and kept[0].joins and kept[0].line != continued:
+        kept.pop(0)
     return kept
+
+
+def _headings_at_end(buffer: Sequence[_Segment], carried: int) -> int:
+    """Where the headings (and blank lines) that end the buffer start; len(buffer) if none do."""
+    start = len(buffer)
+    for index in range(len(buffer) - 1, carried - 1, -1):
+        if buffer[index].heading:
+            start = index
+        elif not buffer[index].blank:
+            break
+    return start
 
 
 def _map_line(line: int, line_numbers: Sequence[int] | None) -> int:
@@ -182,6 +236,7 @@ def chunk_text(
     line_timestamps: Sequence[float | None] | None = None,
     mtime: float | None = None,
     heading_context: bool = False,
+    sentence_cuts: bool = False,
 ) -> list[Chunk]:
     """Split `text` into chunks of whole lines, each within `policy.tokens` estimated tokens.
 
@@ -203,6 +258,11 @@ def chunk_text(
 
     With `heading_context` (notes), each chunk's `context` is the trail of headings above it
     (heading_trail.py) and its hash covers that trail too.
+
+    With `sentence_cuts` (notes), a line longer than the budget starts a chunk (with the headings
+    right above it) and is cut between sentences, else words (line_pieces.py), not at the exact
+    budget. Transcripts keep the budget cut: on LongMemEval the sentence cuts moved single
+    questions both ways (bench/RESULTS.md, session 20).
     """
     normalised = _normalise_newlines(text)
     if not normalised:
@@ -231,7 +291,7 @@ def chunk_text(
         first_kept = next(i for i, s in enumerate(buffer) if not s.blank)
         last_kept = next(i for i in range(len(buffer) - 1, -1, -1) if not buffer[i].blank)
         kept = buffer[first_kept : last_kept + 1]
-        body = "\n".join(s.text for s in kept)
+        body = kept[0].text + "".join(("" if s.joins else "\n") + s.text for s in kept[1:])
         start = kept[0].line + 1
         end = kept[-1].line + 1
         context = "" if trail is None else trail.above(kept[0].line)
@@ -260,22 +320,32 @@ def chunk_text(
     used = 0  # units of the buffer's lines joined with newlines
     carried = 0  # how many leading segments of `buffer` repeat the previous chunk
     for index, line in enumerate(lines):
-        for segment in _segments_of_line(line, index, budget, heading=levels[index] > 0):
-            if buffer and used + OTHER_UNITS + segment.units > budget:
+        segments = _segments_of_line(
+            line, index, budget, heading=levels[index] > 0, sentence_cuts=sentence_cuts
+        )
+        if sentence_cuts and len(segments) > 1 and buffer:
+            # A line too long for one chunk starts one, as a section does, taking along the
+            # headings right above it; packing its first sentences behind earlier lines would
+            # make those hits cite lines they barely hold.
+            keep = _headings_at_end(buffer, carried)
+            if any(not s.blank for s in buffer[carried:keep]):
+                flush(buffer[:keep], carried)
+            buffer, carried = buffer[keep:], 0
+            used = _joined_units(buffer)
+        for segment in segments:
+            if buffer and used + segment.gap + segment.units > budget:
                 cut = None if segment.heading else _heading_cut(buffer, carried, budget)
                 if cut is not None:  # the buffer's last section moves on to the next chunk
                     flush(buffer[:cut], carried)
                     buffer, carried = buffer[cut:], 0
                     used = _joined_units(buffer)
-                if used + OTHER_UNITS + segment.units > budget:
+                if used + segment.gap + segment.units > budget:
                     flush(buffer, carried)
                     # A new section starts without overlap: the previous section's tail is noise.
-                    buffer = (
-                        [] if segment.heading else _overlap(buffer, overlap, budget, segment.units)
-                    )
+                    buffer = [] if segment.heading else _overlap(buffer, overlap, budget, segment)
                     used = _joined_units(buffer)
                     carried = len(buffer)
-            used += segment.units + (OTHER_UNITS if buffer else 0)
+            used += segment.units + (segment.gap if buffer else 0)
             buffer.append(segment)
     if buffer:
         flush(buffer, carried)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from itertools import pairwise
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -133,6 +134,75 @@ class TestChunkBoundaries:
         assert spans(chunks) == [(1, 3)]
 
 
+class TestLongLines:
+    """With `sentence_cuts` (notes), a long line is cut between sentences, else words."""
+
+    SENTENCE = "The cat sat on the mat. "  # 24 units: one fits an 8-token (32-unit) budget
+
+    def test_a_long_line_is_cut_between_sentences(self) -> None:
+        line = self.SENTENCE * 5
+        chunks = chunk_text("memory", "a.md", line, ChunkingPolicy(16, 0), sentence_cuts=True)
+        assert [c.text for c in chunks] == [self.SENTENCE * 2] * 2 + [self.SENTENCE]
+        assert spans(chunks) == [(1, 1)] * 3
+
+    def test_the_pieces_of_a_line_join_without_a_newline(self) -> None:
+        line = self.SENTENCE * 5
+        chunks = chunk_text("memory", "a.md", line, ChunkingPolicy(16, 0), sentence_cuts=True)
+        assert "".join(c.text for c in chunks) == line
+        assert all("\n" not in c.text for c in chunks)
+
+    def test_the_overlap_carries_the_last_sentence_over(self) -> None:
+        line = self.SENTENCE * 5
+        chunks = chunk_text("memory", "a.md", line, ChunkingPolicy(16, 7), sentence_cuts=True)
+        assert [c.text.count("cat") for c in chunks] == [2, 2, 2, 2]
+        for before, after in pairwise(chunks):
+            assert after.text.startswith(before.text[-len(self.SENTENCE) :].strip())
+
+    def test_a_sentence_longer_than_the_budget_is_cut_between_words(self) -> None:
+        line = " ".join(f"word{n:02d}" for n in range(20))  # 139 units, no sentence end
+        chunks = chunk_text("memory", "a.md", line, ChunkingPolicy(8, 0), sentence_cuts=True)
+        assert all(estimate_tokens(c.text) <= 8 for c in chunks)
+        assert [w for c in chunks for w in c.text.split()] == line.split()
+
+    def test_a_heading_shares_its_chunk_with_the_first_sentences_below_it(self) -> None:
+        text = "# Title\n\n" + self.SENTENCE * 6
+        chunks = chunk_text("memory", "a.md", text, ChunkingPolicy(20, 0), sentence_cuts=True)
+        assert chunks[0].text.startswith("# Title\n\nThe cat")
+        assert spans(chunks)[0] == (1, 3)
+
+    def test_a_long_line_starts_a_chunk_of_its_own(self) -> None:
+        text = "a short line before\n" + self.SENTENCE * 4
+        chunks = chunk_text("memory", "a.md", text, ChunkingPolicy(16, 0), sentence_cuts=True)
+        assert [(c.text, c.start_line) for c in chunks] == [
+            ("a short line before", 1),
+            (self.SENTENCE * 2, 2),
+            (self.SENTENCE * 2, 2),
+        ]
+
+    def test_the_overlap_carried_into_a_long_line_is_dropped(self) -> None:
+        text = "one\ntwo\n" + self.SENTENCE * 4
+        chunks = chunk_text("memory", "a.md", text, ChunkingPolicy(16, 7), sentence_cuts=True)
+        assert chunks[1].start_line == 3
+        assert chunks[1].text.startswith("The cat")
+
+    def test_no_chunk_opens_with_the_tail_of_the_line_before(self) -> None:
+        text = self.SENTENCE * 4 + "\n" + "x" * 40
+        chunks = chunk_text("memory", "a.md", text, ChunkingPolicy(16, 7), sentence_cuts=True)
+        assert (chunks[-1].text, chunks[-1].start_line) == ("x" * 40, 2)
+
+    def test_chinese_is_cut_after_a_full_stop(self) -> None:
+        sentence = "我们讨论了新的索引方案。"  # 12 characters, 12 tokens
+        chunks = chunk_text(
+            "memory", "zh.md", sentence * 5, ChunkingPolicy(30, 0), sentence_cuts=True
+        )
+        assert [c.text for c in chunks] == [sentence * 2, sentence * 2, sentence]
+
+    def test_transcripts_keep_the_budget_cut(self) -> None:
+        line = self.SENTENCE * 5
+        chunks = chunk_text("sessions", "s.jsonl", "before\n" + line, ChunkingPolicy(16, 0))
+        assert [c.text for c in chunks] == ["before", line[:64], line[64:]]  # mid-word cut
+
+
 class TestMarkdownHeadings:
     def test_a_heading_in_the_second_half_starts_the_next_chunk(self) -> None:
         text = "\n".join(["a" * 45, "## Section", "b" * 20, "c" * 30])
@@ -219,7 +289,9 @@ class TestChunkTextLineMapping:
         assert [c.timestamp for c in chunks] == [30.0, None]
 
 
-_PIECES = st.sampled_from([*"ab xyz\t中文한글😀#-", "\r", "\r\n", "\n# ", "\n```\n", "word ", "  "])
+_PIECES = st.sampled_from(
+    [*"ab xyz\t中文한글😀#-。", "\r", "\r\n", "\n# ", "\n```\n", "word ", "  ", ". ", "、"]
+)
 _LINE = st.lists(_PIECES, max_size=40).map("".join)
 
 
@@ -228,12 +300,15 @@ class TestChunkTextProperties:
     @given(
         lines=st.lists(_LINE, max_size=40),
         tokens=st.integers(1, 40),
+        sentence_cuts=st.booleans(),
     )
     def test_without_overlap_chunks_hold_every_non_blank_character_once(
-        self, lines: list[str], tokens: int
+        self, lines: list[str], tokens: int, sentence_cuts: bool
     ) -> None:
         text = "\n".join(lines)
-        chunks = chunk_text("memory", "a.md", text, ChunkingPolicy(tokens, 0))
+        chunks = chunk_text(
+            "memory", "a.md", text, ChunkingPolicy(tokens, 0), sentence_cuts=sentence_cuts
+        )
         assert re.sub(r"\s", "", "".join(c.text for c in chunks)) == re.sub(r"\s", "", text)
 
     @settings(max_examples=200, deadline=None)
@@ -241,13 +316,15 @@ class TestChunkTextProperties:
         lines=st.lists(_LINE, max_size=40),
         tokens=st.integers(1, 40),
         overlap=st.integers(0, 60),
+        sentence_cuts=st.booleans(),
     )
     def test_chunks_cover_every_non_blank_line_within_budget(
-        self, lines: list[str], tokens: int, overlap: int
+        self, lines: list[str], tokens: int, overlap: int, sentence_cuts: bool
     ) -> None:
         text = "\n".join(lines)
         normalised = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
-        chunks = chunk_text("memory", "a.md", text, ChunkingPolicy(tokens, overlap))
+        policy = ChunkingPolicy(tokens, overlap)
+        chunks = chunk_text("memory", "a.md", text, policy, sentence_cuts=sentence_cuts)
         covered = {n for c in chunks for n in range(c.start_line, c.end_line + 1)}
         for number, line in enumerate(normalised, start=1):
             if line.strip():
