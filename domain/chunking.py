@@ -9,7 +9,8 @@ Improves on the reference system's chunker:
   blank lines at a chunk's edges are left out of it;
 - ids include the chunk's ordinal, so identical chunks of one file get distinct ids;
 - markdown headings (outside code fences) start a chunk when that costs at most half a chunk;
-- a note's chunk carries the headings above it as `context`, which the indexes read with it.
+- a note's chunk carries the headings above it as `context`, which the indexes read with it;
+- a note's line longer than a chunk is cut between sentences (line_pieces.py), not in a word.
 """
 
 from __future__ import annotations
@@ -317,7 +318,7 @@ def chunk_text(
         )
 
     buffer: list[_Segment] = []
-    used = 0  # units of the buffer's lines joined with newlines
+    used = 0  # units of the buffer's segments joined (newlines between lines)
     carried = 0  # how many leading segments of `buffer` repeat the previous chunk
     for index, line in enumerate(lines):
         segments = _segments_of_line(
