@@ -111,6 +111,27 @@ class TestFilePreparer:
 
         assert len(small.chunks) > len(default.chunks)
 
+    def test_a_notes_long_line_is_cut_between_sentences_a_transcripts_at_the_budget(
+        self,
+    ) -> None:
+        sentence = "The ingest service moves to the eu-west cluster on Tuesday. "  # 60 chars
+        paragraph = sentence * 6  # one 360-character line
+        memory = FakeFileSource(source_name="memory")
+        memory.write("MEMORY.md", "# Deploys\n\n" + paragraph + "\n")
+        sessions = FakeFileSource(source_name="sessions")
+        sessions.write("sessions/a.jsonl", message("user", paragraph.strip()))
+        small = ChunkingPolicy(tokens=40, overlap=0)  # 160 characters
+
+        prepare = FilePreparer(
+            {"memory": memory, "sessions": sessions}, small, session_policy=small
+        ).prepare
+        note = prepare("memory", "MEMORY.md").chunks
+        transcript = prepare("sessions", "sessions/a.jsonl").chunks
+
+        assert note[0].text == "# Deploys\n\n" + sentence * 2
+        assert all(c.text.endswith("Tuesday. ") for c in note)
+        assert any(not c.text.rstrip().endswith(".") for c in transcript)
+
 
 class TestWritePrepared:
     def test_without_a_provider_the_file_is_written_keyword_only(self) -> None:
