@@ -138,15 +138,25 @@ def _hard_cut(text: str, budget: int) -> list[str]:
     return pieces
 
 
-def _pieces_of_line(line: str, budget: int) -> list[str]:
-    """A line too long for the budget cut between sentences, else words, else anywhere."""
-    pieces: list[str] = []
+def _measured(pieces: list[str]) -> list[tuple[str, int]]:
+    return [(piece, _units(piece)) for piece in pieces]
+
+
+def _pieces_of_line(line: str, budget: int) -> list[tuple[str, int]]:
+    """A line too long for the budget cut between sentences, else words, else anywhere; each
+    piece with its units (measured once: a long line can hold hundreds of thousands)."""
+    pieces: list[tuple[str, int]] = []
     for sentence in sentences(line):
-        if _units(sentence) <= budget:
-            pieces.append(sentence)
+        units = _units(sentence)
+        if units <= budget:
+            pieces.append((sentence, units))
             continue
         for word in words(sentence):
-            pieces.extend([word] if _units(word) <= budget else _hard_cut(word, budget))
+            units = _units(word)
+            if units <= budget:
+                pieces.append((word, units))
+            else:
+                pieces.extend(_measured(_hard_cut(word, budget)))
     return pieces
 
 
@@ -162,17 +172,17 @@ def _segments_of_line(
     units = _units(line)
     if units <= budget:
         return [_Segment(line, index, units, not line.strip(), heading)]
-    pieces = _pieces_of_line(line, budget) if sentence_cuts else _hard_cut(line, budget)
+    pieces = _pieces_of_line(line, budget) if sentence_cuts else _measured(_hard_cut(line, budget))
     return [
         _Segment(
             piece,
             index,
-            _units(piece),
-            not piece.strip(),
-            heading and n == 0,
-            sentence_cuts and n > 0,
+            piece_units,
+            blank=not piece.strip(),
+            heading=heading and n == 0,
+            joins=sentence_cuts and n > 0,
         )
-        for n, piece in enumerate(pieces)
+        for n, (piece, piece_units) in enumerate(pieces)
     ]
 
 
