@@ -466,7 +466,7 @@ class TestTheCalendarsEnds:
     @pytest.mark.parametrize(
         "as_of",
         [
-            float(calendar.timegm((1, 1, 1, 0, 0, 0))),
+            MIN_EPOCH,
             float(calendar.timegm((9999, 12, 31, 12, 0, 0))),
         ],
     )
