@@ -26,7 +26,7 @@ def add_parser(sub: Any, *, bench_dir: Path) -> None:
     p = sub.add_parser(
         "guard", help="re-run the sets; what moved against the baseline and against rules off"
     )
-    p.add_argument("datasets", nargs="*", help="data sets (default: all eight)")
+    p.add_argument("datasets", nargs="*", help="data sets (default: all of them)")
     p.add_argument("--modes", default=",".join(guard.GUARD_MODES))
     p.add_argument("--data-root", type=Path, default=registry.DEFAULT_DATA_ROOT)
     p.add_argument("--work-dir", type=Path, default=bench_dir / "work")

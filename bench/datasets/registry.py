@@ -44,6 +44,14 @@ SPECS: dict[str, DatasetSpec] = {
             lambda p: beir.dataset("scifact", p, max_results=100),
             "BEIR SciFact test",
         ),
+        # The 809 training claims over the same corpus: no default was ever tuned on them, so
+        # they tell whether a choice made on the test claims holds on questions nobody looked at.
+        DatasetSpec(
+            "scifact_train",
+            "beir_scifact",
+            lambda p: beir.dataset("scifact_train", p, split="train", max_results=100),
+            "BEIR SciFact train claims (held out)",
+        ),
         DatasetSpec("locomo", "locomo/locomo10.json", locomo.dataset, "LoCoMo, per conv."),
         DatasetSpec(
             "lme_s",

@@ -66,6 +66,16 @@ class TestBeir:
         assert len(units) == 1
         assert len(units[0].files) == 2
 
+    def test_scifact_train_asks_the_training_claims_over_the_same_corpus(
+        self, beir_dir: Path
+    ) -> None:
+        (beir_dir / "qrels" / "train.tsv").write_text("query-id\tcorpus-id\tscore\nq3\td1\t1\n")
+        (test_unit,) = registry.load("scifact", beir_dir).units()
+        (train_unit,) = registry.load("scifact_train", beir_dir).units()
+        assert [q.qid for q in test_unit.queries] == ["q1", "q2"]
+        assert [(q.qid, q.gold_docs) for q in train_unit.queries] == [("q3", {"d1": 1})]
+        assert train_unit.files == test_unit.files
+
 
 def _locomo_sample() -> dict[str, Any]:
     return {
