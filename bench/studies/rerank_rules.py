@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 import re
 from collections import defaultdict
@@ -193,3 +194,61 @@ for g in (0.05, 0.1, 0.2, 0.3):
     forward(g)
 for m in (0.02, 0.05, 0.1, 0.2):
     successor_second(m)
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ing", "ed", "es", "s"):
+        if len(word) > len(suffix) + 2 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+def _positions(text: str) -> dict[str, list[int]]:
+    """Each indexed term's positions in the chunk, as the keyword index analyses the text."""
+    out: dict[str, list[int]] = defaultdict(list)
+    for at, word in enumerate(_WORD.findall(fts_document(text).lower())):
+        out[_stem(word)].append(at)
+    return out
+
+
+def proximity(gamma: float, window: int, ordered: bool) -> None:
+    """score + gamma x the idf-weighted share of the query's neighbouring term pairs (stop words
+    left out, CJK bigrams in order) that sit within `window` positions of each other in the chunk:
+    a chunk holding the question's words as a phrase, not scattered (idf over the candidate pool,
+    as `coverage`)."""
+
+    def near(first: list[int], second: list[int]) -> bool:
+        for a in first:
+            for b in second:
+                gap = b - a
+                if (0 < gap <= window) or (not ordered and 0 < -gap <= window):
+                    return True
+        return False
+
+    def rerank(fused: list[Fused], query: str) -> list[Fused]:
+        terms = [_stem(t) for t in fts_query_terms(query)]
+        pairs = [(a, b) for a, b in itertools.pairwise(terms) if a != b]
+        if not pairs:
+            return fused
+        docs = [_positions(f.text) for f in fused]
+        n = len(docs)
+        idf = {
+            t: math.log((n + 1) / (1 + sum(1 for d in docs if t in d)))
+            for pair in pairs
+            for t in pair
+        }
+        weight = {p: min(idf[p[0]], idf[p[1]]) for p in pairs}
+        total = sum(weight.values()) or 1.0
+        score = {}
+        for i, f in enumerate(fused):
+            d = docs[i]
+            got = sum(w for (a, b), w in weight.items() if a in d and b in d and near(d[a], d[b]))
+            score[i] = f.score + gamma * got / total
+        return _resorted(fused, score)
+
+    register(f"prox_g{gamma}_w{window}{'o' if ordered else 'u'}", rerank)
+
+
+for g in (0.05, 0.1, 0.2, 0.4):
+    proximity(g, 3, True)
+    proximity(g, 8, False)
