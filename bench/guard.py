@@ -44,7 +44,7 @@ MIN_CATEGORY = 8
 GUARD_MODES = ("keyword", "vector", "hybrid")
 VECTOR_MODES = ("vector", "hybrid")
 # Every setting that removes hits rather than ordering them: the relevance floor (0: off) and
-# minScore (the harness already searches with 0).
+# minScore (the harness searches with the product's default, 0 since session 21).
 RULES_OFF: Mapping[str, Any] = {"query": {"relevanceFloor": 0, "minScore": 0}}
 PRIMARY_TURN = ("recall_all@5", "recall_any@5", "ndcg@10", "turn_recall@L5")
 PRIMARY_DOC = ("recall_all@5", "recall_any@5", "ndcg@10", "recall@5")

@@ -127,7 +127,8 @@ def mode_config(
     """The config of one mode; `store` is the SQLite file or a whole `store` block."""
     base: dict[str, Any] = {
         "provider": provider,
-        "query": {"maxResults": max_results, "minScore": 0},
+        # minScore is left at the product's default, so the guard measures what ships.
+        "query": {"maxResults": max_results},
         "sync": {"watch": False, "onSearch": False, "onSessionStart": False},
     }
     merged = deep_merge(deep_merge(base, MODES[mode]), extra)
@@ -310,9 +311,7 @@ def run_unit(
                 latencies: list[float] = []
                 for q in unit.queries:
                     t1 = time.perf_counter()
-                    outcome = manager.search(
-                        q.text, max_results=options.max_results, min_score=0.0, as_of=q.as_of
-                    )
+                    outcome = manager.search(q.text, max_results=options.max_results, as_of=q.as_of)
                     latencies.append((time.perf_counter() - t1) * 1000.0)
                     if len(latencies) % PROGRESS_EVERY == 0:
                         log(f"    {mode}: {len(latencies)}/{len(unit.queries)} queries")

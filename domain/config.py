@@ -176,7 +176,9 @@ class HybridSettings:
 @dataclass(frozen=True, slots=True)
 class QuerySettings:
     max_results: int = 6
-    min_score: float = 0.35
+    # 0: no hit is removed by its score. The reference's 0.35 cut keyword-only searches (their
+    # scores are shares of the best match's) and removed answers; bench/RESULTS.md, session 21.
+    min_score: float = 0.0
     # The cosine a hit needs, unless its bm25 evidence vouches for it (domain/relevance.py).
     # None: the calibrated floor of the bundled model, none for other models; 0: no floor.
     relevance_floor: float | None = None

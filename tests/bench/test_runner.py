@@ -109,7 +109,8 @@ class TestRunUnit:
         assert stores[1] == stores[2] != stores[0]
         assert ScriptedManager.opened[0]["config"]["provider"] == "none"
         assert ScriptedManager.opened[2]["config"]["query"]["hybrid"]["fusion"] == "rrf"
-        assert ScriptedManager.opened[1]["config"]["query"]["minScore"] == 0
+        # The harness searches with the product's minScore, so the guard measures what ships.
+        assert "minScore" not in ScriptedManager.opened[1]["config"]["query"]
         assert (
             tmp_path / "mini" / "u1" / "state" / "agents" / "bench" / "sessions" / "s1.jsonl"
         ).exists()
@@ -183,7 +184,7 @@ class TestConfig:
             "vector", "local", tmp_path / "s.sqlite", 50, {"chunking": {"tokens": 200}}
         )
         assert cfg["chunking"] == {"tokens": 200}
-        assert cfg["query"] == {"maxResults": 50, "minScore": 0, "hybrid": {"enabled": False}}
+        assert cfg["query"] == {"maxResults": 50, "hybrid": {"enabled": False}}
 
     def test_unknown_mode_is_a_key_error(self, tmp_path: Path) -> None:
         with pytest.raises(KeyError):

@@ -22,7 +22,13 @@ QUERY_KEYS: Final[tuple[Key, ...]] = (
         high=MAX_RESULTS_LIMIT,
     ),
     Key(
-        "query.minScore", NUM, "Drop results scoring below this.", "query.min_score", low=0, high=1
+        "query.minScore",
+        NUM,
+        "Drop results scoring below this; 0 (default): none is dropped (the reference's 0.35 "
+        "removed answers from keyword-only searches, bench/RESULTS.md, session 21).",
+        "query.min_score",
+        low=0,
+        high=1,
     ),
     Key(
         "query.commonWordShare",

@@ -210,6 +210,29 @@ class TestMinScore:
         # Keyword-only: only the best keyword hit (normalised score 1.0) reaches 1.0.
         assert _paths(strict) == [_paths(everything)[0]]
 
+    def test_by_default_no_keyword_only_hit_is_dropped_for_its_score(self) -> None:
+        # A keyword-only hit scores its bm25 as a share of the best match's: a long note that
+        # names the word once scores far under the reference's 0.35 beside one full of it.
+        memory = FakeFileSource(source_name="memory")
+        memory.write("memory/runs.md", "Nightly runs. " * 20)
+        memory.write("memory/log.md", "filler words here. " * 60 + "The nightly job failed once.\n")
+        preparer = FilePreparer({"memory": memory}, ChunkingPolicy())
+        store = FakeIndexStore()
+        for path in ("memory/runs.md", "memory/log.md"):
+            write_prepared(store, preparer.prepare("memory", path), None)
+        default = Searcher(
+            store=store,
+            runtime=EmbeddingRuntime(lambda: Selection(provider=None, fallback_from=None)),
+            settings=MemorySettings(),
+        )
+
+        kept = search(default, "nightly")
+        cut = search(default, "nightly", min_score=0.35)
+
+        assert "memory/log.md" in _paths(kept)
+        assert min(r.score for r in kept.results) < 0.35
+        assert "memory/log.md" not in _paths(cut)
+
     def test_the_configured_value_applies_when_the_query_has_none(self) -> None:
         strict = search(searcher(index(None), None, min_score=1.0), "billing service")
 
