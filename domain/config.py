@@ -179,8 +179,8 @@ class QuerySettings:
     # 0: no hit is removed by its score. The reference's 0.35 cut keyword-only searches (their
     # scores are shares of the best match's) and removed answers; bench/RESULTS.md, session 21.
     min_score: float = 0.0
-    # The cosine a hit needs, unless its bm25 evidence vouches for it (domain/relevance.py).
-    # None: the calibrated floor of the bundled model, none for other models; 0: no floor.
+    # Opt-in: the cosine a hit needs, unless its bm25 evidence vouches for it
+    # (domain/relevance.py). None or 0: no floor, for every model (off since session 9).
     relevance_floor: float | None = None
     # The share of the query's words a hit needs for that cosine to count (unless the cosine is
     # calibrated as sure), and for its bm25 evidence. None: the measured share; 0: no words.
