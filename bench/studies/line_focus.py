@@ -40,7 +40,8 @@ VARIANTS = ("none", "span", "half", "best")
 BUDGETS = (5, 10, 25, 50)
 
 
-def _stem(word: str) -> str:
+def stem(word: str) -> str:
+    """A crude English suffix strip (-ing, -ed, -es, -s), enough to match a word's forms."""
     for suffix in ("ing", "ed", "es", "s"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
             return word[: -len(suffix)]
@@ -48,7 +49,7 @@ def _stem(word: str) -> str:
 
 
 def _words(text: str) -> set[str]:
-    return {_stem(w) for w in _WORD.findall(text.lower())}
+    return {stem(w) for w in _WORD.findall(text.lower())}
 
 
 def _transcript_lines(path: Path) -> list[str]:
@@ -118,7 +119,7 @@ def main() -> None:
         manager = open_unit(opener, paths, mode_config("hybrid", "local", store, 50, {}))
         try:
             for q in unit.queries:
-                terms = {_stem(t.lower()) for t in fts_query_terms(q.text)}
+                terms = {stem(t.lower()) for t in fts_query_terms(q.text)}
                 weights = {t: math.log((n + 1) / (df[t] + 0.5)) for t in terms if df[t] < n / 2}
                 found = manager.search(q.text, max_results=50, min_score=0.0, as_of=q.as_of)
                 hits = [(r.path, r.start_line, r.end_line) for r in found.results]

@@ -56,6 +56,7 @@ def measure(name: str, mode: str, cut: float, hits: int, work: Path) -> dict[str
             open_unit(opener, paths, mode_config(mode, "local", store, hits, extra))
             for extra in ({"query": {"minScore": cut}}, {"query": {"minScore": 0}})
         ]
+        doc_of_path = unit.doc_of_path()
         try:
             for q in unit.queries:
                 with_cut, without = (
@@ -71,7 +72,7 @@ def measure(name: str, mode: str, cut: float, hits: int, work: Path) -> dict[str
                     scored = score_query(
                         q,
                         [(r.path, r.start_line, r.end_line) for r in results],
-                        unit.doc_of_path(),
+                        doc_of_path,
                         turn_level=dataset.turn_level,
                     )
                     for group in ("all", str(q.category)):

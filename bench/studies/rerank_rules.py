@@ -9,6 +9,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable
 
+from memlane.bench.studies.line_focus import stem
 from memlane.domain.keywords import fts_document, fts_query_terms
 from memlane.domain.scoring import Fused
 
@@ -196,18 +197,11 @@ for m in (0.02, 0.05, 0.1, 0.2):
     successor_second(m)
 
 
-def _stem(word: str) -> str:
-    for suffix in ("ing", "ed", "es", "s"):
-        if len(word) > len(suffix) + 2 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word
-
-
 def _positions(text: str) -> dict[str, list[int]]:
     """Each indexed term's positions in the chunk, as the keyword index analyses the text."""
     out: dict[str, list[int]] = defaultdict(list)
     for at, word in enumerate(_WORD.findall(fts_document(text).lower())):
-        out[_stem(word)].append(at)
+        out[stem(word)].append(at)
     return out
 
 
@@ -226,7 +220,7 @@ def proximity(gamma: float, window: int, ordered: bool) -> None:
         return False
 
     def rerank(fused: list[Fused], query: str) -> list[Fused]:
-        terms = [_stem(t) for t in fts_query_terms(query)]
+        terms = [stem(t) for t in fts_query_terms(query)]
         pairs = [(a, b) for a, b in itertools.pairwise(terms) if a != b]
         if not pairs:
             return fused
