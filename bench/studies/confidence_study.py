@@ -9,7 +9,9 @@ absolute cosine):
   sample is the first 256 chunks by id, its top 5 % trimmed; domain/confidence.py);
 - `z_best_evt`: the same less √(2 ln N), what the best of N background chunks would reach;
 - `gap_1_6`: (best − 6th best) in background standard deviations;
-- `z_top5`: the mean of the 5 best cosines' standings.
+- `z_top5`: the mean of the 5 best cosines' standings;
+- `csls_<signal>` (session 22): each signal over cos(q, c) - r(c), r(c) the chunk's mean cosine
+  with its 10 nearest chunks, which discounts "hub" chunks close to everything.
 
 `python -m bench.studies.confidence_study locomo xquad_zh scifact:locomo ... --limit 300` prints,
 per
@@ -103,6 +105,22 @@ SIGNALS: dict[str, Signal] = {
 }
 
 
+# Session 22: the same signals over cos(q, c) - r(c), r(c) the mean cosine of chunk c with its
+# HUB_K nearest other chunks (CSLS, which discounts "hub" chunks near everything).
+HUB_K = 10
+
+
+def neighbour_means(matrix: np.ndarray) -> np.ndarray:
+    """Each row's mean cosine with its HUB_K nearest other rows."""
+    k = min(HUB_K, len(matrix) - 1)
+    out = np.zeros(len(matrix))
+    for at in range(0, len(matrix), 2048):
+        sims = matrix[at : at + 2048] @ matrix.T
+        sims[np.arange(sims.shape[0]), at + np.arange(sims.shape[0])] = -np.inf
+        out[at : at + 2048] = np.partition(sims, -k, axis=1)[:, -k:].mean(axis=1)
+    return out
+
+
 def _store_vectors(store: Path, label: str) -> tuple[np.ndarray, np.ndarray]:
     """(every chunk vector, the background sample) of a store, as float64 rows."""
     with closing(sqlite3.connect(f"file:{store}?mode=ro", uri=True)) as conn:
@@ -120,7 +138,7 @@ def _store_vectors(store: Path, label: str) -> tuple[np.ndarray, np.ndarray]:
 def measure(pair: str, work_dir: Path, limit: int | None) -> dict[str, list[float]]:
     """Per signal, its value for every query of the pair."""
     queries_name, memory_name = parse_pair(pair)
-    out: dict[str, list[float]] = {name: [] for name in SIGNALS}
+    out: dict[str, list[float]] = {name: [] for name in [*SIGNALS, *(f"csls_{n}" for n in SIGNALS)]}
     opener = memlane_opener()
     for unit, queries in assignments(queries_name, memory_name, limit):
         paths = UnitPaths.for_unit(work_dir, memory_name, unit.unit_id)
@@ -130,6 +148,7 @@ def measure(pair: str, work_dir: Path, limit: int | None) -> dict[str, list[floa
             provider = manager._searching._searcher._runtime.provider  # a study tool reaches in
             label = vector_label(provider.model, provider.key)
             matrix, sample_rows = _store_vectors(paths.store_path("local"), label)
+            hub = neighbour_means(matrix)
             for q in queries:
                 qv = np.asarray(
                     provider.embed_query(query_embedding_input(q.text, provider.max_input_tokens)),
@@ -139,6 +158,7 @@ def measure(pair: str, work_dir: Path, limit: int | None) -> dict[str, list[floa
                 cos, sample = matrix @ qv, sample_rows @ qv
                 for name, signal in SIGNALS.items():
                     out[name].append(signal(cos, sample))
+                    out[f"csls_{name}"].append(signal(cos - hub, sample - hub[: len(sample)]))
         finally:
             manager.close()
     return out
@@ -148,7 +168,7 @@ def report(values: dict[str, dict[str, list[float]]], max_real: float) -> dict[s
     real = [p for p in values if ":" not in p]
     foreign = [p for p in values if ":" in p]
     table: dict[str, Any] = {}
-    for name in SIGNALS:
+    for name in values[next(iter(values))]:
         # The highest threshold that flags at most max_real of every real set.
         threshold = min(float(np.quantile(values[p][name], max_real)) for p in real)
         per_pair = {
