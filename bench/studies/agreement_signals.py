@@ -30,6 +30,9 @@ class Record:
     limit: int
     kw_rank: dict[str, int] = field(default_factory=dict)
     vec_rank: dict[str, int] = field(default_factory=dict)
+    # A real question's default search (6 hits) has a gold document in its first 5 (recorded
+    # since session 22); None for a foreign question or an older record.
+    answered: bool | None = None
 
     @classmethod
     def of(cls, raw: dict[str, Any], half: str) -> Record:
@@ -44,6 +47,7 @@ class Record:
             raw["limit"],
             _ranks(keyword),
             _ranks(vector),
+            raw.get("answered"),
         )
 
     @property
