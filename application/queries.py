@@ -49,6 +49,7 @@ from memlane.domain.confidence import (
     BACKGROUND_SAMPLE,
     Background,
     background_of,
+    legs_disagree,
     no_strong_match,
     top_gap,
 )
@@ -225,8 +226,6 @@ class Searcher:
             )
             for rank, item in enumerate(kept, start=1)
         ]
-        # Judged on the vector leg's candidates, whatever the fusion ranked first.
-        gap = top_gap([c.score for c in vector], background) if mode != "keyword" else None
         return SearchResponse(
             results=results,
             provider=provider.id if provider is not None else "none",
@@ -235,7 +234,7 @@ class Searcher:
             fallback=self._runtime.selection.fallback_from,
             warnings=tuple(warnings),
             time_words=time_words,
-            no_strong_match=no_strong_match(gap),
+            no_strong_match=_no_strong_match(mode, vector, keyword, background),
         )
 
     def _nothing_asked(self, fillers: Sequence[str]) -> SearchResponse:
@@ -379,6 +378,23 @@ def _min_score(value: float | None, default: float) -> float:
     if not 0.0 <= value <= 1.0:
         raise InvalidQuery("minScore must be between 0 and 1")
     return float(value)
+
+
+def _no_strong_match(
+    mode: SearchMode,
+    vector: Sequence[Candidate],
+    keyword: Sequence[Candidate],
+    background: Background | None,
+) -> bool | None:
+    """The response's mark (domain/confidence.py): by the legs' agreement in a hybrid search,
+    by the vector leg's top gap in a vector-only one; not judged by keywords alone."""
+    if mode == "keyword" or not vector:
+        return None
+    by_cosine = sorted(vector, key=lambda c: -c.score)
+    if mode == "hybrid":
+        by_rank = sorted(keyword, key=lambda c: c.score)  # FTS5 ranks: lower is better
+        return legs_disagree([c.chunk_id for c in by_cosine], [c.chunk_id for c in by_rank])
+    return no_strong_match(top_gap([c.score for c in by_cosine], background))
 
 
 def _result(

@@ -26,9 +26,9 @@ class SearchResponse:
     # The time the question's words name, read against its as_of (`"last week" → 2026-11-09..
     # 2026-11-15`); None when it holds no time word.
     time_words: str | None = None
-    # True when not even the best vector candidate stands out of the query's background
-    # (domain/confidence.py: the memory likely holds nothing on it); None: not judged
-    # (keyword-only search, too small an index).
+    # True when the search found no strong match (domain/confidence.py: in hybrid search the
+    # legs disagree, in vector-only search no candidate stands out; the memory likely holds
+    # nothing on it); None: not judged (keyword-only search; vector-only on a tiny index).
     no_strong_match: bool | None = None
 
 

@@ -10,16 +10,21 @@ A hit's confidence is its standing there, in background standard deviations,
 which has no unit and no per-model constant. The sample's highest cosines (TRIM of it, at least
 one) are left out of the background: in a small index the sample is the whole index, answers
 included, and a background holding the hit bounds the hit's standing (at most √(n−1) in n).
-A search says when nothing stands out (`no_strong_match`) instead of removing anything: the
-model reading the hits can ignore a weak one but cannot recover a missing one. The flag is the
-top-hit gap: the best cosine less the GAP_RANK-th best, in background standard deviations,
-below STRONG_GAP. A question the memory answers has a few hits ahead of the rest; one it holds
-nothing about finds a plateau of look-alikes. Of the signals measured (the best hit's own
-standing, with and without the √(2 ln N) a best of N chunks reaches by chance, gaps to the 2nd
-and 6th, the mean of the top five, the gap over the best's own standing) none separates well:
-at ≤ 5 % of real questions marked this marks 6 % of the foreign ones, so a mark is rarely wrong
-but most foreign questions go unmarked (bench/RESULTS.md, "Marking instead of removing";
-bench/studies/confidence_study.py).
+A search says when it found no strong match (`no_strong_match`) instead of removing anything:
+the model reading the hits can ignore a weak one but cannot recover a missing one. A hybrid
+search judges by its two legs' agreement (`legs_disagree`): a question the memory answers has
+its nearest chunks in meaning among the best matches of its words too; a question it holds
+nothing about finds near-misses in meaning that its words do not point to (or no word match at
+all). Over nine foreign pairs this marks 81 % of the foreign questions at 5 % or less of the
+questions each of seven real sets answered (a real question whose answer the search missed is
+marked more often: 19 %); chosen on half of the questions and read on the other in both
+directions (bench/RESULTS.md, "Session 22"; bench/studies/agreement_study.py). It looks at the
+question's words only through the keyword leg's ranking and removes nothing, so an answer that
+shares few words with its question is kept; such a question, or one asked in another language
+than the memory's, may be marked. A vector-only search has no keyword leg and judges by the top
+gap: the best cosine less the GAP_RANK-th best, in background standard deviations, below
+STRONG_GAP (a plateau of look-alikes), a weaker signal that marks 6 % of the foreign questions
+(bench/RESULTS.md, "Marking instead of removing").
 """
 
 from __future__ import annotations
@@ -29,6 +34,8 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
+
+from memlane.domain.chunks import ChunkId
 
 # Chunks in the background sample (the first ones by chunk id: the same for every query).
 BACKGROUND_SAMPLE: Final = 256
@@ -41,6 +48,13 @@ TRIM: Final = 0.05
 # spread over many similar turns), XQuAD-zh and LongMemEval pooled.
 STRONG_GAP: Final = 0.37
 GAP_RANK: Final = 6
+# The legs' agreement of a strong match: one of the vector leg's AGREEMENT_TOP best chunks is
+# among the keyword leg's AGREEMENT_RANK best. The rank is the highest (from 20 to 60) at which
+# at most 5 % of the questions the default search answered are marked, on each of seven real
+# sets (session 22: XQuAD-zh, LongMemEval pooled, LoCoMo, SciFact test and training claims,
+# AutoRAG-ko, JaQuAD).
+AGREEMENT_TOP: Final = 3
+AGREEMENT_RANK: Final = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,8 +97,18 @@ def no_strong_match(gap: float | None, threshold: float = STRONG_GAP) -> bool | 
     return gap < threshold
 
 
+def legs_disagree(vector: Sequence[ChunkId], keyword: Sequence[ChunkId]) -> bool | None:
+    """Whether none of the vector leg's AGREEMENT_TOP best chunks is among the keyword leg's
+    AGREEMENT_RANK best (both best first); None without vector candidates."""
+    if not vector:
+        return None
+    matched = set(keyword[:AGREEMENT_RANK])
+    return not any(chunk in matched for chunk in vector[:AGREEMENT_TOP])
+
+
 # What the CLI and the agent tools say with a response marked `no_strong_match`.
 NO_STRONG_MATCH: Final = (
-    "No strong match: no hit stands out from what any part of the memory scores for this "
-    "query, so the memory probably holds nothing on it; the hits are only the nearest there are."
+    "No strong match: what the memory holds nearest in meaning is not what the query's words "
+    "point to, or nothing stands out from the rest, so the memory probably holds nothing on it; "
+    "the hits are only the nearest there are."
 )

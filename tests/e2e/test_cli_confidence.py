@@ -1,8 +1,9 @@
-"""The CLI shows each hit's confidence and says when nothing stands out (`noStrongMatch`).
+"""The CLI shows each hit's confidence and says when it found no strong match (`noStrongMatch`).
 
 The real `memlane` CLI as a subprocess, real files, the real store and the bundled model. The
-memory: ten near-identical weather notes (a plateau for any question about the weather) and
-one note about pgbouncer (which stands out for a question about it).
+memory: ten near-identical weather notes (a plateau of look-alikes for any question about the
+weather, which its words still find) and one note about pgbouncer (which stands out for a
+question about it).
 """
 
 from __future__ import annotations
@@ -68,8 +69,16 @@ def test_a_hit_that_stands_out_is_a_strong_match(home: Path) -> None:
     assert results[0]["confidence"] == max(r["confidence"] for r in results)
 
 
-def test_a_plateau_of_look_alikes_is_marked_in_json_and_text(home: Path) -> None:
-    query = "what was the weather like"
+def test_a_plateau_its_words_find_is_not_marked(home: Path) -> None:
+    done = memlane(home, "search", "--json", "what was the weather like")
+    assert done.returncode == 0, done.stderr
+    payload = json.loads(done.stdout)
+    assert payload["mode"] == "hybrid" and payload["noStrongMatch"] is False
+    assert payload["results"][0]["path"].startswith("memory/day-")
+
+
+def test_a_question_the_memory_holds_nothing_on_is_marked_in_json_and_text(home: Path) -> None:
+    query = "who won the chess tournament in Oslo"
     as_json = memlane(home, "search", "--json", query)
     text = memlane(home, "search", query)
     assert as_json.returncode == 0 and text.returncode == 0, as_json.stderr + text.stderr

@@ -318,9 +318,10 @@ class TestDefaultModel:
             assert payload["provider"] == "local" and payload["mode"] == "hybrid"
             assert payload["results"][0]["path"] == "MEMORY.md"  # type: ignore[index]
             # The relevance floor is opt-in (session 9): a question the notes hold nothing
-            # about keeps its hits; two notes are too few for a background, so not judged.
+            # about keeps its hits, marked: its words match no note, so the legs disagree
+            # (session 22; the legs' agreement needs no background, which two notes lack).
             foreign = await _search(client, "what is the boiling point of tungsten in kelvin")
-            assert foreign["results"] and foreign["noStrongMatch"] is None
+            assert foreign["results"] and foreign["noStrongMatch"] is True
             assert all("confidence" in hit for hit in foreign["results"])  # type: ignore[attr-defined]
 
         _run(home, scenario, keyword_only=False)

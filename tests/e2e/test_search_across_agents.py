@@ -297,10 +297,10 @@ class TestGrpcAcrossAgents:
 
         assert (both.results[0].agent, both.results[0].path) == ("beta", "MEMORY.md")
         # Alpha's own memory holds nothing about the migration. The relevance floor is opt-in
-        # (session 9): relative fusion ranks alpha's only note, kept; a one-note index is too
-        # small for a background, so the response is not judged either way.
+        # (session 9): relative fusion ranks alpha's only note, kept, and marked: the
+        # question's words match nothing there, so the legs disagree (session 22).
         assert [r.path for r in own.results] == ["MEMORY.md"]
-        assert own.no_strong_match is None
+        assert own.no_strong_match is True
         assert "database migration from MySQL" in theirs.text  # beta's MEMORY.md, not alpha's
         assert "database migration from MySQL" not in mine.text
         assert unknown.value.code is grpc.StatusCode.INVALID_ARGUMENT

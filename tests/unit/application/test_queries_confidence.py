@@ -1,5 +1,6 @@
 """Searcher: hits are marked with their standing above the query's background, and a search
-whose best candidate does not stand out says `no_strong_match`; nothing is removed by default."""
+with no strong match says `no_strong_match` (hybrid: the legs disagree; vector-only: the best
+candidate does not stand out); nothing is removed by default."""
 
 from __future__ import annotations
 
@@ -38,10 +39,11 @@ FILLER = [
 NOW = 1_800_000_000.0
 
 
-def _store(provider: EmbeddingProvider) -> FakeIndexStore:
+def _store(provider: EmbeddingProvider, notes: dict[str, str] | None = None) -> FakeIndexStore:
     memory = FakeFileSource(source_name="memory")
-    notes = {f"memory/n{i}.md": f"# Note\n\n{text}\n" for i, text in enumerate(FILLER)}
-    notes["memory/billing.md"] = "# Billing\n\nPriya owns the billing service invoices.\n"
+    if notes is None:
+        notes = {f"memory/n{i}.md": f"# Note\n\n{text}\n" for i, text in enumerate(FILLER)}
+        notes["memory/billing.md"] = "# Billing\n\nPriya owns the billing service invoices.\n"
     for path, text in notes.items():
         memory.write(path, text)
     preparer = FilePreparer({"memory": memory}, ChunkingPolicy())
@@ -51,8 +53,13 @@ def _store(provider: EmbeddingProvider) -> FakeIndexStore:
     return store
 
 
-def _search(provider: EmbeddingProvider | None, text: str, **query: object) -> SearchResponse:
-    store = _store(provider or FakeEmbeddingProvider(dimensions=512))
+def _search(
+    provider: EmbeddingProvider | None,
+    text: str,
+    notes: dict[str, str] | None = None,
+    **query: object,
+) -> SearchResponse:
+    store = _store(provider or FakeEmbeddingProvider(dimensions=512), notes)
     settings = MemorySettings(query=QuerySettings(min_score=0.0, **query))  # type: ignore[arg-type]
     runtime = EmbeddingRuntime(lambda: Selection(provider=provider))
     searcher = Searcher(store=store, runtime=runtime, settings=settings)
@@ -102,3 +109,22 @@ def test_vector_only_search_is_judged_too() -> None:
     assert response.mode == "vector"
     assert response.no_strong_match is False
     assert all(r.confidence is not None for r in response.results)
+
+
+# Ten near-identical notes: every weather question finds a plateau of look-alikes.
+WEATHER = {
+    f"memory/day-{d:02d}.md": f"# Day {d}\n\nThe weather on day {d} was mild and cloudy.\n"
+    for d in range(1, 11)
+}
+
+
+def test_hybrid_search_judges_by_the_legs_agreement_not_the_plateau() -> None:
+    provider = FakeEmbeddingProvider(dimensions=512)
+    asked = _search(provider, "what was the weather like", WEATHER)
+    assert asked.mode == "hybrid" and asked.no_strong_match is False  # its words find them
+    vector_only = _search(
+        provider, "what was the weather like", WEATHER, hybrid=HybridSettings(enabled=False)
+    )
+    assert vector_only.no_strong_match is True  # the same plateau, judged by the top gap
+    foreign = _search(provider, "chess tournament winner", WEATHER)
+    assert foreign.no_strong_match is True and len(foreign.results) == 6

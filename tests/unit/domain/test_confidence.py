@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import pytest
 
+from memlane.domain.chunks import ChunkId
 from memlane.domain.confidence import (
+    AGREEMENT_RANK,
+    AGREEMENT_TOP,
     GAP_RANK,
     MIN_BACKGROUND,
     STRONG_GAP,
     background_of,
+    legs_disagree,
     no_strong_match,
     top_gap,
 )
@@ -62,3 +66,27 @@ def test_no_gap_without_enough_candidates_or_a_background() -> None:
     assert no_strong_match(None) is None
     assert no_strong_match(STRONG_GAP - 0.01) is True
     assert no_strong_match(STRONG_GAP) is False
+
+
+def _ids(*names: str) -> list[ChunkId]:
+    return [ChunkId(n) for n in names]
+
+
+def test_the_legs_agree_when_a_best_chunk_in_meaning_is_a_best_match_of_the_words() -> None:
+    keyword = _ids(*(f"k{i}" for i in range(1, AGREEMENT_RANK)), "v3")  # v3 is the 40th
+    assert legs_disagree(_ids("v1", "v2", "v3", "v4"), keyword) is False
+    assert AGREEMENT_TOP == 3
+
+
+def test_the_legs_disagree_past_the_rank_or_the_top() -> None:
+    keyword = _ids(*(f"k{i}" for i in range(1, AGREEMENT_RANK + 1)), "v1")  # v1 is the 41st
+    assert legs_disagree(_ids("v1", "v2", "v3"), keyword) is True
+    # The vector leg's 4th best matching the words first does not count.
+    assert legs_disagree(_ids("v1", "v2", "v3", "v4"), _ids("v4", "k1")) is True
+
+
+def test_no_word_match_at_all_disagrees_and_no_vector_leg_is_not_judged() -> None:
+    assert legs_disagree(_ids("v1", "v2"), []) is True
+    assert legs_disagree([], _ids("k1")) is None
+    # Fewer than three vector candidates: the ones there are count.
+    assert legs_disagree(_ids("v1"), _ids("k1", "v1")) is False
