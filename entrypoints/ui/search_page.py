@@ -8,6 +8,7 @@ from typing import Final
 from urllib.parse import urlencode
 
 from memlane.application.reports import SearchResponse
+from memlane.domain.confidence import NO_STRONG_MATCH
 from memlane.domain.search import SearchResult
 from memlane.entrypoints.ui.charts import evidence_bars
 from memlane.entrypoints.ui.html import Safe, fill, join
@@ -101,9 +102,13 @@ def _hit(index: int, result: SearchResult, terms: list[str]) -> Safe:
 
 
 def results_html(form: SearchForm, response: SearchResponse) -> Safe:
-    """The hits, the mode and provider they came from, and any warning (incomplete answers)."""
+    """The hits, the mode and provider they came from, any warning (incomplete answers) and the
+    note the CLI and the agent tools give when the search found no strong match."""
     terms = query_terms(form.q)
     warnings = join(fill('<p class="warning">$w</p>', w=w) for w in response.warnings)
+    if response.no_strong_match:
+        note = fill('<p class="warning" id="no-strong-match">$t</p>', t=NO_STRONG_MATCH)
+        warnings = join([warnings, note])
     head = fill(
         '<p class="meta" id="result-meta">$n hit(s) · $mode search · $provider$model</p>',
         n=len(response.results),

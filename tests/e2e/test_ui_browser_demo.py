@@ -82,7 +82,17 @@ class TestSearch:
             value = first.locator(f'[data-evidence="{leg}"]').get_attribute("data-value")
             assert value is not None and float(value) > 0, leg
         expect(page.locator("#result-meta")).to_contain_text("hybrid search")
+        expect(page.locator("#no-strong-match")).to_have_count(0)  # its words find the answer
         page.screenshot(path=str(shots / "search.png"))
+
+    def test_a_question_the_memory_holds_nothing_on_is_marked_above_its_hits(
+        self, page: Page, demo: UiProcess
+    ) -> None:
+        _search(page, demo, "what is the boiling point of tungsten")
+
+        note = page.locator("#no-strong-match")
+        expect(note).to_contain_text("No strong match")
+        expect(page.locator("#hits .hit").first).to_be_visible()  # kept, only marked
 
     def test_chinese_finds_the_partitioning_conversation(
         self, page: Page, demo: UiProcess, shots: Path

@@ -7,12 +7,15 @@ import re
 from datetime import UTC, datetime, timedelta
 
 from memlane.application.ports.event_log import RecordedEvent
+from memlane.application.reports import SearchResponse
 from memlane.domain import events
-from memlane.domain.search import ScoreExplanation
+from memlane.domain.confidence import NO_STRONG_MATCH
+from memlane.domain.search import ScoreExplanation, SearchResult
 from memlane.entrypoints.ui.charts import Series, evidence_bars, time_plot
 from memlane.entrypoints.ui.history import SizeSamples, sync_runs
 from memlane.entrypoints.ui.html import Safe, esc, fill
 from memlane.entrypoints.ui.marking import marked, query_terms
+from memlane.entrypoints.ui.search_page import SearchForm, results_html
 
 T0 = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 
@@ -140,3 +143,19 @@ class TestSizeSamples:
 
         assert samples.points() == [(200.0, 11.0), (300.0, 12.0)]
         assert samples.known(5) and not samples.known(3)
+
+
+class TestResults:
+    HIT = SearchResult("MEMORY.md", 1, 2, 0.5, "the weather was mild", "memory")
+
+    def test_no_strong_match_is_said_above_the_hits_it_keeps(self) -> None:
+        marked_response = SearchResponse([self.HIT], "local", "m", "hybrid", no_strong_match=True)
+        html = results_html(SearchForm(q="chess"), marked_response)
+
+        assert f'<p class="warning" id="no-strong-match">{esc(NO_STRONG_MATCH)}</p>' in html
+        assert html.index("no-strong-match") < html.index('<ol class="hits"')
+
+    def test_a_strong_or_unjudged_search_says_nothing(self) -> None:
+        for flag in (False, None):
+            response = SearchResponse([self.HIT], "local", "m", "hybrid", no_strong_match=flag)
+            assert "no-strong-match" not in results_html(SearchForm(q="weather"), response)
