@@ -30,12 +30,15 @@ import sqlean
 
 from memlane.adapters.store.fts5_numbers import Tokenizer, phrase_count
 from memlane.adapters.store.keyword_search import parse_phrases
-from memlane.bench import metrics
 from memlane.bench.cli import BENCH_DIR
-from memlane.bench.datasets import registry
-from memlane.bench.runner import score_query
-from memlane.bench.studies.fusion_study import LEGS_DIR, Leg, shipped
-from memlane.bench.studies.replay_cells import Cells, file_scores, means, print_table
+from memlane.bench.studies.fusion_study import Leg, shipped
+from memlane.bench.studies.replay_cells import (
+    Cells,
+    means,
+    print_table,
+    recorded_queries,
+    result_path,
+)
 from memlane.bench.workspace import UnitPaths
 from memlane.domain.keywords import build_fts_query
 
@@ -48,7 +51,8 @@ BASE = (1.2, 0.75)  # FTS5's constants
 class UnitIndex:
     """One store's FTS5 numbers: term -> rid -> offsets, row lengths, rid <-> chunk."""
 
-    def __init__(self, store: Path) -> None:
+    def __init__(self, store: Path, unit_id: str) -> None:
+        self.unit_id = unit_id
         conn = sqlean.connect(f"file:{store}?mode=ro", uri=True)
         conn.execute("CREATE VIRTUAL TABLE temp.vi USING fts5vocab(main, chunks_fts, instance)")
         self.postings: dict[str, dict[int, list[int]]] = defaultdict(dict)
@@ -109,41 +113,30 @@ def run(names: Sequence[str], grid: Sequence[tuple[float, float]]) -> dict[str, 
     report: dict[str, Any] = {}
     for name in names:
         started = time.monotonic()
-        dataset = registry.load(name, None, registry.DEFAULT_DATA_ROOT)
-        records = json.loads((LEGS_DIR / f"{name}.json").read_text())
-        by_key = {(r["unit"], r["qid"]): r for r in records}
-        del records
         cells: Cells = {}
         worst = 0.0
-        for unit in dataset.units():
-            paths = UnitPaths.for_unit(BENCH_DIR / "work", name, unit.unit_id)
-            index = UnitIndex(paths.store_path("local"))
-            doc_of_path = unit.doc_of_path()
-            for q in unit.queries:
-                rec = by_key.get((unit.unit_id, q.qid))
-                if rec is None:
-                    continue
-                vec: Leg = [tuple(e) for e in rec["vector"]]
-                recorded = {e[4]: e[3] for e in rec["keyword"]}
-                phrase_rows = [index.phrase_rows(p) for p in query_phrases(tokenizer, q.text)]
-                for k1, b in grid:
-                    ev = index.scores(phrase_rows, k1, b)
-                    if (k1, b) == BASE:
-                        for rid, s in ev.items():
-                            cid = index.where[rid][3]
-                            worst = max(worst, abs(recorded.get(cid, math.inf) - s))
-                        worst = max(worst, float(len(recorded) != len(ev)))
-                    kw: Leg = [(*index.where[r][:3], s, index.where[r][3]) for r, s in ev.items()]
-                    where = {e[4]: (e[0], e[1], e[2]) for e in [*vec, *kw]}
-                    ranked = {
-                        "keyword": [e[4] for e in sorted(kw, key=lambda e: (-e[3], e[4]))[:KEEP]],
-                        "hybrid": fuse(vec, kw, POOL)[:KEEP],
-                    }
-                    for mode, ids in ranked.items():
-                        hits: list[metrics.Hit] = [where[c] for c in ids]
-                        got = score_query(q, hits, doc_of_path, turn_level=dataset.turn_level)
-                        key = (unit.unit_id, q.qid)
-                        file_scores(cells, f"{k1}/{b}", mode, key, q.category, got)
+        index: UnitIndex | None = None
+        for found in recorded_queries(name):
+            if index is None or index.unit_id != found.unit.unit_id:
+                paths = UnitPaths.for_unit(BENCH_DIR / "work", name, found.unit.unit_id)
+                index = UnitIndex(paths.store_path("local"), found.unit.unit_id)
+            vec: Leg = [tuple(e) for e in found.legs["vector"]]
+            recorded = {e[4]: e[3] for e in found.legs["keyword"]}
+            phrases = query_phrases(tokenizer, found.query.text)
+            phrase_rows = [index.phrase_rows(p) for p in phrases]
+            for k1, b in grid:
+                ev = index.scores(phrase_rows, k1, b)
+                if (k1, b) == BASE:
+                    for rid, s in ev.items():
+                        worst = max(worst, abs(recorded.get(index.where[rid][3], math.inf) - s))
+                    worst = max(worst, float(len(recorded) != len(ev)))
+                kw: Leg = [(*index.where[r][:3], s, index.where[r][3]) for r, s in ev.items()]
+                where = {e[4]: (e[0], e[1], e[2]) for e in [*vec, *kw]}
+                rankings = {
+                    "keyword": [e[4] for e in sorted(kw, key=lambda e: (-e[3], e[4]))[:KEEP]],
+                    "hybrid": fuse(vec, kw, POOL)[:KEEP],
+                }
+                found.file(cells, f"{k1}/{b}", rankings, where)
         report[name] = {
             "check_worst_abs_diff_at_1.2/0.75": worst,
             "seconds": round(time.monotonic() - started, 1),
@@ -165,11 +158,7 @@ def main() -> None:
     if BASE not in grid:
         grid.insert(0, BASE)
     report = run(args.datasets, grid)
-    out = (
-        Path(args.out)
-        if args.out
-        else BENCH_DIR / "results" / (time.strftime("%Y%m%d-%H%M%S") + "-bm25-params.json")
-    )
+    out = result_path(args.out, "bm25-params")
     out.write_text(json.dumps(report, indent=1))
     print(f"\nwrote {out}")
 

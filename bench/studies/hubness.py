@@ -26,12 +26,15 @@ from typing import Any
 import numpy as np
 import sqlean
 
-from memlane.bench import metrics
 from memlane.bench.cli import BENCH_DIR
-from memlane.bench.datasets import registry
-from memlane.bench.runner import score_query
-from memlane.bench.studies.fusion_study import LEGS_DIR, Leg, shipped
-from memlane.bench.studies.replay_cells import Cells, file_scores, means, print_table
+from memlane.bench.studies.fusion_study import Leg, shipped
+from memlane.bench.studies.replay_cells import (
+    Cells,
+    means,
+    print_table,
+    recorded_queries,
+    result_path,
+)
 from memlane.bench.workspace import UnitPaths
 
 POOL = 200
@@ -64,33 +67,23 @@ def run(names: Sequence[str], betas: Sequence[float], k: int) -> dict[str, Any]:
     report: dict[str, Any] = {}
     for name in names:
         started = time.monotonic()
-        dataset = registry.load(name, None, registry.DEFAULT_DATA_ROOT)
-        records = json.loads((LEGS_DIR / f"{name}.json").read_text())
-        by_key = {(r["unit"], r["qid"]): r for r in records}
-        del records
         cells: Cells = {}
-        for unit in dataset.units():
-            paths = UnitPaths.for_unit(BENCH_DIR / "work", name, unit.unit_id)
-            r = neighbour_means(paths.store_path("local"), k)
-            doc_of_path = unit.doc_of_path()
-            for q in unit.queries:
-                rec = by_key.get((unit.unit_id, q.qid))
-                if rec is None:
-                    continue
-                vec0: Leg = [tuple(e) for e in rec["vector"]]
-                kw: Leg = [tuple(e) for e in rec["keyword"]]
-                where = {e[4]: (e[0], e[1], e[2]) for e in [*vec0, *kw]}
-                for beta in [0.0, *betas]:
-                    vec: Leg = [(*e[:3], e[3] - beta * r.get(e[4], 0.0), e[4]) for e in vec0]
-                    ranked = {
-                        "vector": [e[4] for e in sorted(vec, key=lambda e: (-e[3], e[4]))[:KEEP]],
-                        "hybrid": fuse(vec, kw, POOL)[:KEEP],
-                    }
-                    for mode, ids in ranked.items():
-                        hits: list[metrics.Hit] = [where[c] for c in ids]
-                        got = score_query(q, hits, doc_of_path, turn_level=dataset.turn_level)
-                        key = (unit.unit_id, q.qid)
-                        file_scores(cells, f"{beta}", mode, key, q.category, got)
+        hubs: tuple[str, dict[str, float]] | None = None
+        for found in recorded_queries(name):
+            if hubs is None or hubs[0] != found.unit.unit_id:
+                paths = UnitPaths.for_unit(BENCH_DIR / "work", name, found.unit.unit_id)
+                hubs = (found.unit.unit_id, neighbour_means(paths.store_path("local"), k))
+            r = hubs[1]
+            vec0: Leg = [tuple(e) for e in found.legs["vector"]]
+            kw: Leg = [tuple(e) for e in found.legs["keyword"]]
+            where = {e[4]: (e[0], e[1], e[2]) for e in [*vec0, *kw]}
+            for beta in [0.0, *betas]:
+                vec: Leg = [(*e[:3], e[3] - beta * r.get(e[4], 0.0), e[4]) for e in vec0]
+                rankings = {
+                    "vector": [e[4] for e in sorted(vec, key=lambda e: (-e[3], e[4]))[:KEEP]],
+                    "hybrid": fuse(vec, kw, POOL)[:KEEP],
+                }
+                found.file(cells, f"{beta}", rankings, where)
         report[name] = {"seconds": round(time.monotonic() - started, 1), "cells": means(cells)}
         print(f"\n{name}: {report[name]['seconds']} s")
         print_table(report[name]["cells"], "0.0", ("vector", "hybrid"))
@@ -105,11 +98,7 @@ def main() -> None:
     p.add_argument("--out", default="")
     args = p.parse_args()
     report = run(args.datasets, [float(b) for b in args.beta.split(",")], args.k)
-    out = (
-        Path(args.out)
-        if args.out
-        else BENCH_DIR / "results" / (time.strftime("%Y%m%d-%H%M%S") + "-hubness.json")
-    )
+    out = result_path(args.out, "hubness")
     out.write_text(json.dumps(report, indent=1))
     print(f"\nwrote {out}")
 

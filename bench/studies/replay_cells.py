@@ -5,11 +5,20 @@ difference from the base variant per half."""
 
 from __future__ import annotations
 
+import json
 import statistics
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from memlane.bench.studies.fusion_study import half_of
+from memlane.bench import metrics
+from memlane.bench.cli import BENCH_DIR
+from memlane.bench.datasets import registry
+from memlane.bench.datasets.model import Dataset, Query, Unit
+from memlane.bench.runner import score_query
+from memlane.bench.studies.fusion_study import LEGS_DIR, half_of
 
 METRICS = ("ndcg@10", "recall@5", "recall_all@5", "turn_recall@L5", "turn_recall@L10")
 SHOWN = ("ndcg@10", "recall@5", "turn_recall@L5")
@@ -17,6 +26,50 @@ HALVES = ("all", "A", "B")
 
 # variant -> mode -> group -> metric -> per-query values
 Cells = dict[str, dict[str, dict[str, dict[str, list[float]]]]]
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One query with its recorded legs (`fusion_study collect`) and what scoring it needs."""
+
+    dataset: Dataset
+    unit: Unit
+    query: Query
+    legs: dict[str, Any]
+    doc_of_path: dict[str, str]
+
+    def file(
+        self,
+        cells: Cells,
+        variant: str,
+        rankings: Mapping[str, Sequence[str]],
+        where: Mapping[str, metrics.Hit],
+    ) -> None:
+        """Score each mode's ranking (chunk ids, best first) and file it under `variant`."""
+        q = self.query
+        for mode, ids in rankings.items():
+            hits = [where[c] for c in ids]
+            got = score_query(q, hits, self.doc_of_path, turn_level=self.dataset.turn_level)
+            file_scores(cells, variant, mode, (self.unit.unit_id, q.qid), q.category, got)
+
+
+def recorded_queries(name: str) -> Iterator[Recorded]:
+    """Every query of a set that has recorded legs (`bench/work/legs/<set>.json`), unit by unit."""
+    dataset = registry.load(name, None, registry.DEFAULT_DATA_ROOT)
+    by_key = {(r["unit"], r["qid"]): r for r in json.loads((LEGS_DIR / f"{name}.json").read_text())}
+    for unit in dataset.units():
+        doc_of_path = unit.doc_of_path()
+        for q in unit.queries:
+            rec = by_key.get((unit.unit_id, q.qid))
+            if rec is not None:
+                yield Recorded(dataset, unit, q, rec, doc_of_path)
+
+
+def result_path(given: str, suffix: str) -> Path:
+    """Where a study writes its JSON: `given`, or bench/results/<stamp>-<suffix>.json."""
+    if given:
+        return Path(given)
+    return BENCH_DIR / "results" / f"{time.strftime('%Y%m%d-%H%M%S')}-{suffix}.json"
 
 
 def file_scores(
