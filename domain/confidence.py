@@ -19,13 +19,13 @@ all). Over nine foreign pairs this marks 81 % of the foreign questions and about
 questions the search answers on the worst of seven real sets (4.4 % and 5.7 % with the rank
 chosen on one half of the questions and read on the other); a real question whose answer the
 search misses is marked more often, 19 % (bench/RESULTS.md, "Session 22";
-bench/studies/agreement_study.py). It looks at the
-question's words only through the keyword leg's ranking and removes nothing, so an answer that
-shares few words with its question is kept; such a question, or one asked in another language
-than the memory's, may be marked. A vector-only search has no keyword leg and judges by the top
-gap: the best cosine less the GAP_RANK-th best, in background standard deviations, below
-STRONG_GAP (a plateau of look-alikes), a weaker signal that marks 6 % of the foreign questions
-(bench/RESULTS.md, "Marking instead of removing").
+bench/studies/agreement_study.py). It looks at the question's words only through the keyword
+leg's ranking and removes nothing, so an answer that shares few words with its question is
+kept; such a question, or one asked in another language than the memory's, may be marked. A
+vector-only search has no keyword leg and judges by the top gap: the best cosine less the
+GAP_RANK-th best, in background standard deviations, below STRONG_GAP (a plateau of
+look-alikes), a weaker signal that marks 6 % of the foreign questions (bench/RESULTS.md,
+"Marking instead of removing").
 """
 
 from __future__ import annotations
