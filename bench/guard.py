@@ -284,3 +284,30 @@ def rows(moved: Sequence[Moved], *, only_moved: bool = True) -> list[list[str]]:
             ]
         )
     return out
+
+
+MARKING_HEADER = ["set", "mode", "answered, marked", "missed, marked", "not judged"]
+
+
+def marking_rows(run: DatasetRun) -> list[list[str]]:
+    """How often the response's `noStrongMatch` marked a question the search answered (a gold
+    document among its first 5: a false alarm) and one it missed (a true warning), per mode
+    that judges; reported beside the guard's comparisons, not held to its budget."""
+    out: list[list[str]] = []
+    for mode in dict.fromkeys(r["mode"] for r in run.records):
+        records = [r for r in run.records if r["mode"] == mode]
+        judged = [r for r in records if r.get("no_strong_match") is not None]
+        if not judged:
+            continue
+        answered = [r for r in judged if r["metrics"]["recall_any@5"] > 0]
+        missed = [r for r in judged if r["metrics"]["recall_any@5"] == 0]
+        unjudged = str(len(records) - len(judged))
+        out.append([run.name, mode, _marked(answered), _marked(missed), unjudged])
+    return out
+
+
+def _marked(records: Sequence[Mapping[str, Any]]) -> str:
+    if not records:
+        return "–"
+    marked = sum(1 for r in records if r["no_strong_match"])
+    return f"{marked} of {len(records)} ({marked / len(records):.1%})"

@@ -147,6 +147,10 @@ def _print(
             title = f"{run.name}, {mode}: A = default, B = every hit-removing rule off"
             print(report.format_table(title, guard.HEADER, guard.rows(moved)))
     print("(a category's row is shown only where some query of it moved)")
+    marking = [row for run in runs for row in guard.marking_rows(run)]
+    if marking:
+        title = "noStrongMatch: questions marked (reported, not held to the budget)"
+        print(report.format_table(title, guard.MARKING_HEADER, marking))
     print(
         f"\n{over} comparison(s) over the {guard.BUDGET} budget"
         if over

@@ -136,3 +136,21 @@ def test_every_committed_baseline_file_exists_with_its_records() -> None:
     missing = [f for f in files if not (bench / f).is_file()]
     missing += [f for f in files if not report.records_path(bench / f).is_file()]
     assert missing == []
+
+
+def test_marking_rows_count_false_alarms_on_answered_questions_apart_from_misses() -> None:
+    def rec(mode: str, found: float, marked: bool | None) -> dict[str, object]:
+        return {"mode": mode, "no_strong_match": marked, "metrics": {"recall_any@5": found}}
+
+    run = DatasetRun(name="mini", turn_level=False)
+    run.records = [
+        rec("keyword", 1.0, None),  # keyword-only search is not judged: no row
+        rec("hybrid", 1.0, False),
+        rec("hybrid", 1.0, True),  # a false alarm
+        rec("hybrid", 1.0, False),
+        rec("hybrid", 1.0, False),
+        rec("hybrid", 0.0, True),  # a missed answer, marked: a true warning
+        rec("hybrid", 1.0, None),
+    ]
+
+    assert guard.marking_rows(run) == [["mini", "hybrid", "1 of 4 (25.0%)", "1 of 1 (100.0%)", "1"]]
