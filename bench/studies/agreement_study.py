@@ -92,6 +92,7 @@ def collect(pairs: Sequence[str], work_dir: Path, legs_dir: Path, limit: int | N
             if not paths.store_path("local").exists():
                 raise SystemExit(f"no store at {paths.store_path('local')}: copy the harness's")
             manager: Any = open_unit(opener, paths, base_config(paths.store_path("local"), {}))
+            doc_of_path = unit.doc_of_path()
             try:
                 # A study tool: it reaches into the searcher to read what a search reads.
                 searcher = manager._searching._searcher
@@ -114,7 +115,7 @@ def collect(pairs: Sequence[str], work_dir: Path, legs_dir: Path, limit: int | N
                         # Did the default search answer it: a gold document in its first 5?
                         found = manager.search(q.text, as_of=q.as_of)
                         hits = [(r.path, r.start_line, r.end_line) for r in found.results]
-                        ranked = metrics.distinct_ids(hits, unit.doc_of_path())
+                        ranked = metrics.distinct_ids(hits, doc_of_path)
                         answered = metrics.recall_any(ranked, q.gold_docs, 5) > 0
                     records.append(
                         {

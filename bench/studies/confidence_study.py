@@ -110,10 +110,13 @@ SIGNALS: dict[str, Signal] = {
 HUB_K = 10
 
 
-def neighbour_means(matrix: np.ndarray) -> np.ndarray:
-    """Each row's mean cosine with its HUB_K nearest other rows."""
-    k = min(HUB_K, len(matrix) - 1)
+def neighbour_means(matrix: np.ndarray, k: int = HUB_K) -> np.ndarray:
+    """Each row's mean cosine with its k nearest other rows (rows unit-normalised); 0 for a
+    matrix of one row."""
+    k = min(k, len(matrix) - 1)
     out = np.zeros(len(matrix))
+    if k < 1:
+        return out
     for at in range(0, len(matrix), 2048):
         sims = matrix[at : at + 2048] @ matrix.T
         sims[np.arange(sims.shape[0]), at + np.arange(sims.shape[0])] = -np.inf

@@ -27,6 +27,7 @@ import numpy as np
 import sqlean
 
 from memlane.bench.cli import BENCH_DIR
+from memlane.bench.studies.confidence_study import neighbour_means
 from memlane.bench.studies.fusion_study import Leg, shipped
 from memlane.bench.studies.replay_cells import (
     Cells,
@@ -39,27 +40,16 @@ from memlane.bench.workspace import UnitPaths
 
 POOL = 200
 KEEP = 50
-BLOCK = 2048
 
 
-def neighbour_means(store: Path, k: int) -> dict[str, float]:
+def hub_scores(store: Path, k: int) -> dict[str, float]:
     """chunk id -> mean cosine with its k nearest other chunks of the store."""
     conn = sqlean.connect(f"file:{store}?mode=ro", uri=True)
     rows = conn.execute("SELECT id, embedding FROM chunks WHERE embedding IS NOT NULL").fetchall()
     conn.close()
-    ids = [r[0] for r in rows]
-    vecs = np.stack([np.frombuffer(r[1], dtype="<f4") for r in rows]).astype(np.float32)
+    vecs = np.stack([np.frombuffer(r[1], dtype="<f4") for r in rows]).astype(np.float64)
     vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
-    kk = min(k, len(ids) - 1)
-    out: dict[str, float] = {}
-    for at in range(0, len(ids), BLOCK):
-        sims = vecs[at : at + BLOCK] @ vecs.T
-        for i in range(sims.shape[0]):
-            sims[i, at + i] = -np.inf  # not itself
-        top = np.partition(sims, -kk, axis=1)[:, -kk:] if kk > 0 else np.zeros((sims.shape[0], 1))
-        for i, mean in enumerate(top.mean(axis=1)):
-            out[ids[at + i]] = float(mean)
-    return out
+    return {r[0]: float(m) for r, m in zip(rows, neighbour_means(vecs, k), strict=True)}
 
 
 def run(names: Sequence[str], betas: Sequence[float], k: int) -> dict[str, Any]:
@@ -72,7 +62,7 @@ def run(names: Sequence[str], betas: Sequence[float], k: int) -> dict[str, Any]:
         for found in recorded_queries(name):
             if hubs is None or hubs[0] != found.unit.unit_id:
                 paths = UnitPaths.for_unit(BENCH_DIR / "work", name, found.unit.unit_id)
-                hubs = (found.unit.unit_id, neighbour_means(paths.store_path("local"), k))
+                hubs = (found.unit.unit_id, hub_scores(paths.store_path("local"), k))
             r = hubs[1]
             vec0: Leg = [tuple(e) for e in found.legs["vector"]]
             kw: Leg = [tuple(e) for e in found.legs["keyword"]]
