@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from memlane.bench import cache_cli, guard, guard_cli, report
+from memlane.bench import cache_cli, guard, guard_cli, readme_table, report
 from memlane.bench.datasets import registry
 from memlane.bench.embed_cache import SharedCache
 from memlane.bench.runner import (
@@ -89,6 +89,9 @@ def _parser() -> argparse.ArgumentParser:
     cache_cli.add_parser(sub, default_work_dir=BENCH_DIR / "work")
     guard_cli.add_parser(sub, bench_dir=BENCH_DIR)
 
+    sub.add_parser(
+        "table", help="README's results table, from the accepted guard runs (bench/baselines)"
+    )
     rep = sub.add_parser("report", help="re-print tables and plots from a results JSON")
     rep.add_argument("json_file", type=Path)
 
@@ -336,4 +339,7 @@ def main(argv: list[str] | None = None) -> int:
         return cache_cli.run(args)
     if args.command == "guard":
         return guard_cli.run(args, BENCH_DIR)
+    if args.command == "table":
+        print(readme_table.current(BENCH_DIR), end="")
+        return 0
     return cmd_run(args)

@@ -100,6 +100,10 @@ def run(args: argparse.Namespace, bench_dir: Path) -> int:
         current = guard.read_baselines(args.baseline)
         guard.write_baselines(args.baseline, current, rel, guard.GuardRun(runs, off, not_measured))
         print(f"baseline written: {args.baseline} -> {rel}")
+        print(
+            "README's results table comes from the baselines: paste `python -m bench table` "
+            "into it (tests/bench/test_readme_table.py fails until then)"
+        )
     print(f"\nresults: {default_file}")
     return exit_status(over, not_measured)
 
