@@ -43,7 +43,7 @@ POOL = 200
 KEEP = 50
 
 
-def _unit_matrix(store_path: Any) -> tuple[list[tuple[str, int, int, str]], np.ndarray]:
+def unit_matrix(store_path: Any) -> tuple[list[tuple[str, int, int, str]], np.ndarray]:
     """(path, start, end, chunk id) of every embedded chunk, and their unit vectors."""
     conn = sqlean.connect(f"file:{store_path}?mode=ro", uri=True)
     rows = conn.execute(
@@ -65,12 +65,12 @@ def _views(provider: Any, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]
     return q, p
 
 
-def _leg(meta: list[tuple[str, int, int, str]], scores: np.ndarray) -> Leg:
+def leg_of(meta: list[tuple[str, int, int, str]], scores: np.ndarray) -> Leg:
     top = np.argsort(-scores, kind="stable")[:POOL]
     return [(*meta[i][:3], float(scores[i]), meta[i][3]) for i in top]
 
 
-def _unit_batches(name: str) -> Any:
+def unit_batches(name: str) -> Any:
     """The recorded questions grouped by unit, in the harness's unit order."""
     batch: list[Recorded] = []
     for found in recorded_queries(name):
@@ -89,13 +89,13 @@ def run(names: Sequence[str], alphas: Sequence[float]) -> dict[str, Any]:
         started = time.monotonic()
         cells: Cells = {}
         same = total = 0
-        for batch in _unit_batches(name):
+        for batch in unit_batches(name):
             unit = batch[0].unit
             with opened_unit(name, unit, BENCH_DIR / "work") as (manager, store, provider, db):
                 share = manager.settings.query.common_word_share
                 asked = [vector_query(store, f.query.text, share=share).text for f in batch]
                 q, p = _views(provider, asked)
-                meta, matrix = _unit_matrix(db)
+                meta, matrix = unit_matrix(db)
             cos_q, cos_p = matrix @ q.T, matrix @ p.T
             for i, found in enumerate(batch):
                 kw: Leg = [tuple(e) for e in found.legs["keyword"]]
@@ -103,7 +103,7 @@ def run(names: Sequence[str], alphas: Sequence[float]) -> dict[str, Any]:
                 where = {e[4]: (e[0], e[1], e[2]) for e in [*recorded, *kw]}
                 where.update({m[3]: m[:3] for m in meta})
                 for alpha in [0.0, *alphas]:
-                    vec = _leg(meta, (1 - alpha) * cos_q[:, i] + alpha * cos_p[:, i])
+                    vec = leg_of(meta, (1 - alpha) * cos_q[:, i] + alpha * cos_p[:, i])
                     rankings = {
                         "vector": [e[4] for e in vec[:KEEP]],
                         "hybrid": fuse(vec, kw, POOL)[:KEEP],
