@@ -23,6 +23,7 @@ from dataclasses import asdict
 from sqlalchemy import Connection
 
 from memlane.adapters.postgres import (
+    chunk_pieces,
     embedding_cache,
     keyword_analysis,
     keyword_search,
@@ -127,6 +128,8 @@ class PostgresIndexStore:
         def work(conn: Connection) -> None:
             self._register(conn)
             vector_leg.ensure_dims(conn, self._agent, dims)
+            kept = [c.id for c in chunks]
+            chunk_pieces.delete_lost(conn, self._agent, file.source, file.path, kept)
             rows.delete_file_chunks(conn, self._agent, file.source, file.path)
             rows.insert_chunks(conn, self._agent, batch, tokens, rows.now(conn))
             rows.put_file(conn, self._agent, file)
@@ -154,6 +157,7 @@ class PostgresIndexStore:
         """Remove every row of one file in one transaction (no-op if it is not indexed)."""
 
         def work(conn: Connection) -> None:
+            chunk_pieces.delete_lost(conn, self._agent, source, path)
             rows.delete_file_chunks(conn, self._agent, source, path)
             rows.delete_file(conn, self._agent, source, path)
 
@@ -177,6 +181,14 @@ class PostgresIndexStore:
             )
 
         self._db.write(work)
+
+    def set_pieces(self, model: str, pieces: Mapping[ChunkId, Sequence[Vector]]) -> None:
+        """Attach note chunks' piece vectors of `model` in one transaction (see IndexStore)."""
+        for vectors in pieces.values():
+            for v in vectors:
+                check_vector(v)
+        if pieces:
+            self._db.write(lambda conn: chunk_pieces.put(conn, self._agent, model, pieces))
 
     def cache_put(self, key: CacheKey, vectors: Mapping[ContentHash, Vector]) -> None:
         """Store vectors in the cache; they become the most recently used entries."""
@@ -245,6 +257,18 @@ class PostgresIndexStore:
         """Return chunks whose vector is missing or was made by another model."""
         with self._db.read() as conn:
             return rows.chunks_without_vectors(conn, self._agent, model, limit)
+
+    def chunks_without_pieces(self, model: str, limit: int = 1000) -> list[Chunk]:
+        """Note chunks with a vector of `model` and no piece vectors of it (see IndexStore)."""
+        with self._db.read() as conn:
+            return chunk_pieces.missing(conn, self._agent, model, rows.CHUNK_COLUMNS, limit)
+
+    def piece_cosines(
+        self, vector: Vector, *, model: str, ids: Sequence[ChunkId]
+    ) -> dict[ChunkId, tuple[float, float | None]]:
+        """Each chunk's cosine with `vector` and its best piece's (see IndexStore)."""
+        with self._db.read() as conn:
+            return chunk_pieces.cosines(conn, self._agent, vector, model, ids)
 
     def vector_progress(self, model: str) -> VectorProgress:
         """Count the chunks with a vector of `model`, and all chunks (see IndexStore)."""
