@@ -168,7 +168,7 @@ class Searcher:
                 provider, text, sources, limit, warnings, legs
             )
             if vector and query_vector is not None:
-                vector = legs.pieced(
+                vector, unpieced = legs.pieced(
                     query_vector,
                     vector_label(provider.model, provider.key),
                     vector,
@@ -176,6 +176,12 @@ class Searcher:
                     weight=self._settings.query.piece_weight,
                     limit=limit,
                 )
+                if unpieced:
+                    warnings.append(
+                        f"{unpieced} of the notes ranked have no piece vectors yet: they rank "
+                        "by their own cosine until `memlane index`, `watch` or a server embeds "
+                        "their pieces"
+                    )
             if vector and query_vector is not None:
                 background = self._background(provider, query_vector)
             if not failed:

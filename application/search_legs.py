@@ -94,15 +94,15 @@ class Legs:
         *,
         weight: float,
         limit: int,
-    ) -> list[Candidate]:
+    ) -> tuple[list[Candidate], int]:
         """The vector leg with each note chunk scored with its best piece too
         (domain/note_pieces.py): the chunks of both legs re-scored, the best `limit` kept, so a
         note the keyword leg found whose best piece is near the question joins the vector leg.
         A chunk without pieces (a transcript's, or one whose pieces are not embedded yet) keeps
-        its cosine."""
+        its cosine. Also returns how many of the note candidates scored have no pieces yet."""
         ids = list(dict.fromkeys(c.chunk_id for c in [*vector, *keyword] if has_pieces(c.source)))
         if not ids or weight <= 0:
-            return list(vector)
+            return list(vector), 0
         found: dict[ChunkId, tuple[float, float | None]] = {}
         for agent, store in self.vectored:
             if agent is None:
@@ -119,7 +119,8 @@ class Legs:
             if c.chunk_id not in out and c.chunk_id in found:
                 cosine, best = found[c.chunk_id]
                 out[c.chunk_id] = replace(c, score=pieced_score(cosine, best, weight))
-        return sorted(out.values(), key=lambda c: -c.score)[:limit]
+        waiting = sum(1 for cosine, best in found.values() if best is None)
+        return sorted(out.values(), key=lambda c: -c.score)[:limit], waiting
 
     def keyword_only_warning(self, *, hybrid: bool) -> list[str]:
         """What the keyword-only agents contribute, said as it is (nothing to wait for)."""

@@ -105,18 +105,22 @@ class VectorBackfill:
     def run(self, *, limit: int | None = None) -> int:
         """Backfill every missing vector, reporting progress; skipped (0) when more than
         `limit` are missing, ended after a batch once the process closes the store. Return how
-        many chunks got a vector. Without a `limit` (not a search's own backfill), the note
-        chunks' piece vectors follow."""
+        many chunks got a vector. The note chunks' piece vectors follow, by the same `limit`."""
         done = self._run_vectors(limit=limit)
-        if limit is None and self._pieces and not self._closing():
-            self._run_pieces()
+        if self._pieces and not self._closing():
+            self._run_pieces(limit=limit)
         return done
 
-    def _run_pieces(self) -> int:
-        """Give every note chunk with a vector its piece vectors, batch by batch; return how
-        many chunks got them. A failure is recorded like a vector batch's and ends the run."""
+    def _run_pieces(self, *, limit: int | None) -> int:
+        """Give every note chunk with a vector its piece vectors, batch by batch (skipped when
+        more than `limit` chunks lack them); return how many chunks got them. A failure is
+        recorded like a vector batch's and ends the run."""
         provider = self._runtime.usable
         if provider is None:
+            return 0
+        label = vector_label(provider.model, provider.key)
+        if limit is not None and len(self._store.chunks_without_pieces(label, limit + 1)) > limit:
+            log.info("piece_backfill_deferred", limit=limit)
             return 0
         done = 0
         seen: set[str] = set()

@@ -55,9 +55,12 @@ class TestPieces:
         found = store.piece_cosines(axis(1), model=MODEL, ids=[NOTE_A, NOTE_B, TALK])
 
         assert [c.id for c in store.chunks_without_pieces(MODEL)] == [NOTE_B]
-        assert found[NOTE_A] == (pytest.approx(0.0, abs=1e-6), pytest.approx(1.0, abs=1e-6))
-        assert found[NOTE_B] == (pytest.approx(1.0, abs=1e-6), None)  # no pieces yet
-        assert found[TALK] == (pytest.approx(0.0, abs=1e-6), None)
+        assert found[NOTE_A][0] == pytest.approx(0.0, abs=1e-6)
+        assert found[NOTE_A][1] == pytest.approx(1.0, abs=1e-6)
+        assert found[NOTE_B][0] == pytest.approx(1.0, abs=1e-6)
+        assert found[NOTE_B][1] is None  # no pieces yet
+        assert found[TALK][0] == pytest.approx(0.0, abs=1e-6)
+        assert found[TALK][1] is None
         assert store.piece_cosines(axis(1), model="other-model", ids=[NOTE_A]) == {}
 
     def test_pieces_go_with_their_chunk(self, store: IndexStore) -> None:

@@ -46,13 +46,14 @@ def _store(provider: FakeEmbeddingProvider) -> FakeIndexStore:
     note half way there, and a transcript chunk given pieces it should never be scored by."""
     label = vector_label(provider.model, provider.key)
     store = FakeIndexStore()
-    for path, source, vector in [
+    placed: list[tuple[str, Source, list[float]]] = [
         ("memory/long.md", "memory", _unit(1, 0, 0, 0)),
         ("memory/short.md", "memory", _unit(0.9, 0.4, 0, 0)),
         ("sessions/s.jsonl", "sessions", _unit(0.95, 0.3, 0, 0)),
-    ]:
+    ]
+    for path, source, vector in placed:
         file = IndexedFile(source=source, path=path, hash=ContentHash(path), mtime=1.0, size=1)
-        store.replace_file(file, [_chunk(path, source)], [vector], label)  # type: ignore[arg-type]
+        store.replace_file(file, [_chunk(path, source)], [vector], label)
     store.set_pieces(
         label,
         {
@@ -89,3 +90,15 @@ def test_a_transcript_chunk_keeps_its_cosine_whatever_pieces_it_holds() -> None:
 
 def test_piece_weight_zero_ranks_by_the_chunks_cosine_alone() -> None:
     assert _paths(0.0) == ["memory/short.md", "sessions/s.jsonl", "memory/long.md"]
+
+
+def test_a_search_says_when_notes_it_ranked_have_no_pieces_yet() -> None:
+    provider = FixedQuery(dimensions=4)
+    settings = MemorySettings(query=QuerySettings(hybrid=HybridSettings(enabled=False)))
+    runtime = EmbeddingRuntime(lambda: Selection(provider=provider, fallback_from=None))
+    searcher = Searcher(store=_store(provider), runtime=runtime, settings=settings)
+
+    response = searcher.search(SearchQuery("retry policy"), now=0.0)
+
+    # short.md has its vector but no pieces; long.md has both; the transcript is not a note.
+    assert any(w.startswith("1 of the notes ranked have no piece") for w in response.warnings)
