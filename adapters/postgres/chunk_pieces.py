@@ -45,16 +45,19 @@ def delete_lost(
     )
 
 
-def missing(conn: Connection, agent: str, model: str, columns: str, limit: int) -> list[Chunk]:
-    """The agent's note chunks with a vector of `model` but no pieces of it, oldest rid first."""
+def missing(
+    conn: Connection, agent: str, model: str, columns: str, limit: int, *, after: int = 0
+) -> list[tuple[int, Chunk]]:
+    """(rid, chunk) of the agent's note chunks after rid `after` with a vector of `model` but
+    no pieces of it, oldest rid first."""
     rows = conn.exec_driver_sql(
-        f"SELECT {columns} FROM memlane_chunks c WHERE c.agent = %s "
+        f"SELECT c.rid, {columns} FROM memlane_chunks c WHERE c.agent = %s AND c.rid > %s "
         "AND c.source = ANY(%s::text[]) AND c.model = %s AND c.embedding IS NOT NULL "
         "AND NOT EXISTS (SELECT 1 FROM memlane_chunk_pieces p WHERE p.agent = c.agent "
         "AND p.chunk_id = c.id AND p.model = %s) ORDER BY c.rid LIMIT %s",
-        (agent, sorted(PIECED_SOURCES), model, model, max(0, limit)),
+        (agent, after, sorted(PIECED_SOURCES), model, model, max(0, limit)),
     )
-    return [chunk_from_row(tuple(r)) for r in rows]
+    return [(int(r[0]), chunk_from_row(tuple(r)[1:])) for r in rows]
 
 
 def cosines(

@@ -48,17 +48,22 @@ def file_ids(conn: Connection, source: str, path: str) -> set[str]:
     return {str(r[0]) for r in rows}
 
 
-def missing(conn: Connection, model: str, columns: str, limit: int) -> list[Chunk]:
-    """Note chunks with a vector of `model` but no pieces of it, oldest rid first."""
+def missing(
+    conn: Connection, model: str, columns: str, limit: int, *, after: int = 0
+) -> list[tuple[int, Chunk]]:
+    """(rid, chunk) of the note chunks after rid `after` with a vector of `model` but no pieces
+    of it, oldest rid first (the walk starts at `after`, so a backfill never scans the rows it
+    has done again)."""
     sources = sorted(PIECED_SOURCES)
     rows = conn.exec_driver_sql(
-        f"SELECT {columns} FROM chunks c WHERE c.source IN ({placeholders(len(sources))}) "
+        f"SELECT c.rid, {columns} FROM chunks c WHERE c.rid > ? "
+        f"AND c.source IN ({placeholders(len(sources))}) "
         "AND c.model = ? AND c.embedding IS NOT NULL AND NOT EXISTS "
         f"(SELECT 1 FROM {TABLE} p WHERE p.chunk_id = c.id AND p.model = ?) "
         "ORDER BY c.rid LIMIT ?",
-        (*sources, model, model, max(0, limit)),
+        (after, *sources, model, model, max(0, limit)),
     ).all()
-    return [chunk_from_row(tuple(r)) for r in rows]
+    return [(int(r[0]), chunk_from_row(tuple(r)[1:])) for r in rows]
 
 
 def cosines(

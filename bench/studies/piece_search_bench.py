@@ -41,7 +41,7 @@ def run(name: str, queries: int) -> dict[str, Any]:
     times: dict[str, list[float]] = {label: [] for label in managers}
     try:
         asked = [q.text for q in unit.queries[:queries]]
-        for label, manager in managers.items():  # warm both (model, caches)
+        for manager in managers.values():  # warm both (model, caches)
             manager.search(asked[0])
         for i, text in enumerate(asked):
             order = list(managers) if i % 2 == 0 else list(reversed(managers))

@@ -89,3 +89,25 @@ class TestPieces:
         store.set_pieces(MODEL, {ChunkId("memory:memory/gone.md:0"): [axis(0)]})
 
         assert [c.id for c in store.chunks_without_pieces(MODEL)] == [NOTE_A, NOTE_B]
+
+    def test_a_walk_in_batches_goes_on_and_starts_again_at_the_end(self, store: IndexStore) -> None:
+        _index(store)
+
+        walked = [[c.id for c in store.chunks_without_pieces(MODEL, 1)] for _ in range(3)]
+
+        # Nothing was given pieces, so the third call starts again from the first chunk.
+        assert walked == [[NOTE_A], [NOTE_B], [NOTE_A]]
+
+    def test_a_chunk_that_gains_its_vector_after_a_walk_found_none_is_listed(
+        self, store: IndexStore
+    ) -> None:
+        _index(store)
+        store.set_pieces(MODEL, {NOTE_A: [axis(0)], NOTE_B: [axis(1)]})
+        assert store.chunks_without_pieces(MODEL) == []
+        late = make_chunk(0, "late", "memory/b.md")
+        store.replace_file(make_file("memory/b.md"), [late], [None], "fts-only")
+        assert store.chunks_without_pieces(MODEL) == []  # no vector yet: nothing to pair with
+
+        store.set_vectors(MODEL, {late.id: axis(2)})
+
+        assert [c.id for c in store.chunks_without_pieces(MODEL)] == [late.id]

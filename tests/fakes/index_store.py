@@ -229,6 +229,7 @@ class FakeIndexStore(_FakeWriter):
     def __init__(self) -> None:
         super().__init__(_State())
         self.closed = False
+        self._pieces_after: dict[str, int] = {}  # the walk for chunks lacking pieces
 
     def meta(self) -> IndexMeta | None:
         return self._state.meta
@@ -295,15 +296,22 @@ class FakeIndexStore(_FakeWriter):
         return [r.chunk for r in rows if r.vector is None or r.model != model][: max(0, limit)]
 
     def chunks_without_pieces(self, model: str, limit: int = 1000) -> list[Chunk]:
+        """Like the real stores, a walk in insertion order that goes on from where it stopped
+        and starts again from the first at the end."""
         rows = sorted(self._state.rows.values(), key=lambda r: r.seq)
-        return [
-            r.chunk
+        waiting = [
+            r
             for r in rows
             if has_pieces(r.chunk.source)
             and r.vector is not None
             and r.model == model
             and self._state.pieces.get(r.chunk.id, ("", []))[0] != model
-        ][: max(0, limit)]
+        ]
+        after = self._pieces_after.get(model, 0)
+        found = [r for r in waiting if r.seq > after][: max(0, limit)] or waiting[: max(0, limit)]
+        if found:
+            self._pieces_after[model] = found[-1].seq
+        return [r.chunk for r in found]
 
     def set_pieces(self, model: str, pieces: Mapping[ChunkId, Sequence[Vector]]) -> None:
         for vectors in pieces.values():
