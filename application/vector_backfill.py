@@ -107,9 +107,15 @@ class VectorBackfill:
         `limit` are missing, ended after a batch once the process closes the store. Return how
         many chunks got a vector. The note chunks' piece vectors follow, by the same `limit`."""
         done = self._run_vectors(limit=limit)
-        if self._pieces and not self._closing():
+        if self._pieces and not self._closing() and self._vectors_complete():
             self._run_pieces(limit=limit)
         return done
+
+    def _vectors_complete(self) -> bool:
+        """Pieces follow the chunks' own vectors, never hold them back: none while any chunk
+        still lacks its vector (a deferred or interrupted backfill)."""
+        progress = self.progress()
+        return progress is not None and progress.complete
 
     def _run_pieces(self, *, limit: int | None) -> int:
         """Give every note chunk with a vector its piece vectors, batch by batch (skipped when
