@@ -14,6 +14,7 @@ from memlane.domain.embedding import (
     sanitize_and_normalize,
     split_to_utf8_limit,
 )
+from memlane.domain.hashing import sha256_text
 
 # Texts handed to the provider per call: small enough for steady progress reports,
 # large enough for the provider's own batching (token budget, concurrency) to pay off.
@@ -72,6 +73,27 @@ class DocumentEmbedder:
             embedded=len(missing),
             cached=len(unique) - len(missing),
         )
+
+    def embed_texts(
+        self, texts: Sequence[str], on_progress: Callable[[int], None] | None = None
+    ) -> list[Vector]:
+        """Return a vector for each text (a note chunk's pieces), cached by the text's hash."""
+        unique = {sha256_text(t): t for t in texts}
+        known: dict[ContentHash, Vector] = {}
+        if self._use_cache and unique:
+            known = self._cache.cache_get(self._key, list(unique))
+        missing = [h for h in unique if h not in known]
+        for start in range(0, len(missing), _GROUP):
+            group = missing[start : start + _GROUP]
+            fresh = dict(
+                zip(group, self._embed_within_limit([unique[h] for h in group]), strict=True)
+            )
+            if self._use_cache:
+                self._cache.cache_put(self._key, fresh)
+            known.update(fresh)
+            if on_progress is not None:
+                on_progress(len(group))
+        return [known[sha256_text(t)] for t in texts]
 
     def cached(self, chunks: Sequence[Chunk]) -> list[Vector | None]:
         """Return the cached vector of each chunk, None where the cache has none (no provider

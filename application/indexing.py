@@ -18,9 +18,10 @@ from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvide
 from memlane.application.ports.file_source import FileSource
 from memlane.application.ports.index_store import IndexedFile, IndexStore, IndexWriter
 from memlane.domain.chunking import chunk_text
-from memlane.domain.chunks import Chunk, ChunkingPolicy
+from memlane.domain.chunks import Chunk, ChunkId, ChunkingPolicy
 from memlane.domain.hashing import bytes_hash
 from memlane.domain.index_meta import KEYWORD_ONLY_MODEL, vector_label
+from memlane.domain.note_pieces import note_pieces
 from memlane.domain.sources import FileStat, Source
 from memlane.domain.text_decoding import decode_text
 from memlane.domain.transcripts import parse_transcript, render_transcript
@@ -175,6 +176,33 @@ def backfill_batch(
         vector_label(provider.model, provider.key),
         {c.id: v for c, v in zip(chunks, outcome.vectors, strict=True)},
     )
+    return chunks
+
+
+def backfill_pieces_batch(
+    store: IndexStore,
+    provider: EmbeddingProvider,
+    *,
+    use_cache: bool = True,
+    batch: int = 32,
+    on_embedded: Callable[[int], None] | None = None,
+) -> list[Chunk]:
+    """Give the piece vectors of `provider` to up to `batch` note chunks that have their own
+    vector but no pieces (domain/note_pieces.py), committed in one transaction; return those
+    chunks ([] when none is missing). Raises EmbeddingError when the provider fails."""
+    label = vector_label(provider.model, provider.key)
+    chunks = store.chunks_without_pieces(label, batch)
+    if not chunks:
+        return []
+    texts = {c.id: note_pieces(c.text) for c in chunks}
+    flat = [t for pieces in texts.values() for t in pieces]
+    vectors = DocumentEmbedder(provider, store, use_cache=use_cache).embed_texts(flat, on_embedded)
+    pieces: dict[ChunkId, list[Vector]] = {}
+    start = 0
+    for cid, own in texts.items():
+        pieces[cid] = vectors[start : start + len(own)]
+        start += len(own)
+    store.set_pieces(label, pieces)
     return chunks
 
 

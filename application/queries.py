@@ -168,6 +168,21 @@ class Searcher:
                 provider, text, sources, limit, warnings, legs
             )
             if vector and query_vector is not None:
+                vector, unpieced = legs.pieced(
+                    query_vector,
+                    vector_label(provider.model, provider.key),
+                    vector,
+                    keyword,
+                    weight=self._settings.query.piece_weight,
+                    limit=limit,
+                )
+                if unpieced:
+                    warnings.append(
+                        f"{unpieced} of the notes ranked have no piece vectors yet: they rank "
+                        "by their own cosine until `memlane index`, `watch` or a server embeds "
+                        "their pieces"
+                    )
+            if vector and query_vector is not None:
                 background = self._background(provider, query_vector)
             if not failed:
                 warnings += self._partial_vectors(own_progress)

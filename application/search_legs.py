@@ -12,9 +12,11 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from memlane.application.ports.index_store import IndexStore
-from memlane.domain.agents import AgentsNotComparable, qualified
+from memlane.domain.agents import AgentsNotComparable, agent_of, qualified, unqualified
+from memlane.domain.chunks import ChunkId
 from memlane.domain.index_meta import IndexMeta, vector_label
 from memlane.domain.keywords import build_fts_query
+from memlane.domain.note_pieces import has_pieces, pieced_score
 from memlane.domain.search import Candidate, TimeWindow
 from memlane.domain.sources import Source
 
@@ -82,6 +84,43 @@ class Legs:
         if self.many:  # one pool ordered by cosine, so ties do not depend on the agents' order
             found.sort(key=lambda c: -c.score)
         return found
+
+    def pieced(
+        self,
+        query: list[float],
+        model: str,
+        vector: Sequence[Candidate],
+        keyword: Sequence[Candidate],
+        *,
+        weight: float,
+        limit: int,
+    ) -> tuple[list[Candidate], int]:
+        """The vector leg with each note chunk scored with its best piece too
+        (domain/note_pieces.py): the chunks of both legs re-scored, the best `limit` kept, so a
+        note the keyword leg found whose best piece is near the question joins the vector leg.
+        A chunk without pieces (a transcript's, or one whose pieces are not embedded yet) keeps
+        its cosine. Also returns how many of the note candidates scored have no pieces yet."""
+        ids = list(dict.fromkeys(c.chunk_id for c in [*vector, *keyword] if has_pieces(c.source)))
+        if not ids or weight <= 0:
+            return list(vector), 0
+        found: dict[ChunkId, tuple[float, float | None]] = {}
+        for agent, store in self.vectored:
+            if agent is None:
+                found.update(store.piece_cosines(query, model=model, ids=ids))
+                continue
+            own = [unqualified(c) for c in ids if agent_of(c) == agent]
+            scored = store.piece_cosines(query, model=model, ids=own) if own else {}
+            found.update({qualified(agent, c): v for c, v in scored.items()})
+        out: dict[ChunkId, Candidate] = {}
+        for c in vector:
+            cosine, best = found.get(c.chunk_id, (c.score, None))
+            out[c.chunk_id] = replace(c, score=pieced_score(c.score, best, weight))
+        for c in keyword:
+            if c.chunk_id not in out and c.chunk_id in found:
+                cosine, best = found[c.chunk_id]
+                out[c.chunk_id] = replace(c, score=pieced_score(cosine, best, weight))
+        waiting = sum(1 for cosine, best in found.values() if best is None)
+        return sorted(out.values(), key=lambda c: -c.score)[:limit], waiting
 
     def keyword_only_warning(self, *, hybrid: bool) -> list[str]:
         """What the keyword-only agents contribute, said as it is (nothing to wait for)."""

@@ -107,6 +107,7 @@ class SyncService:
             announce=bus.publish,
             use_cache=settings.cache.enabled,
             batch=backfill_batch_size,
+            pieces=settings.query.piece_weight > 0,
         )
         # Shared stores: one sync of this agent at a time across processes and hosts.
         self._host_lock = host_lock

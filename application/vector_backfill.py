@@ -22,10 +22,10 @@ import structlog
 
 from memlane.application.embedding_runtime import EmbeddingRuntime
 from memlane.application.handlers import fallback_events
-from memlane.application.indexing import backfill_batch
+from memlane.application.indexing import backfill_batch, backfill_pieces_batch
 from memlane.application.issues import IssueBoard
 from memlane.application.ports.clock import Clock
-from memlane.application.ports.embedding import EmbeddingError
+from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvider
 from memlane.application.ports.index_store import IndexStore, VectorProgress
 from memlane.application.progress import ProgressTracker
 from memlane.domain import events
@@ -69,6 +69,7 @@ class VectorBackfill:
         use_cache: bool = True,
         batch: int = BACKFILL_BATCH,
         closing: Callable[[], bool] = lambda: False,
+        pieces: bool = True,
     ) -> None:
         self._store = store
         self._runtime = runtime
@@ -81,6 +82,9 @@ class VectorBackfill:
         self._batch = batch
         self._call = min(FIRST_CALL, batch)  # chunks per provider call in a step (see `step`)
         self._closing = closing  # the process is stopping: no batch after the running one
+        # Note chunks' piece vectors (domain/note_pieces.py) follow their own vectors; off when
+        # the search does not use them (`query.pieceWeight` 0).
+        self._pieces = pieces
 
     def progress(self) -> VectorProgress | None:
         """How far the vectors of the active model are; None without a usable provider."""
@@ -101,7 +105,50 @@ class VectorBackfill:
     def run(self, *, limit: int | None = None) -> int:
         """Backfill every missing vector, reporting progress; skipped (0) when more than
         `limit` are missing, ended after a batch once the process closes the store. Return how
-        many chunks got a vector."""
+        many chunks got a vector. The note chunks' piece vectors follow, by the same `limit`."""
+        done = self._run_vectors(limit=limit)
+        if self._pieces and not self._closing() and self._vectors_complete():
+            self._run_pieces(limit=limit)
+        return done
+
+    def _vectors_complete(self) -> bool:
+        """Pieces follow the chunks' own vectors, never hold them back: none while any chunk
+        still lacks its vector (a deferred or interrupted backfill)."""
+        progress = self.progress()
+        return progress is not None and progress.complete
+
+    def _run_pieces(self, *, limit: int | None) -> int:
+        """Give every note chunk with a vector its piece vectors, batch by batch (skipped when
+        more than `limit` chunks lack them); return how many chunks got them. A failure is
+        recorded like a vector batch's and ends the run."""
+        provider = self._runtime.usable
+        if provider is None:
+            return 0
+        label = vector_label(provider.model, provider.key)
+        if limit is not None and len(self._store.chunks_without_pieces(label, limit + 1)) > limit:
+            log.info("piece_backfill_deferred", limit=limit)
+            return 0
+        done = 0
+        seen: set[str] = set()
+        try:
+            while not self._closing():
+                # Pieces are not chunks: the phase says what runs, the chunk count stays.
+                chunks = backfill_pieces_batch(
+                    self._store, provider, use_cache=self._use_cache, batch=self._batch
+                )
+                if not chunks or chunks[0].id in seen:  # none left, or our writes are ignored
+                    break
+                if done == 0:
+                    self._progress.set_phase("pieces")
+                seen.update(c.id for c in chunks)
+                done += len(chunks)
+        except EmbeddingError as exc:
+            self._failed(provider.id, exc)
+        if done:
+            log.info("piece_backfill_done", chunks=done)
+        return done
+
+    def _run_vectors(self, *, limit: int | None) -> int:
         provider = self._runtime.usable  # a provider cooling down after a failure waits
         if provider is None:
             return 0
@@ -166,11 +213,24 @@ class VectorBackfill:
             self._failed(provider.id, exc)
             self._issues.persist()
             return done
+        if done == 0 and self._pieces and not (stopping() or self._closing()):
+            done += self._pieces_step(provider)
         if done:
             self._runtime.note_success()
         self._issues.clear("index", "(vectors)")
         self._issues.persist()  # writes only when a failure was recorded before
         return done
+
+    def _pieces_step(self, provider: EmbeddingProvider) -> int:
+        """One call's worth of note chunks' piece vectors, once no chunk lacks its own."""
+        try:
+            chunks = backfill_pieces_batch(
+                self._store, provider, use_cache=self._use_cache, batch=self._call
+            )
+        except EmbeddingError as exc:
+            self._failed(provider.id, exc)
+            return 0
+        return len(chunks)
 
     def _pace(self, size: int, elapsed: float) -> int:
         """The chunks of the next call: as many as the last call's pace does in

@@ -24,6 +24,9 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from memlane.domain.hashing import sha256_text
+from memlane.domain.note_pieces import has_pieces, note_pieces
+
 CACHE_FILE = "embedding-cache.sqlite"
 
 _SCHEMA = (
@@ -98,12 +101,19 @@ class SharedCache:
                 conn.execute("DETACH DATABASE store")
 
     def seed(self, store: Path) -> int:
-        """Put into the store's own cache the vectors held here for the store's chunk texts
-        (any provider key: the store only reads its own); return how many were added."""
+        """Put into the store's own cache the vectors held here for the store's chunk texts and
+        its note chunks' pieces (any provider key: the store only reads its own); return how
+        many were added."""
         if not store.exists():
             return 0
+        pieces = piece_hashes(store)
         with self._connect() as conn:
             conn.execute("ATTACH DATABASE ? AS store", (str(store),))
+            conn.execute("CREATE TEMP TABLE IF NOT EXISTS piece_hashes (hash TEXT PRIMARY KEY)")
+            conn.execute("DELETE FROM temp.piece_hashes")
+            conn.executemany(
+                "INSERT OR IGNORE INTO temp.piece_hashes VALUES (?)", [(h,) for h in pieces]
+            )
             try:
                 clock = conn.execute(
                     "SELECT coalesce(max(last_used), 0) + 1 FROM store.embedding_cache"
@@ -112,7 +122,8 @@ class SharedCache:
                 conn.execute(
                     f"INSERT OR IGNORE INTO store.embedding_cache ({_COLUMNS}, last_used) "
                     f"SELECT {_COLUMNS}, ? FROM main.vectors "
-                    "WHERE hash IN (SELECT DISTINCT hash FROM store.chunks)",
+                    "WHERE hash IN (SELECT DISTINCT hash FROM store.chunks) "
+                    "OR hash IN (SELECT hash FROM temp.piece_hashes)",
                     (clock,),
                 )
                 return conn.total_changes - before
@@ -162,6 +173,19 @@ def store_cache_size(store: Path) -> int:
         return 0
     with closing(sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=60.0)) as conn:
         return int(conn.execute("SELECT count(*) FROM embedding_cache").fetchone()[0])
+
+
+def piece_hashes(store: Path) -> set[str]:
+    """The hashes of a store's note chunks' pieces (domain/note_pieces.py), which the vector
+    backfill embeds after the chunks."""
+    with closing(sqlite3.connect(f"file:{store}?mode=ro", uri=True, timeout=60.0)) as conn:
+        rows = conn.execute("SELECT source, text FROM chunks").fetchall()
+    return {
+        sha256_text(piece)
+        for source, text in rows
+        if has_pieces(source)
+        for piece in note_pieces(text)
+    }
 
 
 def chunk_hashes(store: Path) -> set[str]:

@@ -69,6 +69,12 @@ def qualified(agent: str, chunk_id: ChunkId) -> ChunkId:
     return ChunkId(f"{agent}{_SEPARATOR}{chunk_id}")
 
 
+def unqualified(chunk_id: ChunkId) -> ChunkId:
+    """The chunk id within its agent's index (the id itself when unqualified)."""
+    _, separator, own = chunk_id.partition(_SEPARATOR)
+    return ChunkId(own) if separator else chunk_id
+
+
 def agent_of(chunk_id: ChunkId) -> str:
     """The agent of a qualified chunk id ("" for an unqualified one)."""
     agent, separator, _ = chunk_id.partition(_SEPARATOR)

@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Final, Literal, TypeAlias
 
 from memlane.domain.chunks import ChunkingPolicy
+from memlane.domain.note_pieces import DEFAULT_PIECE_WEIGHT
 from memlane.domain.sources import Source
 
 # Modes and providers; memlane.domain.providers lists the same providers with their defaults
@@ -189,6 +190,9 @@ class QuerySettings:
     # Opt-in: the vector leg embeds the question without the words more than this share of the
     # chunks hold (domain/common_words.py); 0: the whole question (the default, bench/RESULTS.md).
     common_word_share: float = 0.0
+    # How much a note chunk's best piece counts beside its own cosine in the vector leg
+    # (domain/note_pieces.py); 0: the cosine alone, and no piece is embedded.
+    piece_weight: float = DEFAULT_PIECE_WEIGHT
     # How far a hit written in the window the question's time words name ("last week"), or
     # mentioning it, moves towards a score of 1 (domain/time_boost.py); 0: time words change
     # nothing. On by default since session 15, held by `time_max_drop` (bench/RESULTS.md).

@@ -191,6 +191,16 @@ def m006_chunk_context(conn: Connection) -> None:
     )
 
 
+def m007_chunk_pieces(conn: Connection) -> None:
+    """The piece vectors of note chunks (domain/note_pieces.py), one row per agent and chunk,
+    empty until the vector backfill makes them: an upgraded index keeps every vector it has."""
+    conn.exec_driver_sql(
+        "CREATE TABLE IF NOT EXISTS memlane_chunk_pieces ("
+        "agent text NOT NULL, chunk_id text NOT NULL, model text NOT NULL, "
+        "pieces integer NOT NULL, vectors bytea NOT NULL, PRIMARY KEY (agent, chunk_id))"
+    )
+
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     m001_core_tables,
     m002_chunk_stats_index,
@@ -198,6 +208,7 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     m004_chunk_times,
     m005_chunk_span_index,
     m006_chunk_context,
+    m007_chunk_pieces,
 )
 
 

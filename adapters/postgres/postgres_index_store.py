@@ -23,6 +23,7 @@ from dataclasses import asdict
 from sqlalchemy import Connection
 
 from memlane.adapters.postgres import (
+    chunk_pieces,
     embedding_cache,
     keyword_analysis,
     keyword_search,
@@ -88,6 +89,9 @@ class PostgresIndexStore:
         self._analyser = analyser or Fts5Analyser()
         self._hit_cache = keyword_search.HitCache() if keyword_pruning else None
         self._analysis_checked = False
+        # The walk for note chunks lacking pieces: where it stopped, and when it found none.
+        self._pieces_after: dict[str, int] = {}
+        self._pieces_done: tuple[str, int, int] | None = None
         # The keyword leg's path of the last search (keyword_search.PRUNED, FULL or PHRASES).
         self.last_keyword_plan = ""
 
@@ -127,6 +131,8 @@ class PostgresIndexStore:
         def work(conn: Connection) -> None:
             self._register(conn)
             vector_leg.ensure_dims(conn, self._agent, dims)
+            kept = [c.id for c in chunks]
+            chunk_pieces.delete_lost(conn, self._agent, file.source, file.path, kept)
             rows.delete_file_chunks(conn, self._agent, file.source, file.path)
             rows.insert_chunks(conn, self._agent, batch, tokens, rows.now(conn))
             rows.put_file(conn, self._agent, file)
@@ -154,6 +160,7 @@ class PostgresIndexStore:
         """Remove every row of one file in one transaction (no-op if it is not indexed)."""
 
         def work(conn: Connection) -> None:
+            chunk_pieces.delete_lost(conn, self._agent, source, path)
             rows.delete_file_chunks(conn, self._agent, source, path)
             rows.delete_file(conn, self._agent, source, path)
 
@@ -177,6 +184,14 @@ class PostgresIndexStore:
             )
 
         self._db.write(work)
+
+    def set_pieces(self, model: str, pieces: Mapping[ChunkId, Sequence[Vector]]) -> None:
+        """Attach note chunks' piece vectors of `model` in one transaction (see IndexStore)."""
+        for vectors in pieces.values():
+            for v in vectors:
+                check_vector(v)
+        if pieces:
+            self._db.write(lambda conn: chunk_pieces.put(conn, self._agent, model, pieces))
 
     def cache_put(self, key: CacheKey, vectors: Mapping[ContentHash, Vector]) -> None:
         """Store vectors in the cache; they become the most recently used entries."""
@@ -245,6 +260,39 @@ class PostgresIndexStore:
         """Return chunks whose vector is missing or was made by another model."""
         with self._db.read() as conn:
             return rows.chunks_without_vectors(conn, self._agent, model, limit)
+
+    def chunks_without_pieces(self, model: str, limit: int = 1000) -> list[Chunk]:
+        """Note chunks with a vector of `model` and no piece vectors of it (see IndexStore).
+
+        As in SQLite: the walk goes on from the last rid it returned and starts again from the
+        first at the end; a walk that found none is not repeated while the agent's chunk rows
+        (their keyword generation) and its count of vectors of `model` stay the same."""
+        with self._db.read() as conn:
+            state = (
+                model,
+                rows.keyword_stats(conn, self._agent)[2],
+                rows.vector_progress(conn, self._agent, model).done,
+            )
+            if self._pieces_done == state:
+                return []
+            after = self._pieces_after.get(model, 0)
+            columns = rows.CHUNK_COLUMNS
+            found = chunk_pieces.missing(conn, self._agent, model, columns, limit, after=after)
+            if not found and after:
+                found = chunk_pieces.missing(conn, self._agent, model, columns, limit)
+        if not found:
+            self._pieces_done = state
+            self._pieces_after.pop(model, None)
+            return []
+        self._pieces_after[model] = found[-1][0]
+        return [chunk for _, chunk in found]
+
+    def piece_cosines(
+        self, vector: Vector, *, model: str, ids: Sequence[ChunkId]
+    ) -> dict[ChunkId, tuple[float, float | None]]:
+        """Each chunk's cosine with `vector` and its best piece's (see IndexStore)."""
+        with self._db.read() as conn:
+            return chunk_pieces.cosines(conn, self._agent, vector, model, ids)
 
     def vector_progress(self, model: str) -> VectorProgress:
         """Count the chunks with a vector of `model`, and all chunks (see IndexStore)."""

@@ -29,6 +29,7 @@ _SWAPPED_TABLES = (
     "memlane_files",
     "memlane_meta",
     "memlane_keyword_stats",
+    "memlane_chunk_pieces",
 )
 
 

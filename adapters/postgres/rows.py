@@ -24,7 +24,7 @@ if TYPE_CHECKING:  # pgvector is the `postgres` extra
     from pgvector import Vector as PgVector
 from memlane.domain.sources import Source
 
-_CHUNK_COLUMNS = (
+CHUNK_COLUMNS = (
     "id, source, path, start_line, end_line, text, hash, timestamp, time_start, time_end, context"
 )
 _FILE_COLUMNS = "source, path, hash, mtime, size"
@@ -261,7 +261,7 @@ def counts(conn: Connection, agent: str) -> list[SourceCount]:
 def chunks_without_vectors(conn: Connection, agent: str, model: str, limit: int) -> list[Chunk]:
     """Return chunks whose vector is missing or was made by another model, oldest rid first."""
     rows = conn.exec_driver_sql(
-        f"SELECT {_CHUNK_COLUMNS} FROM memlane_chunks WHERE agent = %s "
+        f"SELECT {CHUNK_COLUMNS} FROM memlane_chunks WHERE agent = %s "
         "AND (embedding IS NULL OR model <> %s) ORDER BY rid LIMIT %s",
         (agent, model, max(0, limit)),
     )

@@ -148,6 +148,19 @@ _M008: Final = "CREATE INDEX IF NOT EXISTS idx_chunks_span ON chunks (time_end -
 _M009: Final = "ALTER TABLE chunks ADD COLUMN context TEXT NOT NULL DEFAULT ''"
 
 
+# The piece vectors of note chunks (domain/note_pieces.py), one row per chunk and model; made by
+# the vector backfill after the chunks' own vectors, so an index upgraded to this version keeps
+# every vector it has and only embeds its notes' pieces.
+_M010: Final = (
+    "CREATE TABLE IF NOT EXISTS chunk_pieces (\n"
+    "\tchunk_id TEXT NOT NULL PRIMARY KEY, \n"
+    "\tmodel TEXT NOT NULL, \n"
+    "\tpieces INTEGER NOT NULL, \n"
+    "\tvectors BLOB NOT NULL\n"
+    ")"
+)
+
+
 def _fill_keyword_rows(conn: Connection) -> None:
     """Give every chunk already present its keyword row (today's document analysis)."""
     existing = conn.exec_driver_sql("SELECT rid, text FROM chunks").all()
@@ -233,6 +246,11 @@ def m009_chunk_context(conn: Connection) -> None:
         conn.exec_driver_sql(_M009)
 
 
+def m010_chunk_pieces(conn: Connection) -> None:
+    """Make the table of note chunks' piece vectors (empty: the backfill fills it)."""
+    conn.exec_driver_sql(_M010)
+
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     m001_core_tables,
     m002_keyword_table,
@@ -243,6 +261,7 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     m007_chunk_times,
     m008_chunk_span_index,
     m009_chunk_context,
+    m010_chunk_pieces,
 )
 
 

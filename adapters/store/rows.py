@@ -29,7 +29,7 @@ from memlane.domain.sources import Source
 
 # Deleted-vector rids kept for other processes' matrices; one that fell further behind reloads.
 _DELETION_LOG_KEPT = 200_000
-_CHUNK_COLUMNS = (
+CHUNK_COLUMNS = (
     "id, source, path, start_line, end_line, text, hash, timestamp, time_start, time_end, context"
 )
 _FILE_COLUMNS = "source, path, hash, mtime, size"
@@ -234,7 +234,7 @@ def chunks_by_id(conn: Connection, ids: Sequence[str]) -> list[tuple[int, Chunk]
     found: list[tuple[int, Chunk]] = []
     for batch in batches(ids):
         rows = conn.exec_driver_sql(
-            f"SELECT rid, {_CHUNK_COLUMNS} FROM chunks WHERE id IN ({placeholders(len(batch))})",
+            f"SELECT rid, {CHUNK_COLUMNS} FROM chunks WHERE id IN ({placeholders(len(batch))})",
             tuple(batch),
         ).all()
         found.extend((int(r[0]), chunk_from_row(tuple(r)[1:])) for r in rows)
@@ -244,7 +244,7 @@ def chunks_by_id(conn: Connection, ids: Sequence[str]) -> list[tuple[int, Chunk]
 def chunks_without_vectors(conn: Connection, model: str, limit: int) -> list[Chunk]:
     """Return chunks whose vector is missing or was made by another model, oldest rid first."""
     rows = conn.exec_driver_sql(
-        f"SELECT {_CHUNK_COLUMNS} FROM chunks "
+        f"SELECT {CHUNK_COLUMNS} FROM chunks "
         "WHERE embedding IS NULL OR model != ? ORDER BY rid LIMIT ?",
         (model, max(0, limit)),
     ).all()

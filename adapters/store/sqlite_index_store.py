@@ -25,6 +25,7 @@ from sqlalchemy import Connection
 
 from memlane.adapters.sample_cosines import sample_cosines
 from memlane.adapters.store import (
+    chunk_pieces,
     embedding_cache,
     first_index,
     keyword_window,
@@ -82,6 +83,9 @@ class SqliteIndexStore:
         self._vectors = vector_index(vector_search, self._vec0, db.path)
         self._keywords = KeywordSearch()
         self._progress = progress_counts.ProgressCounts()
+        # The walk for note chunks lacking pieces: where it stopped, and when it found none.
+        self._pieces_after: dict[str, int] = {}
+        self._pieces_done: tuple[str, str | None] | None = None
 
     @classmethod
     def open(cls, path: str | Path, *, vector_search: VectorSearch = "codes") -> SqliteIndexStore:
@@ -111,6 +115,8 @@ class SqliteIndexStore:
             self._vec0.ensure_dims(conn, dims)
             old = rows.file_rids(conn, file.source, file.path)
             gone = None if counted is None else progress_counts.rows_with(conn, old, counted)
+            lost = chunk_pieces.file_ids(conn, file.source, file.path) - {c.id for c in chunks}
+            chunk_pieces.delete(conn, sorted(lost))
             rows.delete_rids(conn, old, self._vec0)
             rows.insert_chunks(
                 conn,
@@ -157,6 +163,7 @@ class SqliteIndexStore:
             counted = self._progress.model_at(before)
             old = rows.file_rids(conn, source, path)
             gone = None if counted is None else progress_counts.rows_with(conn, old, counted)
+            chunk_pieces.delete(conn, sorted(chunk_pieces.file_ids(conn, source, path)))
             rows.delete_rids(conn, old, self._vec0)
             rows.delete_file(conn, source, path)
             meta_table.bump_generation(conn)
@@ -198,6 +205,14 @@ class SqliteIndexStore:
 
         self._progress.committed(self._db.write(work))
 
+    def set_pieces(self, model: str, pieces: Mapping[ChunkId, Sequence[Vector]]) -> None:
+        """Attach note chunks' piece vectors of `model` in one transaction (see IndexStore)."""
+        for vectors in pieces.values():
+            for v in vectors:
+                check_vector(v)
+        if pieces:
+            self._db.write(lambda conn: chunk_pieces.put(conn, model, pieces))
+
     def cache_put(self, key: CacheKey, vectors: Mapping[ContentHash, Vector]) -> None:
         """Store vectors in the cache; they become the most recently used entries."""
         if not vectors:
@@ -237,6 +252,35 @@ class SqliteIndexStore:
         """Return chunks whose vector is missing or was made by another model."""
         with self._db.read() as conn:
             return rows.chunks_without_vectors(conn, model, limit)
+
+    def chunks_without_pieces(self, model: str, limit: int = 1000) -> list[Chunk]:
+        """Note chunks with a vector of `model` and no piece vectors of it (see IndexStore).
+
+        A walk in rid order goes on from the last rid it returned, and starts again from the
+        first once it reaches the end; a walk that found none is not repeated until a chunk
+        row changes (the generation every chunk write bumps), so a sync with nothing to do
+        does not scan a large index."""
+        with self._db.read() as conn:
+            generation = meta_table.get(conn, meta_table.GENERATION_KEY)
+            if self._pieces_done == (model, generation):
+                return []
+            after = self._pieces_after.get(model, 0)
+            found = chunk_pieces.missing(conn, model, rows.CHUNK_COLUMNS, limit, after=after)
+            if not found and after:
+                found = chunk_pieces.missing(conn, model, rows.CHUNK_COLUMNS, limit)
+        if not found:
+            self._pieces_done = (model, generation)
+            self._pieces_after.pop(model, None)
+            return []
+        self._pieces_after[model] = found[-1][0]
+        return [chunk for _, chunk in found]
+
+    def piece_cosines(
+        self, vector: Vector, *, model: str, ids: Sequence[ChunkId]
+    ) -> dict[ChunkId, tuple[float, float | None]]:
+        """Each chunk's cosine with `vector` and its best piece's (see IndexStore)."""
+        with self._db.read() as conn:
+            return chunk_pieces.cosines(conn, vector, model, ids)
 
     def vector_progress(self, model: str) -> VectorProgress:
         """Count the chunks with a vector of `model`, and all chunks (see IndexStore); counted

@@ -270,6 +270,24 @@ class IndexStore(IndexWriter, Protocol):
         """Attach vectors made by `model` to existing chunks, in one transaction."""
         ...
 
+    def chunks_without_pieces(self, model: str, limit: int = 1000) -> list[Chunk]:
+        """Return note chunks (domain/note_pieces.py) that have a vector of `model` but no piece
+        vectors of it, oldest first."""
+        ...
+
+    def set_pieces(self, model: str, pieces: Mapping[ChunkId, Sequence[Vector]]) -> None:
+        """Attach the piece vectors made by `model` to existing chunks, in one transaction; a
+        chunk's pieces go when the chunk goes."""
+        ...
+
+    def piece_cosines(
+        self, vector: Vector, *, model: str, ids: Sequence[ChunkId]
+    ) -> dict[ChunkId, tuple[float, float | None]]:
+        """For each of `ids` with a vector of `model`: its cosine with `vector`, and the best
+        cosine of its piece vectors (None when it has none). Ids without such a vector are left
+        out."""
+        ...
+
     def vector_progress(self, model: str) -> VectorProgress:
         """Count the chunks whose vector was made by `model`, and all chunks, in one snapshot.
 

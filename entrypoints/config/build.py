@@ -257,6 +257,7 @@ def _query(read: _Reader) -> QuerySettings:
         relevance_term_share=read.optional(float, "query.relevanceTermShare"),
         relevance_keyword_term_share=read.optional(float, "query.relevanceKeywordTermShare"),
         common_word_share=read.typed(float, "query.commonWordShare"),
+        piece_weight=read.typed(float, "query.pieceWeight"),
         time_boost=read.typed(float, "query.timeBoost"),
         time_order_boost=read.typed(float, "query.timeOrderBoost"),
         when_boost=read.typed(float, "query.whenBoost"),

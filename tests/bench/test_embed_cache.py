@@ -16,6 +16,7 @@ from memlane.bench.cli import main
 from memlane.bench.embed_cache import CACHE_FILE, CacheFileError, SharedCache, chunk_hashes
 from memlane.bench.runner import DatasetRun, RunOptions, memlane_opener, run_unit
 from memlane.bench.workspace import UnitPaths
+from memlane.domain.note_pieces import note_pieces
 from tests.bench.mini_dataset import NOTES, mini_dataset
 
 
@@ -34,19 +35,25 @@ def _rankings(run: DatasetRun) -> dict[tuple[str, str], str]:
     return {(r["mode"], r["qid"]): r["ranking"]["all"] for r in run.records}
 
 
+def _held() -> int:
+    """Vectors a unit of NOTES leaves: one per note (one chunk each) and one per piece of it
+    (domain/note_pieces.py: a note chunk is embedded line by line too)."""
+    return len(NOTES) + len({p for text in NOTES.values() for p in note_pieces(text.strip())})
+
+
 def test_a_second_unit_with_the_same_texts_embeds_nothing(tmp_path: Path) -> None:
     shared = SharedCache.in_work_dir(tmp_path)
     first = _run("mini_a", tmp_path, shared)
     (unit_a,) = first.units
     assert unit_a.cache_seeded == {"local": 0}
     assert unit_a.embedded == {"local": len(NOTES)}  # one chunk per note, once for both modes
-    assert shared.size() == len(NOTES)
+    assert shared.size() == _held()
 
     second = _run("mini_b", tmp_path, shared)
     (unit_b,) = second.units
-    assert unit_b.cache_seeded == {"local": len(NOTES)}
+    assert unit_b.cache_seeded == {"local": _held()}  # chunks and pieces
     assert unit_b.embedded == {"local": 0}
-    assert shared.size() == len(NOTES)
+    assert shared.size() == _held()
     # The seeded vectors are the ones the model gave: the rankings are the same.
     assert _rankings(second) == _rankings(first)
 
@@ -58,7 +65,7 @@ def test_without_the_shared_cache_each_unit_embeds_its_texts(tmp_path: Path) -> 
     assert not (tmp_path / CACHE_FILE).exists()
     store = UnitPaths.for_unit(tmp_path, "mini_b", "u1").store_path("local")
     with sqlite3.connect(store) as conn:
-        assert conn.execute("SELECT count(*) FROM embedding_cache").fetchone()[0] == len(NOTES)
+        assert conn.execute("SELECT count(*) FROM embedding_cache").fetchone()[0] == _held()
 
 
 def test_export_then_import_into_an_empty_cache(tmp_path: Path) -> None:
@@ -71,7 +78,7 @@ def test_export_then_import_into_an_empty_cache(tmp_path: Path) -> None:
 
     other = SharedCache.in_work_dir(tmp_path / "b")
     assert main(["cache", "import", str(exported), "--work-dir", str(tmp_path / "b")]) == 0
-    assert other.size() == len(NOTES)
+    assert other.size() == _held()
     assert other.import_file(exported) == 0  # entries already held are kept
     # The imported vectors serve a fresh unit: nothing is embedded.
     run = _run("mini_c", tmp_path / "b", other)

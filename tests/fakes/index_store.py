@@ -33,6 +33,7 @@ from memlane.application.ports.index_store import (
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.index_meta import KEYWORD_ONLY_MODEL, IndexMeta
 from memlane.domain.keywords import fts_document
+from memlane.domain.note_pieces import has_pieces
 from memlane.domain.search import Candidate, TimeWindow
 from memlane.domain.sources import Source
 
@@ -100,6 +101,8 @@ class _State:
     # A first index under way: what it builds, its files, and whether another (simulated)
     # process writes it (running_elsewhere) or this store did (claim_first_index).
     first_index: tuple[IndexMeta, int, bool | None, bool] | None = None
+    # Note chunks' piece vectors: chunk id -> (model, vectors); they go when the chunk goes.
+    pieces: dict[ChunkId, tuple[str, list[Vector]]] = field(default_factory=dict)
 
 
 class _FakeWriter:
@@ -154,17 +157,22 @@ class _FakeWriter:
         if others & set(ids):
             raise StoreError("a chunk id is already used by another file")
         self._ensure_dims(next(iter(dims)) if dims else None)
-        self._drop_file(file.source, file.path)
+        self._drop_file(file.source, file.path, keep=ids)
         for chunk, vector in zip(chunks, vectors, strict=True):
             self._insert(chunk, vector, model)
         self._state.files[(file.source, file.path)] = file
 
-    def _drop_file(self, source: str, path: str) -> None:
+    def _drop_file(self, source: str, path: str, keep: Sequence[ChunkId] = ()) -> None:
         for cid in [
             cid for cid, row in self._state.rows.items()
             if (row.chunk.source, row.chunk.path) == (source, path)
         ]:  # fmt: skip
             del self._state.rows[cid]
+        self._state.pieces = {
+            cid: p
+            for cid, p in self._state.pieces.items()
+            if cid in self._state.rows or cid in keep
+        }
 
     def set_meta(self, meta: IndexMeta) -> None:
         self._state.meta = meta
@@ -221,6 +229,7 @@ class FakeIndexStore(_FakeWriter):
     def __init__(self) -> None:
         super().__init__(_State())
         self.closed = False
+        self._pieces_after: dict[str, int] = {}  # the walk for chunks lacking pieces
 
     def meta(self) -> IndexMeta | None:
         return self._state.meta
@@ -285,6 +294,49 @@ class FakeIndexStore(_FakeWriter):
     def chunks_without_vectors(self, model: str, limit: int = 1000) -> list[Chunk]:
         rows = sorted(self._state.rows.values(), key=lambda r: r.seq)
         return [r.chunk for r in rows if r.vector is None or r.model != model][: max(0, limit)]
+
+    def chunks_without_pieces(self, model: str, limit: int = 1000) -> list[Chunk]:
+        """Like the real stores, a walk in insertion order that goes on from where it stopped
+        and starts again from the first at the end."""
+        rows = sorted(self._state.rows.values(), key=lambda r: r.seq)
+        waiting = [
+            r
+            for r in rows
+            if has_pieces(r.chunk.source)
+            and r.vector is not None
+            and r.model == model
+            and self._state.pieces.get(r.chunk.id, ("", []))[0] != model
+        ]
+        after = self._pieces_after.get(model, 0)
+        found = [r for r in waiting if r.seq > after][: max(0, limit)] or waiting[: max(0, limit)]
+        if found:
+            self._pieces_after[model] = found[-1].seq
+        return [r.chunk for r in found]
+
+    def set_pieces(self, model: str, pieces: Mapping[ChunkId, Sequence[Vector]]) -> None:
+        for vectors in pieces.values():
+            for v in vectors:
+                _check_vector(v)
+        for cid, vectors in pieces.items():
+            if cid in self._state.rows and vectors:
+                self._state.pieces[cid] = (model, [list(v) for v in vectors])
+
+    def piece_cosines(
+        self, vector: Vector, *, model: str, ids: Sequence[ChunkId]
+    ) -> dict[ChunkId, tuple[float, float | None]]:
+        out: dict[ChunkId, tuple[float, float | None]] = {}
+        for cid in ids:
+            row = self._state.rows.get(cid)
+            if row is None or row.vector is None or row.model != model:
+                continue
+            held = self._state.pieces.get(cid)
+            best = (
+                max(_cosine(vector, p) for p in held[1])
+                if held is not None and held[0] == model
+                else None
+            )
+            out[cid] = (_cosine(vector, row.vector), best)
+        return out
 
     def vector_progress(self, model: str) -> VectorProgress:
         rows = self._state.rows.values()

@@ -41,6 +41,16 @@ QUERY_KEYS: Final[tuple[Key, ...]] = (
         high=1,
     ),
     Key(
+        "query.pieceWeight",
+        NUM,
+        "How much a note chunk's best piece (a line or a run of sentences, embedded on its own) "
+        "counts beside the chunk's own cosine in the vector leg; 0: the chunk's cosine alone, "
+        "and no piece is embedded (bench/RESULTS.md, session 23).",
+        "query.piece_weight",
+        low=0,
+        high=1,
+    ),
+    Key(
         "query.relevanceFloor",
         NUM,
         "Opt-in: cosine a hit needs unless its keyword evidence is strong (0.805 suits the "

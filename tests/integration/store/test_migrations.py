@@ -4,7 +4,8 @@
 `sqlite_master` of files built by the code that shipped it (versions 1-4 shipped together
 in 1bd3098 and were unchanged until the DDL was frozen; version 5, the issues table, came with
 issue #14; version 6 rebuilt the keyword table; version 7 gave chunks their time range,
-issue #26; version 8 indexed their spans; version 9 gave chunks their heading trail, issue #24).
+issue #26; version 8 indexed their spans; version 9 gave chunks their heading trail, issue #24; version 10
+held note chunks' piece vectors, issue #24).
 If a test here fails because a
 migration now creates something else, the migration was edited: add a new one instead.
 """
@@ -197,6 +198,20 @@ _CREATED_BY: dict[int, list[tuple[str, str, str | None]]] = {
             "text TEXT NOT NULL, model TEXT NOT NULL, embedding BLOB, timestamp FLOAT, "
             "updated_at FLOAT NOT NULL, time_start FLOAT, time_end FLOAT, "
             "context TEXT NOT NULL DEFAULT '', UNIQUE (id) )",
+        ),
+    ],
+    # Version 10: the piece vectors of note chunks.
+    10: [
+        (
+            "table",
+            "chunk_pieces",
+            "CREATE TABLE chunk_pieces ( chunk_id TEXT NOT NULL PRIMARY KEY, "
+            "model TEXT NOT NULL, pieces INTEGER NOT NULL, vectors BLOB NOT NULL )",
+        ),
+        (
+            "index",
+            "sqlite_autoindex_chunk_pieces_1",
+            None,
         ),
     ],
 }

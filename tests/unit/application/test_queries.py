@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 
 from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
-from memlane.application.indexing import FilePreparer, write_prepared
+from memlane.application.indexing import FilePreparer, backfill_pieces_batch, write_prepared
 from memlane.application.ports.embedding import EmbeddingProvider, EmbeddingUnavailable, Vector
 from memlane.application.queries import Searcher
 from memlane.application.reports import SearchResponse
@@ -38,6 +38,9 @@ def index(provider: EmbeddingProvider | None) -> FakeIndexStore:
     store = FakeIndexStore()
     for source, path in [("memory", p) for p in NOTES] + [("sessions", "sessions/s.jsonl")]:
         write_prepared(store, preparer.prepare(source, path), provider)  # type: ignore[arg-type]
+    if provider is not None:  # as a sync's backfill leaves it: the notes' pieces embedded
+        while backfill_pieces_batch(store, provider):
+            pass
     return store
 
 

@@ -208,9 +208,17 @@ class TestBackfillStep:
         assert syncing.backfill_step() == BACKFILL_BATCH
         assert world.store.vector_progress(_label(world)).done == BACKFILL_BATCH
         assert syncing.backfill_step() == 5
+        vectors_only = list(world.embedder.embedded_texts)
+        # Then the notes' pieces, a call's worth per step, until none is missing.
+        steps = 0
+        while syncing.backfill_step():
+            steps += 1
+        assert steps >= 1
+        assert world.store.chunks_without_pieces(_label(world)) == []
         assert syncing.backfill_step() == 0
+        assert len(vectors_only) == len(set(vectors_only)) == BACKFILL_BATCH + 5
         texts = world.embedder.embedded_texts
-        assert len(texts) == len(set(texts)) == BACKFILL_BATCH + 5  # nothing embedded twice
+        assert len(texts) == len(set(texts))  # nothing embedded twice, pieces included
 
     def test_a_stop_asked_mid_step_ends_it_after_the_running_call_with_that_call_committed(
         self, world: World
