@@ -55,30 +55,18 @@ class DocumentEmbedder:
         unique: dict[ContentHash, str] = {}
         for chunk in chunks:
             unique.setdefault(chunk.hash, chunk.indexed_text)
-        known: dict[ContentHash, Vector] = {}
-        if self._use_cache and unique:
-            known = self._cache.cache_get(self._key, list(unique))
-        missing = [h for h in unique if h not in known]
-        for start in range(0, len(missing), _GROUP):
-            group = missing[start : start + _GROUP]
-            vectors = self._embed_within_limit([unique[h] for h in group])
-            fresh = dict(zip(group, vectors, strict=True))
-            if self._use_cache:
-                self._cache.cache_put(self._key, fresh)
-            known.update(fresh)
-            if on_progress is not None:
-                on_progress(len(group))
+        known, embedded = self._through_cache(unique, on_progress)
         return EmbedOutcome(
             vectors=[known[c.hash] for c in chunks],
-            embedded=len(missing),
-            cached=len(unique) - len(missing),
+            embedded=embedded,
+            cached=len(unique) - embedded,
         )
 
-    def embed_texts(
-        self, texts: Sequence[str], on_progress: Callable[[int], None] | None = None
-    ) -> list[Vector]:
-        """Return a vector for each text (a note chunk's pieces), cached by the text's hash."""
-        unique = {sha256_text(t): t for t in texts}
+    def _through_cache(
+        self, unique: dict[ContentHash, str], on_progress: Callable[[int], None] | None
+    ) -> tuple[dict[ContentHash, Vector], int]:
+        """The vector of every text (by its hash), the cache first; and how many the provider
+        embedded."""
         known: dict[ContentHash, Vector] = {}
         if self._use_cache and unique:
             known = self._cache.cache_get(self._key, list(unique))
@@ -93,6 +81,14 @@ class DocumentEmbedder:
             known.update(fresh)
             if on_progress is not None:
                 on_progress(len(group))
+        return known, len(missing)
+
+    def embed_texts(
+        self, texts: Sequence[str], on_progress: Callable[[int], None] | None = None
+    ) -> list[Vector]:
+        """Return a vector for each text (a note chunk's pieces), cached by the text's hash."""
+        unique = {sha256_text(t): t for t in texts}
+        known, _ = self._through_cache(unique, on_progress)
         return [known[sha256_text(t)] for t in texts]
 
     def cached(self, chunks: Sequence[Chunk]) -> list[Vector | None]:

@@ -22,6 +22,7 @@ from dataclasses import asdict
 
 from sqlalchemy import Connection
 
+from memlane.adapters.piece_walk import PieceWalk
 from memlane.adapters.postgres import (
     chunk_pieces,
     embedding_cache,
@@ -89,9 +90,7 @@ class PostgresIndexStore:
         self._analyser = analyser or Fts5Analyser()
         self._hit_cache = keyword_search.HitCache() if keyword_pruning else None
         self._analysis_checked = False
-        # The walk for note chunks lacking pieces: where it stopped, and when it found none.
-        self._pieces_after: dict[str, int] = {}
-        self._pieces_done: tuple[str, int, int] | None = None
+        self._piece_walk = PieceWalk()
         # The keyword leg's path of the last search (keyword_search.PRUNED, FULL or PHRASES).
         self.last_keyword_plan = ""
 
@@ -262,30 +261,21 @@ class PostgresIndexStore:
             return rows.chunks_without_vectors(conn, self._agent, model, limit)
 
     def chunks_without_pieces(self, model: str, limit: int = 1000) -> list[Chunk]:
-        """Note chunks with a vector of `model` and no piece vectors of it (see IndexStore).
-
-        As in SQLite: the walk goes on from the last rid it returned and starts again from the
-        first at the end; a walk that found none is not repeated while the agent's chunk rows
-        (their keyword generation) and its count of vectors of `model` stay the same."""
+        """Note chunks with a vector of `model` and no piece vectors of it (see IndexStore;
+        the walk: adapters/piece_walk.py, its state the agent's keyword generation, which every
+        chunk write moves, and its count of vectors of `model`, which an update in place moves)."""
         with self._db.read() as conn:
             state = (
-                model,
                 rows.keyword_stats(conn, self._agent)[2],
                 rows.vector_progress(conn, self._agent, model).done,
             )
-            if self._pieces_done == state:
-                return []
-            after = self._pieces_after.get(model, 0)
-            columns = rows.CHUNK_COLUMNS
-            found = chunk_pieces.missing(conn, self._agent, model, columns, limit, after=after)
-            if not found and after:
-                found = chunk_pieces.missing(conn, self._agent, model, columns, limit)
-        if not found:
-            self._pieces_done = state
-            self._pieces_after.pop(model, None)
-            return []
-        self._pieces_after[model] = found[-1][0]
-        return [chunk for _, chunk in found]
+            return self._piece_walk.next(
+                model,
+                state,
+                lambda after: chunk_pieces.missing(
+                    conn, self._agent, model, rows.CHUNK_COLUMNS, limit, after=after
+                ),
+            )
 
     def piece_cosines(
         self, vector: Vector, *, model: str, ids: Sequence[ChunkId]

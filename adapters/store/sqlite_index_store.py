@@ -23,6 +23,7 @@ from pathlib import Path
 
 from sqlalchemy import Connection
 
+from memlane.adapters.piece_walk import PieceWalk
 from memlane.adapters.sample_cosines import sample_cosines
 from memlane.adapters.store import (
     chunk_pieces,
@@ -83,9 +84,7 @@ class SqliteIndexStore:
         self._vectors = vector_index(vector_search, self._vec0, db.path)
         self._keywords = KeywordSearch()
         self._progress = progress_counts.ProgressCounts()
-        # The walk for note chunks lacking pieces: where it stopped, and when it found none.
-        self._pieces_after: dict[str, int] = {}
-        self._pieces_done: tuple[str, str | None] | None = None
+        self._piece_walk = PieceWalk()
 
     @classmethod
     def open(cls, path: str | Path, *, vector_search: VectorSearch = "codes") -> SqliteIndexStore:
@@ -254,26 +253,17 @@ class SqliteIndexStore:
             return rows.chunks_without_vectors(conn, model, limit)
 
     def chunks_without_pieces(self, model: str, limit: int = 1000) -> list[Chunk]:
-        """Note chunks with a vector of `model` and no piece vectors of it (see IndexStore).
-
-        A walk in rid order goes on from the last rid it returned, and starts again from the
-        first once it reaches the end; a walk that found none is not repeated until a chunk
-        row changes (the generation every chunk write bumps), so a sync with nothing to do
-        does not scan a large index."""
+        """Note chunks with a vector of `model` and no piece vectors of it (see IndexStore;
+        the walk: adapters/piece_walk.py, its state the generation every chunk write bumps)."""
         with self._db.read() as conn:
             generation = meta_table.get(conn, meta_table.GENERATION_KEY)
-            if self._pieces_done == (model, generation):
-                return []
-            after = self._pieces_after.get(model, 0)
-            found = chunk_pieces.missing(conn, model, rows.CHUNK_COLUMNS, limit, after=after)
-            if not found and after:
-                found = chunk_pieces.missing(conn, model, rows.CHUNK_COLUMNS, limit)
-        if not found:
-            self._pieces_done = (model, generation)
-            self._pieces_after.pop(model, None)
-            return []
-        self._pieces_after[model] = found[-1][0]
-        return [chunk for _, chunk in found]
+            return self._piece_walk.next(
+                model,
+                generation,
+                lambda after: chunk_pieces.missing(
+                    conn, model, rows.CHUNK_COLUMNS, limit, after=after
+                ),
+            )
 
     def piece_cosines(
         self, vector: Vector, *, model: str, ids: Sequence[ChunkId]

@@ -2,10 +2,10 @@
 
 A chunk's one vector averages everything it holds. A question about one remark in a four-turn
 chunk, or one finding in a long abstract, meets a vector diluted by the rest. This study embeds
-every chunk's pieces (its lines; a line over `LONG_LINE` characters is cut at sentence ends),
+every chunk's pieces (domain/note_pieces.py: its lines, a long line cut at sentence ends),
 scores each recorded question against them, and replays fusion rules over the legs recorded by
 `fusion_study collect` with the chunk's best-piece cosine ("maxsim") added: mixed into the
-vector leg's cosine, or as a third leg of the z-score fusion. Nothing here ships.
+vector leg's cosine, or as a third leg of the z-score fusion. mix50 ships since session 23.
 
     python -m bench.studies.fusion_study collect locomo            # the legs first
     python -m bench.studies.piece_vectors collect locomo           # piece cosines per question
@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import re
 import sqlite3
 import statistics
 from collections import defaultdict
@@ -40,41 +39,16 @@ from memlane.bench.datasets import registry
 from memlane.bench.runner import RunOptions, limited_units, score_query
 from memlane.bench.studies.fusion_study import LEGS_DIR, Leg, half_of, opened_unit, shipped
 from memlane.domain.chunks import ChunkId
+from memlane.domain.note_pieces import note_pieces
 from memlane.domain.scoring import _standardised
 
 CACHE = BENCH_DIR / "work" / "piece-vectors.sqlite"
-LONG_LINE = 300
-MIN_PIECE = 12  # characters: shorter lines ("Hi!") join the piece before them
-_SENTENCE_END = re.compile(r"(?<=[.!?。！？])\s+|(?<=[。！？])")
 
 
 def pieces_of(text: str) -> list[str]:
-    """A chunk's lines, long ones cut at sentence ends, tiny ones joined to their neighbour."""
-    out: list[str] = []
-    for raw in text.splitlines():
-        line = raw.strip()
-        if not line:
-            continue
-        parts = [line] if len(line) <= LONG_LINE else _sentences(line)
-        for part in parts:
-            if out and len(part) < MIN_PIECE:
-                out[-1] = f"{out[-1]} {part}"
-            else:
-                out.append(part)
-    return out
-
-
-def _sentences(line: str) -> list[str]:
-    """Sentences regrouped into runs of at most LONG_LINE characters (one sentence may be more)."""
-    runs: list[str] = []
-    for sentence in (s.strip() for s in _SENTENCE_END.split(line)):
-        if not sentence:
-            continue
-        if runs and len(runs[-1]) + len(sentence) < LONG_LINE:
-            runs[-1] = f"{runs[-1]} {sentence}"
-        else:
-            runs.append(sentence)
-    return runs
+    """A chunk's pieces: the rule the product ships since session 23 (domain/note_pieces.py),
+    [] for a chunk without a non-blank line."""
+    return note_pieces(text) if text.strip() else []
 
 
 class PieceCache:
