@@ -112,14 +112,14 @@ class Legs:
             scored = store.piece_cosines(query, model=model, ids=own) if own else {}
             found.update({qualified(agent, c): v for c, v in scored.items()})
         out: dict[ChunkId, Candidate] = {}
-        for c in vector:
-            cosine, best = found.get(c.chunk_id, (c.score, None))
+        for c in vector:  # their own cosine, as the vector leg computed it
+            best = found.get(c.chunk_id, (c.score, None))[1]
             out[c.chunk_id] = replace(c, score=pieced_score(c.score, best, weight))
         for c in keyword:
             if c.chunk_id not in out and c.chunk_id in found:
                 cosine, best = found[c.chunk_id]
                 out[c.chunk_id] = replace(c, score=pieced_score(cosine, best, weight))
-        waiting = sum(1 for cosine, best in found.values() if best is None)
+        waiting = sum(1 for _, best in found.values() if best is None)
         return sorted(out.values(), key=lambda c: -c.score)[:limit], waiting
 
     def keyword_only_warning(self, *, hybrid: bool) -> list[str]:
