@@ -127,8 +127,11 @@ def test_watch_and_serve_stop_within_one_provider_call_and_keep_what_was_embedde
     }
     home = make_home(tmp_path, notes)
     config = home / "config.json5"
+    # No note pieces: at 0.6 s a text they would add ~50 s to the last `index` and nothing to
+    # what this test is about (pieces follow the vectors; tests/unit/.../test_vector_backfill.py).
     block = {"provider": "openai", "model": "test-embed-8",
-             "remote": {"baseUrl": server, "apiKey": "sk-test"}}  # fmt: skip
+             "remote": {"baseUrl": server, "apiKey": "sk-test"},
+             "query": {"pieceWeight": 0}}  # fmt: skip
     config.write_text(json.dumps({"agents": {"defaults": {"memorySearch": block}}}))
     env = cli_env(home, MEMLANE_CONFIG=str(config), MEMLANE_NO_DAEMON="1")
     del env["MEMLANE_PROVIDER"]
