@@ -22,14 +22,17 @@ def put(
     conn: Connection, agent: str, model: str, pieces: Mapping[ChunkId, Sequence[Vector]]
 ) -> None:
     """Store each chunk's piece vectors for `model` (replacing what it had)."""
-    for cid, vectors in pieces.items():
-        if not vectors:
-            continue
+    values = [
+        (agent, cid, model, len(vs), np.asarray(vs, dtype="<f4").tobytes())
+        for cid, vs in pieces.items()
+        if vs
+    ]
+    if values:
         conn.exec_driver_sql(
             "INSERT INTO memlane_chunk_pieces (agent, chunk_id, model, pieces, vectors) "
             "VALUES (%s, %s, %s, %s, %s) ON CONFLICT (agent, chunk_id) DO UPDATE SET "
             "model = EXCLUDED.model, pieces = EXCLUDED.pieces, vectors = EXCLUDED.vectors",
-            (agent, cid, model, len(vectors), np.asarray(vectors, dtype="<f4").tobytes()),
+            values,
         )
 
 

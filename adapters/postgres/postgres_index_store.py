@@ -14,8 +14,6 @@ changed the analysis: keyword_analysis.py makes the agent's postings again first
 from __future__ import annotations
 
 import json
-import os
-import socket
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
@@ -26,6 +24,7 @@ from memlane.adapters.piece_walk import PieceWalk
 from memlane.adapters.postgres import (
     chunk_pieces,
     embedding_cache,
+    first_index,
     keyword_analysis,
     keyword_search,
     maintenance,
@@ -56,7 +55,7 @@ from memlane.application.ports.index_store import (
     vector_search_wanted,
 )
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
-from memlane.domain.index_meta import IndexMeta, index_meta_from_json, index_meta_to_json
+from memlane.domain.index_meta import IndexMeta
 from memlane.domain.search import Candidate, TimeWindow
 from memlane.domain.sources import Source
 
@@ -290,35 +289,18 @@ class PostgresIndexStore:
             return rows.vector_progress(conn, self._agent, model)
 
     def first_index(self) -> FirstIndexState | None:
-        """The first index being written into the agent's rows (see IndexStore).
-
-        Whether its writer still runs is not known here (`running` None): every sync of the
-        agent holds the SyncLock, so a sync never meets the record of a running writer, and a
-        record it meets is an interrupted first index to complete.
-        """
+        """The first index being written into the agent's rows (see IndexStore and
+        adapters/postgres/first_index.py)."""
         with self._db.read() as conn:
-            value = meta_rows.get(conn, self._agent, meta_rows.FIRST_INDEX_KEY)
-            if value is None:
-                return None
-            done = rows.file_count(conn, self._agent)
-        record = json.loads(value)
-        return FirstIndexState(
-            meta=index_meta_from_json(str(record["meta"])),
-            files_total=int(record["files"]),
-            files_done=done,
-            running=None,
-            here=record["owner"] == _this_process(),
-        )
+            return first_index.state(conn, self._agent)
 
     def claim_first_index(self, meta: IndexMeta, files_total: int) -> bool:
         """Record this process as the first index's writer (see IndexStore); always granted:
         the caller holds the agent's SyncLock."""
-        record = {"owner": _this_process(), "files": files_total, "meta": index_meta_to_json(meta)}
-        value = json.dumps(record)
 
         def work(conn: Connection) -> None:
             self._register(conn)
-            meta_rows.put(conn, self._agent, meta_rows.FIRST_INDEX_KEY, value)
+            first_index.claim(conn, self._agent, meta, files_total)
 
         self._db.write(work)
         return True
@@ -358,14 +340,7 @@ class PostgresIndexStore:
         if limit <= 0 or not vector:
             return []
         with self._db.read() as conn:
-            sample = [
-                vector_leg.from_wire(v)
-                for (v,) in conn.exec_driver_sql(
-                    "SELECT embedding FROM memlane_chunks WHERE agent = %s AND model = %s "
-                    'AND embedding IS NOT NULL ORDER BY id COLLATE "C" LIMIT %s',
-                    (self._agent, model, limit),
-                )
-            ]
+            sample = vector_leg.sample(conn, self._agent, model, limit)
         return sample_cosines(vector, sample)
 
     def search_keyword(
@@ -447,8 +422,3 @@ class PostgresIndexStore:
     def _register(self, conn: Connection) -> None:
         if self._agent == self._cache_agent:
             meta_rows.register_agent(conn, self._agent)
-
-
-def _this_process() -> str:
-    """The writer named in a first index's record: this host and process."""
-    return f"{socket.gethostname()}-{os.getpid()}"

@@ -62,6 +62,19 @@ def from_wire(value: PgVector) -> list[float]:
     return values
 
 
+def sample(conn: Connection, agent: str, model: str, limit: int) -> list[list[float]]:
+    """The agent's first `limit` vectors of `model` by chunk id (the query background's sample:
+    the same chunks for every query)."""
+    return [
+        from_wire(v)
+        for (v,) in conn.exec_driver_sql(
+            "SELECT embedding FROM memlane_chunks WHERE agent = %s AND model = %s "
+            'AND embedding IS NOT NULL ORDER BY id COLLATE "C" LIMIT %s',
+            (agent, model, limit),
+        )
+    ]
+
+
 def _index_name(dims: int) -> str:
     return f"memlane_chunks_hnsw_{dims}"
 

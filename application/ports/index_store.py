@@ -6,171 +6,67 @@ Error tree:
     ├── DimensionMismatch   a query or vector has another dimension than the index's vectors
     ├── StoreReadOnly       the database cannot be written (recovered by reopening once)
     └── StoreCorrupt        the database file is not a usable index (the file is left in place)
+
+The values the port speaks in and its errors are in `index_records.py`, the checks of what a
+store is given in `store_checks.py`; both are re-exported here, the port's one import.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Protocol
 
 from memlane.application.ports.embedding import Vector
+from memlane.application.ports.index_records import (
+    CacheKey,
+    DimensionMismatch,
+    FirstIndexState,
+    IndexedFile,
+    RecordedIssue,
+    SourceCount,
+    StoreCorrupt,
+    StoreError,
+    StoreReadOnly,
+    SyncRecord,
+    VectorIndexState,
+    VectorProgress,
+    caused_by,
+)
+from memlane.application.ports.store_checks import (
+    check_file_rows,
+    check_query_dims,
+    check_vector,
+    check_vector_batch,
+    vector_search_wanted,
+)
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.index_meta import IndexMeta
 from memlane.domain.search import Candidate, TimeWindow
 from memlane.domain.sources import Source
 
-
-class StoreError(Exception):
-    """Base for every failure an IndexStore may raise."""
-
-
-class DimensionMismatch(StoreError):
-    """A vector's length differs from the index's; nothing was changed."""
-
-
-class StoreReadOnly(StoreError):
-    """The store cannot be written."""
-
-
-class StoreCorrupt(StoreError):
-    """The database is damaged or not a memlane index."""
-
-
-def caused_by(exc: BaseException, kind: type[StoreError]) -> bool:
-    """Whether `exc`, or an error it was raised from, is a `kind` (the event log, which lives in
-    the same file, wraps store errors in its own)."""
-    seen: BaseException | None = exc
-    while seen is not None:
-        if isinstance(seen, kind):
-            return True
-        seen = seen.__cause__
-    return False
-
-
-@dataclass(frozen=True, slots=True)
-class IndexedFile:
-    """The `files` row of one indexed file (primary key: source + path)."""
-
-    source: Source
-    path: str
-    hash: ContentHash
-    mtime: float
-    size: int
-
-
-@dataclass(frozen=True, slots=True)
-class SourceCount:
-    """How many files and chunks one source has in the index."""
-
-    source: Source
-    files: int
-    chunks: int
-
-
-@dataclass(frozen=True, slots=True)
-class VectorProgress:
-    """How many chunks have a vector of one model, of all the chunks in the index."""
-
-    done: int
-    total: int
-
-    @property
-    def missing(self) -> int:
-        """Chunks still waiting for a vector of the model (the backfill's work)."""
-        return self.total - self.done
-
-    @property
-    def complete(self) -> bool:
-        """Whether every chunk has its vector (true for an empty index)."""
-        return self.done >= self.total
-
-    def ratio(self) -> str:
-        """`12,345 / 100,000 (12 %)`; the percentage rounds down, so 100 % means done."""
-        percent = 100 * self.done // self.total if self.total else 100
-        return f"{self.done:,} / {self.total:,} ({percent} %)"
-
-    def text(self) -> str:
-        """`vectors 12,345 / 100,000 (12 %)`, the words of search warnings."""
-        return f"vectors {self.ratio()}"
-
-
-@dataclass(frozen=True, slots=True)
-class FirstIndexState:
-    """A first index being written into the live store file by file (no complete index yet).
-
-    With no index there is nothing to protect, so the first index commits each file's rows in
-    its own transaction and searches answer from the files written so far; `set_meta` at the end
-    marks the index complete. `running` says whether its writer still runs (None: the store
-    cannot tell, a shared server where the sync lock keeps a second sync out anyway); `here`,
-    whether that writer is this process. A record whose writer is gone is an interrupted first
-    index: the next sync completes it, keeping the files already written.
-    """
-
-    meta: IndexMeta  # what it builds: a resumed first index must build the same shape
-    files_total: int  # files found to index when it started
-    files_done: int  # files in the index so far
-    running: bool | None
-    here: bool
-
-    @property
-    def running_elsewhere(self) -> bool:
-        """Whether another process writes it now: a sync here would do the same work twice."""
-        return self.running is True and not self.here
-
-    def text(self) -> str:
-        """`indexing 5,000 / 14,285 files (35 %)`, the words of warnings and `status`."""
-        done = min(self.files_done, self.files_total)
-        percent = 100 * done // self.files_total if self.files_total else 100
-        return f"indexing {done:,} / {self.files_total:,} files ({percent} %)"
-
-
-@dataclass(frozen=True, slots=True)
-class RecordedIssue:
-    """A per-file problem as kept with the index, so that a new process still reports it.
-
-    `key` is a source, or another area (`scan:<source>` for listing problems, `index`,
-    `provider`). `mtime` / `size` name the version of the file the problem was found in: that
-    version is not read again until it changes (None when the problem is not about one file).
-    """
-
-    key: str
-    path: str
-    reason: str
-    mtime: float | None = None
-    size: int | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class VectorIndexState:
-    """What the vector leg answers from, for `status`: the engine, how many vectors its index
-    file covers (None when it has no file), and its state in words (built, stale and why,
-    rebuilt and why, exact below the size that gets a file...)."""
-
-    engine: str
-    vectors: int | None
-    state: str
-
-
-@dataclass(frozen=True, slots=True)
-class SyncRecord:
-    """The last sync that changed the index, as recorded with it (`status` in a new process)."""
-
-    finished_at: str  # ISO 8601, UTC
-    reason: str
-    full_reindex: bool
-    files_indexed: int
-    files_removed: int
-
-
-@dataclass(frozen=True, slots=True)
-class CacheKey:
-    """Partition of the embedding cache: vectors are only reused for the same model config."""
-
-    provider: str
-    model: str
-    provider_key: str
+__all__ = [
+    "CacheKey",
+    "DimensionMismatch",
+    "FirstIndexState",
+    "IndexRebuild",
+    "IndexStore",
+    "IndexWriter",
+    "IndexedFile",
+    "RecordedIssue",
+    "SourceCount",
+    "StoreCorrupt",
+    "StoreError",
+    "StoreReadOnly",
+    "SyncRecord",
+    "VectorIndexState",
+    "VectorProgress",
+    "caused_by",
+    "check_file_rows",
+    "check_query_dims",
+    "check_vector",
+    "check_vector_batch",
+    "vector_search_wanted",
+]
 
 
 class IndexWriter(Protocol):
@@ -391,64 +287,3 @@ class IndexStore(IndexWriter, Protocol):
     def close(self) -> None:
         """Release connections; idempotent."""
         ...
-
-
-def check_file_rows(
-    file: IndexedFile, chunks: Sequence[Chunk], vectors: Sequence[Vector | None]
-) -> int | None:
-    """Check the arguments of `IndexWriter.replace_file` as every store must; return the
-    vectors' dimension (None when the file has no vector).
-
-    Raises StoreError (counts, duplicate ids, a chunk of another file, a non-finite component)
-    or DimensionMismatch (vectors of several lengths).
-    """
-    if len(vectors) != len(chunks):
-        raise StoreError(f"{len(chunks)} chunks but {len(vectors)} vectors")
-    ids = [c.id for c in chunks]
-    if len(set(ids)) != len(ids):
-        raise StoreError(f"duplicate chunk ids in {file.source}:{file.path}")
-    for chunk in chunks:
-        if (chunk.source, chunk.path) != (file.source, file.path):
-            raise StoreError(f"chunk {chunk.id} belongs to {chunk.source}:{chunk.path}")
-    dims = {len(v) for v in vectors if v is not None}
-    if len(dims) > 1:
-        raise DimensionMismatch(f"vectors of one file have several lengths: {sorted(dims)}")
-    for v in vectors:
-        if v is not None and not all(math.isfinite(x) for x in v):
-            raise StoreError("vector has NaN or infinite components; sanitise it before storing")
-    return next(iter(dims)) if dims else None
-
-
-# Guards every IndexStore applies the same way (the contract suite checks them on each store).
-
-
-def check_vector(vector: Sequence[float]) -> None:
-    """Raise StoreError for a NaN or infinite component: no store keeps one."""
-    if not all(map(math.isfinite, vector)):
-        raise StoreError("vector has NaN or infinite components; sanitise it before storing")
-
-
-def check_vector_batch(vectors: Mapping[ChunkId, Vector]) -> int | None:
-    """Check the vectors one `set_vectors` call attaches: one length, finite components; return
-    that length (None: no vector, nothing to write). Raises DimensionMismatch, StoreError."""
-    dims = {len(v) for v in vectors.values()}
-    if len(dims) > 1:
-        raise DimensionMismatch(f"vectors have several lengths: {sorted(dims)}")
-    for v in vectors.values():
-        check_vector(v)
-    return next(iter(dims)) if dims else None
-
-
-def vector_search_wanted(vector: Vector, sources: Sequence[Source], limit: int) -> bool:
-    """Check a `search_vector` query; False when it can find nothing (no limit, no source, an
-    empty or all-zero vector: no direction to compare). Raises StoreError (non-finite)."""
-    check_vector(vector)
-    if limit <= 0 or not sources or not vector:
-        return False
-    return math.fsum(x * x for x in vector) != 0.0
-
-
-def check_query_dims(vector: Vector, dims: int) -> None:
-    """Raise DimensionMismatch when a query vector's length is not the index's."""
-    if len(vector) != dims:
-        raise DimensionMismatch(f"query has {len(vector)} dimensions, the index has {dims}")
