@@ -143,8 +143,11 @@ class VectorBackfill:
                 seen.update(c.id for c in chunks)
                 done += len(chunks)
         except EmbeddingError as exc:
-            self._failed(provider.id, exc)
+            self._failed(provider.id, exc)  # an issue `status` shows, until a later run ends well
+            return done
+        self._issues.clear("index", "(vectors)")
         if done:
+            self._runtime.note_success()
             log.info("piece_backfill_done", chunks=done)
         return done
 
@@ -230,6 +233,8 @@ class VectorBackfill:
         except EmbeddingError as exc:
             self._failed(provider.id, exc)
             return 0
+        if chunks:
+            self._runtime.note_success()
         return len(chunks)
 
     def _pace(self, size: int, elapsed: float) -> int:

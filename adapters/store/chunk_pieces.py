@@ -24,14 +24,17 @@ TABLE = "chunk_pieces"
 
 def put(conn: Connection, model: str, pieces: Mapping[ChunkId, Sequence[Vector]]) -> None:
     """Store each chunk's piece vectors for `model` (replacing what it had)."""
-    conn.exec_driver_sql(
-        f"INSERT OR REPLACE INTO {TABLE} (chunk_id, model, pieces, vectors) VALUES (?, ?, ?, ?)",
-        [
-            (cid, model, len(vs), np.asarray(vs, dtype="<f4").tobytes())
-            for cid, vs in pieces.items()
-            if vs
-        ],
-    )
+    values = [
+        (cid, model, len(vs), np.asarray(vs, dtype="<f4").tobytes())
+        for cid, vs in pieces.items()
+        if vs
+    ]
+    if values:
+        conn.exec_driver_sql(
+            f"INSERT OR REPLACE INTO {TABLE} (chunk_id, model, pieces, vectors) "
+            "VALUES (?, ?, ?, ?)",
+            values,
+        )
 
 
 def delete(conn: Connection, ids: Sequence[str]) -> None:

@@ -12,6 +12,7 @@ from memlane.application.ports.index_store import IndexedFile, VectorProgress
 from memlane.application.queries import Searcher, waiting_for_vectors
 from memlane.application.reports import IndexingProgress, SyncReport
 from memlane.application.sync import SyncService
+from memlane.application.sync_trigger import SyncTrigger
 from memlane.application.vector_backfill import BACKFILL_BATCH, SEARCH_BACKFILL_LIMIT
 from memlane.domain import events
 from memlane.domain.chunking import chunk_text
@@ -395,3 +396,29 @@ class TestFirstIndexInAnotherProcess:
         assert report.full_reindex and report.files_indexed == 3
         assert [f.path for f in world.store.files()] == [f"memory/n{n:03}.md" for n in range(3)]
         assert world.store.first_index() is None and world.store.meta() is not None
+
+
+class TestPiecesFollowTheVectors:
+    def test_a_limited_run_gives_pieces_only_once_every_chunk_has_its_vector(
+        self, world: World
+    ) -> None:
+        _notes(world, 3)
+        app = world.application()
+        app.manager().sync()
+        syncing: SyncService = app.syncing()
+        assert world.store.chunks_without_pieces(_label(world)) == []
+        for n in range(3, 6):
+            world.memory.write(f"memory/n{n:03}.md", NOTE.format(n=n))
+
+        # The sync embeds the new notes' own vectors as it indexes them; their pieces wait for
+        # a backfill, which a search's sync gives only when few are missing.
+        syncing.run(SyncTrigger.SEARCH, backfill_limit=2)
+        assert world.store.vector_progress(_label(world)).complete
+        assert len(world.store.chunks_without_pieces(_label(world))) == 3  # 3 > 2: deferred
+
+        syncing.run(SyncTrigger.SEARCH, backfill_limit=10)
+        assert world.store.chunks_without_pieces(_label(world)) == []
+        assert world.embedder is not None
+        assert "The ingest service number 5 deploys to cluster 5 on Tuesdays." in (
+            world.embedder.embedded_texts
+        )
