@@ -35,3 +35,15 @@ class PieceWalk:
             return []
         self._after[model] = found[-1][0]
         return [chunk for _, chunk in found]
+
+    def owed(self, model: str, state: Hashable, fetch: Fetch) -> int:
+        """How many chunks lacking pieces `fetch` finds from the first row, wherever the walk
+        stands (a count a limit is checked against must not depend on it); none found is
+        remembered as `next` remembers it."""
+        if self._done == (model, state):
+            return 0
+        found = fetch(0)
+        if not found:
+            self._done = (model, state)
+            self._after.pop(model, None)
+        return len(found)

@@ -114,11 +114,13 @@ class Legs:
         out: dict[ChunkId, Candidate] = {}
         for c in vector:  # their own cosine, as the vector leg computed it
             best = found.get(c.chunk_id, (c.score, None))[1]
-            out[c.chunk_id] = replace(c, score=pieced_score(c.score, best, weight))
+            out[c.chunk_id] = replace(c, score=pieced_score(c.score, best, weight), best_piece=best)
         for c in keyword:
             if c.chunk_id not in out and c.chunk_id in found:
                 cosine, best = found[c.chunk_id]
-                out[c.chunk_id] = replace(c, score=pieced_score(cosine, best, weight))
+                out[c.chunk_id] = replace(
+                    c, score=pieced_score(cosine, best, weight), best_piece=best
+                )
         waiting = sum(1 for _, best in found.values() if best is None)
         return sorted(out.values(), key=lambda c: -c.score)[:limit], waiting
 

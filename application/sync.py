@@ -241,13 +241,18 @@ class SyncService:
         backfill batch of this process to end (a long one: the search answers now, and says how
         far the vectors are).
         No cross-host lock: at worst two hosts embed the same few chunks. Returns how many
-        chunks got a vector."""
+        chunks got a vector. Note chunks' piece vectors count the same way: with every vector
+        in, at most `limit` chunks lacking pieces are given them (a search after a sync that
+        left them, e.g. one whose piece call failed, would otherwise keep saying so)."""
         try:
             gap = self._vectors.progress()  # read without the lock: most searches stop here
+            if gap is None or gap.missing > limit:
+                return 0
+            # Cheap when nothing changed: the store's walk remembers it found none.
+            if gap.complete and not self._vectors.pieces_owed(limit):
+                return 0
         except StoreError:
             return 0  # the search reads the same store and says what is wrong
-        if gap is None or gap.complete or gap.missing > limit:
-            return 0
         if not self._lock.acquire(timeout=wait):
             return 0
         try:

@@ -111,6 +111,14 @@ class VectorBackfill:
             self._run_pieces(limit=limit)
         return done
 
+    def pieces_owed(self, limit: int) -> bool:
+        """Whether some note chunks, but at most `limit`, lack their piece vectors."""
+        provider = self._runtime.usable
+        if not self._pieces or provider is None:
+            return False
+        label = vector_label(provider.model, provider.key)
+        return 0 < self._store.pieces_owed(label, limit + 1) <= limit
+
     def _vectors_complete(self) -> bool:
         """Pieces follow the chunks' own vectors, never hold them back: none while any chunk
         still lacks its vector (a deferred or interrupted backfill)."""
@@ -125,7 +133,7 @@ class VectorBackfill:
         if provider is None:
             return 0
         label = vector_label(provider.model, provider.key)
-        if limit is not None and len(self._store.chunks_without_pieces(label, limit + 1)) > limit:
+        if limit is not None and self._store.pieces_owed(label, limit + 1) > limit:
             log.info("piece_backfill_deferred", limit=limit)
             return 0
         done = 0

@@ -28,7 +28,8 @@ _EPSILON: Final = 1e-9
 class Fused:
     """One chunk after fusing the vector and keyword legs.
 
-    `vector_score` is the cosine similarity (None: not a vector hit), `text_score` the keyword
+    `vector_score` is the vector leg's score (None: not a vector hit): the cosine similarity, for
+    a note chunk mixed with its best piece's cosine (`best_piece`), `text_score` the keyword
     score normalised to [0, 1] within the result set (None: not a keyword hit), `score` the fused
     score that everything downstream sorts on. `decay_factor` is the decay multiplier already
     applied to `score` (1.0 when none). `file_mtime`/`timestamp` are carried for decay.
@@ -52,6 +53,7 @@ class Fused:
     time_start: float | None = None
     time_end: float | None = None
     time_boost: float = 1.0  # multiplier from the question's time words (time_boost.py)
+    best_piece: float | None = None  # the best piece's cosine in vector_score (note_pieces.py)
 
     def explanation(self, *, mmr_rank: int | None = None) -> ScoreExplanation:
         """The `--explain` view of this item."""
@@ -62,6 +64,7 @@ class Fused:
             decay_factor=self.decay_factor,
             mmr_rank=mmr_rank,
             time_boost=self.time_boost,
+            best_piece=self.best_piece,
         )
 
 
@@ -130,6 +133,7 @@ def _fuse(
     text_scores = _keyword_text_scores(keyword)
     evidence = _keyword_evidence(keyword)
     vector_scores = _vector_scores(vector)
+    pieces = {c.chunk_id: c.best_piece for c in vector if c.best_piece is not None}
     base: dict[ChunkId, Candidate] = {}
     for cand in vector:
         base.setdefault(cand.chunk_id, cand)
@@ -152,6 +156,7 @@ def _fuse(
             time_start=cand.time_start,
             time_end=cand.time_end,
             keyword_evidence=evidence.get(chunk_id),
+            best_piece=pieces.get(chunk_id),
         )
         for chunk_id, cand in base.items()
     ]

@@ -97,7 +97,8 @@ class Candidate:
     `score` is the leg's own score: cosine similarity in [-1, 1] for the vector leg, the raw
     FTS5 `bm25()` rank (negative, lower is better) for the keyword leg. `file_mtime` is the
     file's modification time (epoch seconds) and `timestamp` the chunk's own write time
-    (transcripts); both feed temporal decay.
+    (transcripts); both feed temporal decay. `best_piece` is a note chunk's best piece's cosine
+    when the vector leg mixed it into `score` (domain/note_pieces.py), None otherwise.
     """
 
     chunk_id: ChunkId
@@ -111,6 +112,7 @@ class Candidate:
     timestamp: float | None = None
     time_start: float | None = None
     time_end: float | None = None
+    best_piece: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +125,8 @@ class ScoreExplanation:
     decay_factor: float = 1.0
     mmr_rank: int | None = None
     time_boost: float = 1.0  # multiplier from the question's time words (1: none)
+    # A note chunk's best piece's cosine, mixed into `vector_score` (None: not mixed).
+    best_piece: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

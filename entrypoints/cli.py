@@ -255,7 +255,9 @@ def search(
             e = r.explanation
             head += (
                 f"  [vector={fmt(e.vector_score)} text={fmt(e.text_score)} "
-                f"decay={e.decay_factor:.3f} time={e.time_boost:.3f} rank={e.mmr_rank}]"
+                f"decay={e.decay_factor:.3f} time={e.time_boost:.3f} rank={e.mmr_rank}"
+                + (f" piece={e.best_piece:.3f}" if e.best_piece is not None else "")
+                + "]"
             )
         blocks.append(f"{head}\n{r.snippet.strip()}")
     click.echo("\n\n".join(blocks))

@@ -261,20 +261,35 @@ class PostgresIndexStore:
 
     def chunks_without_pieces(self, model: str, limit: int = 1000) -> list[Chunk]:
         """Note chunks with a vector of `model` and no piece vectors of it (see IndexStore;
-        the walk: adapters/piece_walk.py, its state the agent's keyword generation, which every
-        chunk write moves, and its count of vectors of `model`, which an update in place moves)."""
+        the walk: adapters/piece_walk.py, its state `_piece_state`)."""
         with self._db.read() as conn:
-            state = (
-                rows.keyword_stats(conn, self._agent)[2],
-                rows.vector_progress(conn, self._agent, model).done,
-            )
             return self._piece_walk.next(
                 model,
-                state,
+                self._piece_state(conn, model),
                 lambda after: chunk_pieces.missing(
                     conn, self._agent, model, rows.CHUNK_COLUMNS, limit, after=after
                 ),
             )
+
+    def pieces_owed(self, model: str, at_most: int) -> int:
+        """Note chunks lacking pieces of `model`, counted up to `at_most` (see IndexStore)."""
+        with self._db.read() as conn:
+            return self._piece_walk.owed(
+                model,
+                self._piece_state(conn, model),
+                lambda after: chunk_pieces.missing(
+                    conn, self._agent, model, rows.CHUNK_COLUMNS, at_most, after=after
+                ),
+            )
+
+    def _piece_state(self, conn: Connection, model: str) -> tuple[object, int]:
+        """What the piece walk remembers a search for by: the agent's keyword generation, which
+        every chunk write moves, and its count of vectors of `model`, which an update in place
+        moves."""
+        return (
+            rows.keyword_stats(conn, self._agent)[2],
+            rows.vector_progress(conn, self._agent, model).done,
+        )
 
     def piece_cosines(
         self, vector: Vector, *, model: str, ids: Sequence[ChunkId]

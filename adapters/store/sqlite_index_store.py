@@ -265,6 +265,18 @@ class SqliteIndexStore:
                 ),
             )
 
+    def pieces_owed(self, model: str, at_most: int) -> int:
+        """Note chunks lacking pieces of `model`, counted up to `at_most` (see IndexStore)."""
+        with self._db.read() as conn:
+            generation = meta_table.get(conn, meta_table.GENERATION_KEY)
+            return self._piece_walk.owed(
+                model,
+                generation,
+                lambda after: chunk_pieces.missing(
+                    conn, model, rows.CHUNK_COLUMNS, at_most, after=after
+                ),
+            )
+
     def piece_cosines(
         self, vector: Vector, *, model: str, ids: Sequence[ChunkId]
     ) -> dict[ChunkId, tuple[float, float | None]]:

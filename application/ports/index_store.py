@@ -171,6 +171,12 @@ class IndexStore(IndexWriter, Protocol):
         vectors of it, oldest first."""
         ...
 
+    def pieces_owed(self, model: str, at_most: int) -> int:
+        """How many note chunks `chunks_without_pieces` has to give, counted up to `at_most`
+        (from the oldest, whatever the walk has returned; cheap when nothing changed since a
+        walk or count found none)."""
+        ...
+
     def set_pieces(self, model: str, pieces: Mapping[ChunkId, Sequence[Vector]]) -> None:
         """Attach the piece vectors made by `model` to existing chunks, in one transaction; a
         chunk's pieces go when the chunk goes."""

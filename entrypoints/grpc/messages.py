@@ -51,6 +51,7 @@ def _result_pb(result: SearchResult) -> pb.SearchResult:
             decay_factor=e.decay_factor,
             mmr_rank=e.mmr_rank,
             time_boost=e.time_boost,
+            best_piece=e.best_piece,
         )
     return pb.SearchResult(
         path=result.path,
@@ -226,6 +227,7 @@ def _result(m: pb.SearchResult) -> SearchResult:
             decay_factor=e.decay_factor,
             mmr_rank=_opt(e, "mmr_rank", e.mmr_rank),
             time_boost=e.time_boost if e.HasField("time_boost") else 1.0,
+            best_piece=_opt(e, "best_piece", e.best_piece),
         )
     return SearchResult(
         path=m.path,

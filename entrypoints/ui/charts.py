@@ -27,9 +27,10 @@ def _shown(label: str, value: float | None) -> str:
 
 
 def evidence_bars(explanation: ScoreExplanation | None) -> Safe:
-    """Four bars: keyword, vector, fusion, decay, each in [0, 1] (a missing leg says so); a
-    fifth, time, when the question's time words boosted the hit (the bar is the boost above 1,
-    the figure the multiplier)."""
+    """Four bars: keyword, vector, fusion, decay, each in [0, 1] (a missing leg says so); then
+    piece, a note chunk's best piece's cosine, when the vector score mixed it in; and time, when
+    the question's time words boosted the hit (the bar is the boost above 1, the figure the
+    multiplier)."""
     if explanation is None:
         return Safe("")
     rows: tuple[tuple[str, float | None], ...] = (
@@ -38,6 +39,8 @@ def evidence_bars(explanation: ScoreExplanation | None) -> Safe:
         ("fusion", explanation.fused_score),
         ("decay", explanation.decay_factor),
     )
+    if explanation.best_piece is not None:
+        rows = (*rows, ("piece", explanation.best_piece))
     if explanation.time_boost != 1.0:
         rows = (*rows, ("time", explanation.time_boost - 1.0))
     drawn = []

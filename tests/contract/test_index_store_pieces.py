@@ -111,3 +111,30 @@ class TestPieces:
         store.set_vectors(MODEL, {late.id: axis(2)})
 
         assert [c.id for c in store.chunks_without_pieces(MODEL)] == [late.id]
+
+    def test_pieces_owed_counts_from_the_first_whatever_the_walk_returned(
+        self, store: IndexStore
+    ) -> None:
+        """A search's limit is checked against this count: a walk half way through must not
+        make a long backlog look short."""
+        _index(store)
+        assert store.pieces_owed(MODEL, 5) == 2
+        store.chunks_without_pieces(MODEL, 1)  # the walk now stands after NOTE_A
+
+        assert store.pieces_owed(MODEL, 5) == 2
+        assert store.pieces_owed(MODEL, 1) == 1  # counted up to `at_most`
+        assert store.pieces_owed("other-model", 5) == 0
+
+    def test_pieces_owed_follows_the_pieces_given_and_the_vectors_gained(
+        self, store: IndexStore
+    ) -> None:
+        _index(store)
+        store.set_pieces(MODEL, {NOTE_A: [axis(0)], NOTE_B: [axis(1)]})
+        assert store.pieces_owed(MODEL, 5) == 0
+        late = make_chunk(0, "late", "memory/b.md")
+        store.replace_file(make_file("memory/b.md"), [late], [None], "fts-only")
+        assert store.pieces_owed(MODEL, 5) == 0  # no vector yet
+
+        store.set_vectors(MODEL, {late.id: axis(2)})
+
+        assert store.pieces_owed(MODEL, 5) == 1

@@ -130,7 +130,7 @@ class CannedManager:
                 snippet="We deploy on Fridays.\nThe API uses gRPC.",
                 source="memory",
                 citation="MEMORY.md#L2-L3",
-                explanation=ScoreExplanation(0.75, None, 0.8125, 0.5, 1, 0.625)
+                explanation=ScoreExplanation(0.75, None, 0.8125, 0.5, 1, 0.625, best_piece=0.875)
                 if explain
                 else None,
                 time="2026-01-05T09:30:00Z",

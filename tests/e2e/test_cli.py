@@ -108,6 +108,7 @@ class TestCli:
         for result in results:
             assert set(result["explain"]) == {
                 "vectorScore", "textScore", "fusedScore", "decayFactor", "mmrRank", "timeBoost",
+                "bestPiece",
             }  # fmt: skip
         assert [r["explain"]["mmrRank"] for r in results] == list(range(1, len(results) + 1))
 

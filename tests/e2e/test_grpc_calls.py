@@ -88,6 +88,7 @@ class TestSearch:
             "2026-01-05T00:00:00Z/2026-01-05T23:59:59Z",
         ]
         assert [r.explanation.time_boost for r in got.results if r.explanation] == [0.625, 1.0]
+        assert [r.explanation.best_piece for r in got.results if r.explanation] == [0.875, None]
         assert got.time_words == '"yesterday" → 2026-11-19'
         assert canned.calls[0][1] == {
             "query": "deploy yesterday",

@@ -298,8 +298,19 @@ class FakeIndexStore(_FakeWriter):
     def chunks_without_pieces(self, model: str, limit: int = 1000) -> list[Chunk]:
         """Like the real stores, a walk in insertion order that goes on from where it stopped
         and starts again from the first at the end."""
+        waiting = self._waiting_for_pieces(model)
+        after = self._pieces_after.get(model, 0)
+        found = [r for r in waiting if r.seq > after][: max(0, limit)] or waiting[: max(0, limit)]
+        if found:
+            self._pieces_after[model] = found[-1].seq
+        return [r.chunk for r in found]
+
+    def pieces_owed(self, model: str, at_most: int) -> int:
+        return min(len(self._waiting_for_pieces(model)), max(0, at_most))
+
+    def _waiting_for_pieces(self, model: str) -> list[_Row]:
         rows = sorted(self._state.rows.values(), key=lambda r: r.seq)
-        waiting = [
+        return [
             r
             for r in rows
             if has_pieces(r.chunk.source)
@@ -307,11 +318,6 @@ class FakeIndexStore(_FakeWriter):
             and r.model == model
             and self._state.pieces.get(r.chunk.id, ("", []))[0] != model
         ]
-        after = self._pieces_after.get(model, 0)
-        found = [r for r in waiting if r.seq > after][: max(0, limit)] or waiting[: max(0, limit)]
-        if found:
-            self._pieces_after[model] = found[-1].seq
-        return [r.chunk for r in found]
 
     def set_pieces(self, model: str, pieces: Mapping[ChunkId, Sequence[Vector]]) -> None:
         for vectors in pieces.values():

@@ -127,6 +127,7 @@ class ScoreExplanation(_message.Message):
     DECAY_FACTOR_FIELD_NUMBER: _builtins.int
     MMR_RANK_FIELD_NUMBER: _builtins.int
     TIME_BOOST_FIELD_NUMBER: _builtins.int
+    BEST_PIECE_FIELD_NUMBER: _builtins.int
     vector_score: _builtins.float
     text_score: _builtins.float
     fused_score: _builtins.float
@@ -134,6 +135,8 @@ class ScoreExplanation(_message.Message):
     mmr_rank: _builtins.int
     time_boost: _builtins.float
     """multiplier from the question's time words (1: none)"""
+    best_piece: _builtins.float
+    """A note chunk's best piece's cosine, mixed into vector_score (unset: not mixed)."""
     def __init__(
         self,
         *,
@@ -143,11 +146,14 @@ class ScoreExplanation(_message.Message):
         decay_factor: _builtins.float = ...,
         mmr_rank: _builtins.int | None = ...,
         time_boost: _builtins.float | None = ...,
+        best_piece: _builtins.float | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _typing.Literal["_mmr_rank", b"_mmr_rank", "_text_score", b"_text_score", "_time_boost", b"_time_boost", "_vector_score", b"_vector_score", "mmr_rank", b"mmr_rank", "text_score", b"text_score", "time_boost", b"time_boost", "vector_score", b"vector_score"]  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_best_piece", b"_best_piece", "_mmr_rank", b"_mmr_rank", "_text_score", b"_text_score", "_time_boost", b"_time_boost", "_vector_score", b"_vector_score", "best_piece", b"best_piece", "mmr_rank", b"mmr_rank", "text_score", b"text_score", "time_boost", b"time_boost", "vector_score", b"vector_score"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["_mmr_rank", b"_mmr_rank", "_text_score", b"_text_score", "_time_boost", b"_time_boost", "_vector_score", b"_vector_score", "decay_factor", b"decay_factor", "fused_score", b"fused_score", "mmr_rank", b"mmr_rank", "text_score", b"text_score", "time_boost", b"time_boost", "vector_score", b"vector_score"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_best_piece", b"_best_piece", "_mmr_rank", b"_mmr_rank", "_text_score", b"_text_score", "_time_boost", b"_time_boost", "_vector_score", b"_vector_score", "best_piece", b"best_piece", "decay_factor", b"decay_factor", "fused_score", b"fused_score", "mmr_rank", b"mmr_rank", "text_score", b"text_score", "time_boost", b"time_boost", "vector_score", b"vector_score"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__best_piece: _TypeAlias = _typing.Literal["best_piece"]  # noqa: Y015
+    _WhichOneofArgType__best_piece: _TypeAlias = _typing.Literal["_best_piece", b"_best_piece"]  # noqa: Y015
     _WhichOneofReturnType__mmr_rank: _TypeAlias = _typing.Literal["mmr_rank"]  # noqa: Y015
     _WhichOneofArgType__mmr_rank: _TypeAlias = _typing.Literal["_mmr_rank", b"_mmr_rank"]  # noqa: Y015
     _WhichOneofReturnType__text_score: _TypeAlias = _typing.Literal["text_score"]  # noqa: Y015
@@ -156,6 +162,8 @@ class ScoreExplanation(_message.Message):
     _WhichOneofArgType__time_boost: _TypeAlias = _typing.Literal["_time_boost", b"_time_boost"]  # noqa: Y015
     _WhichOneofReturnType__vector_score: _TypeAlias = _typing.Literal["vector_score"]  # noqa: Y015
     _WhichOneofArgType__vector_score: _TypeAlias = _typing.Literal["_vector_score", b"_vector_score"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__best_piece) -> _WhichOneofReturnType__best_piece | None: ...
     @_typing.overload
     def WhichOneof(self, oneof_group: _WhichOneofArgType__mmr_rank) -> _WhichOneofReturnType__mmr_rank | None: ...
     @_typing.overload
@@ -264,8 +272,9 @@ class SearchResponse(_message.Message):
     time_words: _builtins.str
     """the time the question's words name, if any"""
     no_strong_match: _builtins.bool
-    """Not even the best hit stands out of the query's background: the memory likely holds
-    nothing on it (the hits are kept, marked). Unset: not judged (keyword-only search).
+    """No strong match: the legs disagree (hybrid) or no hit stands out (vector-only), so the
+    memory likely holds nothing on it (the hits are kept, marked). Unset: not judged
+    (keyword-only search).
     """
     @_builtins.property
     def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___SearchResult]: ...

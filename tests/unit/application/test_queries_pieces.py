@@ -102,3 +102,20 @@ def test_a_search_says_when_notes_it_ranked_have_no_pieces_yet() -> None:
 
     # short.md has its vector but no pieces; long.md has both; the transcript is not a note.
     assert any(w.startswith("1 of the notes ranked have no piece") for w in response.warnings)
+
+
+def test_explain_shows_the_best_piece_a_note_was_scored_with() -> None:
+    provider = FixedQuery(dimensions=4)
+    settings = MemorySettings(query=QuerySettings(hybrid=HybridSettings(enabled=False)))
+    runtime = EmbeddingRuntime(lambda: Selection(provider=provider, fallback_from=None))
+    searcher = Searcher(store=_store(provider), runtime=runtime, settings=settings)
+
+    response = searcher.search(SearchQuery("retry policy", explain=True), now=0.0)
+
+    pieces = {
+        r.path: r.explanation.best_piece for r in response.results if r.explanation is not None
+    }
+    assert set(pieces) == {"memory/long.md", "memory/short.md", "sessions/s.jsonl"}
+    assert pieces["memory/long.md"] == 1.0  # its second piece lies on the question's axis
+    assert pieces["memory/short.md"] is None  # no pieces embedded yet: its cosine alone
+    assert pieces["sessions/s.jsonl"] is None  # a transcript is never scored by pieces

@@ -422,3 +422,63 @@ class TestPiecesFollowTheVectors:
         assert "The ingest service number 5 deploys to cluster 5 on Tuesdays." in (
             world.embedder.embedded_texts
         )
+
+    def test_a_servers_search_gives_a_few_missing_pieces_when_every_vector_is_in(
+        self, world: World
+    ) -> None:
+        """A sync that left a few note chunks without pieces (more than its limit) is followed
+        by a search that fills them, as it fills a few missing vectors."""
+        _notes(world, 3)
+        app = world.application()
+        app.manager().sync()
+        syncing: SyncService = app.syncing()
+        for n in range(3, 6):
+            world.memory.write(f"memory/n{n:03}.md", NOTE.format(n=n))
+        syncing.run(SyncTrigger.SEARCH, backfill_limit=2)
+        assert world.store.vector_progress(_label(world)).complete
+        assert len(world.store.chunks_without_pieces(_label(world))) == 3
+
+        response = app.manager().search("ingest service number 4")
+
+        assert world.store.chunks_without_pieces(_label(world)) == []
+        assert not any("no piece" in w for w in response.warnings)
+
+    def test_a_servers_search_leaves_many_missing_pieces_to_the_backfill(
+        self, world: World
+    ) -> None:
+        _notes(world, 1)
+        app = world.application()
+        app.manager().sync()
+        syncing: SyncService = app.syncing()
+        for n in range(1, SEARCH_BACKFILL_LIMIT + 2):
+            world.memory.write(f"memory/n{n:03}.md", NOTE.format(n=n))
+        syncing.run(SyncTrigger.SEARCH, backfill_limit=2)
+        assert world.store.vector_progress(_label(world)).complete
+        assert world.embedder is not None
+        embedded = len(world.embedder.embedded_texts)
+
+        response = app.manager().search("ingest service number 4")
+
+        assert len(world.embedder.embedded_texts) == embedded
+        missing = world.store.chunks_without_pieces(_label(world), SEARCH_BACKFILL_LIMIT + 5)
+        assert len(missing) == SEARCH_BACKFILL_LIMIT + 1
+        assert any("no piece" in w for w in response.warnings)
+
+    def test_a_backlog_stays_deferred_search_after_search(self, world: World) -> None:
+        """The limit is checked against the whole backlog: once, a count that followed the
+        store's walk saw only its tail and a search embedded every note's pieces."""
+        _notes(world, 1)
+        app = world.application()
+        app.manager().sync()
+        syncing: SyncService = app.syncing()
+        for n in range(1, 10):
+            world.memory.write(f"memory/n{n:03}.md", NOTE.format(n=n))
+        syncing.run(SyncTrigger.SEARCH, backfill_limit=4)
+        assert world.embedder is not None
+        embedded = len(world.embedder.embedded_texts)
+
+        for _ in range(3):
+            syncing.run(SyncTrigger.SEARCH, backfill_limit=4)
+
+        assert len(world.embedder.embedded_texts) == embedded
+        assert world.store.pieces_owed(_label(world), 100) == 9

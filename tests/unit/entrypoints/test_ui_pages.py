@@ -83,6 +83,16 @@ class TestEvidenceBars:
         assert re.search(r'data-evidence="time".*?class="ev-bar" ?/?>?', boosted)
         assert 'width="30.0" height="9" class="ev-bar"' in boosted.split('data-evidence="time"')[1]
 
+    def test_a_best_piece_is_a_bar_only_when_the_vector_score_mixed_one_in(self) -> None:
+        plain = evidence_bars(ScoreExplanation(vector_score=0.5, text_score=0.5, fused_score=0.5))
+        pieced = evidence_bars(
+            ScoreExplanation(vector_score=0.6, text_score=0.5, fused_score=0.5, best_piece=0.75)
+        )
+
+        assert 'data-evidence="piece"' not in plain
+        assert 'data-evidence="piece" data-value="0.750"' in pieced
+        assert 'width="90.0" height="9" class="ev-bar"' in pieced.split('data-evidence="piece"')[1]
+
     def test_no_explanation_draws_nothing(self) -> None:
         assert evidence_bars(None) == ""
 
