@@ -41,7 +41,7 @@ from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvide
 from memlane.application.ports.index_store import DimensionMismatch, IndexStore, VectorProgress
 from memlane.application.query_focus import vector_query
 from memlane.application.reports import SearchMode, SearchResponse
-from memlane.application.search_legs import AgentStore, Legs
+from memlane.application.search_legs import AgentStore, Legs, unpieced_warning
 from memlane.application.time_ranking import rank_by_time
 from memlane.domain.agents import agent_of
 from memlane.domain.chunk_times import iso_time
@@ -177,11 +177,7 @@ class Searcher:
                     limit=limit,
                 )
                 if unpieced:
-                    warnings.append(
-                        f"{unpieced} of the notes ranked have no piece vectors yet: they rank "
-                        "by their own cosine until `memlane index`, `watch` or a server embeds "
-                        "their pieces"
-                    )
+                    warnings.append(unpieced_warning(unpieced))
             if vector and query_vector is not None:
                 background = self._background(provider, query_vector)
             if not failed:

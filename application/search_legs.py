@@ -8,6 +8,7 @@ missing vectors are not a backfill under way (application/queries.py, the partia
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import replace
 
@@ -94,15 +95,16 @@ class Legs:
         *,
         weight: float,
         limit: int,
-    ) -> tuple[list[Candidate], int]:
+    ) -> tuple[list[Candidate], dict[str, int]]:
         """The vector leg with each note chunk scored with its best piece too
         (domain/note_pieces.py): the chunks of both legs re-scored, the best `limit` kept, so a
         note the keyword leg found whose best piece is near the question joins the vector leg.
         A chunk without pieces (a transcript's, or one whose pieces are not embedded yet) keeps
-        its cosine. Also returns how many of the note candidates scored have no pieces yet."""
+        its cosine. Also returns how many of the note candidates scored have no pieces yet, by
+        agent ("" for a search of this agent's index alone)."""
         ids = list(dict.fromkeys(c.chunk_id for c in [*vector, *keyword] if has_pieces(c.source)))
         if not ids or weight <= 0:
-            return list(vector), 0
+            return list(vector), {}
         found: dict[ChunkId, tuple[float, float | None]] = {}
         for agent, store in self.vectored:
             if agent is None:
@@ -121,8 +123,8 @@ class Legs:
                 out[c.chunk_id] = replace(
                     c, score=pieced_score(cosine, best, weight), best_piece=best
                 )
-        waiting = sum(1 for _, best in found.values() if best is None)
-        return sorted(out.values(), key=lambda c: -c.score)[:limit], waiting
+        waiting = Counter(agent_of(c) for c, (_, best) in found.items() if best is None)
+        return sorted(out.values(), key=lambda c: -c.score)[:limit], dict(sorted(waiting.items()))
 
     def keyword_only_warning(self, *, hybrid: bool) -> list[str]:
         """What the keyword-only agents contribute, said as it is (nothing to wait for)."""
@@ -162,3 +164,21 @@ def _qualified(agent: str | None, hits: list[Candidate]) -> list[Candidate]:
     if agent is None:
         return hits
     return [replace(c, chunk_id=qualified(agent, c.chunk_id)) for c in hits]
+
+
+def unpieced_warning(unpieced: dict[str, int]) -> str:
+    """What a search says of the notes it ranked by their cosine alone (no pieces yet), by agent
+    when it read several: another agent's pieces come from that agent's own upkeep, never from
+    an agent whose `query.pieceWeight` is 0."""
+    total = sum(unpieced.values())
+    if set(unpieced) == {""}:
+        return (
+            f"{total} of the notes ranked have no piece vectors yet: they rank by their own "
+            "cosine until `memlane index`, `watch` or a server embeds their pieces"
+        )
+    by_agent = ", ".join(f"{agent}: {count}" for agent, count in unpieced.items())
+    return (
+        f"{total} of the notes ranked have no piece vectors yet ({by_agent}): they rank by their "
+        "own cosine until each agent's `memlane index`, `watch` or server embeds their pieces "
+        "(never, for an agent whose query.pieceWeight is 0)"
+    )

@@ -180,3 +180,26 @@ class TestKeywordOnlyAgent:
 
         assert response.mode == "keyword"
         assert any("until the vectors are embedded" in w for w in response.warnings)
+
+
+class TestNotesWithoutPieces:
+    def test_the_warning_names_the_agents_whose_notes_have_no_pieces(self) -> None:
+        """Another agent's pieces come from its own upkeep (never, with pieceWeight 0): the
+        warning says whose notes ranked by their cosine alone, not just how many."""
+        provider = FakeEmbeddingProvider()
+        main = index(provider)  # pieces embedded, as a sync leaves them
+        memory = FakeFileSource(source_name="memory")
+        memory.write("memory/billing.md", "# Billing\n\nThe payments team owns billing.\n")
+        work = FakeIndexStore()  # its vectors embedded, its pieces not (pieceWeight 0 there)
+        preparer = FilePreparer({"memory": memory}, ChunkingPolicy())
+        write_prepared(work, preparer.prepare("memory", "memory/billing.md"), provider)
+
+        response = _searcher(main, provider).search(
+            SearchQuery("who owns billing", max_results=20),
+            now=NOW,
+            stores=[("main", None), ("work", work)],
+        )
+
+        (warning,) = [w for w in response.warnings if "no piece vectors" in w]
+        assert warning.startswith("1 of the notes ranked have no piece vectors yet (work: 1)")
+        assert "query.pieceWeight is 0" in warning
