@@ -23,21 +23,16 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
-from memlane.application.query_focus import vector_query
-from memlane.bench import metrics
-from memlane.bench.cli import BENCH_DIR
-from memlane.bench.datasets import registry
-from memlane.bench.runner import RunOptions, limited_units, score_query
-from memlane.bench.studies.fusion_study import LEGS_DIR, half_of, opened_unit
+from memlane.bench.studies.fusion_study import LEGS_DIR, Leg
 from memlane.bench.studies.piece_vectors import (
-    CACHE,
     RULES,
     SHOW,
-    PieceCache,
-    _unit_chunks,
-    pieces_of,
+    QueryKey,
+    Ranker,
+    by_question,
+    paired_table,
+    recorded_units,
+    replay,
 )
 
 TOP = 3  # piece cosines kept per candidate, best first
@@ -46,47 +41,24 @@ Summary = Callable[[list[float]], float]
 
 
 def collect(name: str) -> None:
-    dataset = registry.load(name, None, registry.DEFAULT_DATA_ROOT)
-    legs = {(r["unit"], r["qid"]): r for r in json.loads((LEGS_DIR / f"{name}.json").read_text())}
     out: list[dict[str, Any]] = []
-    for unit in limited_units(dataset, RunOptions(work_dir=BENCH_DIR / "work")):
-        if not any((unit.unit_id, q.qid) in legs for q in unit.queries):
-            continue
-        with opened_unit(name, unit, BENCH_DIR / "work") as (manager, store, provider, db_path):
-            ids: list[str] = []
-            owner: list[int] = []
-            texts: list[str] = []
-            for chunk_id, text, _ in _unit_chunks(db_path):
-                ids.append(chunk_id)
-                for piece in pieces_of(text) or [text]:
-                    owner.append(len(ids) - 1)
-                    texts.append(piece)
-            matrix = PieceCache(CACHE, provider.key).vectors(texts, provider.embed_documents)
-            matrix /= np.linalg.norm(matrix, axis=1, keepdims=True) + 1e-12
-            rows_of: dict[str, list[int]] = defaultdict(list)
-            for row, i in enumerate(owner):
-                rows_of[ids[i]].append(row)
-            for q in unit.queries:
-                rec = legs.get((unit.unit_id, q.qid))
-                if rec is None:
-                    continue
-                asked = vector_query(store, q.text, share=manager.settings.query.common_word_share)
-                qv = np.asarray(provider.embed_query(asked.text), dtype=np.float32)
-                qv /= np.linalg.norm(qv) + 1e-12
-                sims = matrix @ qv
-                cands = {e[4] for e in rec["vector"]} | {e[4] for e in rec["keyword"][:400]}
-                out.append(
-                    {
-                        "unit": unit.unit_id,
-                        "qid": q.qid,
-                        "top": {
-                            c: sorted((float(sims[r]) for r in rows_of[c]), reverse=True)[:TOP]
-                            for c in cands
-                            if c in rows_of
-                        },
-                    }
-                )
-        print(f"{name}/{unit.unit_id}: {len(texts)} pieces", flush=True)
+    for unit_id, _, pieces, questions in recorded_units(name):
+        rows_of: dict[str, list[int]] = defaultdict(list)
+        for row, i in enumerate(pieces.owners):
+            rows_of[pieces.ids[i]].append(row)
+        for q in questions:
+            sims = pieces.matrix @ q.unit_vector
+            out.append(
+                {
+                    "unit": unit_id,
+                    "qid": q.qid,
+                    "top": {
+                        c: sorted((float(sims[r]) for r in rows_of[c]), reverse=True)[:TOP]
+                        for c in q.candidates()
+                        if c in rows_of
+                    },
+                }
+            )
     (LEGS_DIR / f"{name}.piece-top.json").write_text(json.dumps(out))
 
 
@@ -110,66 +82,26 @@ SUMMARIES: dict[str, Summary] = {
 
 
 def per_query(name: str, rules: Sequence[str]) -> dict[str, dict[str, dict[str, list[float]]]]:
-    dataset = registry.load(name, None, registry.DEFAULT_DATA_ROOT)
-    legs = {(r["unit"], r["qid"]): r for r in json.loads((LEGS_DIR / f"{name}.json").read_text())}
-    tops = {
-        (r["unit"], r["qid"]): r["top"]
-        for r in json.loads((LEGS_DIR / f"{name}.piece-top.json").read_text())
-    }
+    tops = by_question(name, "piece-top.json", "top")
     mix = RULES["mix50"]
-    vals: dict[str, dict[str, dict[str, list[float]]]] = {
-        r: defaultdict(lambda: defaultdict(list)) for r in rules
-    }
-    for unit in dataset.units():
-        doc_of_path = unit.doc_of_path()
-        for q in unit.queries:
-            key = (unit.unit_id, q.qid)
-            if key not in legs or key not in tops:
-                continue
-            vec = [tuple(e) for e in legs[key]["vector"]]
-            kw = [tuple(e) for e in legs[key]["keyword"]]
-            where = {e[4]: (e[0], e[1], e[2]) for e in [*vec, *kw]}
-            groups = ["all", f"half {half_of(key)}"]
-            if q.category != "all":
-                groups.append(f"cat {q.category}")
-            for rname in rules:
-                summary = SUMMARIES[rname]
-                sims = {c: summary(t) for c, t in tops[key].items() if t}
-                ranked = mix(vec, kw, 200, sims)[:50]
-                scores = score_query(
-                    q, [where[c] for c in ranked], doc_of_path, turn_level=dataset.turn_level
-                )
-                for g in groups:
-                    for m in SHOW:
-                        if m in scores:
-                            vals[rname][g][m].append(scores[m])
-    return vals
+
+    def ranker(summary: Summary) -> Ranker:
+        def rank(key: QueryKey, vec: Leg, kw: Leg) -> list[str]:
+            sims = {c: summary(t) for c, t in tops[key].items() if t}
+            ranked: list[str] = mix(vec, kw, 200, sims)
+            return ranked
+
+        return rank
+
+    return replay(name, {r: ranker(SUMMARIES[r]) for r in rules}, known=tops.__contains__)
 
 
 def compare(names: Sequence[str], rule: str) -> dict[str, Any]:
     report: dict[str, Any] = {}
     for name in names:
         vals = per_query(name, ["max", rule])
-        report[name] = {}
         print(f"\n{name}: {rule} − max (the shipped best piece)")
-        for g in sorted(vals["max"], key=lambda g: (g != "all", g)):
-            for m, b in vals["max"][g].items():
-                if len(b) < 8:
-                    continue
-                c = metrics.paired_bootstrap(vals[rule][g][m], b)
-                report[name].setdefault(g, {})[m] = {
-                    "base": statistics.fmean(b),
-                    "rule": statistics.fmean(vals[rule][g][m]),
-                    "diff": c.mean_diff,
-                    "ci": [c.ci_low, c.ci_high],
-                    "p": c.p_value,
-                    "n": c.n,
-                }
-                print(
-                    f"  {g:8} {m:15} n={c.n:5} {statistics.fmean(b):.3f} -> "
-                    f"{statistics.fmean(vals[rule][g][m]):.3f} {c.mean_diff:+.3f} "
-                    f"[{c.ci_low:+.3f}, {c.ci_high:+.3f}] p={c.p_value:.3f}"
-                )
+        report[name] = paired_table(vals["max"], vals[rule])
     return report
 
 

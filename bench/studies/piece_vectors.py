@@ -26,7 +26,8 @@ import json
 import sqlite3
 import statistics
 from collections import defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -88,12 +89,14 @@ class PieceCache:
         return np.stack([np.frombuffer(have[h], dtype=np.float32) for h in hashes])
 
 
-def _unit_chunks(store_path: Path) -> Iterator[tuple[str, str, str]]:
+def _unit_chunks(store_path: Path) -> Iterator[tuple[str, str, str, str, int, int]]:
     import sqlean
 
     db = sqlean.connect(str(store_path))
     try:
-        yield from db.execute("SELECT id, text, context FROM chunks")
+        yield from db.execute(
+            "SELECT id, text, context, path, start_line, end_line FROM chunks ORDER BY rowid"
+        )
     finally:
         db.close()
 
@@ -113,52 +116,95 @@ def _suffix(variant: str) -> str:
     return "pieces.json" if variant == "plain" else f"pieces-{variant}.json"
 
 
-def collect(name: str, variant: str = "plain") -> None:
+@dataclass(frozen=True)
+class UnitPieces:
+    """One bench unit's chunks and the unit vectors of their pieces (row i belongs to chunk
+    `ids[owners[i]]`)."""
+
+    ids: list[str]
+    owners: np.ndarray
+    matrix: np.ndarray
+    places: dict[str, tuple[str, int, int]]  # chunk id -> (path, start line, end line)
+
+    def best(self, question: np.ndarray) -> np.ndarray:
+        """Each chunk's best piece's cosine with the (unit) question vector."""
+        best = np.full(len(self.ids), -1.0, dtype=np.float32)
+        np.maximum.at(best, self.owners, self.matrix @ question)
+        return best
+
+
+@dataclass(frozen=True)
+class RecordedQuestion:
+    """A question `fusion_study collect` recorded, with the vector the search's vector leg
+    embeds for it (the raw one for the store, the unit one for the pieces)."""
+
+    qid: str
+    record: dict[str, Any]
+    embedded: list[float]
+    unit_vector: np.ndarray
+
+    def candidates(self) -> set[str]:
+        """The chunks the legs fetch (the product re-scores these by their pieces)."""
+        return {e[4] for e in self.record["vector"]} | {e[4] for e in self.record["keyword"][:400]}
+
+
+def recorded_units(
+    name: str, split: Callable[[str, str], list[str]] | None = None
+) -> Iterator[tuple[str, Any, UnitPieces, list[RecordedQuestion]]]:
+    """(unit id, store, pieces, recorded questions) of each unit of `name` with questions the
+    legs recorded; piece vectors come through the cache (`split(text, context)`: the pieces,
+    the shipped rule by default)."""
     dataset = registry.load(name, None, registry.DEFAULT_DATA_ROOT)
-    records = json.loads((LEGS_DIR / f"{name}.json").read_text())
-    wanted_by_unit: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for rec in records:
-        wanted_by_unit[rec["unit"]].append(rec)
+    legs = {(r["unit"], r["qid"]): r for r in json.loads((LEGS_DIR / f"{name}.json").read_text())}
     options = RunOptions(work_dir=BENCH_DIR / "work")
-    out: list[dict[str, Any]] = []
     for unit in limited_units(dataset, options):
-        recs = {r["qid"]: r for r in wanted_by_unit.get(unit.unit_id, [])}
-        if not recs:
+        if not any((unit.unit_id, q.qid) in legs for q in unit.queries):
             continue
         with opened_unit(name, unit, options.work_dir) as (manager, store, provider, db_path):
-            cache = PieceCache(CACHE, provider.key)
-            chunk_ids: list[str] = []
-            owner: list[int] = []
+            ids: list[str] = []
+            owners: list[int] = []
             texts: list[str] = []
-            for chunk_id, text, context in _unit_chunks(db_path):
-                chunk_ids.append(chunk_id)
-                split = pieces_of(text) if variant == "plain" else titled_pieces(text, context)
-                for piece in split or [text]:
-                    owner.append(len(chunk_ids) - 1)
+            places: dict[str, tuple[str, int, int]] = {}
+            for chunk_id, text, context, path, start, end in _unit_chunks(db_path):
+                ids.append(chunk_id)
+                places[chunk_id] = (path, start, end)
+                pieces = split(text, context) if split else pieces_of(text)
+                for piece in pieces or [text]:
+                    owners.append(len(ids) - 1)
                     texts.append(piece)
-            matrix = cache.vectors(texts, provider.embed_documents)
+            matrix = PieceCache(CACHE, provider.key).vectors(texts, provider.embed_documents)
             matrix /= np.linalg.norm(matrix, axis=1, keepdims=True) + 1e-12
-            owners = np.asarray(owner)
-            index_of = {c: i for i, c in enumerate(chunk_ids)}
+            share = manager.settings.query.common_word_share
+            questions = []
             for q in unit.queries:
-                rec = recs.get(q.qid)
+                rec = legs.get((unit.unit_id, q.qid))
                 if rec is None:
                     continue
-                asked = vector_query(store, q.text, share=manager.settings.query.common_word_share)
-                qv = np.asarray(provider.embed_query(asked.text), dtype=np.float32)
+                embedded = provider.embed_query(vector_query(store, q.text, share=share).text)
+                qv = np.asarray(embedded, dtype=np.float32)
                 qv /= np.linalg.norm(qv) + 1e-12
-                sims = matrix @ qv
-                best = np.full(len(chunk_ids), -1.0, dtype=np.float32)
-                np.maximum.at(best, owners, sims)
-                cands = {e[4] for e in rec["vector"]} | {e[4] for e in rec["keyword"][:400]}
-                out.append(
-                    {
-                        "unit": unit.unit_id,
-                        "qid": q.qid,
-                        "maxsim": {c: float(best[index_of[c]]) for c in cands if c in index_of},
-                    }
-                )
-        print(f"{name}/{unit.unit_id}: {len(texts)} pieces of {len(chunk_ids)} chunks", flush=True)
+                questions.append(RecordedQuestion(q.qid, rec, embedded, qv))
+            unit_pieces = UnitPieces(ids, np.asarray(owners), matrix, places)
+            yield unit.unit_id, (manager, store, provider), unit_pieces, questions
+        print(f"{name}/{unit.unit_id}: {len(texts)} pieces of {len(ids)} chunks", flush=True)
+
+
+def collect(name: str, variant: str = "plain") -> None:
+    split = None if variant == "plain" else titled_pieces
+    out: list[dict[str, Any]] = []
+    for unit_id, _, pieces, questions in recorded_units(name, split):
+        index_of = {c: i for i, c in enumerate(pieces.ids)}
+        for q in questions:
+            best = pieces.best(q.unit_vector)
+            out.append(
+                {
+                    "unit": unit_id,
+                    "qid": q.qid,
+                    "maxsim": {
+                        c: float(best[index_of[c]]) for c in q.candidates() if c in index_of
+                    },
+                }
+            )
     (LEGS_DIR / f"{name}.{_suffix(variant)}").write_text(json.dumps(out))
 
 
@@ -221,41 +267,65 @@ RULES: dict[str, Any] = {
 SHOW = ("ndcg@10", "recall@5", "recall_all@5", "recall_any@5", "turn_recall@L5")
 
 
-def per_query(
-    name: str, rules: Sequence[str], pool: int, keep: int, variant: str = "plain"
-) -> dict[str, dict[str, dict[str, list[float]]]]:
-    """rule -> group -> metric -> one value per question, in the same question order for every
-    rule (groups: all, half A / B, each category)."""
+QueryKey = tuple[str, str]
+Ranker = Callable[[QueryKey, Leg, Leg], list[str]]  # question, vector leg, keyword leg -> ids
+
+
+def by_question(name: str, suffix: str, field: str) -> dict[QueryKey, Any]:
+    """One field of a study's records (`bench/work/legs/<name>.<suffix>`), by question."""
+    records = json.loads((LEGS_DIR / f"{name}.{suffix}").read_text())
+    return {(r["unit"], r["qid"]): r[field] for r in records}
+
+
+def replay(
+    name: str,
+    rankers: Mapping[Any, Ranker],
+    *,
+    keep: int = 50,
+    known: Callable[[QueryKey], bool] = lambda _key: True,
+    more_places: Callable[[QueryKey], Sequence[Sequence[Any]]] = lambda _key: (),
+) -> dict[Any, dict[str, dict[str, list[float]]]]:
+    """ranker -> group -> metric -> one value per question, the first `keep` ids of each ranker
+    scored as the harness scores hits, in the same question order for every ranker (groups: all,
+    half A / B, each category). `known`: the questions the study recorded; `more_places`: the
+    (path, start, end, …, id) of ids no leg holds."""
     dataset = registry.load(name, None, registry.DEFAULT_DATA_ROOT)
-    legs = {(r["unit"], r["qid"]): r for r in json.loads((LEGS_DIR / f"{name}.json").read_text())}
-    pieces = {
-        (r["unit"], r["qid"]): r["maxsim"]
-        for r in json.loads((LEGS_DIR / f"{name}.{_suffix(variant)}").read_text())
-    }
-    vals: dict[str, dict[str, dict[str, list[float]]]] = {
-        r: defaultdict(lambda: defaultdict(list)) for r in rules
+    legs = by_question(name, "json", "vector"), by_question(name, "json", "keyword")
+    vals: dict[Any, dict[str, dict[str, list[float]]]] = {
+        r: defaultdict(lambda: defaultdict(list)) for r in rankers
     }
     for unit in dataset.units():
         doc_of_path = unit.doc_of_path()
         for q in unit.queries:
             key = (unit.unit_id, q.qid)
-            if key not in legs or key not in pieces:
+            if key not in legs[0] or not known(key):
                 continue
-            vec = [tuple(e) for e in legs[key]["vector"]]
-            kw = [tuple(e) for e in legs[key]["keyword"]]
-            where = {e[4]: (e[0], e[1], e[2]) for e in [*vec, *kw]}
+            vec = [tuple(e) for e in legs[0][key]]
+            kw = [tuple(e) for e in legs[1][key]]
+            where = {e[4]: (e[0], e[1], e[2]) for e in [*vec, *kw, *more_places(key)]}
             groups = ["all", f"half {half_of(key)}"]
             if q.category != "all":
                 groups.append(f"cat {q.category}")
-            for rname in rules:
-                ranked = RULES[rname](vec, kw, pool, pieces[key])[:keep]
-                hits: list[metrics.Hit] = [where[c] for c in ranked]
+            for r, rank in rankers.items():
+                hits: list[metrics.Hit] = [where[c] for c in rank(key, vec, kw)[:keep]]
                 scores = score_query(q, hits, doc_of_path, turn_level=dataset.turn_level)
                 for g in groups:
                     for m in SHOW:
                         if m in scores:
-                            vals[rname][g][m].append(scores[m])
+                            vals[r][g][m].append(scores[m])
     return vals
+
+
+def per_query(
+    name: str, rules: Sequence[str], pool: int, keep: int, variant: str = "plain"
+) -> dict[str, dict[str, dict[str, list[float]]]]:
+    """rule -> group -> metric -> one value per question (see `replay`)."""
+    pieces = by_question(name, _suffix(variant), "maxsim")
+
+    def ranker(rule: Any) -> Ranker:
+        return lambda key, vec, kw: rule(vec, kw, pool, pieces[key])
+
+    return replay(name, {r: ranker(RULES[r]) for r in rules}, keep=keep, known=pieces.__contains__)
 
 
 def evaluate(
@@ -274,6 +344,34 @@ def evaluate(
     return report
 
 
+Values = dict[str, dict[str, list[float]]]  # group -> metric -> one value per question
+
+
+def paired_table(base: Values, rule: Values) -> dict[str, Any]:
+    """`rule` against `base` (the same questions in the same order), paired bootstrap, per group
+    of at least 8 questions and metric, printed a line each; the figures, as the JSON keeps them."""
+    table: dict[str, Any] = {}
+    for g in sorted(base, key=lambda g: (g != "all", g)):
+        for m, b in base[g].items():
+            if len(b) < 8:
+                continue
+            c = metrics.paired_bootstrap(rule[g][m], b)
+            before, after = statistics.fmean(b), statistics.fmean(rule[g][m])
+            table.setdefault(g, {})[m] = {
+                "base": before,
+                "rule": after,
+                "diff": c.mean_diff,
+                "ci": [c.ci_low, c.ci_high],
+                "p": c.p_value,
+                "n": c.n,
+            }
+            print(
+                f"  {g:8} {m:15} n={c.n:5} {before:.3f} -> {after:.3f} "
+                f"{c.mean_diff:+.3f} [{c.ci_low:+.3f}, {c.ci_high:+.3f}] p={c.p_value:.3f}"
+            )
+    return table
+
+
 def compare(
     names: Sequence[str], rule: str, base: str, pool: int, keep: int, variant: str = "plain"
 ) -> dict[str, Any]:
@@ -281,26 +379,8 @@ def compare(
     report: dict[str, Any] = {}
     for name in names:
         vals = per_query(name, [base, rule], pool, keep, variant)
-        report[name] = {}
         print(f"\n{name}: {rule} − {base}")
-        for g in sorted(vals[base], key=lambda g: (g != "all", g)):
-            for m, b in vals[base][g].items():
-                if len(b) < 8:
-                    continue
-                c = metrics.paired_bootstrap(vals[rule][g][m], b)
-                after = statistics.fmean(vals[rule][g][m])
-                report[name].setdefault(g, {})[m] = {
-                    "base": statistics.fmean(b),
-                    "rule": after,
-                    "diff": c.mean_diff,
-                    "ci": [c.ci_low, c.ci_high],
-                    "p": c.p_value,
-                    "n": c.n,
-                }
-                print(
-                    f"  {g:8} {m:15} n={c.n:5} {statistics.fmean(b):.3f} -> {after:.3f} "
-                    f"{c.mean_diff:+.3f} [{c.ci_low:+.3f}, {c.ci_high:+.3f}] p={c.p_value:.3f}"
-                )
+        report[name] = paired_table(vals[base], vals[rule])
     return report
 
 
