@@ -36,6 +36,15 @@ class PieceWalk:
         self._after[model] = found[-1][0]
         return [chunk for _, chunk in found]
 
+    def found_none(self, model: str, state: Hashable) -> bool:
+        """Whether a walk or count found none at `state`."""
+        return self._done == (model, state)
+
+    def remember_none(self, model: str, state: Hashable) -> None:
+        """Take a "none" found elsewhere (another process) for `state`."""
+        self._done = (model, state)
+        self._after.pop(model, None)
+
     def owed(self, model: str, state: Hashable, fetch: Fetch) -> int:
         """How many chunks lacking pieces `fetch` finds from the first row, wherever the walk
         stands (a count a limit is checked against must not depend on it); none found is

@@ -23,7 +23,6 @@ from pathlib import Path
 
 from sqlalchemy import Connection
 
-from memlane.adapters.piece_walk import PieceWalk
 from memlane.adapters.sample_cosines import sample_cosines
 from memlane.adapters.store import (
     chunk_pieces,
@@ -38,6 +37,7 @@ from memlane.adapters.store import vector_progress as progress_counts
 from memlane.adapters.store.background_sample import sample_blobs
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.keyword_search import KeywordSearch
+from memlane.adapters.store.piece_backlog import PieceBacklog
 from memlane.adapters.store.rebuild import SqliteIndexRebuild
 from memlane.adapters.store.temp_files import temp_path_for
 from memlane.adapters.store.vec0 import Vec0Table
@@ -84,7 +84,7 @@ class SqliteIndexStore:
         self._vectors = vector_index(vector_search, self._vec0, db.path)
         self._keywords = KeywordSearch()
         self._progress = progress_counts.ProgressCounts()
-        self._piece_walk = PieceWalk()
+        self._piece_backlog = PieceBacklog(db)
 
     @classmethod
     def open(cls, path: str | Path, *, vector_search: VectorSearch = "codes") -> SqliteIndexStore:
@@ -254,28 +254,12 @@ class SqliteIndexStore:
 
     def chunks_without_pieces(self, model: str, limit: int = 1000) -> list[Chunk]:
         """Note chunks with a vector of `model` and no piece vectors of it (see IndexStore;
-        the walk: adapters/piece_walk.py, its state the generation every chunk write bumps)."""
-        with self._db.read() as conn:
-            generation = meta_table.get(conn, meta_table.GENERATION_KEY)
-            return self._piece_walk.next(
-                model,
-                generation,
-                lambda after: chunk_pieces.missing(
-                    conn, model, rows.CHUNK_COLUMNS, limit, after=after
-                ),
-            )
+        the walk and its "none" kept across processes: adapters/store/piece_backlog.py)."""
+        return self._piece_backlog.next(model, limit)
 
     def pieces_owed(self, model: str, at_most: int) -> int:
         """Note chunks lacking pieces of `model`, counted up to `at_most` (see IndexStore)."""
-        with self._db.read() as conn:
-            generation = meta_table.get(conn, meta_table.GENERATION_KEY)
-            return self._piece_walk.owed(
-                model,
-                generation,
-                lambda after: chunk_pieces.missing(
-                    conn, model, rows.CHUNK_COLUMNS, at_most, after=after
-                ),
-            )
+        return self._piece_backlog.owed(model, at_most)
 
     def piece_cosines(
         self, vector: Vector, *, model: str, ids: Sequence[ChunkId]
