@@ -4,7 +4,7 @@ Every search of the CLI without a daemon is a new process, and the first sync or
 the store whether note chunks lack piece vectors (`IndexStore.pieces_owed`). Finding none scans
 every note chunk. This builds a SQLite store of N note chunks (bench/bulk_writer.py, 384-dim
 vectors, every chunk given one piece), then opens it afresh R times and times the question:
-the first open scans and records the "none" in the meta table (adapters/store/piece_backlog.py),
+the first open scans and records the "none" in the meta table (adapters/piece_walk.py),
 the later ones read it. Before session 24 every open paid the first figure.
 
     .venv/bin/python bench/pieces_owed_bench.py --chunks 100000 --rounds 5 --out F

@@ -20,7 +20,7 @@ from dataclasses import asdict
 
 from sqlalchemy import Connection
 
-from memlane.adapters.piece_walk import PieceWalk
+from memlane.adapters.piece_walk import PieceBacklog
 from memlane.adapters.postgres import (
     chunk_pieces,
     embedding_cache,
@@ -34,6 +34,7 @@ from memlane.adapters.postgres import meta as meta_rows
 from memlane.adapters.postgres import vectors as vector_leg
 from memlane.adapters.postgres.analysis import Fts5Analyser, parse_match
 from memlane.adapters.postgres.database import PostgresDatabase
+from memlane.adapters.postgres.piece_backlog import PostgresBacklog
 from memlane.adapters.postgres.rebuild import PostgresIndexRebuild
 from memlane.adapters.sample_cosines import sample_cosines
 from memlane.application.ports.embedding import Vector
@@ -89,7 +90,7 @@ class PostgresIndexStore:
         self._analyser = analyser or Fts5Analyser()
         self._hit_cache = keyword_search.HitCache() if keyword_pruning else None
         self._analysis_checked = False
-        self._piece_walk = PieceWalk()
+        self._piece_backlog = PieceBacklog(PostgresBacklog(db, agent))
         # The keyword leg's path of the last search (keyword_search.PRUNED, FULL or PHRASES).
         self.last_keyword_plan = ""
 
@@ -261,35 +262,12 @@ class PostgresIndexStore:
 
     def chunks_without_pieces(self, model: str, limit: int = 1000) -> list[Chunk]:
         """Note chunks with a vector of `model` and no piece vectors of it (see IndexStore;
-        the walk: adapters/piece_walk.py, its state `_piece_state`)."""
-        with self._db.read() as conn:
-            return self._piece_walk.next(
-                model,
-                self._piece_state(conn, model),
-                lambda after: chunk_pieces.missing(
-                    conn, self._agent, model, rows.CHUNK_COLUMNS, limit, after=after
-                ),
-            )
+        the walk and its "none" kept across processes: adapters/piece_walk.py)."""
+        return self._piece_backlog.next(model, limit)
 
     def pieces_owed(self, model: str, at_most: int) -> int:
         """Note chunks lacking pieces of `model`, counted up to `at_most` (see IndexStore)."""
-        with self._db.read() as conn:
-            return self._piece_walk.owed(
-                model,
-                self._piece_state(conn, model),
-                lambda after: chunk_pieces.missing(
-                    conn, self._agent, model, rows.CHUNK_COLUMNS, at_most, after=after
-                ),
-            )
-
-    def _piece_state(self, conn: Connection, model: str) -> tuple[object, int]:
-        """What the piece walk remembers a search for by: the agent's keyword generation, which
-        every chunk write moves, and its count of vectors of `model`, which an update in place
-        moves."""
-        return (
-            rows.keyword_stats(conn, self._agent)[2],
-            rows.vector_progress(conn, self._agent, model).done,
-        )
+        return self._piece_backlog.owed(model, at_most)
 
     def piece_cosines(
         self, vector: Vector, *, model: str, ids: Sequence[ChunkId]

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from sqlalchemy import Connection
 
+from memlane.adapters.piece_walk import PieceBacklog
 from memlane.adapters.sample_cosines import sample_cosines
 from memlane.adapters.store import (
     chunk_pieces,
@@ -37,7 +38,7 @@ from memlane.adapters.store import vector_progress as progress_counts
 from memlane.adapters.store.background_sample import sample_blobs
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.keyword_search import KeywordSearch
-from memlane.adapters.store.piece_backlog import PieceBacklog
+from memlane.adapters.store.piece_backlog import SqliteBacklog
 from memlane.adapters.store.rebuild import SqliteIndexRebuild
 from memlane.adapters.store.temp_files import temp_path_for
 from memlane.adapters.store.vec0 import Vec0Table
@@ -84,7 +85,7 @@ class SqliteIndexStore:
         self._vectors = vector_index(vector_search, self._vec0, db.path)
         self._keywords = KeywordSearch()
         self._progress = progress_counts.ProgressCounts()
-        self._piece_backlog = PieceBacklog(db)
+        self._piece_backlog = PieceBacklog(SqliteBacklog(db))
 
     @classmethod
     def open(cls, path: str | Path, *, vector_search: VectorSearch = "codes") -> SqliteIndexStore:
@@ -254,7 +255,7 @@ class SqliteIndexStore:
 
     def chunks_without_pieces(self, model: str, limit: int = 1000) -> list[Chunk]:
         """Note chunks with a vector of `model` and no piece vectors of it (see IndexStore;
-        the walk and its "none" kept across processes: adapters/store/piece_backlog.py)."""
+        the walk and its "none" kept across processes: adapters/piece_walk.py)."""
         return self._piece_backlog.next(model, limit)
 
     def pieces_owed(self, model: str, at_most: int) -> int:

@@ -1,5 +1,5 @@
 """Integration: a "no note chunk lacks pieces" found by one process is kept in the database for
-the next (adapters/store/piece_backlog.py): a new CLI process does not scan every chunk again,
+the next (adapters/piece_walk.py): a new CLI process does not scan every chunk again,
 and any chunk write makes the next one look."""
 
 from __future__ import annotations
