@@ -9,23 +9,11 @@ import pytest
 from memlane.adapters.postgres import chunk_pieces
 from memlane.adapters.postgres.database import PostgresDatabase
 from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
-from memlane.domain.chunks import Chunk
 from tests.contract._index_store_support import MODEL, axis, make_chunk, make_file
 from tests.pg_server import unique_agent
+from tests.piece_scans import count_scans
 
 pytestmark = [pytest.mark.integration, pytest.mark.postgres]
-
-
-def _scans(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    calls: list[int] = []
-    real = chunk_pieces.missing
-
-    def counted(*args: object, **kw: object) -> list[tuple[int, Chunk]]:
-        calls.append(1)
-        return real(*args, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(chunk_pieces, "missing", counted)
-    return calls
 
 
 def test_a_new_process_takes_the_none_and_a_later_write_is_found(
@@ -37,7 +25,7 @@ def test_a_new_process_takes_the_none_and_a_later_write_is_found(
     chunks = [make_chunk(0, "one"), make_chunk(1, "two")]
     first.replace_file(make_file(), chunks, [axis(0), axis(1)], MODEL)
     first.set_pieces(MODEL, {c.id: [axis(2)] for c in chunks})
-    scans = _scans(monkeypatch)
+    scans = count_scans(monkeypatch, chunk_pieces)
     assert first.pieces_owed(MODEL, 65) == 0 and len(scans) == 1
 
     again = PostgresIndexStore(db, agent)  # as a new CLI process opens it

@@ -12,8 +12,8 @@ from memlane.adapters.store import chunk_pieces
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.application.ports.index_store import StoreReadOnly
-from memlane.domain.chunks import Chunk
 from tests.contract._index_store_support import MODEL, axis, make_chunk, make_file
+from tests.piece_scans import count_scans
 
 pytestmark = pytest.mark.integration
 
@@ -26,24 +26,11 @@ def _indexed(path: Path) -> SqliteIndexStore:
     return store
 
 
-def _scans(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Count the scans for chunks lacking pieces, whichever store instance makes them."""
-    calls: list[int] = []
-    real = chunk_pieces.missing
-
-    def counted(*args: object, **kw: object) -> list[tuple[int, Chunk]]:
-        calls.append(1)
-        return real(*args, **kw)  # type: ignore[arg-type]
-
-    monkeypatch.setattr(chunk_pieces, "missing", counted)
-    return calls
-
-
 def test_a_new_process_takes_the_none_another_found(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first = _indexed(tmp_path / "index.sqlite")
-    scans = _scans(monkeypatch)
+    scans = count_scans(monkeypatch, chunk_pieces)
     assert first.pieces_owed(MODEL, 65) == 0 and len(scans) == 1
     first.close()
 
@@ -64,7 +51,7 @@ def test_a_chunk_written_since_is_found_by_the_next_process(
     late = make_chunk(0, "late", "memory/b.md")
     first.replace_file(make_file("memory/b.md"), [late], [axis(3)], MODEL)
     first.close()
-    scans = _scans(monkeypatch)
+    scans = count_scans(monkeypatch, chunk_pieces)
 
     again = SqliteIndexStore.open(tmp_path / "index.sqlite")
     try:
@@ -101,7 +88,7 @@ def test_a_store_that_cannot_be_written_answers_and_scans_again(
         raise StoreReadOnly(f"{db.path}: read-only")
 
     monkeypatch.setattr(db, "write", refused)
-    scans = _scans(monkeypatch)
+    scans = count_scans(monkeypatch, chunk_pieces)
     store = SqliteIndexStore(db)
     try:
         assert store.pieces_owed(MODEL, 65) == 0
