@@ -20,6 +20,7 @@ from memlane.domain.chunks import ChunkingPolicy
 from memlane.domain.hashing import bytes_hash
 from memlane.domain.index_meta import KEYWORD_ONLY_MODEL, IndexMeta, vector_label
 from memlane.domain.search import SearchQuery
+from memlane.entrypoints.container.application import Application
 from tests.fakes.embedding import FakeEmbeddingProvider
 from tests.unit.application.conftest import World
 from tests.unit.application.test_scheduler import wait_until
@@ -398,26 +399,32 @@ class TestFirstIndexInAnotherProcess:
         assert world.store.first_index() is None and world.store.meta() is not None
 
 
+def _notes_without_pieces(world: World, indexed: int, new: int, limit: int) -> Application:
+    """`indexed` notes synced with their pieces, then `new` more written and synced by a
+    search's sync that gives pieces to at most `limit`: with more than `limit` new, every chunk
+    has its vector and the new notes lack their pieces."""
+    _notes(world, indexed)
+    app = world.application()
+    app.manager().sync()
+    for n in range(indexed, indexed + new):
+        world.memory.write(f"memory/n{n:03}.md", NOTE.format(n=n))
+    app.syncing().run(SyncTrigger.SEARCH, backfill_limit=limit)
+    assert world.store.vector_progress(_label(world)).complete
+    return app
+
+
 class TestPiecesFollowTheVectors:
     def test_a_limited_run_gives_pieces_only_once_every_chunk_has_its_vector(
         self, world: World
     ) -> None:
-        _notes(world, 3)
-        app = world.application()
-        app.manager().sync()
-        syncing: SyncService = app.syncing()
-        assert world.store.chunks_without_pieces(_label(world)) == []
-        for n in range(3, 6):
-            world.memory.write(f"memory/n{n:03}.md", NOTE.format(n=n))
-
         # The sync embeds the new notes' own vectors as it indexes them; their pieces wait for
         # a backfill, which a search's sync gives only when few are missing.
-        syncing.run(SyncTrigger.SEARCH, backfill_limit=2)
-        assert world.store.vector_progress(_label(world)).complete
-        assert len(world.store.chunks_without_pieces(_label(world))) == 3  # 3 > 2: deferred
+        app = _notes_without_pieces(world, indexed=3, new=3, limit=2)
+        assert world.store.pieces_owed(_label(world), 100) == 3  # 3 > 2: deferred
 
-        syncing.run(SyncTrigger.SEARCH, backfill_limit=10)
-        assert world.store.chunks_without_pieces(_label(world)) == []
+        app.syncing().run(SyncTrigger.SEARCH, backfill_limit=10)
+
+        assert world.store.pieces_owed(_label(world), 100) == 0
         assert world.embedder is not None
         assert "The ingest service number 5 deploys to cluster 5 on Tuesdays." in (
             world.embedder.embedded_texts
@@ -428,57 +435,36 @@ class TestPiecesFollowTheVectors:
     ) -> None:
         """A sync that left a few note chunks without pieces (more than its limit) is followed
         by a search that fills them, as it fills a few missing vectors."""
-        _notes(world, 3)
-        app = world.application()
-        app.manager().sync()
-        syncing: SyncService = app.syncing()
-        for n in range(3, 6):
-            world.memory.write(f"memory/n{n:03}.md", NOTE.format(n=n))
-        syncing.run(SyncTrigger.SEARCH, backfill_limit=2)
-        assert world.store.vector_progress(_label(world)).complete
-        assert len(world.store.chunks_without_pieces(_label(world))) == 3
+        app = _notes_without_pieces(world, indexed=3, new=3, limit=2)
+        assert world.store.pieces_owed(_label(world), 100) == 3
 
         response = app.manager().search("ingest service number 4")
 
-        assert world.store.chunks_without_pieces(_label(world)) == []
+        assert world.store.pieces_owed(_label(world), 100) == 0
         assert not any("no piece" in w for w in response.warnings)
 
     def test_a_servers_search_leaves_many_missing_pieces_to_the_backfill(
         self, world: World
     ) -> None:
-        _notes(world, 1)
-        app = world.application()
-        app.manager().sync()
-        syncing: SyncService = app.syncing()
-        for n in range(1, SEARCH_BACKFILL_LIMIT + 2):
-            world.memory.write(f"memory/n{n:03}.md", NOTE.format(n=n))
-        syncing.run(SyncTrigger.SEARCH, backfill_limit=2)
-        assert world.store.vector_progress(_label(world)).complete
+        app = _notes_without_pieces(world, indexed=1, new=SEARCH_BACKFILL_LIMIT + 1, limit=2)
         assert world.embedder is not None
         embedded = len(world.embedder.embedded_texts)
 
         response = app.manager().search("ingest service number 4")
 
         assert len(world.embedder.embedded_texts) == embedded
-        missing = world.store.chunks_without_pieces(_label(world), SEARCH_BACKFILL_LIMIT + 5)
-        assert len(missing) == SEARCH_BACKFILL_LIMIT + 1
+        assert world.store.pieces_owed(_label(world), 100) == SEARCH_BACKFILL_LIMIT + 1
         assert any("no piece" in w for w in response.warnings)
 
     def test_a_backlog_stays_deferred_search_after_search(self, world: World) -> None:
         """The limit is checked against the whole backlog: once, a count that followed the
         store's walk saw only its tail and a search embedded every note's pieces."""
-        _notes(world, 1)
-        app = world.application()
-        app.manager().sync()
-        syncing: SyncService = app.syncing()
-        for n in range(1, 10):
-            world.memory.write(f"memory/n{n:03}.md", NOTE.format(n=n))
-        syncing.run(SyncTrigger.SEARCH, backfill_limit=4)
+        app = _notes_without_pieces(world, indexed=1, new=9, limit=4)
         assert world.embedder is not None
         embedded = len(world.embedder.embedded_texts)
 
         for _ in range(3):
-            syncing.run(SyncTrigger.SEARCH, backfill_limit=4)
+            app.syncing().run(SyncTrigger.SEARCH, backfill_limit=4)
 
         assert len(world.embedder.embedded_texts) == embedded
         assert world.store.pieces_owed(_label(world), 100) == 9
