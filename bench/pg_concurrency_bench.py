@@ -278,12 +278,12 @@ def _server() -> tuple[str, Any, Path | None]:
 def run(writers: int, searchers: int, seconds: float, provider: str) -> dict[str, Any]:
     """One run on a fresh database; returns the summary."""
     from memlane.adapters.postgres.database import PostgresDatabase
-    from memlane.bench.pg_store_bench import _fresh_database
+    from memlane.bench.pg_store_bench import fresh_database
 
     server_url, server, base = _server()
     root = Path(tempfile.mkdtemp(prefix="memlane-conc-"))
     try:
-        url = _fresh_database(server_url, f"memlane_conc_{writers}w{searchers}s")
+        url = fresh_database(server_url, f"memlane_conc_{writers}w{searchers}s")
         PostgresDatabase.open(url).close()  # the schema exists before the race starts
         with embedding_server() as base_url:
             block: dict[str, Any] = {"provider": "none"}

@@ -214,7 +214,7 @@ def _corpus(size: int, queries: int) -> dict[str, Any]:
     }
 
 
-def _fresh_database(url: str, name: str) -> str:
+def fresh_database(url: str, name: str) -> str:
     """Create database `name` on the server of `url` (dropping an old one); return its URL."""
     from sqlalchemy import create_engine
     from sqlalchemy.engine import make_url
@@ -239,7 +239,7 @@ def run_size(size: int, queries: int, server_url: str, bulk_from: int) -> dict[s
     sqlite_result = _measure(sqlite, corpus, lambda: sum(p.stat().st_size for p in tmp.iterdir()))
     sqlite.close()
     shutil.rmtree(tmp)
-    db = PostgresDatabase.open(_fresh_database(server_url, f"memlane_bench_{size}"))
+    db = PostgresDatabase.open(fresh_database(server_url, f"memlane_bench_{size}"))
     pg = PostgresIndexStore(db, "bench")
 
     def pg_size() -> int:

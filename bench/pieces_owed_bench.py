@@ -7,6 +7,11 @@ vectors, every chunk given one piece), then opens it afresh R times and times th
 the first open scans and records the "none" in the meta table (adapters/piece_walk.py),
 the later ones read it. Before session 24 every open paid the first figure.
 
+Session 25 adds the other question every search asks first, how far the vectors are
+(`IndexStore.vector_progress`): the first process counts and notes the count
+(adapters/progress_notes.py), the later ones read it; beside them, in the same rounds, the bare
+count every new process ran before.
+
     .venv/bin/python bench/pieces_owed_bench.py --chunks 100000 --rounds 5 --out F
 
 Writes bench/results/<F>.json.
@@ -23,6 +28,8 @@ from pathlib import Path
 
 import numpy as np
 
+from memlane.adapters.store import vector_progress as progress_counts
+from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.application.ports.index_store import IndexedFile
 from memlane.bench.bulk_writer import BulkWriter
@@ -72,18 +79,33 @@ def run(size: int, rounds: int) -> dict[str, object]:
     with tempfile.TemporaryDirectory(prefix="memlane-pieces-owed-") as tmp:
         path = Path(tmp) / "index.sqlite"
         _build(path, size)
-        seconds = []
+        owed, progress, counted = [], [], []
         for _ in range(rounds):
             store = SqliteIndexStore.open(path)  # what a new process opens
             started = time.perf_counter()
             assert store.pieces_owed(MODEL, 65) == 0
-            seconds.append(time.perf_counter() - started)
+            owed.append(time.perf_counter() - started)
+            started = time.perf_counter()
+            store.vector_progress(MODEL)
+            progress.append(time.perf_counter() - started)
             store.close()
+            # What every new process paid for the vector count before session 25.
+            db = SqliteDatabase.open(path)
+            started = time.perf_counter()
+            with db.read() as conn:
+                progress_counts.vector_progress(conn, MODEL)
+            counted.append(time.perf_counter() - started)
+            db.close()
     return {
         "chunks": size,
-        "first_process_ms": round(seconds[0] * 1000, 2),
-        "later_processes_median_ms": round(statistics.median(seconds[1:]) * 1000, 3),
-        "all_ms": [round(s * 1000, 3) for s in seconds],
+        "first_process_ms": round(owed[0] * 1000, 2),
+        "later_processes_median_ms": round(statistics.median(owed[1:]) * 1000, 3),
+        "all_ms": [round(s * 1000, 3) for s in owed],
+        "vector_progress_first_process_ms": round(progress[0] * 1000, 2),
+        "vector_progress_later_processes_median_ms": round(
+            statistics.median(progress[1:]) * 1000, 3
+        ),
+        "vector_count_every_process_paid_median_ms": round(statistics.median(counted) * 1000, 2),
     }
 
 

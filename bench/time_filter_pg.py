@@ -74,7 +74,7 @@ def _load(
     from memlane.adapters.postgres.transfer import PostgresIndexTransfer
     from memlane.application.ports.index_store import IndexedFile, SyncRecord
     from memlane.application.ports.index_transfer import ChunkRecord, IndexSnapshot
-    from memlane.bench.pg_store_bench import _fresh_database
+    from memlane.bench.pg_store_bench import fresh_database
     from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 
     rng, words, weights, vectors, keyword_queries = corpus_draws(size, queries)
@@ -106,7 +106,7 @@ def _load(
                 print(f"  {elapsed:7.0f} s  {first + CHUNKS_PER_FILE:,} chunks sent", flush=True)
         drawn_at.append(time.perf_counter())
 
-    url_size = _fresh_database(url, f"memlane_time_{size}")
+    url_size = fresh_database(url, f"memlane_time_{size}")
     db = PostgresDatabase.open(url_size)
     stop = threading.Event()
     start = time.perf_counter()

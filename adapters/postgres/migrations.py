@@ -201,6 +201,17 @@ def m007_chunk_pieces(conn: Connection) -> None:
     )
 
 
+def m008_vector_generation(conn: Connection) -> None:
+    """Give each agent's statistics row a vector generation, drawn from the same sequence by
+    every write that sets or drops vectors in place. With the keyword generation it names the
+    state of the agent's chunk rows, so a process can keep a count of vectors (and the piece
+    backlog its "none") for that state instead of counting every chunk on every search."""
+    conn.exec_driver_sql(
+        "ALTER TABLE memlane_keyword_stats "
+        "ADD COLUMN IF NOT EXISTS vector_generation bigint NOT NULL DEFAULT 0"
+    )
+
+
 MIGRATIONS: Final[tuple[Migration, ...]] = (
     m001_core_tables,
     m002_chunk_stats_index,
@@ -209,6 +220,7 @@ MIGRATIONS: Final[tuple[Migration, ...]] = (
     m005_chunk_span_index,
     m006_chunk_context,
     m007_chunk_pieces,
+    m008_vector_generation,
 )
 
 

@@ -1,7 +1,7 @@
 """PostgreSQL's side of the piece backlog (adapters/piece_walk.py, `PieceBacklog`): the state of
-an agent's chunk rows is its keyword generation, a value of a database-wide sequence that every
-chunk write (a rebuild too) takes anew, and its count of vectors of the model, which a vector
-set in place moves; the "none" is a row of the agent's meta."""
+an agent's chunk rows is its keyword generation and its vector generation, values of one
+database-wide sequence that every chunk write (a rebuild too) and every vector set or dropped
+in place take anew (`rows.chunk_state`); the "none" is a row of the agent's meta."""
 
 from __future__ import annotations
 
@@ -23,9 +23,11 @@ class PostgresBacklog:
     def reading(self) -> AbstractContextManager[Connection]:
         return self._db.read()
 
-    def state(self, conn: Connection, model: str) -> str:
-        generation = rows.keyword_stats(conn, self._agent)[2]
-        return f"{generation}/{rows.vector_progress(conn, self._agent, model).done}"
+    def state(self, conn: Connection, model: str) -> str:  # noqa: ARG002 (any model's vectors move it)
+        generation, vectors = rows.chunk_state(conn, self._agent)
+        # "v": a note of the form before migration 8 ("<generation>/<count of vectors>") never
+        # reads as this state, whatever the numbers.
+        return f"{generation}/v{vectors}"
 
     def missing(
         self, conn: Connection, model: str, limit: int, after: int

@@ -29,6 +29,7 @@ from memlane.adapters.postgres import (
     keyword_search,
     maintenance,
     rows,
+    vector_counts,
 )
 from memlane.adapters.postgres import meta as meta_rows
 from memlane.adapters.postgres import vectors as vector_leg
@@ -91,6 +92,7 @@ class PostgresIndexStore:
         self._hit_cache = keyword_search.HitCache() if keyword_pruning else None
         self._analysis_checked = False
         self._piece_backlog = PieceBacklog(PostgresBacklog(db, agent))
+        self._progress = vector_counts.KeptProgress(agent)
         # The keyword leg's path of the last search (keyword_search.PRUNED, FULL or PHRASES).
         self.last_keyword_plan = ""
 
@@ -181,6 +183,7 @@ class PostgresIndexStore:
                 "WHERE c.agent = %s AND c.id = u.i",
                 (size, model, rows.now(conn), ids, values, self._agent),
             )
+            rows.vectors_changed(conn, self._agent)
 
         self._db.write(work)
 
@@ -277,9 +280,14 @@ class PostgresIndexStore:
             return chunk_pieces.cosines(conn, self._agent, vector, model, ids)
 
     def vector_progress(self, model: str) -> VectorProgress:
-        """Count the chunks with a vector of `model`, and all chunks (see IndexStore)."""
+        """Count the chunks with a vector of `model`, and all chunks (see IndexStore); counted
+        again only when the agent's rows changed since, by this process or one before it
+        (vector_counts.py)."""
         with self._db.read() as conn:
-            return rows.vector_progress(conn, self._agent, model)
+            progress, counted = self._progress.get(conn, model)
+        if counted is not None:
+            vector_counts.record(self._db, self._agent, model, counted, progress)
+        return progress
 
     def first_index(self) -> FirstIndexState | None:
         """The first index being written into the agent's rows (see IndexStore and

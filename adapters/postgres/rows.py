@@ -74,6 +74,27 @@ def keyword_stats(conn: Connection, agent: str) -> tuple[int, int, int]:
     return (0, 0, 0) if row is None else (int(row[0]), int(row[1]), int(row[2]))
 
 
+def chunk_state(conn: Connection, agent: str) -> tuple[int, int]:
+    """The state of the agent's chunk rows: (keyword generation, vector generation), both drawn
+    from one sequence, the first by every postings write, the second by every write that sets
+    or drops vectors in place; (0, 0) before any write."""
+    row = conn.exec_driver_sql(
+        "SELECT generation, vector_generation FROM memlane_keyword_stats WHERE agent = %s",
+        (agent,),
+    ).first()
+    return (0, 0) if row is None else (int(row[0]), int(row[1]))
+
+
+def vectors_changed(conn: Connection, agent: str) -> None:
+    """Draw the agent's vector generation anew, in the transaction that set or dropped vectors
+    in place (an agent without chunk rows has no row, and no vector to change)."""
+    conn.exec_driver_sql(
+        "UPDATE memlane_keyword_stats "
+        "SET vector_generation = nextval('memlane_keyword_generation') WHERE agent = %s",
+        (agent,),
+    )
+
+
 def _postings(tokens: Sequence[str]) -> dict[str, list[int]]:
     positions: dict[str, list[int]] = {}
     for offset, token in enumerate(tokens):

@@ -31,7 +31,7 @@ from sqlalchemy import Connection
 
 from memlane.adapters.postgres import build_memory, meta, time_span
 from memlane.adapters.postgres.database import driver_connection
-from memlane.adapters.postgres.rows import keyword_stats
+from memlane.adapters.postgres.rows import keyword_stats, vectors_changed
 from memlane.application.ports.embedding import Vector
 
 if TYPE_CHECKING:  # pgvector is the `postgres` extra: imported when a vector is sent
@@ -142,6 +142,7 @@ def change_dims(conn: Connection, agent: str, dims: int) -> None:
             "WHERE agent = %s AND embedding IS NOT NULL",
             (KEYWORD_ONLY_MODEL, agent),
         )
+        vectors_changed(conn, agent)
     adopt_dims(conn, agent, dims)
 
 

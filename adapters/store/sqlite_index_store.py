@@ -271,9 +271,13 @@ class SqliteIndexStore:
 
     def vector_progress(self, model: str) -> VectorProgress:
         """Count the chunks with a vector of `model`, and all chunks (see IndexStore); counted
-        again only when the chunk rows changed since (`vector_progress.ProgressCounts`)."""
+        again only when the chunk rows changed since, by this process or one before it
+        (`vector_progress.ProgressCounts`)."""
         with self._db.read() as conn:
-            return self._progress.get(conn, model)
+            progress, counted = self._progress.get(conn, model)
+        if counted is not None:
+            progress_counts.record(self._db, model, counted, progress)
+        return progress
 
     def first_index(self) -> FirstIndexState | None:
         """The first index being written into this database (see IndexStore)."""

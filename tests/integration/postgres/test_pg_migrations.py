@@ -9,7 +9,8 @@ from sqlalchemy import create_engine
 
 from memlane.adapters.postgres import migrations
 from memlane.adapters.postgres.database import PostgresDatabase
-from memlane.application.ports.index_store import StoreError
+from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
+from memlane.application.ports.index_store import StoreError, VectorProgress
 from tests.pg_server import fresh_database
 
 pytestmark = [pytest.mark.integration, pytest.mark.postgres]
@@ -283,3 +284,42 @@ def test_version_6_gives_chunks_an_empty_heading_trail(pg_url: str) -> None:
         engine.dispose()
     assert after == before
     assert contexts == ["", "", ""]
+
+
+def test_version_8_keeps_vectors_and_reads_no_older_note_as_its_state(pg_url: str) -> None:
+    """An index written at version 7 keeps its rows, and its counts are right at once. Its
+    piece backlog "none", written when the agent held no vector (state "<generation>/0") and
+    left stale by vectors set in place since, is not read as the new state ("<generation>/v0"):
+    the chunks that gained a vector are found lacking pieces."""
+    url = fresh_database(pg_url)
+    migrate_to(url, 7)
+    engine = create_engine(url)
+    try:
+        with engine.begin() as conn:
+            conn.exec_driver_sql(
+                "INSERT INTO memlane_keyword_stats(agent, rows, tokens, generation) "
+                "VALUES ('a', 2, 2, 7)"
+            )
+            conn.exec_driver_sql("INSERT INTO memlane_meta VALUES ('a', 'vector_dims', '4')")
+            conn.exec_driver_sql(
+                "INSERT INTO memlane_meta VALUES ('a', 'pieces_complete:m', '7/0')"
+            )
+            for rid in (1, 2):
+                conn.exec_driver_sql(
+                    "INSERT INTO memlane_chunks(agent, rid, id, source, path, start_line, "
+                    "end_line, hash, text, model, embedding, dims, updated_at, doc_len) "
+                    "VALUES ('a', %s, %s, 'memory', 'MEMORY.md', 1, 1, 'h', 'apples', 'm', "
+                    "%s::vector, 4, 1.0, 1)",
+                    (rid, f"c{rid}", f"[{rid},0,0,1]"),
+                )
+    finally:
+        engine.dispose()
+
+    db = PostgresDatabase.open(url)
+    store = PostgresIndexStore(db, "a")
+    try:
+        assert store.vector_progress("m") == VectorProgress(done=2, total=2)
+        assert store.pieces_owed("m", 65) == 2
+    finally:
+        store.close()
+        db.close()

@@ -37,7 +37,7 @@ def test_a_new_process_takes_the_none_and_a_later_write_is_found(
     again.replace_file(make_file("memory/b.md"), [late], [None], "fts-only")
     third = PostgresIndexStore(db, agent)
     assert third.pieces_owed(MODEL, 65) == 0  # no vector yet: nothing to pair with
-    again.set_vectors(MODEL, {late.id: axis(3)})  # in place: the vector count moves
+    again.set_vectors(MODEL, {late.id: axis(3)})  # in place: the vector generation moves
 
     fourth = PostgresIndexStore(db, agent)
     assert fourth.pieces_owed(MODEL, 65) == 1

@@ -1,0 +1,110 @@
+"""Integration: a count of vectors made by one process is kept in the SQLite database for the
+next (adapters/progress_notes.py): a new CLI process does not count every chunk again, and any
+write of chunk rows or vectors, in this process or another, makes the next one count."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from memlane.adapters.store import vector_progress
+from memlane.adapters.store.database import SqliteDatabase
+from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
+from memlane.application.ports.index_store import StoreReadOnly, VectorProgress
+from tests.contract._index_store_support import MODEL, axis, make_chunk, make_file
+
+pytestmark = pytest.mark.integration
+
+
+def count_counts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Record each count of the vectors, whichever store makes it."""
+    calls: list[int] = []
+    real = vector_progress.vector_progress
+
+    def counted(*args: object, **kw: object) -> VectorProgress:
+        calls.append(1)
+        found: VectorProgress = real(*args, **kw)  # type: ignore[arg-type]
+        return found
+
+    monkeypatch.setattr(vector_progress, "vector_progress", counted)
+    return calls
+
+
+def _indexed(path: Path) -> SqliteIndexStore:
+    store = SqliteIndexStore.open(path)
+    chunks = [make_chunk(0, "one"), make_chunk(1, "two")]
+    store.replace_file(make_file(), chunks, [axis(0), None], MODEL)
+    return store
+
+
+def test_a_new_process_takes_the_count_another_made(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _indexed(tmp_path / "index.sqlite").close()
+    counts = count_counts(monkeypatch)
+    first = SqliteIndexStore.open(tmp_path / "index.sqlite")
+    assert first.vector_progress(MODEL) == VectorProgress(done=1, total=2)
+    first.close()
+
+    again = SqliteIndexStore.open(tmp_path / "index.sqlite")  # as a new CLI process opens it
+    try:
+        assert again.vector_progress(MODEL) == VectorProgress(done=1, total=2)
+        assert len(counts) == 1  # it read the note
+        assert again.vector_progress("another@model") == VectorProgress(done=0, total=2)
+        assert len(counts) == 2  # a note is of one model
+    finally:
+        again.close()
+
+
+@pytest.mark.parametrize("write", ["vector in place", "chunk rows"])
+def test_a_write_since_makes_the_next_process_count(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, write: str
+) -> None:
+    writer = _indexed(tmp_path / "index.sqlite")
+    assert writer.vector_progress(MODEL) == VectorProgress(done=1, total=2)  # noted
+    if write == "vector in place":
+        writer.set_vectors(MODEL, {make_chunk(1, "two").id: axis(1)})
+        expected = VectorProgress(done=2, total=2)
+    else:
+        writer.replace_file(make_file("memory/b.md"), [make_chunk(0, "three", "memory/b.md")],
+                            [axis(2)], MODEL)  # fmt: skip
+        expected = VectorProgress(done=2, total=3)
+    writer.close()
+    counts = count_counts(monkeypatch)
+
+    again = SqliteIndexStore.open(tmp_path / "index.sqlite")
+    try:
+        assert again.vector_progress(MODEL) == expected
+    finally:
+        again.close()
+    # This process carried its count over its own write (no count), so no note was
+    # written at the new state: the next process counted, and noted it.
+    assert len(counts) == 1
+
+
+def test_a_store_that_cannot_be_written_answers_and_counts_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The note is a saving, not a duty: a read-only database answers all the same."""
+    _indexed(tmp_path / "index.sqlite").close()
+    db = SqliteDatabase.open(tmp_path / "index.sqlite")
+
+    def refused(work: object) -> None:
+        raise StoreReadOnly(f"{db.path}: read-only")
+
+    monkeypatch.setattr(db, "write", refused)
+    counts = count_counts(monkeypatch)
+    store = SqliteIndexStore(db)
+    try:
+        assert store.vector_progress(MODEL) == VectorProgress(done=1, total=2)
+        assert store.vector_progress(MODEL) == VectorProgress(done=1, total=2)
+        assert len(counts) == 1  # this process remembers it
+    finally:
+        store.close()
+    again = SqliteIndexStore.open(tmp_path / "index.sqlite")
+    try:
+        assert again.vector_progress(MODEL) == VectorProgress(done=1, total=2)
+        assert len(counts) == 2  # nothing was noted: the next process counted
+    finally:
+        again.close()
