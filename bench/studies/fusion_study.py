@@ -28,6 +28,8 @@ import math
 import statistics
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -234,14 +236,25 @@ QueryKey = tuple[str, str]
 Scores = dict[str, float]
 
 
-def score_rules(
-    name: str, rules: Sequence[str], pool: int, keep: int
-) -> dict[str, list[tuple[QueryKey, Scores]]]:
-    """Every rule's metrics on every recorded query of one set, keyed by (unit, qid)."""
+@dataclass(frozen=True)
+class RecordedQuery:
+    """One recorded query: its legs, where each candidate chunk sits, and how to score hits."""
+
+    key: QueryKey
+    vector: Leg
+    keyword: Leg
+    where: dict[str, metrics.Hit]  # chunk id -> (path, start, end)
+    score: Callable[[Sequence[metrics.Hit]], Scores]
+
+    def hits(self, rule: str, pool: int, keep: int) -> list[metrics.Hit]:
+        return [self.where[c] for c in RULES[rule](self.vector, self.keyword, pool)[:keep]]
+
+
+def recorded_queries(name: str) -> Iterator[RecordedQuery]:
+    """Every query of one set with recorded legs, in the data set's order."""
     dataset = registry.load(name, None, registry.DEFAULT_DATA_ROOT)
     records = json.loads((LEGS_DIR / f"{name}.json").read_text())
     by_key = {(r["unit"], r["qid"]): r for r in records}
-    rows: dict[str, list[tuple[QueryKey, Scores]]] = {r: [] for r in rules}
     for unit in dataset.units():
         doc_of_path = unit.doc_of_path()
         for q in unit.queries:
@@ -250,12 +263,25 @@ def score_rules(
                 continue
             vec = [tuple(e) for e in rec["vector"]]
             kw = [tuple(e) for e in rec["keyword"]]
-            where = {e[4]: (e[0], e[1], e[2]) for e in [*vec, *kw]}
-            for rname in rules:
-                ranked = RULES[rname](vec, kw, pool)[:keep]
-                hits: list[metrics.Hit] = [where[c] for c in ranked]
-                scores = score_query(q, hits, doc_of_path, turn_level=dataset.turn_level)
-                rows[rname].append(((unit.unit_id, q.qid), scores))
+            yield RecordedQuery(
+                key=(unit.unit_id, q.qid),
+                vector=vec,
+                keyword=kw,
+                where={e[4]: (e[0], e[1], e[2]) for e in [*vec, *kw]},
+                score=partial(
+                    score_query, q, doc_of_path=doc_of_path, turn_level=dataset.turn_level
+                ),
+            )
+
+
+def score_rules(
+    name: str, rules: Sequence[str], pool: int, keep: int
+) -> dict[str, list[tuple[QueryKey, Scores]]]:
+    """Every rule's metrics on every recorded query of one set, keyed by (unit, qid)."""
+    rows: dict[str, list[tuple[QueryKey, Scores]]] = {r: [] for r in rules}
+    for recorded in recorded_queries(name):
+        for rname in rules:
+            rows[rname].append((recorded.key, recorded.score(recorded.hits(rname, pool, keep))))
     return rows
 
 

@@ -26,9 +26,7 @@ from pathlib import Path
 
 from memlane.bench import metrics
 from memlane.bench.cli import BENCH_DIR
-from memlane.bench.datasets import registry
-from memlane.bench.runner import score_query
-from memlane.bench.studies.fusion_study import LEGS_DIR, RULES
+from memlane.bench.studies.fusion_study import recorded_queries
 
 METRICS = ("recall_all@5", "ndcg@10", "turn_recall@L5", "turn_recall@L10", "turn_recall@L25")
 
@@ -54,28 +52,15 @@ def trimmed(hits: Sequence[metrics.Hit]) -> tuple[list[metrics.Hit], int]:
 
 
 def study(name: str) -> dict[str, object]:
-    dataset = registry.load(name, None, registry.DEFAULT_DATA_ROOT)
-    records = json.loads((LEGS_DIR / f"{name}.json").read_text())
-    by_key = {(r["unit"], r["qid"]): r for r in records}
     rows: dict[str, list[dict[str, float]]] = {"shipped": [], "trimmed": []}
     changed = dropped_in_10 = 0
-    for unit in dataset.units():
-        doc_of_path = unit.doc_of_path()
-        for q in unit.queries:
-            rec = by_key.get((unit.unit_id, q.qid))
-            if rec is None:
-                continue
-            vec = [tuple(e) for e in rec["vector"]]
-            kw = [tuple(e) for e in rec["keyword"]]
-            where = {e[4]: (e[0], e[1], e[2]) for e in [*vec, *kw]}
-            hits = [where[c] for c in RULES["z50"](vec, kw, 200)[:50]]
-            cut, _ = trimmed(hits)
-            changed += cut[:5] != hits[:5]
-            dropped_in_10 += trimmed(hits[:10])[1]
-            for label, ranked in (("shipped", hits), ("trimmed", cut)):
-                rows[label].append(
-                    score_query(q, ranked, doc_of_path, turn_level=dataset.turn_level)
-                )
+    for recorded in recorded_queries(name):
+        hits = recorded.hits("z50", 200, 50)
+        cut, _ = trimmed(hits)
+        changed += cut[:5] != hits[:5]
+        dropped_in_10 += trimmed(hits[:10])[1]
+        rows["shipped"].append(recorded.score(hits))
+        rows["trimmed"].append(recorded.score(cut))
     shown = [m for m in (*METRICS, "lines_per_hit@5") if m in rows["shipped"][0]]
     means = {
         label: {m: round(statistics.fmean(r[m] for r in vals), 4) for m in shown}

@@ -9,9 +9,9 @@ import pytest
 from memlane.adapters.postgres import chunk_pieces
 from memlane.adapters.postgres.database import PostgresDatabase
 from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
+from tests.call_counts import count_calls
 from tests.contract._index_store_support import MODEL, axis, make_chunk, make_file
 from tests.pg_server import unique_agent
-from tests.piece_scans import count_scans
 
 pytestmark = [pytest.mark.integration, pytest.mark.postgres]
 
@@ -25,7 +25,7 @@ def test_a_new_process_takes_the_none_and_a_later_write_is_found(
     chunks = [make_chunk(0, "one"), make_chunk(1, "two")]
     first.replace_file(make_file(), chunks, [axis(0), axis(1)], MODEL)
     first.set_pieces(MODEL, {c.id: [axis(2)] for c in chunks})
-    scans = count_scans(monkeypatch, chunk_pieces)
+    scans = count_calls(monkeypatch, chunk_pieces, "missing")
     assert first.pieces_owed(MODEL, 65) == 0 and len(scans) == 1
 
     again = PostgresIndexStore(db, agent)  # as a new CLI process opens it

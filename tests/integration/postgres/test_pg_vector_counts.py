@@ -11,24 +11,11 @@ from memlane.adapters.postgres import rows
 from memlane.adapters.postgres.database import PostgresDatabase
 from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
 from memlane.application.ports.index_store import StoreError, VectorProgress
+from tests.call_counts import count_calls
 from tests.contract._index_store_support import MODEL, axis, make_chunk, make_file, make_meta
 from tests.pg_server import unique_agent
 
 pytestmark = [pytest.mark.integration, pytest.mark.postgres]
-
-
-def count_counts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Record each count of an agent's vectors, whichever store makes it."""
-    calls: list[int] = []
-    real = rows.vector_progress
-
-    def counted(*args: object, **kw: object) -> VectorProgress:
-        calls.append(1)
-        found: VectorProgress = real(*args, **kw)  # type: ignore[arg-type]
-        return found
-
-    monkeypatch.setattr(rows, "vector_progress", counted)
-    return calls
 
 
 def test_the_count_is_kept_until_a_write_moves_it(
@@ -39,7 +26,7 @@ def test_the_count_is_kept_until_a_write_moves_it(
     writer = PostgresIndexStore(db, agent)
     chunks = [make_chunk(0, "one"), make_chunk(1, "two")]
     writer.replace_file(make_file(), chunks, [axis(0), None], MODEL)
-    counts = count_counts(monkeypatch)
+    counts = count_calls(monkeypatch, rows, "vector_progress")
 
     reader = PostgresIndexStore(db, agent)  # another process's store
     assert reader.vector_progress(MODEL) == VectorProgress(done=1, total=2)
@@ -73,7 +60,7 @@ def test_a_write_to_another_agent_keeps_the_count(
     mine, other = PostgresIndexStore(db, unique_agent()), PostgresIndexStore(db, unique_agent())
     mine.replace_file(make_file(), [make_chunk(0, "one")], [axis(0)], MODEL)
     other.replace_file(make_file(), [make_chunk(0, "one")], [None], MODEL)
-    counts = count_counts(monkeypatch)
+    counts = count_calls(monkeypatch, rows, "vector_progress")
     assert mine.vector_progress(MODEL) == VectorProgress(done=1, total=1)
     other.set_vectors(MODEL, {make_chunk(0, "one").id: axis(1)})
     assert mine.vector_progress(MODEL) == VectorProgress(done=1, total=1)
@@ -96,7 +83,7 @@ def test_a_store_that_cannot_write_the_note_still_answers(
     monkeypatch.setattr(db, "write", refused)
     fresh = PostgresIndexStore(db, agent)
     assert fresh.vector_progress(MODEL) == VectorProgress(done=1, total=1)
-    counts = count_counts(monkeypatch)
+    counts = count_calls(monkeypatch, rows, "vector_progress")
     assert PostgresIndexStore(db, agent).vector_progress(MODEL) == VectorProgress(1, 1)
     assert len(counts) == 1  # no note: the next process counted again
     store.close()

@@ -12,8 +12,8 @@ from memlane.adapters.store import chunk_pieces
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.application.ports.index_store import StoreReadOnly
+from tests.call_counts import count_calls
 from tests.contract._index_store_support import MODEL, axis, make_chunk, make_file
-from tests.piece_scans import count_scans
 
 pytestmark = pytest.mark.integration
 
@@ -30,7 +30,7 @@ def test_a_new_process_takes_the_none_another_found(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     first = _indexed(tmp_path / "index.sqlite")
-    scans = count_scans(monkeypatch, chunk_pieces)
+    scans = count_calls(monkeypatch, chunk_pieces, "missing")
     assert first.pieces_owed(MODEL, 65) == 0 and len(scans) == 1
     first.close()
 
@@ -51,7 +51,7 @@ def test_a_chunk_written_since_is_found_by_the_next_process(
     late = make_chunk(0, "late", "memory/b.md")
     first.replace_file(make_file("memory/b.md"), [late], [axis(3)], MODEL)
     first.close()
-    scans = count_scans(monkeypatch, chunk_pieces)
+    scans = count_calls(monkeypatch, chunk_pieces, "missing")
 
     again = SqliteIndexStore.open(tmp_path / "index.sqlite")
     try:
@@ -88,7 +88,7 @@ def test_a_store_that_cannot_be_written_answers_and_scans_again(
         raise StoreReadOnly(f"{db.path}: read-only")
 
     monkeypatch.setattr(db, "write", refused)
-    scans = count_scans(monkeypatch, chunk_pieces)
+    scans = count_calls(monkeypatch, chunk_pieces, "missing")
     store = SqliteIndexStore(db)
     try:
         assert store.pieces_owed(MODEL, 65) == 0

@@ -12,23 +12,10 @@ from memlane.adapters.store import vector_progress
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.application.ports.index_store import StoreReadOnly, VectorProgress
+from tests.call_counts import count_calls
 from tests.contract._index_store_support import MODEL, axis, make_chunk, make_file
 
 pytestmark = pytest.mark.integration
-
-
-def count_counts(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Record each count of the vectors, whichever store makes it."""
-    calls: list[int] = []
-    real = vector_progress.vector_progress
-
-    def counted(*args: object, **kw: object) -> VectorProgress:
-        calls.append(1)
-        found: VectorProgress = real(*args, **kw)  # type: ignore[arg-type]
-        return found
-
-    monkeypatch.setattr(vector_progress, "vector_progress", counted)
-    return calls
 
 
 def _indexed(path: Path) -> SqliteIndexStore:
@@ -42,7 +29,7 @@ def test_a_new_process_takes_the_count_another_made(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _indexed(tmp_path / "index.sqlite").close()
-    counts = count_counts(monkeypatch)
+    counts = count_calls(monkeypatch, vector_progress, "vector_progress")
     first = SqliteIndexStore.open(tmp_path / "index.sqlite")
     assert first.vector_progress(MODEL) == VectorProgress(done=1, total=2)
     first.close()
@@ -71,7 +58,7 @@ def test_a_write_since_makes_the_next_process_count(
                             [axis(2)], MODEL)  # fmt: skip
         expected = VectorProgress(done=2, total=3)
     writer.close()
-    counts = count_counts(monkeypatch)
+    counts = count_calls(monkeypatch, vector_progress, "vector_progress")
 
     again = SqliteIndexStore.open(tmp_path / "index.sqlite")
     try:
@@ -94,7 +81,7 @@ def test_a_store_that_cannot_be_written_answers_and_counts_again(
         raise StoreReadOnly(f"{db.path}: read-only")
 
     monkeypatch.setattr(db, "write", refused)
-    counts = count_counts(monkeypatch)
+    counts = count_calls(monkeypatch, vector_progress, "vector_progress")
     store = SqliteIndexStore(db)
     try:
         assert store.vector_progress(MODEL) == VectorProgress(done=1, total=2)
