@@ -3,7 +3,8 @@
 Both stores keep their last `vector_progress` count for the state of the chunk rows it was made
 in (SQLite: the database's id and write counter; PostgreSQL: two sequence-drawn generations), but
 only inside one process, and every CLI command without the daemon is a new one: each counted
-every chunk again (~80 ms at 1M chunks in SQLite, more in PostgreSQL). So the count is also
+every chunk again (at 1M chunks: 6 ms in SQLite on a quiet machine, 81 ms in session 8's loaded
+CLI runs; ~110 ms a count in PostgreSQL, bench/RESULTS.md "Session 25"). So the count is also
 written to the store's meta rows with its state; a process that reads the same state takes it.
 A state never comes back (a rebuild makes a new database id; a sequence never repeats), so a
 note read back under its own state is exact, and any other note is ignored.
