@@ -10,6 +10,8 @@ scores a grid of z-score weights against the better single leg on each set's tar
 on all queries and on two fixed halves (pick a weight on one half, read it on the other).
 The `za_*` rules are unshipped prototypes that weigh each leg by its own confidence on the query
 (how far its best candidates stand out); they are reported, and rejected, in bench/RESULTS.md.
+So are `z_robust` (each leg standardised by median and MAD) and `z_capped3` (z capped at 3),
+session 25.
 
     python -m bench.studies.fusion_study collect autorag_ko locomo ...
     python -m bench.studies.fusion_study evaluate autorag_ko locomo ... [--pool 200]
@@ -214,6 +216,43 @@ def adaptive_z(confidence: str) -> Rule:
     return rule
 
 
+def _robust_z(scores: dict[str, float]) -> tuple[dict[str, float], float]:
+    """z by median and MAD (x 1.4826, the sd of a normal sample), sd when the MAD is 0."""
+    values = list(scores.values())
+    if not values:
+        return {}, 0.0
+    middle = statistics.median(values)
+    spread = statistics.median([abs(v - middle) for v in values]) * 1.4826
+    spread = spread if spread > 1e-12 else statistics.pstdev(values)
+    if spread <= 1e-12:
+        return dict.fromkeys(scores, 0.0), -1.0
+    z = {c: (v - middle) / spread for c, v in scores.items()}
+    return z, min(z.values())
+
+
+def _capped_z(scores: dict[str, float], cap: float = 3.0) -> tuple[dict[str, float], float]:
+    """The shipped z (mean, population sd), capped at `cap`: no one outlier decides."""
+    z, floor = _standardised({ChunkId(c): s for c, s in scores.items()})
+    return {c: min(cap, v) for c, v in z.items()}, floor
+
+
+def standardised_by(
+    standardise: Callable[[dict[str, float]], tuple[dict[str, float], float]],
+) -> Rule:
+    """Prototype (session 25): equal-weight z fusion with another standardisation of each leg
+    (bm25 evidence floored at 0, as the shipped rule reads it)."""
+
+    def rule(vec: Leg, kw: Leg, pool: int) -> list[str]:
+        v = _top(vec, pool)
+        k = {c: max(0.0, s) for c, s in _top(kw, pool).items()}
+        legs = [leg for leg in (standardise(v), standardise(k)) if leg[0]]
+        ids = list(dict.fromkeys([*v, *k]))
+        score = {c: math.fsum(z.get(c, floor) for z, floor in legs) for c in ids}
+        return sorted(ids, key=lambda c: -score[c])
+
+    return rule
+
+
 RULES: dict[str, Rule] = {
     "keyword": single("keyword"),
     "vector": single("vector"),
@@ -227,6 +266,8 @@ RULES: dict[str, Rule] = {
     "za_max": adaptive_z("max"),
     "za_top3": adaptive_z("top3"),
     "za_gap5": adaptive_z("gap5"),
+    "z_robust": standardised_by(_robust_z),
+    "z_capped3": standardised_by(_capped_z),
 }
 
 SHOW = ("ndcg@10", "recall@5", "recall_all@5", "turn_recall@L5", "turn_recall@L10")
