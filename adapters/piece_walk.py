@@ -136,8 +136,9 @@ class PieceBacklog:
         return False
 
     def _record_none(self, model: str, state: str) -> None:
-        """Write the "none" for other processes; a store that cannot be written (read-only)
-        scans again in its next process, which is all this saves."""
+        """Write the "none" for other processes; a store that cannot be written (read-only),
+        or that skips the write rather than wait for another writer (SQLite), scans again in its
+        next process, which is all this saves."""
         try:
             self._store.record(_NONE_KEY + model, state)
         except StoreError as exc:

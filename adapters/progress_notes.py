@@ -7,7 +7,9 @@ every chunk again (at 1M chunks: 6 ms in SQLite on a quiet machine, 81 ms in ses
 CLI runs; ~110 ms a count in PostgreSQL, bench/RESULTS.md "Session 25"). So the count is also
 written to the store's meta rows with its state; a process that reads the same state takes it.
 A state never comes back (a rebuild makes a new database id; a sequence never repeats), so a
-note read back under its own state is exact, and any other note is ignored.
+note read back under its own state is exact, and any other note is ignored. A note is a saving,
+never a duty: a store that cannot write it, or (SQLite) finds another writer holding the file,
+answers without it (`SqliteDatabase.write_if_free`), and the next process counts again.
 """
 
 from __future__ import annotations

@@ -9,6 +9,9 @@ rebuild can carry the event log over). It owns three behaviours the adapters rel
   (a stale handle after the file was replaced or remounted), counted in `recovery_stats()`;
 * the file at `path` may be replaced by a rebuild: each connection remembers the inode it opened,
   and an operation that finds another inode at `path` drops the pool and reconnects.
+
+`write` waits up to the busy timeout for another process's write lock; `write_if_free` does not
+wait (for the notes a search leaves for the next process, which are savings, not duties).
 """
 
 from __future__ import annotations
@@ -27,7 +30,12 @@ from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
 from memlane.adapters.store import migrations, reconcile
-from memlane.adapters.store.engine import BEGIN_OPTION, VectorExtension, open_engine
+from memlane.adapters.store.engine import (
+    BEGIN_OPTION,
+    BUSY_TIMEOUT_MS,
+    VectorExtension,
+    open_engine,
+)
 from memlane.adapters.store.temp_files import remove_abandoned_temps
 from memlane.application.ports.index_store import StoreCorrupt, StoreError, StoreReadOnly
 from memlane.application.reports import RecoveryStats
@@ -45,6 +53,8 @@ _CORRUPT = re.compile(
 # What SQLite says when the file exists but cannot be opened for writing (read-only file system
 # or folder: the -shm / -wal files cannot be created; a read-only file).
 _CANNOT_WRITE = re.compile(r"unable to open database file|readonly|read-only", re.IGNORECASE)
+# Another connection holds the write lock (SQLITE_BUSY), said when no busy wait is allowed.
+_BUSY = re.compile(r"database is locked|SQLITE_BUSY", re.IGNORECASE)
 _MAX_STALE_RETRIES = 3
 # Raw driver errors can escape when an adapter uses the DB-API cursor directly for bulk work.
 DRIVER_ERRORS: tuple[type[Exception], ...] = (SQLAlchemyError, sqlite3.Error, sqlean.Error)
@@ -262,15 +272,48 @@ class SqliteDatabase:
                         return work(immediate)
             raise StoreError(f"{self.path}: the file keeps being replaced")
 
+    def _check_writable(self) -> None:
+        if self._read_only:
+            raise StoreReadOnly(
+                f"{self.path}: read-only (the file or its folder cannot be written)"
+            )
+
+    def write_if_free(self, work: Callable[[Connection], T]) -> T | None:
+        """Run `work` as `write` does, but only if no other writer holds the database now;
+        None when one does. For a note that spares a later process some work (adapters/
+        piece_walk.py, progress_notes.py): a search must not wait up to the busy timeout
+        behind another process's long write for it."""
+        self._check_writable()
+        if not self._write_lock.acquire(blocking=False):
+            return None
+        try:
+            with self.engine.connect() as conn:
+                if self._is_stale(conn):
+                    return None  # the file was just swapped: the next process notes it
+                # On the driver's connection: through SQLAlchemy the pragma would begin a
+                # transaction of its own before ours.
+                driver = conn.connection.dbapi_connection
+                assert driver is not None  # a checked-out connection always has one
+                driver.execute("PRAGMA busy_timeout = 0")
+                try:
+                    immediate = conn.execution_options(**{BEGIN_OPTION: "IMMEDIATE"})
+                    with immediate.begin():
+                        return work(immediate)
+                finally:
+                    driver.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        except DRIVER_ERRORS as exc:
+            if _BUSY.search(str(exc)):
+                return None
+            raise translate(exc, self.path) from exc
+        finally:
+            self._write_lock.release()
+
     def write(self, work: Callable[[Connection], T]) -> T:
         """Run `work` in one BEGIN IMMEDIATE transaction; commit on return, roll back on error.
 
         A read-only failure reopens the engine and retries once (counted in `recovery_stats`).
         """
-        if self._read_only:
-            raise StoreReadOnly(
-                f"{self.path}: read-only (the file or its folder cannot be written)"
-            )
+        self._check_writable()
         try:
             return self._write_once(work)
         except DRIVER_ERRORS as exc:

@@ -33,4 +33,6 @@ class SqliteBacklog:
         return meta_table.get(conn, key)
 
     def record(self, key: str, value: str) -> None:
-        self._db.write(lambda conn: meta_table.put(conn, key, value))
+        # Not worth waiting for: skipped when another writer holds the file (the next process
+        # then scans again).
+        self._db.write_if_free(lambda conn: meta_table.put(conn, key, value))

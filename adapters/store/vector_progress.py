@@ -70,7 +70,8 @@ def record(db: SqliteDatabase, model: str, state: Version, progress: VectorProgr
     ended); a store that cannot be written (read-only) counts again in its next process."""
     value = progress_notes.encode(state, progress)
     try:
-        db.write(lambda conn: meta_table.put(conn, progress_notes.key(model), value))
+        # Skipped, not waited for, while another writer holds the file: the next process counts.
+        db.write_if_free(lambda conn: meta_table.put(conn, progress_notes.key(model), value))
     except StoreError as exc:
         log.info("vector_progress_not_recorded", error=str(exc))
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+import sqlean
 
 from memlane.adapters.store import chunk_pieces
 from memlane.adapters.store.database import SqliteDatabase
@@ -87,7 +88,7 @@ def test_a_store_that_cannot_be_written_answers_and_scans_again(
     def refused(work: object) -> None:
         raise StoreReadOnly(f"{db.path}: read-only")
 
-    monkeypatch.setattr(db, "write", refused)
+    monkeypatch.setattr(db, "write_if_free", refused)
     scans = count_calls(monkeypatch, chunk_pieces, "missing")
     store = SqliteIndexStore(db)
     try:
@@ -100,5 +101,33 @@ def test_a_store_that_cannot_be_written_answers_and_scans_again(
     try:
         assert again.pieces_owed(MODEL, 65) == 0
         assert len(scans) == 2  # nothing was recorded: the next process scans
+    finally:
+        again.close()
+
+
+def test_the_none_is_skipped_not_waited_for_while_another_process_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    _indexed(tmp_path / "index.sqlite").close()
+    other = sqlean.connect(str(tmp_path / "index.sqlite"), isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process's write under way
+    db = SqliteDatabase.open(tmp_path / "index.sqlite")
+
+    def blocking(work: object) -> None:
+        raise AssertionError("a note must not wait for the write lock")
+
+    monkeypatch.setattr(db, "write", blocking)
+    scans = count_calls(monkeypatch, chunk_pieces, "missing")
+    store = SqliteIndexStore(db)
+    try:
+        assert store.pieces_owed(MODEL, 65) == 0
+    finally:
+        store.close()
+        other.execute("ROLLBACK")
+        other.close()
+    again = SqliteIndexStore.open(tmp_path / "index.sqlite")
+    try:
+        assert again.pieces_owed(MODEL, 65) == 0
+        assert len(scans) == 2  # nothing was noted: the next process scanned
     finally:
         again.close()

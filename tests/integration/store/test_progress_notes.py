@@ -4,11 +4,14 @@ write of chunk rows or vectors, in this process or another, makes the next one c
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+import sqlean
+from sqlalchemy import Connection
 
-from memlane.adapters.store import vector_progress
+from memlane.adapters.store import meta_table, vector_progress
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.application.ports.index_store import StoreReadOnly, VectorProgress
@@ -80,7 +83,7 @@ def test_a_store_that_cannot_be_written_answers_and_counts_again(
     def refused(work: object) -> None:
         raise StoreReadOnly(f"{db.path}: read-only")
 
-    monkeypatch.setattr(db, "write", refused)
+    monkeypatch.setattr(db, "write_if_free", refused)
     counts = count_calls(monkeypatch, vector_progress, "vector_progress")
     store = SqliteIndexStore(db)
     try:
@@ -95,3 +98,67 @@ def test_a_store_that_cannot_be_written_answers_and_counts_again(
         assert len(counts) == 2  # nothing was noted: the next process counted
     finally:
         again.close()
+
+
+def test_a_note_is_skipped_not_waited_for_while_another_process_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A search does not wait behind another process's long write to note its count: the
+    note is skipped (never the blocking `write`), the answer is the same, and the next process
+    counts again."""
+    _indexed(tmp_path / "index.sqlite").close()
+    other = sqlean.connect(str(tmp_path / "index.sqlite"), isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process's write under way
+    db = SqliteDatabase.open(tmp_path / "index.sqlite")
+
+    def blocking(work: object) -> None:
+        raise AssertionError("a note must not wait for the write lock")
+
+    monkeypatch.setattr(db, "write", blocking)
+    counts = count_calls(monkeypatch, vector_progress, "vector_progress")
+    store = SqliteIndexStore(db)
+    try:
+        assert store.vector_progress(MODEL) == VectorProgress(done=1, total=2)
+    finally:
+        store.close()
+        other.execute("ROLLBACK")
+        other.close()
+    again = SqliteIndexStore.open(tmp_path / "index.sqlite")
+    try:
+        assert again.vector_progress(MODEL) == VectorProgress(done=1, total=2)
+        assert len(counts) == 2  # nothing was noted
+    finally:
+        again.close()
+
+
+def _put(value: str) -> Callable[[Connection], str]:
+    def work(conn: Connection) -> str:
+        meta_table.put(conn, "k", value)
+        return "done"
+
+    return work
+
+
+def test_write_if_free_writes_when_free_and_answers_none_when_held(tmp_path: Path) -> None:
+    db = SqliteDatabase.open(tmp_path / "index.sqlite")
+    try:
+        assert db.write_if_free(_put("1")) == "done"
+        with db.read() as conn:
+            assert meta_table.get(conn, "k") == "1"
+        other = sqlean.connect(str(tmp_path / "index.sqlite"), isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        try:
+            assert db.write_if_free(_put("2")) is None
+        finally:
+            other.execute("ROLLBACK")
+            other.close()
+        with db.read() as conn:
+            assert meta_table.get(conn, "k") == "1"  # the held write lock skipped "2"
+        assert db.write_if_free(_put("3")) == "done"
+        with db.read() as conn:
+            assert meta_table.get(conn, "k") == "3"
+        assert db.write(_put("4")) == "done"  # the usual write
+        with db.read() as conn:
+            assert meta_table.get(conn, "k") == "4"
+    finally:
+        db.close()
