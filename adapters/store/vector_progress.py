@@ -95,23 +95,27 @@ class ProgressCounts:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._entry: tuple[Version, str, VectorProgress] | None = None
+        # (state, model, counts, whether a note of them was handed out for writing)
+        self._entry: tuple[Version, str, VectorProgress, bool] | None = None
 
     def get(self, conn: Connection, model: str) -> tuple[VectorProgress, Version | None]:
         """The counts of `model` in the caller's snapshot, counted only when it changed, and
-        the state when they were counted here (the caller writes the note for the next
-        process, adapters/progress_notes.py, once its read has ended)."""
+        the state they hold for when no note of them was written yet: counted here, or carried
+        over this process's own writes (a sync's last question, for its report, then leaves
+        the note for the searches after it). The caller writes the note for the next process
+        (adapters/progress_notes.py) once its read has ended."""
         now = version(conn)
         with self._lock:
             entry = self._entry
-        if entry is not None and entry[0] == now and entry[1] == model:
-            return entry[2], None
-        counted: Version | None = None
+            if entry is not None and entry[0] == now and entry[1] == model:
+                self._entry = (now, model, entry[2], True)
+                return entry[2], None if entry[3] else now
         progress = progress_notes.decode(meta_table.get(conn, progress_notes.key(model)), now)
+        counted: Version | None = None
         if progress is None:
             progress, counted = vector_progress(conn, model), now
         with self._lock:
-            self._entry = (now, model, progress)
+            self._entry = (now, model, progress, True)
         return progress, counted
 
     def model_at(self, state: Version) -> str | None:
@@ -140,7 +144,7 @@ class ProgressCounts:
                 return
             old = entry[2]
             moved = VectorProgress(done=old.done + change.done, total=old.total + change.total)
-            self._entry = (change.after, change.model, moved)
+            self._entry = (change.after, change.model, moved, False)  # not noted yet
 
     def forget(self) -> None:
         """Drop the kept counts (the file was swapped under the store)."""

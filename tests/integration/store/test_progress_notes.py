@@ -73,6 +73,27 @@ def test_a_write_since_makes_the_next_process_count(
     assert len(counts) == 1
 
 
+def test_the_writer_leaves_the_note_of_counts_carried_over_its_writes(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A sync ends by reading the progress for its report: counts this process carried over its
+    own writes (no count) are noted then, so the searches after the sync count nothing."""
+    writer = _indexed(tmp_path / "index.sqlite")
+    counts = count_calls(monkeypatch, vector_progress, "vector_progress")
+    assert writer.vector_progress(MODEL) == VectorProgress(done=1, total=2)
+    writer.set_vectors(MODEL, {make_chunk(1, "two").id: axis(1)})
+    assert writer.vector_progress(MODEL) == VectorProgress(done=2, total=2)  # carried, noted
+    writer.close()
+    assert len(counts) == 1
+
+    again = SqliteIndexStore.open(tmp_path / "index.sqlite")
+    try:
+        assert again.vector_progress(MODEL) == VectorProgress(done=2, total=2)
+        assert len(counts) == 1  # the writer's note
+    finally:
+        again.close()
+
+
 def test_a_store_that_cannot_be_written_answers_and_counts_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
