@@ -67,7 +67,8 @@ class PieceWalk:
 
 
 class BacklogStore(Protocol):
-    """What a store gives the backlog: its rows' state, the scan, and a note in its meta table."""
+    """What a store gives the backlog: its rows' state, the scan, and notes in its meta rows
+    (the vector-count notes of progress_notes.py go through `record` too)."""
 
     def reading(self) -> AbstractContextManager[Connection]: ...
 

@@ -14,9 +14,13 @@ answers without it (`SqliteDatabase.write_if_free`), and the next process counts
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable
 
-from memlane.application.ports.index_store import VectorProgress
+import structlog
+
+from memlane.application.ports.index_store import StoreError, VectorProgress
+
+log = structlog.get_logger()
 
 _KEY = "vector_progress:"  # + model -> "<state> <done> <total>"
 
@@ -42,3 +46,18 @@ def decode(value: str | None, state: tuple[Hashable, Hashable]) -> VectorProgres
         return VectorProgress(done=int(parts[1]), total=int(parts[2]))
     except ValueError:
         return None
+
+
+def record(
+    write: Callable[[str, str], None],
+    model: str,
+    state: tuple[Hashable, Hashable],
+    progress: VectorProgress,
+) -> None:
+    """Write the note of a count made at `state` through the store's `write(key, value)` (its
+    meta note, adapters/piece_walk.py `BacklogStore.record`), once the read has ended; a store
+    that cannot write it counts again in its next process."""
+    try:
+        write(key(model), encode(state, progress))
+    except StoreError as exc:
+        log.info("vector_progress_not_recorded", error=str(exc))

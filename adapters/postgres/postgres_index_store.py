@@ -20,6 +20,7 @@ from dataclasses import asdict
 
 from sqlalchemy import Connection
 
+from memlane.adapters import progress_notes
 from memlane.adapters.piece_walk import PieceBacklog
 from memlane.adapters.postgres import (
     chunk_pieces,
@@ -91,7 +92,9 @@ class PostgresIndexStore:
         self._analyser = analyser or Fts5Analyser()
         self._hit_cache = keyword_search.HitCache() if keyword_pruning else None
         self._analysis_checked = False
-        self._piece_backlog = PieceBacklog(PostgresBacklog(db, agent))
+        # The rows' state and the meta notes a process leaves for the next (piece_walk.py).
+        self._notes = PostgresBacklog(db, agent)
+        self._piece_backlog = PieceBacklog(self._notes)
         self._progress = vector_counts.KeptProgress(agent)
         # The keyword leg's path of the last search (keyword_search.PRUNED, FULL or PHRASES).
         self.last_keyword_plan = ""
@@ -286,7 +289,7 @@ class PostgresIndexStore:
         with self._db.read() as conn:
             progress, counted = self._progress.get(conn, model)
         if counted is not None:
-            vector_counts.record(self._db, self._agent, model, counted, progress)
+            progress_notes.record(self._notes.record, model, counted, progress)
         return progress
 
     def first_index(self) -> FirstIndexState | None:

@@ -14,30 +14,14 @@ from __future__ import annotations
 
 import threading
 
-import structlog
 from sqlalchemy import Connection
 
 from memlane.adapters import progress_notes
 from memlane.adapters.postgres import meta as meta_rows
 from memlane.adapters.postgres import rows
-from memlane.adapters.postgres.database import PostgresDatabase
-from memlane.application.ports.index_store import StoreError, VectorProgress
-
-log = structlog.get_logger()
+from memlane.application.ports.index_store import VectorProgress
 
 State = tuple[int, int]
-
-
-def record(
-    db: PostgresDatabase, agent: str, model: str, state: State, progress: VectorProgress
-) -> None:
-    """Write the note of a count made at `state` for the next process (call once the read has
-    ended); a store that cannot be written counts again in its next process."""
-    value = progress_notes.encode(state, progress)
-    try:
-        db.write(lambda conn: meta_rows.put(conn, agent, progress_notes.key(model), value))
-    except StoreError as exc:
-        log.info("vector_progress_not_recorded", error=str(exc))
 
 
 class KeptProgress:

@@ -8,7 +8,7 @@ from contextlib import AbstractContextManager
 
 from sqlalchemy import Connection
 
-from memlane.adapters.store import chunk_pieces, meta_table, rows
+from memlane.adapters.store import chunk_pieces, meta_table, rows, vector_progress
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.domain.chunks import Chunk
 
@@ -21,8 +21,7 @@ class SqliteBacklog:
         return self._db.read()
 
     def state(self, conn: Connection, model: str) -> str:  # noqa: ARG002 (one for all models)
-        keys = meta_table.get_many(conn, [meta_table.DB_ID_KEY, meta_table.GENERATION_KEY])
-        return f"{keys.get(meta_table.DB_ID_KEY, '')}/{keys.get(meta_table.GENERATION_KEY, '0')}"
+        return "/".join(vector_progress.version(conn))
 
     def missing(
         self, conn: Connection, model: str, limit: int, after: int
@@ -33,6 +32,6 @@ class SqliteBacklog:
         return meta_table.get(conn, key)
 
     def record(self, key: str, value: str) -> None:
-        # Not worth waiting for: skipped when another writer holds the file (the next process
-        # then scans again).
+        # A note is not worth waiting for: skipped when another writer holds the file (the next
+        # process then scans or counts again).
         self._db.write_if_free(lambda conn: meta_table.put(conn, key, value))

@@ -23,6 +23,7 @@ from pathlib import Path
 
 from sqlalchemy import Connection
 
+from memlane.adapters import progress_notes
 from memlane.adapters.piece_walk import PieceBacklog
 from memlane.adapters.sample_cosines import sample_cosines
 from memlane.adapters.store import (
@@ -85,7 +86,9 @@ class SqliteIndexStore:
         self._vectors = vector_index(vector_search, self._vec0, db.path)
         self._keywords = KeywordSearch()
         self._progress = progress_counts.ProgressCounts()
-        self._piece_backlog = PieceBacklog(SqliteBacklog(db))
+        # The rows' state and the meta notes a process leaves for the next (piece_walk.py).
+        self._notes = SqliteBacklog(db)
+        self._piece_backlog = PieceBacklog(self._notes)
 
     @classmethod
     def open(cls, path: str | Path, *, vector_search: VectorSearch = "codes") -> SqliteIndexStore:
@@ -276,7 +279,7 @@ class SqliteIndexStore:
         with self._db.read() as conn:
             progress, counted = self._progress.get(conn, model)
         if counted is not None:
-            progress_counts.record(self._db, model, counted, progress)
+            progress_notes.record(self._notes.record, model, counted, progress)
         return progress
 
     def first_index(self) -> FirstIndexState | None:

@@ -20,16 +20,12 @@ import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import structlog
 from sqlalchemy import Connection
 
 from memlane.adapters import progress_notes
 from memlane.adapters.store import meta_table
-from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.in_lists import batches, placeholders
-from memlane.application.ports.index_store import StoreError, VectorProgress
-
-log = structlog.get_logger()
+from memlane.application.ports.index_store import VectorProgress
 
 # (db_id, vector generation): a committed state of the chunk rows.
 Version = tuple[str, str]
@@ -63,17 +59,6 @@ def rows_with(conn: Connection, rids: Sequence[int], model: str) -> VectorProgre
         total += int(row[0])
         done += int(row[1])
     return VectorProgress(done=done, total=total)
-
-
-def record(db: SqliteDatabase, model: str, state: Version, progress: VectorProgress) -> None:
-    """Write the note of a count made at `state` for the next process (call once the read has
-    ended); a store that cannot be written (read-only) counts again in its next process."""
-    value = progress_notes.encode(state, progress)
-    try:
-        # Skipped, not waited for, while another writer holds the file: the next process counts.
-        db.write_if_free(lambda conn: meta_table.put(conn, progress_notes.key(model), value))
-    except StoreError as exc:
-        log.info("vector_progress_not_recorded", error=str(exc))
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,14 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import sqlean
 
 from memlane.adapters.store import chunk_pieces
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
-from memlane.application.ports.index_store import StoreReadOnly
 from tests.call_counts import count_calls
 from tests.contract._index_store_support import MODEL, axis, make_chunk, make_file
+from tests.sqlite_writes import held_write_lock, refuse
 
 pytestmark = pytest.mark.integration
 
@@ -85,10 +84,7 @@ def test_a_store_that_cannot_be_written_answers_and_scans_again(
     _indexed(tmp_path / "index.sqlite").close()
     db = SqliteDatabase.open(tmp_path / "index.sqlite")
 
-    def refused(work: object) -> None:
-        raise StoreReadOnly(f"{db.path}: read-only")
-
-    monkeypatch.setattr(db, "write_if_free", refused)
+    refuse(monkeypatch, db, "write_if_free")
     scans = count_calls(monkeypatch, chunk_pieces, "missing")
     store = SqliteIndexStore(db)
     try:
@@ -109,22 +105,15 @@ def test_the_none_is_skipped_not_waited_for_while_another_process_writes(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     _indexed(tmp_path / "index.sqlite").close()
-    other = sqlean.connect(str(tmp_path / "index.sqlite"), isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")  # another process's write under way
     db = SqliteDatabase.open(tmp_path / "index.sqlite")
-
-    def blocking(work: object) -> None:
-        raise AssertionError("a note must not wait for the write lock")
-
-    monkeypatch.setattr(db, "write", blocking)
+    refuse(monkeypatch, db, "write")
     scans = count_calls(monkeypatch, chunk_pieces, "missing")
     store = SqliteIndexStore(db)
     try:
-        assert store.pieces_owed(MODEL, 65) == 0
+        with held_write_lock(tmp_path / "index.sqlite"):
+            assert store.pieces_owed(MODEL, 65) == 0
     finally:
         store.close()
-        other.execute("ROLLBACK")
-        other.close()
     again = SqliteIndexStore.open(tmp_path / "index.sqlite")
     try:
         assert again.pieces_owed(MODEL, 65) == 0

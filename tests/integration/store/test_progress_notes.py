@@ -8,15 +8,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-import sqlean
 from sqlalchemy import Connection
 
 from memlane.adapters.store import meta_table, vector_progress
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
-from memlane.application.ports.index_store import StoreReadOnly, VectorProgress
+from memlane.application.ports.index_store import VectorProgress
 from tests.call_counts import count_calls
 from tests.contract._index_store_support import MODEL, axis, make_chunk, make_file
+from tests.sqlite_writes import held_write_lock, refuse
 
 pytestmark = pytest.mark.integration
 
@@ -101,10 +101,7 @@ def test_a_store_that_cannot_be_written_answers_and_counts_again(
     _indexed(tmp_path / "index.sqlite").close()
     db = SqliteDatabase.open(tmp_path / "index.sqlite")
 
-    def refused(work: object) -> None:
-        raise StoreReadOnly(f"{db.path}: read-only")
-
-    monkeypatch.setattr(db, "write_if_free", refused)
+    refuse(monkeypatch, db, "write_if_free")
     counts = count_calls(monkeypatch, vector_progress, "vector_progress")
     store = SqliteIndexStore(db)
     try:
@@ -128,22 +125,15 @@ def test_a_note_is_skipped_not_waited_for_while_another_process_writes(
     note is skipped (never the blocking `write`), the answer is the same, and the next process
     counts again."""
     _indexed(tmp_path / "index.sqlite").close()
-    other = sqlean.connect(str(tmp_path / "index.sqlite"), isolation_level=None)
-    other.execute("BEGIN IMMEDIATE")  # another process's write under way
     db = SqliteDatabase.open(tmp_path / "index.sqlite")
-
-    def blocking(work: object) -> None:
-        raise AssertionError("a note must not wait for the write lock")
-
-    monkeypatch.setattr(db, "write", blocking)
+    refuse(monkeypatch, db, "write")
     counts = count_calls(monkeypatch, vector_progress, "vector_progress")
     store = SqliteIndexStore(db)
     try:
-        assert store.vector_progress(MODEL) == VectorProgress(done=1, total=2)
+        with held_write_lock(tmp_path / "index.sqlite"):
+            assert store.vector_progress(MODEL) == VectorProgress(done=1, total=2)
     finally:
         store.close()
-        other.execute("ROLLBACK")
-        other.close()
     again = SqliteIndexStore.open(tmp_path / "index.sqlite")
     try:
         assert again.vector_progress(MODEL) == VectorProgress(done=1, total=2)
@@ -166,13 +156,8 @@ def test_write_if_free_writes_when_free_and_answers_none_when_held(tmp_path: Pat
         assert db.write_if_free(_put("1")) == "done"
         with db.read() as conn:
             assert meta_table.get(conn, "k") == "1"
-        other = sqlean.connect(str(tmp_path / "index.sqlite"), isolation_level=None)
-        other.execute("BEGIN IMMEDIATE")
-        try:
+        with held_write_lock(tmp_path / "index.sqlite"):
             assert db.write_if_free(_put("2")) is None
-        finally:
-            other.execute("ROLLBACK")
-            other.close()
         with db.read() as conn:
             assert meta_table.get(conn, "k") == "1"  # the held write lock skipped "2"
         assert db.write_if_free(_put("3")) == "done"
