@@ -258,6 +258,20 @@ BONUS_ONLY = {f"plat{round(w * 100)}": (w, False) for w in (0.15, 0.25, 0.5)} | 
     f"pcand{round(w * 100)}": (w, True) for w in (0.15, 0.25, 0.5)
 }
 RULES |= BONUS_ONLY
+# The latent leg only re-orders the shipped first five hits among themselves (and the next five):
+# the chunks in the first five and ten stay. Document-level recall@5 can still move: the metrics
+# take the first five *distinct* documents, so a block holding a document twice reaches further.
+IN_BLOCKS = {f"blk{round(w * 100)}": (w, False) for w in (0.25, 0.5)}
+RULES |= IN_BLOCKS
+
+
+def _in_blocks(base: list[str], moved: list[str], size: int = 5, blocks: int = 2) -> list[str]:
+    rank = {c: i for i, c in enumerate(moved)}
+    out: list[str] = []
+    for b in range(blocks):
+        block = base[b * size : (b + 1) * size]
+        out += sorted(block, key=lambda c: rank.get(c, len(rank)))
+    return out + base[blocks * size :]
 
 
 def per_query(
@@ -280,7 +294,10 @@ def per_query(
             else:
                 leg = [tuple(e) for e in latent[key]]
             pieces = maxsim[key] if maxsim else None
-            return _fused(vec, kw, pool, leg, weight, pieces, rule in BONUS_ONLY)
+            moved = _fused(vec, kw, pool, leg, weight, pieces, rule in BONUS_ONLY)
+            if rule in IN_BLOCKS:
+                return _in_blocks(_fused(vec, kw, pool, leg, 0.0, pieces), moved)
+            return moved
 
         return rank
 
