@@ -38,7 +38,13 @@ from memlane.bench.cli import BENCH_DIR
 from memlane.bench.datasets import registry
 from memlane.bench.runner import RunOptions, limited_units
 from memlane.bench.studies.fusion_study import LEGS_DIR, Leg
-from memlane.bench.studies.piece_vectors import _unit_chunks, by_question, paired_table, replay
+from memlane.bench.studies.piece_vectors import (
+    _unit_chunks,
+    by_question,
+    paired_table,
+    replay,
+    rows_by_hash,
+)
 from memlane.bench.workspace import UnitPaths
 from memlane.domain.chunks import ChunkId
 from memlane.domain.heading_trail import indexed_text
@@ -71,15 +77,11 @@ class LatentCache:
 
     def sparse(self, texts: Sequence[str]) -> list[Sparse]:
         hashes = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
-        have: dict[str, Sparse] = {}
-        for i in range(0, len(hashes), 500):
-            part = hashes[i : i + 500]
-            marks = ",".join("?" * len(part))
-            for h, idx, val in self._db.execute(
-                f"SELECT hash, idx, val FROM s WHERE key = ? AND hash IN ({marks})",
-                [self._key, *part],
-            ):
-                have[h] = (np.frombuffer(idx, np.int32), np.frombuffer(val, np.float32))
+        select = "SELECT hash, idx, val FROM s WHERE key = ? AND hash IN ({marks})"
+        have: dict[str, Sparse] = {
+            h: (np.frombuffer(idx, np.int32), np.frombuffer(val, np.float32))
+            for h, idx, val in rows_by_hash(self._db, select, self._key, hashes)
+        }
         text_of = dict(zip(hashes, texts, strict=True))
         missing = [h for h in dict.fromkeys(hashes) if h not in have]
         for i in range(0, len(missing), 32):

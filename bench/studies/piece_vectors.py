@@ -52,6 +52,16 @@ def pieces_of(text: str) -> list[str]:
     return note_pieces(text) if text.strip() else []
 
 
+def rows_by_hash(
+    db: sqlite3.Connection, select: str, key: str, hashes: Sequence[str]
+) -> Iterator[tuple[Any, ...]]:
+    """A hash-keyed study cache's rows for `hashes`, 500 at a time (SQLite's bound-parameter
+    limit); `select` holds `{marks}` where the hashes' placeholders go."""
+    for i in range(0, len(hashes), 500):
+        part = hashes[i : i + 500]
+        yield from db.execute(select.format(marks=",".join("?" * len(part))), [key, *part])
+
+
 class PieceCache:
     def __init__(self, path: Path, key: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -63,14 +73,8 @@ class PieceCache:
 
     def vectors(self, texts: Sequence[str], embed: Any) -> np.ndarray:
         hashes = [hashlib.sha256(t.encode()).hexdigest() for t in texts]
-        have: dict[str, bytes] = {}
-        for i in range(0, len(hashes), 500):
-            part = hashes[i : i + 500]
-            marks = ",".join("?" * len(part))
-            found = self._db.execute(
-                f"SELECT hash, vec FROM v WHERE key = ? AND hash IN ({marks})", [self._key, *part]
-            )
-            have.update(found)
+        select = "SELECT hash, vec FROM v WHERE key = ? AND hash IN ({marks})"
+        have: dict[str, bytes] = dict(rows_by_hash(self._db, select, self._key, hashes))
         missing = list(dict.fromkeys(h for h in hashes if h not in have))
         text_of = dict(zip(hashes, texts, strict=True))
         for i in range(0, len(missing), 64):
