@@ -1,6 +1,7 @@
 """Integration: a "no note chunk lacks pieces" found by one process is kept in the database for
 the next (adapters/piece_walk.py): a new CLI process does not scan every chunk again,
-and any chunk write makes the next one look."""
+and any chunk write makes the next one look. What a store does when it cannot leave the "none":
+test_note_writes.py."""
 
 from __future__ import annotations
 
@@ -9,11 +10,9 @@ from pathlib import Path
 import pytest
 
 from memlane.adapters.store import chunk_pieces
-from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from tests.call_counts import count_calls
 from tests.contract._index_store_support import MODEL, axis, make_chunk, make_file
-from tests.sqlite_writes import held_write_lock, refuse
 
 pytestmark = pytest.mark.integration
 
@@ -73,50 +72,5 @@ def test_a_vector_gained_in_place_is_found_too(tmp_path: Path) -> None:
     again = SqliteIndexStore.open(tmp_path / "index.sqlite")
     try:
         assert again.pieces_owed(MODEL, 65) == 1
-    finally:
-        again.close()
-
-
-def test_a_store_that_cannot_be_written_answers_and_scans_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The "none" is a saving, not a duty: a read-only database answers all the same."""
-    _indexed(tmp_path / "index.sqlite").close()
-    db = SqliteDatabase.open(tmp_path / "index.sqlite")
-
-    refuse(monkeypatch, db, "write_if_free")
-    scans = count_calls(monkeypatch, chunk_pieces, "missing")
-    store = SqliteIndexStore(db)
-    try:
-        assert store.pieces_owed(MODEL, 65) == 0
-        assert store.pieces_owed(MODEL, 65) == 0  # this process remembers it
-        assert len(scans) == 1
-    finally:
-        store.close()
-    again = SqliteIndexStore.open(tmp_path / "index.sqlite")
-    try:
-        assert again.pieces_owed(MODEL, 65) == 0
-        assert len(scans) == 2  # nothing was recorded: the next process scans
-    finally:
-        again.close()
-
-
-def test_the_none_is_skipped_not_waited_for_while_another_process_writes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _indexed(tmp_path / "index.sqlite").close()
-    db = SqliteDatabase.open(tmp_path / "index.sqlite")
-    refuse(monkeypatch, db, "write")
-    scans = count_calls(monkeypatch, chunk_pieces, "missing")
-    store = SqliteIndexStore(db)
-    try:
-        with held_write_lock(tmp_path / "index.sqlite"):
-            assert store.pieces_owed(MODEL, 65) == 0
-    finally:
-        store.close()
-    again = SqliteIndexStore.open(tmp_path / "index.sqlite")
-    try:
-        assert again.pieces_owed(MODEL, 65) == 0
-        assert len(scans) == 2  # nothing was noted: the next process scanned
     finally:
         again.close()

@@ -4,19 +4,15 @@ write of chunk rows or vectors, in this process or another, makes the next one c
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from sqlalchemy import Connection
 
-from memlane.adapters.store import meta_table, vector_progress
-from memlane.adapters.store.database import SqliteDatabase
+from memlane.adapters.store import vector_progress
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.application.ports.index_store import VectorProgress
 from tests.call_counts import count_calls
 from tests.contract._index_store_support import MODEL, axis, make_chunk, make_file
-from tests.sqlite_writes import held_write_lock, refuse
 
 pytestmark = pytest.mark.integration
 
@@ -92,79 +88,3 @@ def test_the_writer_leaves_the_note_of_counts_carried_over_its_writes(
         assert len(counts) == 1  # the writer's note
     finally:
         again.close()
-
-
-def test_a_store_that_cannot_be_written_answers_and_counts_again(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The note is a saving, not a duty: a read-only database answers all the same."""
-    _indexed(tmp_path / "index.sqlite").close()
-    db = SqliteDatabase.open(tmp_path / "index.sqlite")
-
-    refuse(monkeypatch, db, "write_if_free")
-    counts = count_calls(monkeypatch, vector_progress, "vector_progress")
-    store = SqliteIndexStore(db)
-    try:
-        assert store.vector_progress(MODEL) == VectorProgress(done=1, total=2)
-        assert store.vector_progress(MODEL) == VectorProgress(done=1, total=2)
-        assert len(counts) == 1  # this process remembers it
-    finally:
-        store.close()
-    again = SqliteIndexStore.open(tmp_path / "index.sqlite")
-    try:
-        assert again.vector_progress(MODEL) == VectorProgress(done=1, total=2)
-        assert len(counts) == 2  # nothing was noted: the next process counted
-    finally:
-        again.close()
-
-
-def test_a_note_is_skipped_not_waited_for_while_another_process_writes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """A search does not wait behind another process's long write to note its count: the
-    note is skipped (never the blocking `write`), the answer is the same, and the next process
-    counts again."""
-    _indexed(tmp_path / "index.sqlite").close()
-    db = SqliteDatabase.open(tmp_path / "index.sqlite")
-    refuse(monkeypatch, db, "write")
-    counts = count_calls(monkeypatch, vector_progress, "vector_progress")
-    store = SqliteIndexStore(db)
-    try:
-        with held_write_lock(tmp_path / "index.sqlite"):
-            assert store.vector_progress(MODEL) == VectorProgress(done=1, total=2)
-    finally:
-        store.close()
-    again = SqliteIndexStore.open(tmp_path / "index.sqlite")
-    try:
-        assert again.vector_progress(MODEL) == VectorProgress(done=1, total=2)
-        assert len(counts) == 2  # nothing was noted
-    finally:
-        again.close()
-
-
-def _put(value: str) -> Callable[[Connection], str]:
-    def work(conn: Connection) -> str:
-        meta_table.put(conn, "k", value)
-        return "done"
-
-    return work
-
-
-def test_write_if_free_writes_when_free_and_answers_none_when_held(tmp_path: Path) -> None:
-    db = SqliteDatabase.open(tmp_path / "index.sqlite")
-    try:
-        assert db.write_if_free(_put("1")) == "done"
-        with db.read() as conn:
-            assert meta_table.get(conn, "k") == "1"
-        with held_write_lock(tmp_path / "index.sqlite"):
-            assert db.write_if_free(_put("2")) is None
-        with db.read() as conn:
-            assert meta_table.get(conn, "k") == "1"  # the held write lock skipped "2"
-        assert db.write_if_free(_put("3")) == "done"
-        with db.read() as conn:
-            assert meta_table.get(conn, "k") == "3"
-        assert db.write(_put("4")) == "done"  # the usual write
-        with db.read() as conn:
-            assert meta_table.get(conn, "k") == "4"
-    finally:
-        db.close()
