@@ -152,8 +152,8 @@ def mcp(
     read_only: bool,
 ) -> None:
     """Serve the memory to agents over MCP (stdio for desktop and editor hosts, or HTTP)."""
+    from memlane.entrypoints.listen import is_loopback
     from memlane.entrypoints.mcp.app import HttpOptions, run_mcp
-    from memlane.entrypoints.mcp.http import is_loopback
 
     if use_http:
         with listen_errors():
@@ -189,7 +189,7 @@ def ui(
     """Serve a local web page: search with explanations, files, health."""
     import secrets
 
-    from memlane.entrypoints.mcp.http import is_loopback
+    from memlane.entrypoints.listen import is_loopback
     from memlane.entrypoints.ui.app import UiOptions, run_ui
 
     with listen_errors():

@@ -9,8 +9,24 @@ first gives each problem its own message: `ListenOptionError` is a wrong option 
 from __future__ import annotations
 
 import errno
+import ipaddress
 import socket
 import ssl
+
+
+def is_loopback(host: str) -> bool:
+    """Whether `host` (an address or a name, IPv6 with or without brackets) names this machine
+    only: an IP address in 127.0.0.0/8 or ::1, or `localhost`. A name that merely starts with
+    "127." (127.attacker.example) is not an address, whatever it resolves to."""
+    bare = host.strip().lower()
+    if bare.startswith("[") and bare.endswith("]"):
+        bare = bare[1:-1]
+    if bare == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(bare).is_loopback
+    except ValueError:
+        return False
 
 
 class ListenOptionError(ValueError):

@@ -25,6 +25,7 @@ from grpc_reflection.v1alpha import reflection
 
 from memlane.entrypoints.grpc._generated import memlane_pb2_grpc as pb_grpc
 from memlane.entrypoints.grpc.servicer import SERVICE_NAME, MemoryServicer, ServedManager
+from memlane.entrypoints.listen import is_loopback
 
 OPEN_METHOD_PREFIXES: Final = ("/grpc.health.v1.Health/",)
 
@@ -102,10 +103,6 @@ def _deny(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:  # type: ign
 # ---- assembly ----
 
 
-def _is_loopback(host: str) -> bool:
-    return host in {"localhost", "::1"} or host.startswith("127.")
-
-
 def build_server(
     manager: ServedManager,
     *,
@@ -155,7 +152,7 @@ def build_server(
         raise OSError(f"cannot listen on {address}: {exc}") from exc
     if bound == 0:  # older grpcio reported bind failures this way
         raise OSError(f"cannot listen on {address}")
-    if not _is_loopback(host) and tls is None:
+    if not is_loopback(host) and tls is None:
         _log.warning("grpc.insecure_listener", host=host, port=bound, token=token is not None)
     _log.info("grpc.server_built", host=host, port=bound, tls=tls is not None, auth=bool(token))
     return server, bound

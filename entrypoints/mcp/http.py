@@ -22,14 +22,11 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from memlane.entrypoints.listen import is_loopback
+
 MCP_PATH: Final = "/mcp"
 HEALTH_PATH: Final = "/health"
 _log = structlog.get_logger("memlane.mcp")
-
-
-def is_loopback(host: str) -> bool:
-    """Whether `host` only accepts connections from this machine."""
-    return host in {"localhost", "::1"} or host.startswith("127.")
 
 
 class BearerTokenGate:

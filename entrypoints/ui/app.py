@@ -36,7 +36,8 @@ from memlane.application.scheduler import FIRST_SYNC_RUNNING
 from memlane.application.sync_trigger import SyncTrigger
 from memlane.domain.errors import InvalidQuery
 from memlane.entrypoints.errors import text as error_text
-from memlane.entrypoints.mcp.http import is_loopback, serve_http
+from memlane.entrypoints.listen import is_loopback
+from memlane.entrypoints.mcp.http import serve_http
 from memlane.entrypoints.ui.file_page import Highlight, note_html, transcript_html
 from memlane.entrypoints.ui.history import SizeSamples
 from memlane.entrypoints.ui.html import Safe, fill, message_page, page

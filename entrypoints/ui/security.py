@@ -26,6 +26,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from memlane.entrypoints.listen import is_loopback
 from memlane.entrypoints.ui.html import message_page
 
 TOKEN_COOKIE: Final = "memlane_ui_token"  # noqa: S105 - a cookie name
@@ -41,7 +42,6 @@ _HEADERS: Final = (
     ("referrer-policy", "no-referrer"),
     ("cache-control", "no-store"),
 )
-_LOOPBACK_HOSTS: Final = frozenset({"127.0.0.1", "localhost", "[::1]", "::1"})
 _log = structlog.get_logger("memlane.ui")
 
 
@@ -63,6 +63,13 @@ class Sessions:
         if not session or not token:
             return False
         return hmac.compare_digest(self.csrf_token(session).encode(), token.encode())
+
+
+def host_name(header: str) -> str:
+    """The name or address of a Host header, without its port (`[::1]:8766` -> `[::1]`)."""
+    if header.startswith("["):
+        return header[: header.find("]") + 1] if "]" in header else header
+    return header.rsplit(":", 1)[0] if header.count(":") == 1 else header
 
 
 def session_of(request: Request) -> str | None:
@@ -129,8 +136,8 @@ class UiGate:
         await self._app(scope, receive, send_secured)
 
     def _refusal(self, request: Request) -> Response | None:
-        host = (request.headers.get("host") or "").rsplit(":", 1)[0]
-        if self._loopback and host not in _LOOPBACK_HOSTS and not host.startswith("127."):
+        host = host_name(request.headers.get("host") or "")
+        if self._loopback and not is_loopback(host):
             _log.warning("ui_foreign_host", host=host)
             return HTMLResponse(
                 message_page(title="Refused", text=f"unknown Host header: {host}"),

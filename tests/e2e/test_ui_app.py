@@ -201,6 +201,17 @@ class TestHost:
     def test_a_foreign_host_name_is_refused_on_loopback(self, client: TestClient) -> None:
         assert client.get("/", headers={"Host": "evil.example:8766"}).status_code == 421
 
+    @pytest.mark.parametrize("host", ["127.attacker.example:8766", "127.0.0.1.rebind.example"])
+    def test_a_name_that_starts_like_a_loopback_address_is_refused(
+        self, client: TestClient, host: str
+    ) -> None:
+        # DNS rebinding: such a name can resolve to 127.0.0.1 and carry another site's page
+        assert client.get("/status.json", headers={"Host": host}).status_code == 421
+
+    @pytest.mark.parametrize("host", ["127.0.0.1:8766", "localhost:8766", "[::1]:8766"])
+    def test_loopback_hosts_are_served(self, client: TestClient, host: str) -> None:
+        assert client.get("/status.json", headers={"Host": host}).status_code == 200
+
 
 class TestSyncNow:
     def test_a_post_without_the_session_csrf_token_is_refused(self, client: TestClient) -> None:
