@@ -30,6 +30,8 @@ from memlane.domain.sources import Source
 from memlane.domain.text_decoding import NotText, decode_text
 from memlane.domain.transcripts import TranscriptMessage, parse_transcript
 
+# A read returns at most this many lines (a whole-file read of a huge note would flood an agent's
+# context); where it stops early, GetResult.more_from says so and every surface shows it.
 MAX_LINES = 10_000
 
 
@@ -98,6 +100,8 @@ def read_lines(
     path, source, data = _read(sources, path, workspace)
     start = _start(from_line)
     count = _positive("lines", lines or None, MAX_LINES)
+    # Only a cap the caller did not ask for is reported: `lines=20` of a longer file is a window.
+    capped = not lines or lines > MAX_LINES
     if data is None:
         return GetResult(path=path, text="", from_line=start, lines=count, source=source)
     if source == "sessions":
@@ -107,8 +111,14 @@ def read_lines(
             for m in transcript.messages
             if start <= m.line < start + count
         ]
+        goes_on = any(m.line >= start + count for m in transcript.messages)
         return GetResult(
-            path=path, text="\n".join(picked), from_line=start, lines=count, source=source
+            path=path,
+            text="\n".join(picked),
+            from_line=start,
+            lines=count,
+            source=source,
+            more_from=start + count if capped and goes_on else None,
         )
     try:
         text = decode_text(data).text
@@ -118,8 +128,14 @@ def read_lines(
         text = redact(text)
     all_lines = text.replace("\r\n", "\n").split("\n")
     selected = all_lines[start - 1 : start - 1 + count]
+    goes_on = all_lines[start - 1 + count :] not in ([], [""])  # not just the last newline
     return GetResult(
-        path=path, text="\n".join(selected), from_line=start, lines=count, source=source
+        path=path,
+        text="\n".join(selected),
+        from_line=start,
+        lines=count,
+        source=source,
+        more_from=start + count if capped and goes_on else None,
     )
 
 

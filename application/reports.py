@@ -34,13 +34,17 @@ class SearchResponse:
 
 @dataclass(frozen=True, slots=True)
 class GetResult:
-    """Lines read from a memory file or a transcript (`text` empty past the end of file)."""
+    """Lines read from a memory file or a transcript (`text` empty past the end of file).
+
+    `more_from`: the line to read on from when the read stopped at `reading.MAX_LINES` before the
+    end of the file (the whole file, or more lines than that, was asked for); else None."""
 
     path: str
     text: str
     from_line: int
     lines: int
     source: Source
+    more_from: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -341,6 +341,12 @@ def memory_get_tool(manager: MemoryManager, params: Mapping[str, object]) -> dic
     }
     if agent:
         payload["agent"] = agent
+    if got.more_from is not None:
+        payload["moreFrom"] = got.more_from
+        payload["note"] = (
+            f"Only {got.lines} lines were returned; the file goes on. "
+            f"Call memory_get with from={got.more_from} for the rest."
+        )
     return payload
 
 

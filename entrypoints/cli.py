@@ -295,6 +295,12 @@ def get(
         click.echo(json.dumps(camel_keys(asdict(got)), ensure_ascii=False, indent=2))
     else:
         click.echo(got.text)
+    if got.more_from is not None:
+        click.echo(
+            f"memlane: stopped after {got.lines:,} lines; {got.path} goes on: "
+            f"memlane get {got.path} --from {got.more_from}",
+            err=True,
+        )
 
 
 @cli.command()

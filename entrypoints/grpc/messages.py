@@ -90,6 +90,7 @@ def get_result_to_pb(result: GetResult) -> pb.GetResponse:
         from_line=result.from_line,
         lines=result.lines,
         source=result.source,
+        more_from=result.more_from,
     )
 
 
@@ -261,7 +262,12 @@ def search_response_from_pb(m: pb.SearchResponse) -> SearchResponse:
 def get_result_from_pb(m: pb.GetResponse) -> GetResult:
     """Rebuild a GetResult from its message."""
     return GetResult(
-        path=m.path, text=m.text, from_line=m.from_line, lines=m.lines, source=_source(m.source)
+        path=m.path,
+        text=m.text,
+        from_line=m.from_line,
+        lines=m.lines,
+        source=_source(m.source),
+        more_from=_opt(m, "more_from", m.more_from),
     )
 
 

@@ -44,10 +44,23 @@ def note_html(got: GetResult, highlight: Highlight) -> Safe:
         for n, line in enumerate(lines, start=got.from_line)
     )
     empty = '<p class="empty">This file is empty or does not exist yet.</p>'
+    more = (
+        fill(
+            '<p class="empty">The file goes on after line $last: a page shows $count lines at '
+            "most (<code>memlane get $path --from $next</code> reads on).</p>",
+            last=got.more_from - 1,
+            count=f"{got.lines:,}",
+            path=got.path,
+            next=got.more_from,
+        )
+        if got.more_from is not None
+        else Safe("")
+    )
     return fill(
-        '$head<div class="file note">$rows</div>',
+        '$head<div class="file note">$rows</div>$more',
         head=_head(got.path, "note", highlight),
         rows=rows if lines else Safe(empty),
+        more=more,
     )
 
 

@@ -132,6 +132,23 @@ class TestCli:
         assert note.returncode == 0 and "statement_cache_size=0" in note.stdout
         assert chat.returncode == 0 and chat.stdout.startswith("Assistant: 停机窗口")
 
+    def test_get_says_on_stderr_where_a_note_longer_than_a_read_goes_on(
+        self, tmp_path: Path
+    ) -> None:
+        """A read stops at 10,000 lines; the rest of a longer note is named, not dropped."""
+        (tmp_path / "ws" / "memory").mkdir(parents=True)
+        long_note = "".join(f"line {n}\n" for n in range(1, 10_004))
+        (tmp_path / "ws" / "memory" / "long.md").write_text(long_note, encoding="utf-8")
+
+        whole = memlane(tmp_path, "get", "memory/long.md")
+        rest = memlane(tmp_path, "get", "memory/long.md", "--from", "10001")
+
+        assert whole.returncode == 0, whole.stderr
+        assert whole.stdout.splitlines()[-1] == "line 10000"
+        assert "memlane get memory/long.md --from 10001" in whole.stderr
+        assert rest.stdout.split() == ["line", "10001", "line", "10002", "line", "10003"]
+        assert "goes on" not in rest.stderr
+
     def test_path_traversal_is_refused(self, home: Path) -> None:
         """get refuses paths outside the memory files and sessions."""
         (home / "secret.md").write_text("top secret", encoding="utf-8")

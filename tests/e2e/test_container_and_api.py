@@ -206,6 +206,19 @@ class TestToolPayloads:
             "invalid arguments: path required"
         )
 
+    def test_get_payload_names_where_a_note_longer_than_a_read_goes_on(
+        self, manager: MemoryManager, tmp_path: Path
+    ) -> None:
+        note = tmp_path / "ws" / "memory" / "long.md"
+        note.write_text("".join(f"line {n}\n" for n in range(1, 10_003)), encoding="utf-8")
+
+        whole = memory_get_tool(manager, {"path": "memory/long.md"})
+        window = memory_get_tool(manager, {"path": "memory/long.md", "lines": 5})
+
+        assert whole["moreFrom"] == 10_001 and "from=10001" in str(whole["note"])
+        assert str(whole["text"]).endswith("line 10000")
+        assert "moreFrom" not in window and "note" not in window
+
     def test_chat_type_follows_the_session_key(self) -> None:
         assert chat_type(None) == "direct"
         assert chat_type("agent:main:whatsapp:group:42") == "group"

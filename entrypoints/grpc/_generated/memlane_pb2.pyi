@@ -8,7 +8,8 @@ Regenerate the Python code with scripts/gen_grpc.sh (output: entrypoints/grpc/_g
 Errors are gRPC status codes (one table, ERROR_STATUS in entrypoints/grpc/servicer.py):
   INVALID_ARGUMENT     bad query, bad limits, bad configuration
   PERMISSION_DENIED    a path outside the memory files and transcripts (`..`, absolute, symlink)
-  NOT_FOUND            the file does not exist
+  NOT_FOUND            not answered by Get: a file that does not exist reads as empty text
+                       there, as the reference system's memory_get reads it
   UNAVAILABLE          the embedding provider is down or rate limited: retry later
   DEADLINE_EXCEEDED    the embedding provider did not answer in time
   FAILED_PRECONDITION  the provider refused the request or is not configured on this machine
@@ -329,7 +330,7 @@ class GetRequest(_message.Message):
     from_line: _builtins.int
     """1-based; unset: from the first line"""
     lines: _builtins.int
-    """unset: to the end of the file"""
+    """unset: to the end of the file (at most 10,000: more_from)"""
     agent: _builtins.str
     """Another agent of the same store (a hit of a search across agents); unset: the served one."""
     def __init__(
@@ -368,12 +369,17 @@ class GetResponse(_message.Message):
     FROM_LINE_FIELD_NUMBER: _builtins.int
     LINES_FIELD_NUMBER: _builtins.int
     SOURCE_FIELD_NUMBER: _builtins.int
+    MORE_FROM_FIELD_NUMBER: _builtins.int
     path: _builtins.str
     text: _builtins.str
     """empty past the end of the file"""
     from_line: _builtins.int
     lines: _builtins.int
     source: _builtins.str
+    more_from: _builtins.int
+    """Set when the read stopped at the server's cap (10,000 lines) before the end of the file:
+    the from_line to read on from. Unset when the file ended or `lines` was asked for.
+    """
     def __init__(
         self,
         *,
@@ -382,12 +388,15 @@ class GetResponse(_message.Message):
         from_line: _builtins.int = ...,
         lines: _builtins.int = ...,
         source: _builtins.str = ...,
+        more_from: _builtins.int | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_more_from", b"_more_from", "more_from", b"more_from"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["from_line", b"from_line", "lines", b"lines", "path", b"path", "source", b"source", "text", b"text"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_more_from", b"_more_from", "from_line", b"from_line", "lines", b"lines", "more_from", b"more_from", "path", b"path", "source", b"source", "text", b"text"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__more_from: _TypeAlias = _typing.Literal["more_from"]  # noqa: Y015
+    _WhichOneofArgType__more_from: _TypeAlias = _typing.Literal["_more_from", b"_more_from"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__more_from) -> _WhichOneofReturnType__more_from | None: ...
 
 Global___GetResponse: _TypeAlias = GetResponse  # noqa: Y015
 

@@ -8,7 +8,8 @@ Regenerate the Python code with scripts/gen_grpc.sh (output: entrypoints/grpc/_g
 Errors are gRPC status codes (one table, ERROR_STATUS in entrypoints/grpc/servicer.py):
   INVALID_ARGUMENT     bad query, bad limits, bad configuration
   PERMISSION_DENIED    a path outside the memory files and transcripts (`..`, absolute, symlink)
-  NOT_FOUND            the file does not exist
+  NOT_FOUND            not answered by Get: a file that does not exist reads as empty text
+                       there, as the reference system's memory_get reads it
   UNAVAILABLE          the embedding provider is down or rate limited: retry later
   DEADLINE_EXCEEDED    the embedding provider did not answer in time
   FAILED_PRECONDITION  the provider refused the request or is not configured on this machine

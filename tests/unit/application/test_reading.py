@@ -18,7 +18,8 @@ from tests.fakes.file_source import FakeFileSource
 from tests.unit.application.conftest import message
 
 
-def sources() -> dict[Source, FileSource]:
+def sources(**more: str) -> dict[Source, FileSource]:
+    """The fixed files below, and `more` (file name under memory/ or sessions/ -> text)."""
     memory = FakeFileSource(source_name="memory")
     memory.write("MEMORY.md", "one\r\ntwo\r\nthree\r\nfour\r\n")
     memory.write("blob.md", b"\x00\x01\x02\x00")
@@ -30,6 +31,11 @@ def sources() -> dict[Source, FileSource]:
         + message("assistant", "stored")
         + message("user", "thanks"),
     )
+    for name, text in more.items():
+        if name.endswith(".jsonl"):
+            sessions.write(f"sessions/{name}", text)
+        else:
+            memory.write(f"memory/{name}", text)
     return {"memory": memory, "sessions": sessions}
 
 
@@ -50,6 +56,26 @@ class TestMemoryFiles:
 
     def test_the_line_count_is_capped(self) -> None:
         assert read_lines(sources(), "MEMORY.md", lines=MAX_LINES * 10).lines == MAX_LINES
+
+    def test_a_read_stopped_by_the_cap_says_where_the_file_goes_on(self) -> None:
+        src = sources(**{"big.md": "".join(f"line {n}\n" for n in range(1, 12_001))})
+
+        whole = read_lines(src, "memory/big.md")
+        asked_more = read_lines(src, "memory/big.md", from_line=5, lines=MAX_LINES * 2)
+
+        assert whole.text.split("\n")[-1] == f"line {MAX_LINES}"
+        assert whole.more_from == MAX_LINES + 1
+        assert asked_more.more_from == MAX_LINES + 5
+        assert read_lines(src, "memory/big.md", from_line=MAX_LINES + 1).more_from is None
+
+    def test_a_window_asked_for_or_a_file_ending_at_the_cap_is_not_cut_short(self) -> None:
+        src = sources(
+            **{"exact.md": "x\n" * MAX_LINES, "big.md": "x\n" * (MAX_LINES + 5)}
+        )  # exact.md ends at the cap
+
+        assert read_lines(src, "memory/exact.md").more_from is None
+        assert read_lines(src, "memory/big.md", lines=20).more_from is None
+        assert read_lines(sources(), "MEMORY.md").more_from is None
 
     def test_a_binary_file_is_refused(self) -> None:
         with pytest.raises(FileRefused):
@@ -119,6 +145,18 @@ class TestTranscripts:
         # Line 2 is not a message; line 4 is outside the range.
         assert got.text == "User: my token is [REDACTED]\nAssistant: stored"
         assert got.source == "sessions"
+
+    def test_a_transcript_read_stopped_by_the_cap_says_where_it_goes_on(self) -> None:
+        src = sources(
+            **{"long.jsonl": "".join(message("user", f"m{n}") for n in range(MAX_LINES + 3))}
+        )
+
+        got = read_lines(src, "sessions/long.jsonl")
+
+        assert got.more_from == MAX_LINES + 1
+        assert got.text.split("\n")[-1] == f"User: m{MAX_LINES - 1}"
+        assert read_lines(src, "sessions/long.jsonl", lines=5).more_from is None
+        assert read_lines(sources(), "sessions/a.jsonl").more_from is None
 
     def test_a_disabled_sessions_source_is_refused(self) -> None:
         only_memory: dict[Source, FileSource] = {"memory": sources()["memory"]}

@@ -4,10 +4,18 @@ serialized bytes."""
 from __future__ import annotations
 
 from memlane.application.ports.index_store import VectorProgress
-from memlane.application.reports import RecoveryStats, SearchResponse, StatusReport, SyncReport
+from memlane.application.reports import (
+    GetResult,
+    RecoveryStats,
+    SearchResponse,
+    StatusReport,
+    SyncReport,
+)
 from memlane.domain.search import SearchResult
 from memlane.entrypoints.grpc._generated import memlane_pb2 as pb
 from memlane.entrypoints.grpc.messages import (
+    get_result_from_pb,
+    get_result_to_pb,
     search_response_from_pb,
     search_response_to_pb,
     status_report_from_pb,
@@ -149,3 +157,13 @@ class TestSearchConfidence:
 
         assert unjudged.no_strong_match is None and unjudged.results[0].confidence is None
         assert strong.no_strong_match is False
+
+
+class TestGetResult:
+    def test_where_a_capped_read_goes_on_survives_the_wire(self) -> None:
+        for more_from in (None, 10_001):
+            got = GetResult("memory/a.md", "x", 1, 10_000, "memory", more_from=more_from)
+            wire = pb.GetResponse.FromString(get_result_to_pb(got).SerializeToString())
+
+            assert wire.HasField("more_from") == (more_from is not None)
+            assert get_result_from_pb(wire) == got

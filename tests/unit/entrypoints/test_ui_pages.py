@@ -7,11 +7,12 @@ import re
 from datetime import UTC, datetime, timedelta
 
 from memlane.application.ports.event_log import RecordedEvent
-from memlane.application.reports import SearchResponse
+from memlane.application.reports import GetResult, SearchResponse
 from memlane.domain import events
 from memlane.domain.confidence import NO_STRONG_MATCH
 from memlane.domain.search import ScoreExplanation, SearchResult
 from memlane.entrypoints.ui.charts import Series, evidence_bars, time_plot
+from memlane.entrypoints.ui.file_page import Highlight, note_html
 from memlane.entrypoints.ui.history import SizeSamples, sync_runs
 from memlane.entrypoints.ui.html import Safe, esc, fill
 from memlane.entrypoints.ui.marking import marked, query_terms
@@ -169,3 +170,15 @@ class TestResults:
         for flag in (False, None):
             response = SearchResponse([self.HIT], "local", "m", "hybrid", no_strong_match=flag)
             assert "no-strong-match" not in results_html(SearchForm(q="weather"), response)
+
+
+class TestFilePage:
+    def test_a_note_cut_at_the_read_cap_says_where_it_goes_on(self) -> None:
+        cut = GetResult("memory/long.md", "a\nb", 1, 10_000, "memory", more_from=10_001)
+        whole = GetResult("memory/short.md", "a\nb", 1, 10_000, "memory")
+
+        shown = str(note_html(cut, Highlight()))
+
+        assert "goes on after line 10000" in shown
+        assert "memlane get memory/long.md --from 10001" in shown
+        assert "goes on" not in str(note_html(whole, Highlight()))
