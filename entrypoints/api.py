@@ -9,6 +9,7 @@ import threading
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
+from typing import Final
 
 import structlog
 
@@ -275,6 +276,14 @@ def chat_type(session_key: str | None) -> str:
     return "direct"
 
 
+# The arguments each tool reads (the reference's camelCase names and our snake_case aliases).
+_SEARCH_ARGUMENTS: Final = frozenset(
+    {"query", "maxResults", "max_results", "minScore", "min_score", "agents", "since", "until"}
+    | {"asOf", "as_of"}
+)
+_GET_ARGUMENTS: Final = frozenset({"path", "from", "from_line", "lines", "agent"})
+
+
 def memory_search_tool(
     manager: MemoryManager, params: Mapping[str, object], *, session_key: str | None = None
 ) -> dict[str, object]:
@@ -299,6 +308,7 @@ def memory_search_tool(
         if kind_of(exc) is None:  # a bug: the caller's own handler logs it
             raise
         return failure_payload(exc, tool="search")
+    warnings = [*response.warnings, *_unknown_arguments(params, _SEARCH_ARGUMENTS)]
     return {
         "results": [_result(r) for r in response.results],
         "provider": response.provider,
@@ -308,7 +318,7 @@ def memory_search_tool(
         "mode": response.mode,
         "noStrongMatch": response.no_strong_match,
         **({"note": NO_STRONG_MATCH} if response.no_strong_match else {}),
-        **({"warnings": list(response.warnings)} if response.warnings else {}),
+        **({"warnings": warnings} if warnings else {}),
         **({"timeWords": response.time_words} if response.time_words else {}),
     }
 
@@ -341,6 +351,8 @@ def memory_get_tool(manager: MemoryManager, params: Mapping[str, object]) -> dic
     }
     if agent:
         payload["agent"] = agent
+    if unknown := _unknown_arguments(params, _GET_ARGUMENTS):
+        payload["warnings"] = unknown
     if got.more_from is not None:
         payload["moreFrom"] = got.more_from
         payload["note"] = (
@@ -386,14 +398,30 @@ def _agents(params: Mapping[str, object]) -> tuple[str, ...] | None:
 def _number(
     params: Mapping[str, object], name: str, alias: str, *, integer: bool
 ) -> int | float | None:
+    """A numeric argument: a number or a numeric string (the reference reads both); unset or
+    NaN is None (the reference ignores NaN). Anything else is refused with InvalidQuery, so the
+    payload tells the model what to fix instead of quietly searching with the default."""
     value = params.get(name, params.get(alias))
-    if value is None or isinstance(value, bool):
+    if value is None:
         return None
+    number: object = value
     if isinstance(value, str):
         try:
-            value = float(value)
+            number = float(value)
         except ValueError:
-            return None
-    if not isinstance(value, int | float) or math.isnan(value):  # NaN ignored, as the reference
+            number = None
+    if isinstance(number, bool) or not isinstance(number, int | float):
+        raise InvalidQuery(f"{name} must be a number, not {value!r}")
+    if math.isnan(number):
         return None
-    return int(value) if integer else float(value)
+    if math.isinf(number):
+        raise InvalidQuery(f"{name} must be a finite number, not {value!r}")
+    return int(number) if integer else float(number)
+
+
+def _unknown_arguments(params: Mapping[str, object], known: frozenset[str]) -> list[str]:
+    """A warning naming the arguments a tool does not take (ignored, but not silently)."""
+    unknown = sorted(str(k) for k in params if k not in known)
+    if not unknown:
+        return []
+    return [f"ignored unknown argument(s): {', '.join(unknown)}; known: {', '.join(sorted(known))}"]

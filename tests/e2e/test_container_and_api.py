@@ -192,6 +192,36 @@ class TestToolPayloads:
         assert "disabled" not in blank and "disabled" not in negative
         assert blank["results"] == [] and blank["action"] == "Fix the tool arguments and retry."
 
+    @pytest.mark.parametrize(
+        "value", ["ten", [3], True, {"n": 3}, float("inf"), float("-inf"), "inf"]
+    )
+    def test_a_number_argument_that_is_not_one_is_refused_not_ignored(
+        self, manager: MemoryManager, value: object
+    ) -> None:
+        searched = memory_search_tool(manager, {"query": "billing", "maxResults": value})
+        scored = memory_search_tool(manager, {"query": "billing", "minScore": value})
+        read = memory_get_tool(manager, {"path": "MEMORY.md", "lines": value})
+
+        for payload, name in ((searched, "maxResults"), (scored, "minScore"), (read, "lines")):
+            assert str(payload["error"]).startswith(f"invalid arguments: {name} must be a")
+
+    def test_numeric_strings_and_nan_are_read_as_the_reference_reads_them(
+        self, manager: MemoryManager
+    ) -> None:
+        two = memory_search_tool(manager, {"query": "billing deploys", "maxResults": "1"})
+        nan = memory_get_tool(manager, {"path": "MEMORY.md", "lines": float("nan")})
+
+        assert "error" not in two and len(two["results"]) == 1  # type: ignore[arg-type]
+        assert nan["text"] == "# Team\n\nPriya owns the billing service.\n"
+
+    def test_unknown_arguments_are_named_in_a_warning(self, manager: MemoryManager) -> None:
+        searched = memory_search_tool(manager, {"query": "billing", "maxRezults": 2})
+        read = memory_get_tool(manager, {"path": "MEMORY.md", "line": 1})
+
+        assert "maxRezults" in str(searched["warnings"]) and searched["results"]
+        assert "line" in str(read["warnings"]) and read["text"]
+        assert "warnings" not in memory_get_tool(manager, {"path": "MEMORY.md", "from": 1})
+
     def test_get_payload_opens_session_hits_and_refuses_escapes(
         self, manager: MemoryManager
     ) -> None:
