@@ -24,7 +24,13 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from memlane.entrypoints.grpc._generated import memlane_pb2_grpc as pb_grpc
-from memlane.entrypoints.grpc.servicer import SERVICE_NAME, MemoryServicer, ServedManager
+from memlane.entrypoints.grpc.servicer import (
+    REQUEST_ID_KEY,
+    SERVICE_NAME,
+    MemoryServicer,
+    ServedManager,
+    request_id_of,
+)
 from memlane.entrypoints.listen import is_loopback
 
 OPEN_METHOD_PREFIXES: Final = ("/grpc.health.v1.Health/",)
@@ -79,14 +85,17 @@ class BearerTokenAuth(grpc.ServerInterceptor):  # type: ignore[type-arg]
             return handler
         if self.authorized(handler_call_details.invocation_metadata):
             return handler
-        _log.warning("rpc.unauthenticated", method=method)
-        return _deny(handler)
+        request_id = request_id_of(handler_call_details.invocation_metadata)
+        _log.warning("rpc.unauthenticated", method=method, request_id=request_id)
+        return _deny(handler, request_id)
 
 
-def _deny(handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:  # type: ignore[type-arg]
-    """A handler of the same shape as `handler` that fails with UNAUTHENTICATED."""
+def _deny(handler: grpc.RpcMethodHandler, request_id: str) -> grpc.RpcMethodHandler:  # type: ignore[type-arg]
+    """A handler of the same shape as `handler` that fails with UNAUTHENTICATED, carrying the
+    request id as every other answer does."""
 
     def reject(_request: object, context: grpc.ServicerContext) -> NoReturn:
+        context.send_initial_metadata(((REQUEST_ID_KEY, request_id),))
         context.abort(grpc.StatusCode.UNAUTHENTICATED, "missing or invalid bearer token")
 
     deserializer = handler.request_deserializer
@@ -153,7 +162,7 @@ def build_server(
     if bound == 0:  # older grpcio reported bind failures this way
         raise OSError(f"cannot listen on {address}")
     if not is_loopback(host) and tls is None:
-        _log.warning("grpc.insecure_listener", host=host, port=bound, token=token is not None)
+        _log.warning("grpc.insecure_listener", host=host, port=bound, with_token=token is not None)
     _log.info("grpc.server_built", host=host, port=bound, tls=tls is not None, auth=bool(token))
     return server, bound
 

@@ -36,7 +36,8 @@ from memlane.application.reports import (
     SyncReport,
 )
 from memlane.application.sync_trigger import SyncTrigger
-from memlane.domain.events import type_name
+from memlane.domain.errors import InvalidQuery
+from memlane.domain.events import EVENT_TYPES, type_name
 from memlane.entrypoints.errors import kind_of, message
 from memlane.entrypoints.grpc._generated import memlane_pb2 as pb
 from memlane.entrypoints.grpc._generated import memlane_pb2_grpc as pb_grpc
@@ -122,7 +123,8 @@ def status_for(exc: BaseException) -> grpc.StatusCode | None:
 # ---- one call's bookkeeping ----
 
 
-def _request_id(metadata: Sequence[tuple[str, str | bytes]] | None) -> str:
+def request_id_of(metadata: Sequence[tuple[str, str | bytes]] | None) -> str:
+    """The caller's `x-request-id` when it is sane, else a new one."""
     for key, value in metadata or ():
         if key == REQUEST_ID_KEY and isinstance(value, str) and _SANE_REQUEST_ID.fullmatch(value):
             return value
@@ -135,7 +137,7 @@ class _Rpc:
     def __init__(self, name: str, context: grpc.ServicerContext) -> None:
         self.name = name
         self.context = context
-        self.request_id = _request_id(context.invocation_metadata())
+        self.request_id = request_id_of(context.invocation_metadata())
         self.log = _log.bind(rpc=name, request_id=self.request_id)
         self._started = time.perf_counter()
         context.send_initial_metadata(((REQUEST_ID_KEY, self.request_id),))
@@ -278,6 +280,14 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
     ) -> Iterator[pb.IndexEvent]:
         """Subscribe, then replay: nothing appended in between is lost (dedup by position)."""
         rpc = _Rpc("WatchEvents", context)
+        if unknown := sorted(set(request.types) - EVENT_TYPES.keys()):
+            # a misspelt type would otherwise keep the stream open and silent forever
+            rpc.fail(
+                InvalidQuery(
+                    f"unknown event type(s): {', '.join(unknown)}; "
+                    f"known: {', '.join(sorted(EVENT_TYPES))}"
+                )
+            )
         with self._lock:
             if self._streams >= self._max_streams:
                 rpc.fail(ServerLimitError(f"at most {self._max_streams} event streams at once"))

@@ -90,8 +90,10 @@ def serve_http(
     tls_key: str | None = None,
     tls_client_ca: str | None = None,
     on_ready: Callable[[], object] = lambda: None,
+    server_name: str = "mcp_http",
 ) -> None:
-    """Serve `app` until SIGINT/SIGTERM; with `tls_client_ca`, clients need a certificate."""
+    """Serve `app` until SIGINT/SIGTERM; with `tls_client_ca`, clients need a certificate.
+    `server_name` names the server in its log lines (the web page shares this function)."""
     config = uvicorn.Config(
         app,
         host=host,
@@ -105,6 +107,6 @@ def serve_http(
         lifespan="on",
     )
     if not is_loopback(host) and tls_cert is None:
-        _log.warning("mcp_http_insecure_listener", host=host, port=port)
+        _log.warning(f"{server_name}_insecure_listener", host=host, port=port)
     on_ready()
     uvicorn.Server(config).run()

@@ -277,5 +277,9 @@ def run_ui(
 ) -> None:
     """Serve the UI until SIGINT/SIGTERM."""
     serve_http(
-        build_ui_app(manager, options), host=options.host, port=options.port, on_ready=on_ready
+        build_ui_app(manager, options),
+        host=options.host,
+        port=options.port,
+        on_ready=on_ready,
+        server_name="ui",
     )

@@ -5,11 +5,13 @@ from __future__ import annotations
 import shutil
 import subprocess
 from pathlib import Path
+from typing import cast
 
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from structlog.testing import capture_logs
 
 from memlane.entrypoints.grpc._generated import memlane_pb2, memlane_pb2_grpc
 from memlane.entrypoints.grpc.client import MemlaneClient
@@ -40,6 +42,23 @@ class TestAuth:
         assert error.code is CODE.UNAUTHENTICATED
         assert canned.calls == []
 
+    def test_a_refusal_carries_the_request_id_as_every_answer_does(
+        self, canned_served: Served
+    ) -> None:
+        stub = memlane_pb2_grpc.MemoryServiceStub(canned_served.client.channel)
+        sent = (("authorization", "Bearer wrong"), ("x-request-id", "abc123"))
+
+        with pytest.raises(grpc.RpcError) as given, capture_logs() as logs:
+            stub.Status(memlane_pb2.StatusRequest(), metadata=sent, timeout=5)
+        with MemlaneClient(f"127.0.0.1:{canned_served.port}") as client:
+            fresh = rpc_error(client.status)
+
+        call = cast(grpc.Call, given.value)
+        assert call.code() is CODE.UNAUTHENTICATED
+        assert ("x-request-id", "abc123") in tuple(call.initial_metadata() or ())
+        assert any(e.get("request_id") == "abc123" for e in logs)  # the server's log line
+        assert fresh.code is CODE.UNAUTHENTICATED and fresh.request_id
+
     def test_the_event_stream_needs_the_token_too(self, canned_served: Served) -> None:
         with MemlaneClient(f"127.0.0.1:{canned_served.port}") as client:
             error = rpc_error(lambda: next(client.events(tail=1, timeout=10)))
@@ -61,6 +80,17 @@ class TestAuth:
     def test_an_empty_token_is_refused_at_build_time(self, canned: CannedManager) -> None:
         with pytest.raises(ValueError, match="token"):
             build_server(canned, token="")
+
+    @pytest.mark.parametrize("token", [TOKEN, None])
+    def test_the_insecure_listener_warning_says_whether_a_token_guards_it(
+        self, canned: CannedManager, token: str | None
+    ) -> None:
+        with capture_logs() as logs:
+            server, _port = build_server(canned, host="0.0.0.0", port=0, token=token)
+        server.stop(None).wait(5)
+
+        warned = [e for e in logs if e["event"] == "grpc.insecure_listener"]
+        assert len(warned) == 1 and warned[0]["with_token"] is (token is not None)
 
 
 class TestHealthAndReflection:

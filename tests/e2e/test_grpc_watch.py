@@ -86,6 +86,16 @@ class TestWatchEvents:
         assert (first.position, first.type) == (3, "file_removed")
         assert second.to_recorded() == removed
 
+    @pytest.mark.parametrize("types", [["file_indexd"], ["FILE_INDEXED", "file_removed"]])
+    def test_an_unknown_type_is_refused_not_waited_on_forever(
+        self, canned_served: Served, canned: CannedManager, types: list[str]
+    ) -> None:
+        error = rpc_error(lambda: next(canned_served.client.events(types=types, timeout=10)))
+
+        assert error.code is CODE.INVALID_ARGUMENT
+        assert types[0] in str(error) and "file_indexed" in str(error)  # the known ones named
+        assert canned.subscribers == 0
+
     def test_unsubscribes_when_the_client_leaves(
         self, canned_served: Served, canned: CannedManager
     ) -> None:
