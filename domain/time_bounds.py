@@ -1,8 +1,8 @@
 """Domain: the ends of a `since` / `until` filter as callers write them, to epoch seconds.
 
 Accepted: an ISO 8601 date (`2026-11-01`: from its first second for `since`, to its last for
-`until`) or date and time (UTC unless it names a zone), epoch seconds, a `datetime` / `date`,
-or a span back from now (`7d`, `12h`, `30m`, `2w`, `3mo`, `1y`). `now` is passed in.
+`until`) or date and time (UTC unless it names a zone), epoch seconds (a number, or text of nine
+digits or more), a `datetime` / `date`, or a span back from now (`7d`, `12h`, `30m`, `2w`, `3mo`, `1y`). `now` is passed in.
 """
 
 from __future__ import annotations
@@ -31,6 +31,11 @@ _SECONDS: Final = {
     "y": 365 * 86_400,
 }
 _DATE_ONLY: Final = re.compile(r"\d{4}-\d{2}-\d{2}")
+# Epoch seconds written as text (a command line, a URL): nine digits or more, i.e. from 1973 on.
+# A shorter bare number is refused rather than read: "2026" is far likelier a year than 33
+# minutes past the epoch.
+_EPOCH_TEXT: Final = re.compile(r"\d{9,}(?:\.\d+)?")
+_BARE_NUMBER: Final = re.compile(r"[+-]?\d+(?:\.\d+)?")
 
 
 def _aware(moment: dt.datetime) -> float:
@@ -58,6 +63,13 @@ def parse_time_bound(value: object, *, now: float, end: bool, name: str) -> floa
     if not isinstance(value, str):
         raise InvalidQuery(f"{name} must be a time, not {type(value).__name__}")
     text = value.strip()
+    if _EPOCH_TEXT.fullmatch(text):
+        return float(text)
+    if _BARE_NUMBER.fullmatch(text):
+        raise InvalidQuery(
+            f"{name}: {value!r} is too small for epoch seconds (nine digits or more); write a "
+            "year as a date (2026-01-01) or a span with its unit (7d)"
+        )
     span = _SPAN.fullmatch(text)
     if span is not None:
         return now - float(span.group(1)) * _SECONDS[span.group(2).lower()]

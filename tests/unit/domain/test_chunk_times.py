@@ -169,6 +169,8 @@ class TestTimeBounds:
             ("2w", False, NOW - 14 * 86_400),
             (" 30m ", False, NOW - 1800),
             (1_700_000_000, False, 1_700_000_000.0),
+            ("1700000000", False, 1_700_000_000.0),  # epoch seconds from a command line
+            (" 1700000000.5 ", True, 1_700_000_000.5),
             (dt.date(2026, 11, 3), True, _day(2026, 11, 3)[1]),
             (dt.datetime(2026, 11, 3, 6, tzinfo=dt.UTC), False, _day(2026, 11, 3)[0] + 6 * 3600),
             (None, False, None),
@@ -180,6 +182,11 @@ class TestTimeBounds:
     @pytest.mark.parametrize("value", ["last week", "7 parsecs", "", True, [1], math.inf, "11/17"])
     def test_unreadable_bounds_are_refused_saying_why(self, value: object) -> None:
         with pytest.raises(InvalidQuery, match="since"):
+            parse_time_bound(value, now=NOW, end=False, name="since")
+
+    @pytest.mark.parametrize("value", ["2026", "0", "-5", "17000000"])
+    def test_a_short_bare_number_is_refused_not_read_as_epoch_seconds(self, value: str) -> None:
+        with pytest.raises(InvalidQuery, match="nine digits or more.*2026-01-01"):
             parse_time_bound(value, now=NOW, end=False, name="since")
 
     def test_an_empty_window_is_refused(self) -> None:
