@@ -2,7 +2,8 @@
 
 Accepted: an ISO 8601 date (`2026-11-01`: from its first second for `since`, to its last for
 `until`) or date and time (UTC unless it names a zone), epoch seconds (a number, or text of nine
-digits or more), a `datetime` / `date`, or a span back from now (`7d`, `12h`, `30m`, `2w`, `3mo`, `1y`). `now` is passed in.
+digits or more), a `datetime` / `date`, or a span back from now (`7d`, `12h`, `30m`, `2w`, `3mo`,
+`1y`). `now` is passed in.
 """
 
 from __future__ import annotations

@@ -186,7 +186,7 @@ class TestTimeBounds:
 
     @pytest.mark.parametrize("value", ["2026", "0", "-5", "17000000"])
     def test_a_short_bare_number_is_refused_not_read_as_epoch_seconds(self, value: str) -> None:
-        with pytest.raises(InvalidQuery, match="nine digits or more.*2026-01-01"):
+        with pytest.raises(InvalidQuery, match=r"nine digits or more.*2026-01-01"):
             parse_time_bound(value, now=NOW, end=False, name="since")
 
     def test_an_empty_window_is_refused(self) -> None:
