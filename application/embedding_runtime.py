@@ -163,8 +163,18 @@ class EmbeddingRuntime:
         recalled = self.recalled_warning(name)
         if recalled is not None:
             return recalled
-        if self.requested == "auto":
+        if self.requested == "auto" and selection.fallback_from is None:
             return None  # auto promises the first provider available, keyword-only included
+        if self.requested == "auto":  # it had to pass a provider the user set up on purpose
+            then = (
+                f"using {selection.provider.id}"
+                if selection.provider is not None
+                else "search is keyword-only"
+            )
+            return (
+                f"embedding provider {selection.fallback_from} cannot run "
+                f"({selection.fallback_reason}); {then}"
+            )
         if selection.provider is None:
             return (
                 f"embedding provider {name} is configured but cannot run "

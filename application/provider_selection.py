@@ -48,9 +48,16 @@ class ProviderChoice:
 
 
 def choose_provider(
-    requested: str, fallback: str, factories: Mapping[str, ProviderFactory]
+    requested: str,
+    fallback: str,
+    factories: Mapping[str, ProviderFactory],
+    *,
+    configured: frozenset[str] = frozenset(),
 ) -> ProviderChoice:
     """Pick the provider from named factories: `auto` in order, else the named one or its fallback.
+
+    `configured`: providers the user set up on purpose (a local `modelPath`). `auto` still moves
+    past one that cannot run, but says so (`fallback_from`), so the setting is not lost quietly.
 
     Raises:
         ConfigError: `requested` or `fallback` names no known provider.
@@ -58,7 +65,7 @@ def choose_provider(
             (for an explicit provider, after its fallback failed too).
     """
     if requested == "auto":
-        return _choose_auto(factories)
+        return _choose_auto(factories, configured)
     if requested not in factories:
         raise ConfigError("provider", f"unknown embedding provider {requested!r}")
     if fallback not in ("none", "", requested) and fallback not in factories:
@@ -70,30 +77,41 @@ def choose_provider(
     return ProviderChoice(provider, f"{requested} configured", requested=requested)
 
 
-def _choose_auto(factories: Mapping[str, ProviderFactory]) -> ProviderChoice:
+def _choose_auto(
+    factories: Mapping[str, ProviderFactory], configured: frozenset[str]
+) -> ProviderChoice:
     skipped: list[str] = []
+    failed: tuple[str, str] | None = None  # the first provider set up on purpose that failed
     for name in AUTO_ORDER:
         factory = factories.get(name)
         if factory is None:
             continue
         try:
             provider = factory()
-        except ProviderNotConfigured as exc:
-            skipped.append(f"{name}: {exc}")
-            continue
         except EmbeddingError as exc:
-            # The offline model is best effort in auto mode; remote failures are configuration bugs.
-            if name == "local":
-                skipped.append(f"{name}: {exc}")
-                continue
-            raise
+            # The offline model is best effort in auto mode; remote failures are configuration
+            # bugs, as is a local model the user pointed at that cannot load (said, not raised).
+            if not isinstance(exc, ProviderNotConfigured) and name != "local":
+                raise
+            skipped.append(f"{name}: {exc}")
+            if failed is None and name in configured:
+                failed = (name, str(exc))
+            continue
         why = f"auto: {name} is the first available provider"
         if skipped:
             why += " (skipped " + "; ".join(skipped) + ")"
-        return ProviderChoice(provider, why)
-    return ProviderChoice(
-        None, "keyword-only: no embedding provider available (" + "; ".join(skipped) + ")"
+        return _auto_choice(provider, why, failed)
+    return _auto_choice(
+        None, "keyword-only: no embedding provider available (" + "; ".join(skipped) + ")", failed
     )
+
+
+def _auto_choice(
+    provider: EmbeddingProvider | None, why: str, failed: tuple[str, str] | None
+) -> ProviderChoice:
+    if failed is None:
+        return ProviderChoice(provider, why)
+    return ProviderChoice(provider, why, fallback_from=failed[0], fallback_reason=failed[1])
 
 
 def _fall_back(

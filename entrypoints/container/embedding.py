@@ -176,11 +176,13 @@ def make_runtime(
     # (tests, benchmarks) know only memlane's names.
     chosen = settings.provider_alias if settings.provider_alias in factories else requested
     fallback_id = settings.fallback_id if settings.fallback_id in factories else settings.fallback
+    # A model file named in the settings is set up on purpose: `auto` says when it cannot load.
+    configured = frozenset({"local"} if settings.local.model_path else ())
 
     def select() -> Selection:
         if requested == "none":
             return Selection(provider=None, reason="keyword-only mode requested (provider: none)")
-        return _selection(choose_provider(chosen, fallback_id, factories))
+        return _selection(choose_provider(chosen, fallback_id, factories, configured=configured))
 
     select_fallback = None
     if settings.fallback != "none":

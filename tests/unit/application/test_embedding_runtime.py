@@ -61,6 +61,31 @@ class TestSelection:
 
         assert (runtime.provider, runtime.selection.reason) == (None, "no provider")
 
+    def test_auto_warns_only_when_it_passed_a_provider_set_up_on_purpose(self) -> None:
+        quiet = EmbeddingRuntime(lambda: Selection(provider=None, reason="none"), requested="auto")
+        passed = EmbeddingRuntime(
+            lambda: Selection(
+                provider=None,
+                reason="keyword-only",
+                fallback_from="local",
+                fallback_reason="local: model file not found: /x.onnx",
+            ),
+            requested="auto",
+        )
+        moved_on = EmbeddingRuntime(
+            lambda: Selection(provider=PRIMARY, fallback_from="local", fallback_reason="corrupt"),
+            requested="auto",
+        )
+
+        assert quiet.warning is None
+        assert passed.warning == (
+            "embedding provider local cannot run (local: model file not found: /x.onnx); "
+            "search is keyword-only"
+        )
+        assert (
+            moved_on.warning == f"embedding provider local cannot run (corrupt); using {PRIMARY.id}"
+        )
+
 
 class TestFallBack:
     def test_without_a_fallback_there_is_nothing_to_switch_to(self) -> None:

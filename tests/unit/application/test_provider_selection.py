@@ -91,6 +91,22 @@ class TestAutoSelection:
         assert choice.provider is not None
         assert choice.provider.id == "openai"
 
+    @pytest.mark.parametrize(
+        "error", [ProviderNotConfigured("model file not found: /x.onnx"), EmbeddingRejected("bad")]
+    )
+    def test_a_local_model_set_up_on_purpose_that_cannot_run_is_named_not_skipped_quietly(
+        self, error: Exception
+    ) -> None:
+        built: list[str] = []
+        factories = {"local": fails(error, "local", built), "openai": missing("openai", built)}
+
+        keyword_only = choose_provider("auto", "none", factories, configured=frozenset({"local"}))
+        unconfigured = choose_provider("auto", "none", factories)
+
+        assert keyword_only.provider is None
+        assert (keyword_only.fallback_from, keyword_only.fallback_reason) == ("local", str(error))
+        assert unconfigured.fallback_from is None  # the bundled model: auto's best effort
+
     def test_a_broken_remote_configuration_is_fatal(self) -> None:
         built: list[str] = []
         factories = {
