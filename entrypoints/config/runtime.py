@@ -169,6 +169,16 @@ def resolve_runtime(
     chosen = raw.workspace or valid.agent_workspace
     chosen_workspace = _workspace(chosen, env, cwd)
     origin = raw.workspace_origin or ("config" if chosen else "cwd")
+    if settings.provider == "local" and settings.model:
+        # The local provider runs the bundled model or the file local.modelPath names; a model
+        # name (a remote provider's) would otherwise be listed by `status` and used nowhere.
+        ignored.append(
+            IgnoredKey(
+                "memorySearch.model",
+                f"the local provider does not take a model name ({settings.model!r}): it runs the "
+                "bundled model, or the file local.modelPath names",
+            )
+        )
     if reference is not None:
         if settings.store.path:
             ignored.append(

@@ -354,3 +354,27 @@ class TestFallbackIds:
             resolve_settings(block(provider="openai", fallback=value))
 
         assert caught.value.key == "agents.defaults.memorySearch.fallback"
+
+
+class TestAModelNameTheLocalProviderCannotUse:
+    @pytest.mark.parametrize(
+        ("env", "config"),
+        [
+            ({"MEMLANE_PROVIDER": "local", "MEMLANE_MODEL": "foo-model"}, "{}"),
+            ({}, '{agents: {defaults: {memorySearch: {provider: "local", model: "text-e-3"}}}}'),
+        ],
+    )
+    def test_is_listed_as_ignored(self, tmp_path: Path, env: dict[str, str], config: str) -> None:
+        path = write(tmp_path / "c.json5", config)
+
+        runtime = resolve_runtime(
+            env={"HOME": str(tmp_path), **env}, cwd=tmp_path, config=str(path)
+        )
+
+        assert [i.key for i in runtime.ignored] == ["memorySearch.model"]
+        assert "local.modelPath" in runtime.ignored[0].reason
+
+    def test_another_provider_keeps_its_model_unremarked(self, tmp_path: Path) -> None:
+        env = {"HOME": str(tmp_path), "MEMLANE_PROVIDER": "openai", "MEMLANE_MODEL": "m"}
+
+        assert resolve_runtime(env=env, cwd=tmp_path).ignored == ()
