@@ -164,7 +164,9 @@ class SqliteFamily:
 
 class _SqliteAgents:
     """Agents sharing a state directory each have their own index file there (`store.path`
-    templates with `{agentId}` included); an agent is known when its file exists."""
+    templates with `{agentId}` included); an agent is known when its file holds an index. A
+    file alone is not enough: `--agent typo status` opens (so creates) one for a name that was
+    never indexed, and that must not make the typo a searchable agent."""
 
     def __init__(self, rc: RuntimeConfig, env: Mapping[str, str]) -> None:
         self._rc = rc
@@ -177,15 +179,21 @@ class _SqliteAgents:
             # A `store.path` without `{agentId}` names one file for every agent: it holds this
             # agent's index only, and must not answer as another agent's.
             raise UnknownAgent(agent, store=str(path), known=[rc.agent_id])
-        if not path.is_file():
-            known = sqlite_agents(rc.state_dir)
-            raise UnknownAgent(agent, store=f"{path.parent.parent}", known=known)
-        # Opening migrates an index of an older schema, as that agent's own process would.
-        database = SqliteDatabase.open(path, load_vector=rc.settings.store.vector_enabled)
-        return SqliteIndexStore(database)
+        if SqliteDatabase.peek_meta(path, INDEX_META_KEY) is not None:
+            # Opening migrates an index of an older schema, as that agent's own process would.
+            database = SqliteDatabase.open(path, load_vector=rc.settings.store.vector_enabled)
+            return SqliteIndexStore(database)
+        known = [a for a in sqlite_agents(rc.state_dir) if a == rc.agent_id or _indexed(rc, a)]
+        raise UnknownAgent(agent, store=f"{path.parent.parent}", known=known)
 
     def close(self) -> None:
         return None  # each index owns its file
+
+
+def _indexed(rc: RuntimeConfig, agent: str) -> bool:
+    """Whether `agent`'s file in the default layout holds an index (read only, no migration)."""
+    path = rc.state_dir / "agents" / agent / "memory.db"
+    return SqliteDatabase.peek_meta(path, INDEX_META_KEY) is not None
 
 
 class PostgresFamily:

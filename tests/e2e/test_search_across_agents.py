@@ -154,6 +154,18 @@ class TestCliAcrossAgents:
         assert done.stdout == ""
         assert bad.returncode == 2 and "invalid agent id" in bad.stderr
 
+    def test_a_typo_agent_a_status_call_opened_stays_unknown(self, sqlite_shared: Shared) -> None:
+        """`--agent ghost2 status` creates ghost2's (empty) file; that must not make the typo
+        an agent a search across agents accepts and answers nothing from."""
+        (sqlite_shared.root / "ghost2").mkdir(exist_ok=True)  # its --workspace
+        opened = sqlite_shared.run("ghost2", "status")
+        done = sqlite_shared.run("alpha", "search", "deploy", "--agents", "alpha,ghost2")
+
+        assert opened.returncode == 0, opened.stderr
+        assert (sqlite_shared.root / "state" / "agents" / "ghost2" / "memory.db").is_file()
+        assert done.returncode == 2 and "unknown agent 'ghost2'" in done.stderr
+        assert "(agents there: alpha, beta)" in done.stderr
+
     def test_get_reads_another_agents_hit(self, shared: Shared) -> None:
         got = shared.run("alpha", "get", "memory/2026-02-01.md", "--from-agent", "beta", "--json")
         own = shared.run("alpha", "get", "memory/2026-02-01.md", "--json")
