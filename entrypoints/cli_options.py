@@ -196,8 +196,9 @@ def disabled_line(agent_id: str, exc: MemoryDisabled) -> str:
 
 
 _REPAIR_HINT = (
-    "\nThe notes and transcripts are intact: `memlane index --force` moves the damaged index "
-    "aside and rebuilds it from them."
+    "\nThe notes and transcripts are intact: `memlane --workspace <the notes folder> index "
+    "--force` moves the damaged index aside and rebuilds it from them (name the folder: a "
+    "damaged index can no longer say which workspace it was built from)."
 )
 
 

@@ -246,6 +246,10 @@ def action(exc: BaseException) -> str:
 
 
 UNAVAILABLE_WARNING: Final = "Memory search is unavailable right now."
+WRITE_REFUSED_ACTION: Final = (
+    "Write to MEMORY.md or to a note memory/<name>.md (transcripts and other paths are not "
+    "written)."
+)
 
 
 def failure_payload(exc: BaseException, *, tool: str, path: str = "") -> dict[str, object]:
@@ -254,7 +258,8 @@ def failure_payload(exc: BaseException, *, tool: str, path: str = "") -> dict[st
     Always `error` (the same text as every face) and `action`; `disabled: true` only when
     memory is off or broken, so a model tells the user instead of retrying; a wrong call (bad
     arguments, a refused or missing file) says what was wrong and nothing about availability.
-    `tool` shapes the empty answer: `search` an empty `results`, `get` the path and no text.
+    `tool` shapes the empty answer: `search` an empty `results`, `get` the path and no text;
+    a refused `write` gets the advice of writing, which allows fewer paths than reading.
     """
     kind = kind_of(exc) or INTERNAL
     payload: dict[str, object] = {}
@@ -266,4 +271,5 @@ def failure_payload(exc: BaseException, *, tool: str, path: str = "") -> dict[st
         payload["disabled"] = True
         if tool == "search":
             payload |= {"unavailable": True, "warning": UNAVAILABLE_WARNING}
-    return payload | {"error": text(exc), "action": action(exc)}
+    advice = WRITE_REFUSED_ACTION if tool == "write" and kind.name == "refused" else action(exc)
+    return payload | {"error": text(exc), "action": advice}

@@ -134,6 +134,8 @@ def _describe_type(spec: Mapping[str, object]) -> str:
         items = spec.get("items")
         item = items.get("type") if isinstance(items, Mapping) else None
         return f"list of {item}s" if item else "list"
+    if isinstance(kind, list):  # a union such as ["string", "number"]
+        return " or ".join(str(k) for k in kind)
     return str(kind)
 
 

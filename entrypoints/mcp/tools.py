@@ -359,7 +359,7 @@ def run_tool(tools: MemoryTools, name: str, args: Mapping[str, object]) -> tuple
     return tools.hide(payload), failed
 
 
-_SHAPES = {SEARCH.name: "search", GET.name: "get"}
+_SHAPES = {SEARCH.name: "search", GET.name: "get", WRITE.name: "write"}
 
 
 def _path_arg(args: Mapping[str, object]) -> str:

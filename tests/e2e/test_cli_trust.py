@@ -277,7 +277,7 @@ class TestADamagedIndex:
 
         broken = run(home, "search", "tabs")
         assert broken.returncode == 1
-        assert "index --force" in broken.stderr
+        assert "memlane --workspace <the notes folder> index --force" in broken.stderr
 
         repaired = run(home, "--workspace", str(home / "ws"), "index", "--force")
 

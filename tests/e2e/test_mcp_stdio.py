@@ -156,6 +156,9 @@ class TestStdioServer:
                 "memory_write", {"text": "x", "path": "notes/escape.md"}
             )
             assert outside.is_error and "refused" in _payload(outside)["error"]  # type: ignore[operator]
+            # the advice of writing (MEMORY.md or memory/<name>.md), not of reading
+            assert "memory/<name>.md" in str(_payload(outside)["action"])
+            assert "sessions/" not in str(_payload(outside)["action"])
             escape = await client.call_tool("memory_get", {"path": "../outside.md"})
             refused = _payload(escape)
             assert escape.is_error and str(refused["error"]).startswith("refused: ")

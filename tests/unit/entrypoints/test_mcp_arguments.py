@@ -58,6 +58,7 @@ def test_the_expected_fields_name_type_requirement_and_meaning() -> None:
     assert fields["text"] == "string, required: The Markdown to remember."
     assert fields["mode"] == "'append' | 'replace'"
     assert expected_fields(SEARCH.schema)["agents"].startswith("list of strings: ")
+    assert expected_fields(SEARCH.schema)["since"].startswith("string or number: ")
 
 
 class TestPathHider:
