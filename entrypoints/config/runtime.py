@@ -45,7 +45,7 @@ import structlog
 from memlane.application.progress import DEFAULT_LOG_EVERY_SECONDS
 from memlane.domain.config import MemorySettings
 from memlane.domain.errors import ConfigError
-from memlane.domain.providers import provider_info
+from memlane.domain.providers import default_model, provider_info
 from memlane.entrypoints.config.build import build, settings_of
 from memlane.entrypoints.config.build import ignored_settings as _ignored_settings
 from memlane.entrypoints.config.merge import merge
@@ -169,7 +169,7 @@ def resolve_runtime(
     chosen = raw.workspace or valid.agent_workspace
     chosen_workspace = _workspace(chosen, env, cwd)
     origin = raw.workspace_origin or ("config" if chosen else "cwd")
-    if settings.provider == "local" and settings.model:
+    if settings.provider == "local" and settings.model not in ("", default_model("local")):
         # The local provider runs the bundled model or the file local.modelPath names; a model
         # name (a remote provider's) would otherwise be listed by `status` and used nowhere.
         ignored.append(

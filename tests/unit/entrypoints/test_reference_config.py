@@ -374,7 +374,15 @@ class TestAModelNameTheLocalProviderCannotUse:
         assert [i.key for i in runtime.ignored] == ["memorySearch.model"]
         assert "local.modelPath" in runtime.ignored[0].reason
 
-    def test_another_provider_keeps_its_model_unremarked(self, tmp_path: Path) -> None:
-        env = {"HOME": str(tmp_path), "MEMLANE_PROVIDER": "openai", "MEMLANE_MODEL": "m"}
-
-        assert resolve_runtime(env=env, cwd=tmp_path).ignored == ()
+    @pytest.mark.parametrize(
+        "env",
+        [
+            {"MEMLANE_PROVIDER": "openai", "MEMLANE_MODEL": "m"},
+            {"MEMLANE_PROVIDER": "local"},  # the bundled model's own name, filled in
+            {"MEMLANE_PROVIDER": "local", "MEMLANE_MODEL": "multilingual-e5-small"},
+        ],
+    )
+    def test_a_model_that_applies_goes_unremarked(
+        self, tmp_path: Path, env: dict[str, str]
+    ) -> None:
+        assert resolve_runtime(env={"HOME": str(tmp_path), **env}, cwd=tmp_path).ignored == ()
