@@ -65,7 +65,7 @@ _REMOTE_MODEL_PREFIXES: Final = ("hf:", "http:", "https:")
 
 def build(merged: Merged, valid: ValidConfig) -> tuple[MemorySettings, list[IgnoredKey]]:
     """Stage 4: the agent's settings and the keys accepted and ignored (see the functions)."""
-    return settings_of(merged, valid), ignored_settings(valid)
+    return settings_of(merged, valid), [*ignored_settings(valid), *_unusable_weights(merged)]
 
 
 def settings_of(merged: Merged, valid: ValidConfig) -> MemorySettings:
@@ -287,6 +287,21 @@ def _weight(read: _Reader, path: str, default: float) -> float:
 
 
 # --- ignored keys -------------------------------------------------------------------------------
+
+
+def _unusable_weights(merged: Merged) -> list[IgnoredKey]:
+    """Fusion weights that are both 0 cannot be scaled to sum to 1: `_query` uses the fusion's
+    defaults instead, which must be said, not done quietly."""
+    read = _Reader(merged)
+    paths = ("query.hybrid.vectorWeight", "query.hybrid.textWeight")
+    if any(read.raw(p) is None for p in paths) or any(read.typed(float, p) for p in paths):
+        return []
+    fusion = named(read.text("query.hybrid.fusion"), _FUSIONS)
+    vector, text = DEFAULT_FUSION_WEIGHTS[fusion]
+    reason = (
+        f"vectorWeight and textWeight are both 0: the {fusion} defaults {vector} / {text} are used"
+    )
+    return [IgnoredKey(read.origin(p), reason) for p in paths]
 
 
 def ignored_settings(valid: ValidConfig) -> list[IgnoredKey]:

@@ -386,3 +386,29 @@ class TestAModelNameTheLocalProviderCannotUse:
         self, tmp_path: Path, env: dict[str, str]
     ) -> None:
         assert resolve_runtime(env={"HOME": str(tmp_path), **env}, cwd=tmp_path).ignored == ()
+
+
+class TestFusionWeightsThatCannotBeScaled:
+    def test_both_zero_are_listed_as_ignored_with_the_defaults_used(self, tmp_path: Path) -> None:
+        hybrid = "{vectorWeight: 0, textWeight: 0}"
+        path = write(
+            tmp_path / "c.json5",
+            f"{{agents: {{defaults: {{memorySearch: {{query: {{hybrid: {hybrid}}}}}}}}}}}",
+        )
+
+        runtime = resolve_runtime(env={"HOME": str(tmp_path)}, cwd=tmp_path, config=str(path))
+
+        assert [i.key.rsplit(".", 1)[1] for i in runtime.ignored] == ["vectorWeight", "textWeight"]
+        assert "defaults" in runtime.ignored[0].reason
+        assert runtime.settings.query.hybrid.vector_weight > 0
+
+    def test_one_zero_weight_is_a_choice_not_a_problem(self, tmp_path: Path) -> None:
+        hybrid = "{vectorWeight: 0, textWeight: 1}"
+        path = write(
+            tmp_path / "c.json5",
+            f"{{agents: {{defaults: {{memorySearch: {{query: {{hybrid: {hybrid}}}}}}}}}}}",
+        )
+
+        runtime = resolve_runtime(env={"HOME": str(tmp_path)}, cwd=tmp_path, config=str(path))
+
+        assert runtime.ignored == ()
