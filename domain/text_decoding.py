@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 # A NUL byte never occurs in UTF-8 text; binary files almost always contain one early on.
 _BINARY_SNIFF_BYTES = 8192
+_UTF16_MARKS = (b"\xff\xfe", b"\xfe\xff")  # the byte-order marks of UTF-16 LE and BE
 
 
 class NotText(ValueError):
@@ -25,6 +26,8 @@ def decode_text(data: bytes) -> DecodedText:
 
     Raises NotText when the data looks binary (a NUL byte in the first 8 KiB).
     """
+    if data.startswith(_UTF16_MARKS):  # e.g. Notepad's "Unicode": every ASCII letter has a NUL
+        raise NotText("UTF-16 text: notes are read as UTF-8; save this one as UTF-8")
     if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
         raise NotText("binary content (NUL byte)")
     if data.startswith(b"\xef\xbb\xbf"):

@@ -21,3 +21,12 @@ class TestDecodeText:
     def test_binary_data_is_refused(self) -> None:
         with pytest.raises(NotText):
             decode_text(b"\x89PNG\r\n\x1a\n\x00\x00")
+
+    @pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be"])
+    def test_utf16_text_is_named_as_such_not_as_binary(self, encoding: str) -> None:
+        data = "# Notes\nwe deploy on Fridays\n".encode(encoding)
+        if encoding == "utf-16-be":
+            data = b"\xfe\xff" + data
+
+        with pytest.raises(NotText, match=r"UTF-16 text: .* save this one as UTF-8"):
+            decode_text(data)
