@@ -25,10 +25,28 @@ def check_query_text(text: object) -> str:
         raise InvalidQuery(f"query must be a string, not {type(text).__name__}")
     if len(text) > MAX_QUERY_CHARS:
         raise InvalidQuery(f"query too long: {len(text)} characters (at most {MAX_QUERY_CHARS})")
+    _require_utf8(text)
     stripped = text.strip()
     if not stripped:
         raise InvalidQuery("query required")
     return stripped
+
+
+def _require_utf8(text: str) -> None:
+    """Refuse text holding a lone surrogate: no provider can embed it nor store hold it, and
+    the fault is the caller's input (bytes that did not decode, from argv or stdin)."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        where = f"{_not_text(text[exc.start])} at character {exc.start}"
+        raise InvalidQuery(f"query is not valid UTF-8 text ({where})") from exc
+
+
+def _not_text(char: str) -> str:
+    code = ord(char)
+    if 0xDC80 <= code <= 0xDCFF:  # how Python keeps a byte that did not decode (surrogateescape)
+        return f"byte 0x{code - 0xDC00:02x}"
+    return f"lone surrogate U+{code:04X}"
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,6 +17,7 @@ from memlane.application.ports.file_source import (
     FileUnreadable,
     SourceError,
 )
+from memlane.domain.sources import SourceIssue
 
 # Tool and dependency folders never listed nor watched; any other folder whose name starts with
 # "." is skipped too (see `is_ignored_dir`). One constant for listing and watching, so the
@@ -59,6 +60,35 @@ def is_utf8_name(name: str) -> bool:
     return True
 
 
+def readable_path(path: str) -> str:
+    r"""`path` as printable UTF-8 text that a store, a log line or JSON output can hold.
+
+    A valid UTF-8 path comes back unchanged. Any other is spelled as inside a Python bytes
+    literal: each byte that did not decode, and each control character, as `\xHH`, and a
+    backslash doubled (`memory/caf\xe9.md`). Nothing is lost: `codecs.escape_decode` gives
+    the name's bytes back, so two such names never share a spelling (a replacement character
+    would merge them).
+    """
+    if is_utf8_name(path):
+        return path
+    return "".join(_spelled(char) for char in path)
+
+
+def readable_issues(issues: Iterable[SourceIssue]) -> list[SourceIssue]:
+    """`issues` with their paths made readable: a scan's issues leave the source this way."""
+    return [SourceIssue(path=readable_path(i.path), reason=i.reason) for i in issues]
+
+
+def _spelled(char: str) -> str:
+    if char == "\\":
+        return "\\\\"
+    if "\udc80" <= char <= "\udcff":  # os.fsdecode's stand-in for one undecodable byte
+        return f"\\x{ord(char) - 0xDC00:02x}"
+    if not char.isprintable():
+        return "".join(f"\\x{byte:02x}" for byte in char.encode("utf-8", "surrogatepass"))
+    return char
+
+
 def is_within(path: str, root: str) -> bool:
     """Lexical containment of two normalised absolute paths (`root` itself included)."""
     if path == root:
@@ -76,8 +106,11 @@ def split_indexed_path(path: str) -> list[str]:
     """Split an indexed path into segments, refusing absolute and malformed forms.
 
     Leading `..` segments are allowed (extra paths outside the workspace); `..` anywhere
-    else, empty segments, `.` segments, NUL bytes and backslashes are refused.
+    else, empty segments, `.` segments, NUL bytes and backslashes are refused, and so are
+    paths that are not valid UTF-8 (no scan lists such a file).
     """
+    if not is_utf8_name(path):  # said readably: the error may end up in JSON or a log line
+        raise FileRefused(readable_path(path), "path is not valid UTF-8")
     if not path or "\x00" in path or "\\" in path:
         raise FileRefused(path, "malformed path")
     if path.startswith("/") or (len(path) > 1 and path[1] == ":"):

@@ -22,6 +22,7 @@ from memlane.adapters.sources._paths import (
     is_within_any,
     note_target_problem,
     read_regular,
+    readable_issues,
     split_indexed_path,
     stat_regular,
 )
@@ -105,7 +106,7 @@ class FilesystemMemorySource:
     def scan(self) -> ScanResult:
         walk = self._walk_everything()
         files = sorted(walk.files, key=lambda f: f.path)
-        return ScanResult(files=files, issues=walk.issues)
+        return ScanResult(files=files, issues=readable_issues(walk.issues))
 
     def watch_roots(self) -> list[str]:
         """Real paths of MEMORY.md, memory.md, memory/, extra roots and followed folder links.
@@ -185,7 +186,9 @@ class FilesystemMemorySource:
         self._walk_dir(walk, path, _MEMORY_DIR)
 
     def _add_extra(self, walk: _Walk, area: _Area) -> None:
-        if not os.path.exists(area.root):
+        if not is_utf8_name(area.rel):  # a `${VAR}` of raw bytes, say: no path below is text
+            walk.issues.append(SourceIssue(path=area.rel, reason="extra path is not valid UTF-8"))
+        elif not os.path.exists(area.root):
             reason = "extra path does not exist"
             if os.path.lexists(area.root):
                 reason = "extra path is a broken symlink"
@@ -309,7 +312,8 @@ class FilesystemMemorySource:
             walk.issues.append(SourceIssue(path=rel, reason=problem))
             return
         if not is_utf8_name(name):
-            walk.issues.append(SourceIssue(path=rel, reason="file name is not valid UTF-8"))
+            kind = "folder" if is_dir else "file"
+            walk.issues.append(SourceIssue(path=rel, reason=f"{kind} name is not valid UTF-8"))
             return
         if not is_dir:
             self._record(walk, st, rel)

@@ -16,6 +16,7 @@ from memlane.adapters.sources._paths import (
     is_within,
     note_target_problem,
     read_regular,
+    readable_issues,
     split_indexed_path,
     stat_regular,
 )
@@ -84,7 +85,7 @@ class JsonlSessionSource:
             seen.add((st.st_dev, st.st_ino))
             files.append(FileStat("sessions", path, st.st_mtime, st.st_size))
         files.sort(key=lambda f: f.path)
-        return ScanResult(files=files, issues=issues)
+        return ScanResult(files=files, issues=readable_issues(issues))
 
     @staticmethod
     def _check_entry(entry: os.DirEntry[str], real_dir: str) -> str | None:
