@@ -58,7 +58,7 @@ from memlane.domain.decay import apply_temporal_decay
 from memlane.domain.embedding import query_embedding_input
 from memlane.domain.errors import InvalidQuery
 from memlane.domain.index_meta import vector_label
-from memlane.domain.keywords import stop_words_only
+from memlane.domain.keywords import MAX_FTS_TERMS, stop_words_only, terms_left_out
 from memlane.domain.mmr import mmr_rerank
 from memlane.domain.relevance import apply_relevance_floor, floor_for
 from memlane.domain.scoring import (
@@ -143,6 +143,11 @@ class Searcher:
         keyword: list[Candidate] = []
         if mode != "vector":
             keyword = legs.keyword(text, sources, limit)
+            if terms_left_out(text):
+                warnings.append(
+                    f"the query is long: the keyword search used its first {MAX_FTS_TERMS} "
+                    "distinct terms"
+                )
         vector: list[Candidate] = []
         background: Background | None = None
         # Counted once per search (a PostgreSQL store counts on every call).
@@ -288,9 +293,15 @@ class Searcher:
         # Without the words most chunks hold (application/query_focus.py).
         share = self._settings.query.common_word_share
         asked = vector_query(self._store, text, share=share).text
+        # Only what the model reads: a pasted page must not be embedded window by window.
+        embedded = query_embedding_input(asked, provider.max_input_tokens)
+        if len(embedded) < len(asked):
+            warnings.append(
+                f"the query is long: the vector search embedded its first {len(embedded)} of "
+                f"{len(asked)} characters"
+            )
         try:
-            # Only what the model reads: a pasted page must not be embedded window by window.
-            vector = provider.embed_query(query_embedding_input(asked, provider.max_input_tokens))
+            vector = provider.embed_query(embedded)
         except EmbeddingError as exc:
             log.warning("query_embedding_failed", provider=provider.id, error=str(exc))
             self._runtime.note_failure(exc)  # the runtime's warning says it, and for how long

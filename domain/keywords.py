@@ -268,6 +268,18 @@ def fts_query_terms(query: str) -> list[str]:
     return list(content or stops)
 
 
+def terms_left_out(query: str) -> bool:
+    """Whether `query` has more distinct content terms than the keyword search takes
+    (MAX_FTS_TERMS): a pasted page is searched by its first ones, which the caller is told."""
+    content: set[str] = set()
+    for term, stop in _query_candidates(query):
+        if not stop:
+            content.add(term)
+            if len(content) > MAX_FTS_TERMS:
+                return True
+    return False
+
+
 def stop_words_only(query: str) -> list[str] | None:
     """The words of `query` when every one is a stop word ("what is it"), else None (a query
     with any content term, or none at all). Such a query asks for nothing in particular: both

@@ -100,3 +100,23 @@ class TestCaps:
     def test_terms_are_the_same_as_before_for_a_normal_query(self) -> None:
         text = "the billing service runs nightly, who owns billing?"
         assert fts_query_terms(text) == ["billing", "service", "runs", "nightly", "owns"]
+
+
+class TestTheCutsAreSaid:
+    def test_a_huge_query_is_told_what_each_leg_used(self) -> None:
+        provider = FakeEmbeddingProvider(max_input_tokens=512)
+        s = searcher(index(provider), provider)
+
+        warnings = search(s, HUGE).warnings
+
+        embedded = [w for w in warnings if "vector search embedded its first" in w]
+        assert len(embedded) == 1 and f"of {len(HUGE)} characters" in embedded[0]
+        assert f"keyword search used its first {MAX_FTS_TERMS} distinct terms" in " ".join(warnings)
+
+    def test_an_ordinary_query_gets_no_such_warning(self) -> None:
+        provider = FakeEmbeddingProvider(max_input_tokens=512)
+        s = searcher(index(provider), provider)
+
+        warnings = search(s, "who owns the billing service, and when does billing run?").warnings
+
+        assert not [w for w in warnings if "the query is long" in w]
