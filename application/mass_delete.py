@@ -41,7 +41,14 @@ class Removal:
 class MassDeletion(Exception):
     """A sync would remove more than the allowed share of the index; nothing was written."""
 
-    def __init__(self, removals: Iterable[Removal], *, limit: float, workspace: str) -> None:
+    def __init__(
+        self,
+        removals: Iterable[Removal],
+        *,
+        limit: float,
+        workspace: str,
+        outcome: str = "sync stopped before removing anything",
+    ) -> None:
         self.removals = tuple(removals)
         self.limit = limit
         self.workspace = workspace
@@ -51,7 +58,7 @@ class MassDeletion(Exception):
         )
         where = f" (workspace {workspace})" if workspace else ""
         super().__init__(
-            f"sync stopped before removing anything: it would remove {parts}, more than "
+            f"{outcome}: it would remove {parts}, more than "
             f"sync.maxDeletePercent ({limit:g} %), because they are missing from the "
             f"sources{where}. An unmounted, emptied or wrong folder looks like this: check it. "
             f"If the files were deleted on purpose, run `{ALLOW_HINT}` "
@@ -68,6 +75,13 @@ def over_limit(
     """The sources whose removals in `found` exceed `limit` percent of their indexed files
     (`indexed`: files per source now in the index); [] when the sync may go on."""
     removed = Counter(e.source for e in found if isinstance(e, events.FileDeleted))
+    return removals_over_limit(removed, indexed, limit)
+
+
+def removals_over_limit(
+    removed: Mapping[Source, int], indexed: Mapping[Source, int], limit: float
+) -> list[Removal]:
+    """The sources whose `removed` file counts exceed `limit` percent of their `indexed` ones."""
     refused = []
     for source, count in sorted(removed.items()):
         total = indexed.get(source, 0)

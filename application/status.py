@@ -6,11 +6,12 @@ from collections.abc import Callable, Mapping
 
 from memlane.application.embedding_runtime import EmbeddingRuntime
 from memlane.application.issues import IssueBoard
+from memlane.application.mass_delete import MassDeletion, removals_over_limit
 from memlane.application.messagebus import MessageBus
 from memlane.application.ports.embedding import EmbeddingError
 from memlane.application.ports.event_log import EventLog
 from memlane.application.ports.file_source import FileSource
-from memlane.application.ports.index_store import IndexStore
+from memlane.application.ports.index_store import IndexStore, SourceCount
 from memlane.application.reports import (
     IndexingProgress,
     RecoveryStats,
@@ -71,11 +72,17 @@ class StatusReporter:
                 self._runtime.note_success()  # clears a failure kept with the index
         counts = {c.source: c for c in self._store.counts()}
         on_disk: dict[Source, int] = {}
+        missing: dict[Source, int] = {}
         if deep:  # a fresh process has seen no sync yet: rescan so listing problems show up
             for source, reader in self._sources.items():
                 scan = reader.scan()
                 self._issues.replace_scan_issues(source, scan.issues)
                 on_disk[source] = len(scan.files)
+                found = {f.path for f in scan.files}
+                missing[source] = sum(f.path not in found for f in self._store.files(source))
+        # A sync the mass-deletion guard stops leaves the index as it was, so nothing else
+        # would show it: this process's refusal, or (deep) the rescan's count of what is gone.
+        refused = self._syncing.refusal or self._would_refuse(missing, counts)
         by_source = [
             SourceStatus(
                 source=s,
@@ -130,7 +137,7 @@ class StatusReporter:
             files=sum(s.files for s in by_source),
             chunks=sum(s.chunks for s in by_source),
             by_source=by_source,
-            dirty=self._dirty(meta is None),
+            dirty=refused is not None or self._dirty(meta is None),
             vector_available=vector_ok,
             vector_error=vector_error,
             vector_dims=meta.dimensions if meta else None,
@@ -146,11 +153,23 @@ class StatusReporter:
             last_synced_at=synced_at,
             last_sync_reason=sync_reason,
             read_only=self._syncing.read_only,
-            warnings=tuple(w for w in [self._warning(selected)] if w),
+            warnings=tuple(w for w in [self._warning(selected), refused] if w),
             vectors=vectors,
             vector_index=self._store.vector_index_state(),
             indexing=self._indexing(),
         )
+
+    def _would_refuse(
+        self, missing: Mapping[Source, int], counts: Mapping[Source, SourceCount]
+    ) -> str | None:
+        """The guard's refusal a sync would meet now, from a deep rescan's missing files."""
+        indexed = {source: count.files for source, count in counts.items()}
+        limit = self._settings.sync.max_delete_percent
+        removals = removals_over_limit(missing, indexed, limit)
+        if not removals:
+            return None
+        outcome = "the next sync will stop before removing anything"
+        return str(MassDeletion(removals, limit=limit, workspace=self._workspace, outcome=outcome))
 
     def _indexing(self) -> IndexingProgress | None:
         first = self._store.first_index()

@@ -92,6 +92,42 @@ class TestTheGuard:
         assert _indexed(world) == sorted(NOTES)
 
 
+class TestStatusSaysIt:
+    def test_the_process_that_was_refused_reports_it_and_dirty(self, world: World) -> None:
+        _world_with_notes(world)
+        for path in NOTES:
+            world.memory.delete(path)
+        manager = world.manager()
+        with pytest.raises(MassDeletion):
+            manager.sync()
+
+        status = manager.status()
+
+        assert status.dirty
+        assert any("sync stopped" in w and "--allow-mass-delete" in w for w in status.warnings)
+
+    def test_a_fresh_process_sees_it_in_a_deep_status_only(self, world: World) -> None:
+        _world_with_notes(world)
+        for path in NOTES:
+            world.memory.delete(path)
+
+        shallow = world.manager().status()
+        deep = world.manager().status(deep=True)
+
+        assert not any("mass" in w or "will stop" in w for w in shallow.warnings)  # no rescan
+        assert deep.dirty
+        (said,) = [w for w in deep.warnings if "the next sync will stop" in w]
+        assert "5 of the 5 indexed notes" in said and "--allow-mass-delete" in said
+
+    def test_a_deep_status_of_a_few_deleted_notes_stays_quiet(self, world: World) -> None:
+        _world_with_notes(world)
+        world.memory.delete("memory/2026-11-00.md")
+
+        deep = world.manager().status(deep=True)
+
+        assert not any("will stop" in w for w in deep.warnings)
+
+
 class TestOverLimit:
     def _deleted(self, count: int) -> list[events.Event]:
         return [
