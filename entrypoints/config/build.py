@@ -22,6 +22,7 @@ reason, so an existing config starts; the entry points warn once per key.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Final, Literal, TypeAlias, TypeVar, get_args
 
@@ -65,7 +66,8 @@ _REMOTE_MODEL_PREFIXES: Final = ("hf:", "http:", "https:")
 
 def build(merged: Merged, valid: ValidConfig) -> tuple[MemorySettings, list[IgnoredKey]]:
     """Stage 4: the agent's settings and the keys accepted and ignored (see the functions)."""
-    return settings_of(merged, valid), [*ignored_settings(valid), *_unusable_weights(merged)]
+    notices = [*ignored_settings(valid), *_adjusted_numbers(merged), *_unusable_weights(merged)]
+    return settings_of(merged, valid), notices
 
 
 def settings_of(merged: Merged, valid: ValidConfig) -> MemorySettings:
@@ -287,6 +289,23 @@ def _weight(read: _Reader, path: str, default: float) -> float:
 
 
 # --- ignored keys -------------------------------------------------------------------------------
+
+
+def _adjusted_numbers(merged: Merged) -> list[IgnoredKey]:
+    """Numbers the merge stage brought into range or floored: the reference does it silently;
+    here the value used is said, so a typo (`tokens: 4000` for 400) does not pass unseen."""
+    found: list[IgnoredKey] = []
+    for path, leaf in merged.written.items():
+        used, written = merged.values.get(path), leaf.value
+        if isinstance(written, bool) or not isinstance(written, int | float) or used == written:
+            continue
+        key = KEYS_BY_PATH[path]
+        low = "" if key.low is None else f"{key.low:g}"
+        high = "" if key.high is None else f"{key.high:g}"
+        whole = key.kind == "integer" and used == math.floor(written)
+        why = "is not a whole number" if whole else f"is outside [{low}, {high}]"
+        found.append(IgnoredKey(leaf.origin, f"{written!r} {why}: {used!r} is used"))
+    return found
 
 
 def _unusable_weights(merged: Merged) -> list[IgnoredKey]:

@@ -412,3 +412,28 @@ class TestFusionWeightsThatCannotBeScaled:
         runtime = resolve_runtime(env={"HOME": str(tmp_path)}, cwd=tmp_path, config=str(path))
 
         assert runtime.ignored == ()
+
+
+class TestNumbersBroughtIntoRange:
+    @pytest.mark.parametrize(
+        ("block", "said"),
+        [
+            ("{chunking: {tokens: 1.5}}", "1.5 is not a whole number: 1 is used"),
+            ("{query: {maxResults: 500}}", "500 is outside [1, 100]: 100 is used"),
+            ("{query: {minScore: 1.5}}", "1.5 is outside [0, 1]: 1.0 is used"),
+        ],
+    )
+    def test_the_value_used_is_said(self, tmp_path: Path, block: str, said: str) -> None:
+        path = write(tmp_path / "c.json5", f"{{agents: {{defaults: {{memorySearch: {block}}}}}}}")
+
+        runtime = resolve_runtime(env={"HOME": str(tmp_path)}, cwd=tmp_path, config=str(path))
+
+        assert [i.reason for i in runtime.ignored] == [said]
+
+    def test_a_value_in_range_is_not_remarked(self, tmp_path: Path) -> None:
+        block = "{chunking: {tokens: 400.0}, query: {maxResults: 6, minScore: 0.2}}"
+        path = write(tmp_path / "c.json5", f"{{agents: {{defaults: {{memorySearch: {block}}}}}}}")
+
+        runtime = resolve_runtime(env={"HOME": str(tmp_path)}, cwd=tmp_path, config=str(path))
+
+        assert runtime.ignored == ()
