@@ -19,6 +19,7 @@ from memlane.domain.agents import parse_agents
 from memlane.domain.confidence import NO_STRONG_MATCH
 from memlane.domain.errors import ConfigError, InvalidQuery
 from memlane.domain.search import SearchResult
+from memlane.entrypoints.config.read import state_dir as resolve_state_dir
 from memlane.entrypoints.config.runtime import RuntimeConfig, resolve_runtime
 from memlane.entrypoints.config.validate import IgnoredKey
 from memlane.entrypoints.errors import failure_payload, kind_of
@@ -64,7 +65,11 @@ def resolve_config(
         config=config_path,
         agent_id=agent_id,
         workspace=None if workspace is None else os.fspath(workspace),
-        state=None if state_dir is None else str((here / state_dir).resolve()),
+        # Resolved here, from the caller's folder and environment (a daemon's client's), by
+        # the function the daemon's client finds the socket with: one `~`, one index.
+        state=str(
+            resolve_state_dir(None if state_dir is None else os.fspath(state_dir), environ, here)
+        ),
         flags=_flatten(config) if config is not None else None,
     )
 

@@ -53,9 +53,9 @@ from memlane.entrypoints.progress_display import sync_progress
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.option("--config", envvar="MEMLANE_CONFIG", help="JSON5 config file.")
-@click.option(
-    "--state-dir", envvar="MEMLANE_STATE_DIR", help="State directory (default ~/.memlane)."
-)
+# No envvar=: MEMLANE_STATE_DIR is read where the flag is resolved (config/read.state_dir), from
+# the caller's environment; click would read the daemon's own when a daemon runs the command.
+@click.option("--state-dir", help="State directory (default $MEMLANE_STATE_DIR, else ~/.memlane).")
 @click.option("--agent", help="Agent id (default: the config's default agent, else 'main').")
 @click.option(
     "--workspace",

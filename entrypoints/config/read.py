@@ -4,7 +4,8 @@ then the overrides of the environment and the flags, into one raw tree.
 Config file: `--config PATH` > `$MEMLANE_CONFIG` > `~/.memlane/config.json5` if it exists >
 `$OPENCLAW_STATE_DIR/openclaw.json` (an existing installation of the reference system) >
 `~/.memlane/config.json5`. A missing default file is an empty config; a missing file that was
-named explicitly (flag or env) is an error.
+named explicitly (flag or env) is an error. So is an empty `--config`, `--workspace` or
+`--state-dir` (`"$UNSET"` must not pick the default); an empty variable is unset.
 
 The file, and each file it includes, is bounded before it is parsed: only a regular file is
 read (a FIFO would block for ever, `/dev/zero` never ends), at most `MAX_CONFIG_BYTES`, nested
@@ -53,13 +54,13 @@ from memlane.domain.errors import ConfigError
 from memlane.entrypoints.config.reading.json5_text import nesting_depth, parse_json5
 from memlane.entrypoints.config.reading.overrides import apply_overrides
 from memlane.entrypoints.config.reading.variables import env_with_block, substitute
+from memlane.entrypoints.daemon.protocol import EMPTY_STATE_DIR, expand_home, state_dir_of
 
 # Named here for this stage's importers (its tests); defined in reading/variables.py.
 __all__ = ["env_with_block", "substitute"]
 
 ConfigTree: TypeAlias = dict[str, object]
 ENV_CONFIG: Final = "MEMLANE_CONFIG"
-ENV_STATE_DIR: Final = "MEMLANE_STATE_DIR"
 ENV_WORKSPACE: Final = "MEMLANE_WORKSPACE"
 ENV_AGENT: Final = "MEMLANE_AGENT"
 ENV_REFERENCE_STATE_DIR: Final = "OPENCLAW_STATE_DIR"
@@ -70,10 +71,16 @@ ENV_OVERRIDES: Final[Mapping[str, str]] = {
     "MEMLANE_MODEL": "model",
     "MEMLANE_FALLBACK": "fallback",
 }
+_EMPTY_CONFIG: Final = (
+    "is empty: name a file, or leave the option out for $MEMLANE_CONFIG, else the default file"
+)
+_EMPTY_WORKSPACE: Final = (
+    "is empty: name a folder, or leave the option out for $MEMLANE_WORKSPACE, else the "
+    "config's, the index's or the current folder"
+)
 MAX_INCLUDE_DEPTH: Final = 10
 INCLUDE_KEY: Final = "$include"
 DEFAULT_CONFIG: Final = "~/.memlane/config.json5"
-DEFAULT_STATE_DIR: Final = "~/.memlane"
 # The reference system's config file name, in its state directory.
 REFERENCE_CONFIG_NAME: Final = "openclaw.json"
 # A real config is a few KiB and a few levels deep; these leave wide room and stop abuse.
@@ -134,6 +141,7 @@ def read_config(
         ConfigError: a bad file (ConfigFileError), `$include`, `env` block, variable or
             override path.
     """
+    workspace = _given(workspace, "--workspace", _EMPTY_WORKSPACE)
     file, required = config_path(path, env)
     written = _load(file, required, env)
     tree = apply_overrides(apply_overrides(written, env_overrides(env)), flags or {})
@@ -154,7 +162,7 @@ def read_config(
 
 def config_path(explicit: str | None, env: Mapping[str, str]) -> tuple[Path, bool]:
     """Return the config file to read and whether it must exist (named by flag or env)."""
-    named = explicit or env_value(env, ENV_CONFIG)
+    named = _given(explicit, "--config", _EMPTY_CONFIG) or env_value(env, ENV_CONFIG)
     if named:
         return expand_user(named, env), True
     default = expand_user(DEFAULT_CONFIG, env)
@@ -166,9 +174,12 @@ def config_path(explicit: str | None, env: Mapping[str, str]) -> tuple[Path, boo
     return default, False
 
 
-def state_dir(explicit: str | None, env: Mapping[str, str]) -> Path:
-    """Return the state directory: `--state-dir` > `$MEMLANE_STATE_DIR` > `~/.memlane`."""
-    return expand_user(explicit or env_value(env, ENV_STATE_DIR) or DEFAULT_STATE_DIR, env)
+def state_dir(explicit: str | None, env: Mapping[str, str], cwd: Path | None = None) -> Path:
+    """Return the state directory: `--state-dir` > `$MEMLANE_STATE_DIR` > `~/.memlane`, absolute
+    (relative to `cwd`, default this process's folder). The daemon's client finds the socket
+    with the same function (daemon/protocol.state_dir_of), so both name the same index."""
+    given = _given(explicit, "--state-dir", EMPTY_STATE_DIR)
+    return Path(state_dir_of(given, env, None if cwd is None else str(cwd)))
 
 
 def env_overrides(env: Mapping[str, str]) -> dict[str, object]:
@@ -293,18 +304,23 @@ def deep_merge(base: Mapping[str, object], over: Mapping[str, object]) -> dict[s
 
 
 def expand_user(value: str, env: Mapping[str, str] | None = None) -> Path:
-    """Expand a leading `~` with `$HOME` from `env` (else the real home directory)."""
-    if value == "~" or value.startswith("~/"):
-        home = env_value(env or {}, "HOME")
-        base = Path(home) if home else Path.home()
-        return base / value[2:] if value != "~" else base
-    return Path(value).expanduser()
+    """Expand a leading `~` with `$HOME` from `env` (else this process's home), as the state
+    dir's `~` is expanded (daemon/protocol.expand_home)."""
+    return Path(expand_home(value, os.environ if env is None else env))
 
 
 def env_value(env: Mapping[str, str], name: str) -> str | None:
     """The variable's value, stripped; None when it is unset or blank."""
     value = env.get(name, "").strip()
     return value or None
+
+
+def _given(value: str | None, flag: str, reason: str) -> str | None:
+    """A flag's value, None when not given; given empty (`--workspace "$UNSET"`), a config
+    error rather than the default in disguise (an empty variable is unset: `env_value`)."""
+    if value == "":
+        raise ConfigError(flag, reason)
+    return value
 
 
 def _join(path: str, key: str) -> str:

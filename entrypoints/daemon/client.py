@@ -71,6 +71,8 @@ def served_request(argv: list[str]) -> tuple[str, str | None] | None:
                     return None
                 value = argv[index]
             if name == "--state-dir":
+                if not value:
+                    return None  # a usage error, said in-process: not the default's daemon
                 state = value
         elif command is None and arg.startswith("-"):
             if arg not in _FLAGS_BEFORE:

@@ -9,7 +9,13 @@ from memlane.entrypoints.daemon import protocol
 
 
 def state_dir_of(flag: str | None) -> Path:
-    """`--state-dir` > `$MEMLANE_STATE_DIR` > ~/.memlane, absolute."""
+    """`--state-dir` > `$MEMLANE_STATE_DIR` > ~/.memlane, absolute, for the `daemon` commands;
+    an empty flag is refused with the line (and exit 2) every other command gives."""
+    if flag == "":
+        # Imported here: control.py and the server use this module without the CLI.
+        from memlane.entrypoints.cli_options import ConfigProblem
+
+        raise ConfigProblem(f"--state-dir: {protocol.EMPTY_STATE_DIR}")
     return Path(protocol.state_dir_of(flag, os.environ))
 
 

@@ -4,7 +4,9 @@
 """The daemon's wire protocol and where its files live (standard library only: the client's
 whole import path goes through here, and it must stay a few milliseconds).
 
-Frames: a 4-byte big-endian length, then that many bytes of UTF-8 JSON (one object). A
+Frames: a 4-byte big-endian length, then that many bytes of UTF-8 JSON (one object); a string
+that is not valid Unicode (an argument, a variable or a folder name in another encoding, which
+Python holds as lone surrogates) travels as a JSON unicode escape and arrives as it left. A
 connection opens with one hello each way, `{"protocol": "memlane-daemon", "version": N,
 "memlane": "<package version>"}`; the daemon adds its `pid`, how many requests it `answered`
 and which command serves (`served_by`: daemon, watch, serve, mcp). Each side checks the other's
@@ -36,6 +38,10 @@ PROTOCOL: Final = "memlane-daemon"
 PROTOCOL_VERSION: Final = 1
 MAX_FRAME: Final = 64 * 1024 * 1024  # a reply holds at most 100 results or one read file
 DEFAULT_STATE_DIR: Final = "~/.memlane"
+ENV_STATE_DIR: Final = "MEMLANE_STATE_DIR"
+EMPTY_STATE_DIR: Final = (
+    "is empty: name a folder, or leave the option out for $MEMLANE_STATE_DIR, else ~/.memlane"
+)
 DAEMON_FOLDER: Final = "daemon"
 _HEADER = struct.Struct(">I")
 
@@ -44,12 +50,28 @@ class ProtocolError(OSError):
     """The peer broke the framing or the handshake (or went away mid-frame)."""
 
 
-def state_dir_of(flag: str | None, env: Mapping[str, str]) -> str:
-    """The state dir as the CLI resolves it: `--state-dir` > `$MEMLANE_STATE_DIR` > ~/.memlane,
-    made absolute (what the daemon compares with its own). Strings, not pathlib: the client's
-    import path stays without it (paths.py has the Path forms)."""
-    chosen = flag or env.get("MEMLANE_STATE_DIR") or DEFAULT_STATE_DIR
-    return os.path.realpath(os.path.expanduser(chosen))
+def state_dir_of(flag: str | None, env: Mapping[str, str], cwd: str | None = None) -> str:
+    """The state dir, resolved alike by every part of memlane (the client finding a daemon's
+    socket, the CLI and the API through config/read.py, a daemon resolving a client's command
+    line): `--state-dir` > `$MEMLANE_STATE_DIR` (blank: unset) > ~/.memlane, `~` as `env`'s
+    home, relative to `cwd` (default: this process's folder), made absolute and real. Strings,
+    not pathlib: the client's import path stays without it (paths.py has the Path forms).
+
+    Raises ValueError for an empty `flag` (`--state-dir "$UNSET"`): never the default in
+    disguise; the CLI refuses it as a usage error.
+    """
+    if flag == "":
+        raise ValueError(f"--state-dir {EMPTY_STATE_DIR}")
+    chosen = expand_home(flag or env.get(ENV_STATE_DIR, "").strip() or DEFAULT_STATE_DIR, env)
+    return os.path.realpath(os.path.join(cwd, chosen) if cwd else chosen)
+
+
+def expand_home(path: str, env: Mapping[str, str]) -> str:
+    """A leading `~` as a shell expands it, with `env`'s HOME (in a daemon, the client's, not
+    the daemon's); without HOME there, and for `~user`, this process's account decides."""
+    if (path == "~" or path.startswith("~/")) and "HOME" in env:
+        return (env["HOME"].rstrip("/") + path[1:]) or "/"
+    return os.path.expanduser(path)
 
 
 def socket_file(state: str) -> str:
@@ -87,7 +109,10 @@ def compatible(peer: dict[str, Any], version: str) -> bool:
 
 
 def send(sock: socket.socket, message: dict[str, Any]) -> None:
-    data = json.dumps(message, ensure_ascii=False).encode("utf-8")
+    # A lone surrogate (a byte of another encoding in argv, the environment or a folder name,
+    # as Python decodes it) has no UTF-8 form: it goes as `\udcXX`, JSON's escape for it
+    # (json.dumps has doubled every backslash of the text), and `receive` gets it back as it was.
+    data = json.dumps(message, ensure_ascii=False).encode("utf-8", "backslashreplace")
     sock.sendall(_HEADER.pack(len(data)) + data)
 
 
