@@ -52,9 +52,10 @@ from memlane.entrypoints.progress_display import sync_progress
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--config", envvar="MEMLANE_CONFIG", help="JSON5 config file.")
-# No envvar=: MEMLANE_STATE_DIR is read where the flag is resolved (config/read.state_dir), from
-# the caller's environment; click would read the daemon's own when a daemon runs the command.
+# No envvar= on --config and --state-dir: MEMLANE_CONFIG and MEMLANE_STATE_DIR are read where
+# the flags are resolved (config/read.py), from the caller's environment; click would read the
+# daemon's own when a daemon runs the command.
+@click.option("--config", help="JSON5 config file (default $MEMLANE_CONFIG, else ~/.memlane).")
 @click.option("--state-dir", help="State directory (default $MEMLANE_STATE_DIR, else ~/.memlane).")
 @click.option("--agent", help="Agent id (default: the config's default agent, else 'main').")
 @click.option(

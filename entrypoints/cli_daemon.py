@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from memlane.entrypoints.cli_options import Options, global_options
+from memlane.entrypoints.cli_options import ConfigProblem, Options, global_options
 from memlane.entrypoints.daemon import control, hosting
 from memlane.entrypoints.daemon.paths import log_path, state_dir_of
 
@@ -22,6 +22,8 @@ def _state(options: Options) -> tuple[Path, list[str]]:
     forwarded: list[str] = []
     for flag, key in (("--config", "config"), ("--agent", "agent"), ("--workspace", "workspace")):
         value = values[key]
+        if value == "" and key != "agent":  # `--workspace "$UNSET"`: refused as elsewhere
+            raise ConfigProblem(f"{flag}: is empty: name it, or leave the option out")
         if value:
             forwarded += [flag, str(Path(value).resolve()) if key != "agent" else value]
     return state, forwarded

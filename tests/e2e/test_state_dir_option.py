@@ -156,4 +156,27 @@ def test_an_empty_variable_is_unset_and_an_empty_path_flag_an_error(home: Home) 
 
         assert done.returncode == 2, (flag, done.stdout)
         assert f"{flag}: is empty" in done.stderr
+        started = memlane(home, "--state-dir", str(home.state), flag, "", "daemon", "start")
+        assert started.returncode == 2 and f"{flag}: is empty" in started.stderr
+        assert lock_holder(home.state) is None  # no daemon was started
     assert os.listdir(home.root / "elsewhere") == []
+
+
+def test_the_config_variable_is_the_callers_not_the_daemons(home: Home) -> None:
+    """A daemon started under MEMLANE_CONFIG must not answer a caller without it by that file
+    (click read the variable from the daemon's own environment)."""
+    other = home.root / "other.json5"
+    other.write_text("{agents: {defaults: {memorySearch: {provider: 'none'}}}}")
+    state = ["--state-dir", str(home.state), "--workspace", str(home.ws)]
+    with stopped_at_end(home):
+        started = home.run(
+            *state, "daemon", "start", env={**home.env, "MEMLANE_CONFIG": str(other)}
+        )
+        assert started.returncode == 0, started.stderr
+
+        served = home.run(*state, "status", "--json")
+        alone = home.run(*state, "status", "--json", env={**home.env, "MEMLANE_NO_DAEMON": "1"})
+
+        assert served.returncode == 0, served.stderr
+        assert json.loads(alone.stdout)["configPath"] is None  # no config file for the caller
+        assert json.loads(served.stdout)["configPath"] is None
