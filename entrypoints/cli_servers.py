@@ -105,12 +105,17 @@ def serve(
     tls_cert: str | None,
     tls_key: str | None,
 ) -> None:
-    """Serve the memory over gRPC."""
+    """Serve the memory over gRPC (beyond loopback only with --token, as `mcp --http`)."""
     from memlane.entrypoints.grpc.server import TlsConfig, build_server
+    from memlane.entrypoints.listen import is_loopback
 
     with listen_errors():
         check_token(token)
         check_tls(tls_cert, tls_key)
+    if not token and not is_loopback(host):
+        # Every note and transcript would be readable by anyone who can reach the port.
+        raise click.UsageError("--token is required when listening beyond loopback")
+    with listen_errors():
         check_address(host, port)
     manager = options.manager()
     tls = TlsConfig(cert_file=tls_cert, key_file=tls_key) if tls_cert and tls_key else None

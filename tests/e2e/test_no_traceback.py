@@ -63,6 +63,11 @@ class TestServerOptions:
     def test_an_empty_token(self, home: Path, server: tuple[str, ...]) -> None:
         _fails(home, 2, "--token must not be empty", *server, "--token", "")
 
+    def test_beyond_loopback_without_a_token(self, home: Path, server: tuple[str, ...]) -> None:
+        # Anyone reaching the port could read every note: refused before anything listens.
+        _fails(home, 2, "--token is required when listening beyond loopback",
+               *server, "--host", "0.0.0.0")  # fmt: skip
+
     def test_a_port_in_use(self, home: Path, server: tuple[str, ...], busy_port: int) -> None:
         _fails(
             home, 1, f"cannot listen on 127.0.0.1:{busy_port}: port already in use",
