@@ -19,6 +19,7 @@ import fcntl
 import os
 import socket
 import sys
+from typing import Final
 
 from memlane import __version__
 from memlane.entrypoints.daemon.protocol import (
@@ -44,9 +45,24 @@ _LOCAL_ARGS = frozenset(
 _HELLO_TIMEOUT_S = 10.0  # a daemon that does not even say hello in that time is wedged
 
 
+_YES: Final = frozenset({"1", "true", "yes", "on"})
+_NO: Final = frozenset({"", "0", "false", "no", "off"})
+_told_unclear: list[str] = []  # the MEMLANE_NO_DAEMON value already said to be unclear
+
+
 def daemon_disabled(argv: list[str], env: dict[str, str] | os._Environ[str]) -> bool:
-    """`--no-daemon` anywhere before `--`, or MEMLANE_NO_DAEMON set to a true value."""
-    if env.get("MEMLANE_NO_DAEMON", "").strip().lower() in {"1", "true", "yes", "on"}:
+    """`--no-daemon` anywhere before `--`, or MEMLANE_NO_DAEMON set to a true value. Any other
+    value than a yes or a no counts as yes (in-process always answers) and is said, once."""
+    value = env.get("MEMLANE_NO_DAEMON", "").strip().lower()
+    if value in _YES:
+        return True
+    if value not in _NO:
+        if value not in _told_unclear:
+            _told_unclear.append(value)
+            sys.stderr.write(
+                f"memlane: MEMLANE_NO_DAEMON={value!r} is neither yes (1, true, yes, on) nor no "
+                "(0, false, no, off): taken as yes\n"
+            )
         return True
     head = argv[: argv.index("--")] if "--" in argv else argv
     return "--no-daemon" in head

@@ -67,8 +67,18 @@ def test_the_bypass_flag_and_variable() -> None:
     assert not daemon_disabled(["search", "--", "--no-daemon"], {})  # the query text
     for value in ("1", "true", "YES", " on "):
         assert daemon_disabled(["search", "q"], {"MEMLANE_NO_DAEMON": value})
-    for value in ("", "0", "false"):
+    for value in ("", "0", "false", "No", "off"):
         assert not daemon_disabled(["search", "q"], {"MEMLANE_NO_DAEMON": value})
+
+
+def test_an_unclear_variable_counts_as_yes_and_is_said_once(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert daemon_disabled(["search", "q"], {"MEMLANE_NO_DAEMON": "maybe"})
+    assert daemon_disabled(["status"], {"MEMLANE_NO_DAEMON": "maybe"})
+
+    said = capsys.readouterr().err
+    assert said.count("MEMLANE_NO_DAEMON='maybe' is neither yes") == 1
 
 
 def test_frames_round_trip_and_hellos_must_match() -> None:
