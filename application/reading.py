@@ -112,14 +112,8 @@ def read_lines(
             if start <= m.line < start + count
         ]
         goes_on = any(m.line >= start + count for m in transcript.messages)
-        return GetResult(
-            path=path,
-            text="\n".join(picked),
-            from_line=start,
-            lines=count,
-            source=source,
-            more_from=start + count if capped and goes_on else None,
-        )
+        more_from = start + count if capped and goes_on else None
+        return GetResult(path, "\n".join(picked), start, count, source, more_from)
     try:
         text = decode_text(data).text
     except NotText as exc:
@@ -129,14 +123,8 @@ def read_lines(
     all_lines = text.replace("\r\n", "\n").split("\n")
     selected = all_lines[start - 1 : start - 1 + count]
     goes_on = all_lines[start - 1 + count :] not in ([], [""])  # not just the last newline
-    return GetResult(
-        path=path,
-        text="\n".join(selected),
-        from_line=start,
-        lines=count,
-        source=source,
-        more_from=start + count if capped and goes_on else None,
-    )
+    more_from = start + count if capped and goes_on else None
+    return GetResult(path, "\n".join(selected), start, count, source, more_from)
 
 
 def read_messages(

@@ -213,6 +213,23 @@ def cost(name: str, texts_per_round: int, rounds: int) -> dict[str, Any]:
 # --- rules ---------------------------------------------------------------------------------------
 
 
+def shipped_legs(
+    vec: Leg, kw: Leg, pool: int, maxsim: dict[str, float] | None
+) -> tuple[Leg, Leg, dict[ChunkId, float], dict[ChunkId, float]]:
+    """Each leg's top `pool` as the shipped search takes it, and the scores it standardises:
+    a chunk's cosine (on the note sets mixed half and half with its best piece's, before the top
+    is taken, as the search does) and its bm25 evidence."""
+    if maxsim is not None:
+        vec = [(*e[:3], 0.5 * e[3] + 0.5 * maxsim.get(e[4], e[3]), e[4]) for e in vec]
+    v_top = sorted(vec, key=lambda e: -e[3])[:pool]
+    k_top = sorted(kw, key=lambda e: -e[3])[:pool]
+    cosine: dict[ChunkId, float] = {}
+    for e in v_top:
+        cosine[ChunkId(e[4])] = max(e[3], cosine.get(ChunkId(e[4]), -math.inf))
+    evidence = {ChunkId(e[4]): max(0.0, e[3]) if math.isfinite(e[3]) else 0.0 for e in k_top}
+    return v_top, k_top, cosine, evidence
+
+
 def _fused(
     vec: Leg,
     kw: Leg,
@@ -225,14 +242,7 @@ def _fused(
     """The shipped z-score fusion (0.5 / 0.5, each leg over its own top `pool`, a missing chunk
     at the leg's floor), with the latent leg's top `pool` as a third leg of weight `weight`
     (0 replays what ships). `maxsim`: the note sets' best-piece cosines, mixed half and half."""
-    if maxsim is not None:  # mixed before the leg's top is taken, as the search does
-        vec = [(*e[:3], 0.5 * e[3] + 0.5 * maxsim.get(e[4], e[3]), e[4]) for e in vec]
-    v_top = sorted(vec, key=lambda e: -e[3])[:pool]
-    k_top = sorted(kw, key=lambda e: -e[3])[:pool]
-    cosine: dict[ChunkId, float] = {}
-    for e in v_top:
-        cosine[ChunkId(e[4])] = max(e[3], cosine.get(ChunkId(e[4]), -math.inf))
-    evidence = {ChunkId(e[4]): max(0.0, e[3]) if math.isfinite(e[3]) else 0.0 for e in k_top}
+    v_top, k_top, cosine, evidence = shipped_legs(vec, kw, pool, maxsim)
     scored = [(0.5, cosine), (0.5, evidence)]
     ids = [*(e[4] for e in v_top), *(e[4] for e in k_top)]
     if weight > 0:

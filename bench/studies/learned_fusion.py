@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
-import math
 import statistics
 from collections import defaultdict
 from collections.abc import Sequence
@@ -46,7 +45,7 @@ import numpy as np
 from memlane.bench.datasets import registry
 from memlane.bench.runner import score_query
 from memlane.bench.studies.fusion_study import Leg, half_of
-from memlane.bench.studies.latent_terms import NOTE_SETS
+from memlane.bench.studies.latent_terms import NOTE_SETS, shipped_legs
 from memlane.bench.studies.piece_vectors import SHOW, by_question, paired_table
 from memlane.bench.studies.replay_cells import result_path
 from memlane.domain.chunks import ChunkId
@@ -66,14 +65,7 @@ def candidate_features(
 ) -> tuple[list[str], np.ndarray]:
     """The candidates (the union of both legs' top `pool`, in the shipped replay's id order)
     and their feature rows."""
-    if maxsim is not None:  # mixed before the leg's top is taken, as the search does
-        vec = [(*e[:3], 0.5 * e[3] + 0.5 * maxsim.get(e[4], e[3]), e[4]) for e in vec]
-    v_top = sorted(vec, key=lambda e: -e[3])[:pool]
-    k_top = sorted(kw, key=lambda e: -e[3])[:pool]
-    cosine: dict[ChunkId, float] = {}
-    for e in v_top:
-        cosine[ChunkId(e[4])] = max(e[3], cosine.get(ChunkId(e[4]), -math.inf))
-    evidence = {ChunkId(e[4]): max(0.0, e[3]) if math.isfinite(e[3]) else 0.0 for e in k_top}
+    v_top, k_top, cosine, evidence = shipped_legs(vec, kw, pool, maxsim)
     z_v, floor_v = _standardised(cosine) if cosine else ({}, 0.0)
     z_k, floor_k = _standardised(evidence) if evidence else ({}, 0.0)
     rank_v = {c: i for i, c in enumerate(sorted(cosine, key=lambda c: -cosine[c]))}

@@ -16,6 +16,7 @@ from memlane.entrypoints.config.read import (
     substitute,
 )
 from memlane.entrypoints.config.runtime import (
+    RuntimeConfig,
     api_key_for,
     base_url_for,
     headers_for,
@@ -388,30 +389,26 @@ class TestAModelNameTheLocalProviderCannotUse:
         assert resolve_runtime(env={"HOME": str(tmp_path), **env}, cwd=tmp_path).ignored == ()
 
 
+def _with_search_block(tmp_path: Path, block: str) -> RuntimeConfig:
+    """The runtime of a config whose agents.defaults.memorySearch is `block` (JSON5)."""
+    path = write(tmp_path / "c.json5", f"{{agents: {{defaults: {{memorySearch: {block}}}}}}}")
+    return resolve_runtime(env={"HOME": str(tmp_path)}, cwd=tmp_path, config=str(path))
+
+
 class TestFusionWeightsThatCannotBeScaled:
     def test_both_zero_are_listed_as_ignored_with_the_defaults_used(self, tmp_path: Path) -> None:
-        hybrid = "{vectorWeight: 0, textWeight: 0}"
-        path = write(
-            tmp_path / "c.json5",
-            f"{{agents: {{defaults: {{memorySearch: {{query: {{hybrid: {hybrid}}}}}}}}}}}",
+        runtime = _with_search_block(
+            tmp_path, "{query: {hybrid: {vectorWeight: 0, textWeight: 0}}}"
         )
-
-        runtime = resolve_runtime(env={"HOME": str(tmp_path)}, cwd=tmp_path, config=str(path))
 
         assert [i.key.rsplit(".", 1)[1] for i in runtime.ignored] == ["vectorWeight", "textWeight"]
         assert "defaults" in runtime.ignored[0].reason
         assert runtime.settings.query.hybrid.vector_weight > 0
 
     def test_one_zero_weight_is_a_choice_not_a_problem(self, tmp_path: Path) -> None:
-        hybrid = "{vectorWeight: 0, textWeight: 1}"
-        path = write(
-            tmp_path / "c.json5",
-            f"{{agents: {{defaults: {{memorySearch: {{query: {{hybrid: {hybrid}}}}}}}}}}}",
-        )
+        block = "{query: {hybrid: {vectorWeight: 0, textWeight: 1}}}"
 
-        runtime = resolve_runtime(env={"HOME": str(tmp_path)}, cwd=tmp_path, config=str(path))
-
-        assert runtime.ignored == ()
+        assert _with_search_block(tmp_path, block).ignored == ()
 
 
 class TestNumbersBroughtIntoRange:
@@ -424,16 +421,11 @@ class TestNumbersBroughtIntoRange:
         ],
     )
     def test_the_value_used_is_said(self, tmp_path: Path, block: str, said: str) -> None:
-        path = write(tmp_path / "c.json5", f"{{agents: {{defaults: {{memorySearch: {block}}}}}}}")
-
-        runtime = resolve_runtime(env={"HOME": str(tmp_path)}, cwd=tmp_path, config=str(path))
+        runtime = _with_search_block(tmp_path, block)
 
         assert [i.reason for i in runtime.ignored] == [said]
 
     def test_a_value_in_range_is_not_remarked(self, tmp_path: Path) -> None:
         block = "{chunking: {tokens: 400.0}, query: {maxResults: 6, minScore: 0.2}}"
-        path = write(tmp_path / "c.json5", f"{{agents: {{defaults: {{memorySearch: {block}}}}}}}")
 
-        runtime = resolve_runtime(env={"HOME": str(tmp_path)}, cwd=tmp_path, config=str(path))
-
-        assert runtime.ignored == ()
+        assert _with_search_block(tmp_path, block).ignored == ()
