@@ -78,7 +78,10 @@ def test_each_stage_is_entered_once_and_none_calls_back(tmp_path: Path) -> None:
         sys.setprofile(None)
 
     assert rc.settings.query.max_results == 100  # clamped: the stages ran
-    assert [key.key for key in rc.ignored] == ["agents.list[1].memorySearch.local.modelCacheDir"]
+    assert [key.key for key in rc.ignored] == [
+        "agents.list[1].memorySearch.local.modelCacheDir",
+        "agents.defaults.memorySearch.query.maxResults",  # 500 brought into range, and said
+    ]
     driver = [callee for caller, callee in runs if caller == "runtime.py"]
     assert driver == list(STAGES), runs
     backwards = [
