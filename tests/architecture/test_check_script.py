@@ -76,7 +76,9 @@ def test_ruff_and_mypy_skip_a_build_folder_left_by_pip_install(tmp_path: Path) -
 
 # The fast check: stand-in tools that record how scripts/check calls them.
 _RECORDER = '#!/bin/sh\necho "$(basename "$0") $*" >> "$CALLS"\n'
-FAST_TESTS = "tests/unit tests/contract -m not integration and not e2e and not postgres"
+FAST_TESTS = (
+    "tests/unit tests/contract tests/architecture -m not integration and not e2e and not postgres"
+)
 
 
 def _checkout_with_a_change(tmp_path: Path) -> Path:
