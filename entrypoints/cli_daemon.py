@@ -22,7 +22,7 @@ def _state(options: Options) -> tuple[Path, list[str]]:
     forwarded: list[str] = []
     for flag, key in (("--config", "config"), ("--agent", "agent"), ("--workspace", "workspace")):
         value = values[key]
-        if value == "" and key != "agent":  # `--workspace "$UNSET"`: refused as elsewhere
+        if value == "":  # `--workspace "$UNSET"`: refused as every other command refuses it
             raise ConfigProblem(f"{flag}: is empty: name it, or leave the option out")
         if value:
             forwarded += [flag, str(Path(value).resolve()) if key != "agent" else value]

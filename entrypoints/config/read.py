@@ -4,8 +4,8 @@ then the overrides of the environment and the flags, into one raw tree.
 Config file: `--config PATH` > `$MEMLANE_CONFIG` > `~/.memlane/config.json5` if it exists >
 `$OPENCLAW_STATE_DIR/openclaw.json` (an existing installation of the reference system) >
 `~/.memlane/config.json5`. A missing default file is an empty config; a missing file that was
-named explicitly (flag or env) is an error. So is an empty `--config`, `--workspace` or
-`--state-dir` (`"$UNSET"` must not pick the default); an empty variable is unset.
+named explicitly (flag or env) is an error. So is an empty `--config`, `--workspace`,
+`--state-dir` or `--agent` (`"$UNSET"` must not pick the default); an empty variable is unset.
 
 The file, and each file it includes, is bounded before it is parsed: only a regular file is
 read (a FIFO would block for ever, `/dev/zero` never ends), at most `MAX_CONFIG_BYTES`, nested
@@ -77,6 +77,10 @@ _EMPTY_CONFIG: Final = (
 _EMPTY_WORKSPACE: Final = (
     "is empty: name a folder, or leave the option out for $MEMLANE_WORKSPACE, else the "
     "config's, the index's or the current folder"
+)
+_EMPTY_AGENT: Final = (
+    "is empty: name an agent, or leave the option out for $MEMLANE_AGENT, else the config's "
+    "default agent"
 )
 MAX_INCLUDE_DEPTH: Final = 10
 INCLUDE_KEY: Final = "$include"
@@ -154,7 +158,7 @@ def read_config(
         env=env_with_block(written, env),
         state_dir=state_dir(state, env),
         reference_state=found.parent if found and found.name == REFERENCE_CONFIG_NAME else None,
-        agent=agent or env_value(env, ENV_AGENT),
+        agent=_given(agent, "--agent", _EMPTY_AGENT) or env_value(env, ENV_AGENT),
         workspace=workspace or env_workspace,
         workspace_origin="flag" if workspace else "env" if env_workspace else None,
     )

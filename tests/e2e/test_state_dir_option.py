@@ -151,7 +151,7 @@ def test_an_empty_variable_is_unset_and_an_empty_path_flag_an_error(home: Home) 
     )
     assert store_path(status) == str(default_store)
 
-    for flag in ("--workspace", "--config"):
+    for flag in ("--workspace", "--config", "--agent"):
         done = memlane(home, "--state-dir", str(home.state), flag, "", "status")
 
         assert done.returncode == 2, (flag, done.stdout)
