@@ -10,12 +10,14 @@ family is used, never by a SQLite search (the CLI's cold start).
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Final, Protocol
 
 from memlane.adapters.store.database import SqliteDatabase
+from memlane.adapters.store.first_index import FIRST_INDEX_KEY
 from memlane.adapters.store.meta_table import INDEX_META_KEY
 from memlane.adapters.store.meta_table import recorded_workspace as recorded_workspace_of
 from memlane.adapters.store.sqlite_event_log import SqliteEventLog
@@ -154,8 +156,13 @@ class SqliteFamily:
         del env  # the StoreFamily signature: a SQLite file needs no connection settings
         value = SqliteDatabase.peek_meta(rc.store_path, INDEX_META_KEY)
         try:
+            if value is None:
+                # A first index that was interrupted (killed, disk full) has no finished record
+                # yet, but its start record names the workspace it indexes: resuming it from
+                # another folder must not bind it there and drop what it already holds.
+                value = _started_index_meta(rc.store_path)
             return (None if value is None else recorded_workspace_of(value)), str(rc.store_path)
-        except ValueError as exc:  # the meta record itself is damaged
+        except (ValueError, KeyError, TypeError) as exc:  # the meta record itself is damaged
             raise StoreCorrupt(f"{rc.store_path}: unreadable index meta: {exc}") from exc
 
     def agent_opener(self, rc: RuntimeConfig, env: Mapping[str, str]) -> AgentOpener:
@@ -188,6 +195,12 @@ class _SqliteAgents:
 
     def close(self) -> None:
         return None  # each index owns its file
+
+
+def _started_index_meta(path: Path) -> str | None:
+    """The IndexMeta JSON of the first index under way (or interrupted) in `path`, if any."""
+    started = SqliteDatabase.peek_meta(path, FIRST_INDEX_KEY)
+    return None if started is None else str(json.loads(started)["meta"])
 
 
 def _indexed(rc: RuntimeConfig, agent: str) -> bool:
