@@ -21,6 +21,16 @@ from tests.secret_samples import SAMPLES, Sample
             "http://u:***@proxy:8080/v1 and redis://:***@cache/0",
         ),
         ("mongodb+srv://admin:p@ss@cluster0/x", "mongodb+srv://admin:***@cluster0/x"),
+        # forms libpq accepts that the strict grammar missed (they were printed in clear)
+        (
+            "Store: postgresql+psycopg://qa2:Hunter#2/Secret@/qadb?host=/tmp/pg#agent=a",
+            "Store: postgresql+psycopg://qa2:***@/qadb?host=/tmp/pg#agent=a",
+        ),
+        (
+            "postgresql:///qadb?host=/tmp/pg&user=qa&password=Sup3rSecretPW#agent=a",
+            "postgresql:///qadb?host=/tmp/pg&user=qa&password=***#agent=a",
+        ),
+        ("x://h/db?PASSWORD=s3cr3t&user=u", "x://h/db?PASSWORD=***&user=u"),
     ],
 )
 def test_the_password_is_masked_and_the_rest_kept(text: str, shown: str) -> None:
@@ -36,6 +46,7 @@ def test_the_password_is_masked_and_the_rest_kept(text: str, shown: str) -> None
         "mail someone@example.com",
         "no url at all",
         "postgresql://user:***@host/db",
+        "http://host:8080/path?mail=a@b.example",  # a port, not a password
     ],
 )
 def test_text_without_a_password_is_unchanged(text: str) -> None:
