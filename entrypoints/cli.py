@@ -372,7 +372,12 @@ def watch(options: Options) -> None:
     from memlane.entrypoints.daemon.sharing import serving_socket
 
     with serving_socket(manager, "watch", disabled=options.daemon_disabled()):
-        manager.start(watch=True)
+        manager.start()  # the file watcher as `sync.watch` says (default on)
+        if not manager.settings.sync.watch:
+            click.echo(
+                "sync.watch is false: no file watcher; interval and session-growth syncs only",
+                err=True,
+            )
         click.echo("watching; Ctrl-C to stop", err=True)
         stop.wait()
         click.echo("stopping", err=True)

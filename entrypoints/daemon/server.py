@@ -184,8 +184,9 @@ class Daemon:
                 self._agents[runtime.agent_id] = manager
                 # A search through the daemon scans only after a change (architecture.md,
                 # "The daemon"); the watcher keeps indexing in the background as `watch` does.
-                manager.track_changes(change_journal)
-                manager.start(watch=True)
+                if manager.settings.sync.watch:  # off: no watcher, each search scans
+                    manager.track_changes(change_journal)
+                manager.start()
                 return manager
         manager.close()  # built for this request only: another index state is served here
         raise NotServed(

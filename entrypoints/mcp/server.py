@@ -195,7 +195,7 @@ def start_background(tools: MemoryTools) -> threading.Thread:
         finally:
             tools.first_sync.set()
         try:
-            manager.start(watch=True)
+            manager.start()  # the file watcher as `sync.watch` says
         except Exception as exc:
             _log.error("mcp_watch_failed", error=str(exc), error_type=type(exc).__name__)
 

@@ -263,7 +263,7 @@ def _start_background(state: _State) -> threading.Thread:
         finally:
             state.first_sync.set()
         try:
-            manager.start(watch=True)
+            manager.start()  # the file watcher as `sync.watch` says
         except Exception as exc:
             _log.error("ui_watch_failed", error=str(exc), error_type=type(exc).__name__)
 

@@ -255,3 +255,41 @@ class TestWatchCommand:
 
         assert found
         assert code == 0
+
+    def test_watch_honours_sync_watch_false_and_says_so(self, tmp_path: Path) -> None:
+        """With `sync.watch: false` no file watcher runs (it was turned on regardless)."""
+        import signal
+        import time
+
+        import sqlean
+
+        (tmp_path / "ws" / "memory").mkdir(parents=True)
+        (tmp_path / "ws" / "MEMORY.md").write_text("# Notes\n\nNothing yet.\n")
+        config = tmp_path / "config.json5"
+        config.write_text(
+            "{agents: {defaults: {memorySearch: {provider: 'none',"
+            " sync: {watch: false, watchDebounceMs: 200}}}}}"
+        )
+        env = {k: v for k, v in os.environ.items() if not k.startswith("MEMLANE_")}
+        env["HOME"] = str(tmp_path)
+        base = [
+            sys.executable, "-m", "memlane.entrypoints", "--config", str(config),
+            "--state-dir", str(tmp_path / "state"), "--workspace", str(tmp_path / "ws"),
+        ]  # fmt: skip
+        said = []
+        with subprocess.Popen([*base, "watch"], env=env, stderr=subprocess.PIPE, text=True) as proc:
+            assert proc.stderr is not None
+            while "watching;" not in (line := proc.stderr.readline()):
+                said.append(line)
+                assert proc.poll() is None
+            (tmp_path / "ws" / "memory" / "new.md").write_text("# New\n\nThe narwhal.\n")
+            time.sleep(3)  # fifteen debounce periods: a watcher would have indexed it
+            db = tmp_path / "state" / "agents" / "main" / "memory.db"
+            with sqlean.connect(db) as conn:
+                rows = conn.execute("select count(*) from files where path = 'memory/new.md'")
+                indexed = rows.fetchone()[0]
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(timeout=30) == 0
+
+        assert any("sync.watch is false: no file watcher" in line for line in said)
+        assert indexed == 0
