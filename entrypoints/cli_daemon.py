@@ -69,7 +69,13 @@ def daemon_group() -> None:
 def daemon_start(options: Options, timeout: float) -> None:
     """Start the state dir's daemon (one per state dir; a running one is kept)."""
     state, forwarded = _state(options)
-    started, ours = control.start(state, forwarded, timeout=timeout)
+    try:
+        started, ours = control.start(state, forwarded, timeout=timeout)
+    except OSError as exc:  # its folder or log cannot be made: a read-only or full state dir
+        raise click.ClickException(
+            f"cannot start the daemon in {state}: {exc.strerror or exc} "
+            f"({exc.filename or state}); searches work without it"
+        ) from exc
     if not started.answering:
         raise click.ClickException(
             f"the daemon did not come up ({started.text()}); see {log_path(state)}"

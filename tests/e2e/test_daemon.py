@@ -161,3 +161,14 @@ def test_every_agent_of_the_state_dir_is_watched_from_the_start(home: Home) -> N
         found = home.run(*home.base(), "--agent", "b", "search", "--json", "ferry", check=True)
         assert [h["path"] for h in json.loads(found.stdout)["results"]] == ["memory/new.md"]
         assert home.answered() == before + 2
+
+
+def test_a_state_dir_it_cannot_use_is_one_error_line_not_a_traceback(home: Home) -> None:
+    blocked = home.root / "a-file"
+    blocked.write_text("not a folder")
+
+    done = home.run("--state-dir", str(blocked), "--workspace", str(home.ws), "daemon", "start")
+
+    assert done.returncode == 1
+    assert "Traceback" not in done.stderr
+    assert f"cannot start the daemon in {blocked}: Not a directory" in done.stderr
