@@ -17,7 +17,8 @@ from memlane.entrypoints.listen import (
 )
 
 if TYPE_CHECKING:
-    pass
+    from memlane.application.ports.index_transfer import IndexTransfer
+    from memlane.entrypoints.config.runtime import RuntimeConfig
 
 
 from memlane.entrypoints.cli_options import Options, errors, global_options, listen_errors
@@ -46,9 +47,9 @@ def store_copy(options: Options, target: str, all_agents: bool) -> None:
         configured_transfer,
         stored_agents,
         target_holds_index,
-        target_transfer,
     )
 
+    _check_copy_target(target)
     env = dict(os.environ)
     with errors():
         runtime = resolve_runtime(
@@ -75,7 +76,7 @@ def store_copy(options: Options, target: str, all_agents: bool) -> None:
         for agent in agents:
             source = configured_transfer(runtime, env, agent)
             try:
-                destination = target_transfer(target, agent, runtime)
+                destination = _opened_target(target, agent, runtime)
                 try:
                     counts = copy_index(source, destination)
                 finally:
@@ -87,6 +88,34 @@ def store_copy(options: Options, target: str, all_agents: bool) -> None:
                 f"{counts.vectors} vector(s), {counts.cache} cached, {counts.events} event(s) "
                 "copied and verified"
             )
+
+
+def _check_copy_target(target: str) -> None:
+    """A target that names nothing (`--to "$UNSET"`, `sqlite:`) would be the current folder,
+    and a file cannot be a state dir: both refused before anything is read or written."""
+    if target.strip().startswith(("postgresql://", "postgresql+psycopg://", "postgres://")):
+        return
+    folder = target.strip().removeprefix("sqlite:").strip()
+    if not folder:
+        raise click.UsageError(
+            "--to names no target: give a postgresql:// URL or a SQLite state dir (sqlite:DIR)"
+        )
+    path = Path(folder).expanduser()
+    if path.exists() and not path.is_dir():
+        raise click.UsageError(f"--to {folder}: not a folder, so it cannot be a state dir")
+
+
+def _opened_target(target: str, agent: str, runtime: RuntimeConfig) -> IndexTransfer:
+    """The target's transfer; a folder the machine will not let us create is one error line."""
+    from memlane.entrypoints.container import target_transfer
+
+    try:
+        return target_transfer(target, agent, runtime)
+    except OSError as exc:
+        where = exc.filename or target
+        raise click.ClickException(
+            f"cannot write the copy of {agent} to {where}: {exc.strerror or exc}"
+        ) from exc
 
 
 @click.command()

@@ -113,3 +113,49 @@ def test_a_url_target_no_store_supports_is_refused_not_made_a_folder(
     assert PASSWORD not in done.stdout + done.stderr
     assert no_traceback(done)
     assert not (home / f"{scheme}:").exists() and not list(home.rglob(f"{scheme}:*"))
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"postgresql:///memory?host=127.0.0.1&port=1&user=app&password={PASSWORD}",
+        f"postgresql://app:{PASSWORD}#with/marks@127.0.0.1:1/memory",
+    ],
+    ids=["query-parameter", "unescaped-marks"],
+)
+def test_the_forms_libpq_also_accepts_are_masked_too(home: Path, url: str) -> None:
+    config = _config(
+        home, "pg", f'{{provider: "none", store: {{driver: "postgres", url: "{url}"}}}}'
+    )
+
+    for args in (("status",), ("status", "--json")):
+        done = _run(home, config, *args)
+        assert PASSWORD not in done.stdout + done.stderr
+        assert "***" in done.stdout + done.stderr
+        assert no_traceback(done)
+
+
+@pytest.mark.parametrize("target", ["", "  ", "sqlite:", "A FILE"])
+def test_a_copy_target_that_names_no_folder_is_refused(home: Path, target: str) -> None:
+    config = _config(home, "none", '{provider: "none"}')
+    assert _run(home, config, "index").returncode == 0
+    (home / "a-file").write_text("not a state dir")
+    before = sorted(p.name for p in home.iterdir())
+    target = str(home / "a-file") if target == "A FILE" else target
+
+    done = _run(home, config, "store", "copy", "--to", target)
+
+    assert done.returncode == 2, done.stdout
+    assert "--to" in done.stderr and no_traceback(done)
+    assert sorted(p.name for p in home.iterdir()) == before  # nothing made, here or anywhere
+
+
+def test_a_copy_target_the_machine_refuses_is_one_error_line(home: Path) -> None:
+    config = _config(home, "none", '{provider: "none"}')
+    assert _run(home, config, "index").returncode == 0
+
+    done = _run(home, config, "store", "copy", "--to", "/proc/memlane-copy")
+
+    assert done.returncode == 1
+    assert "cannot write the copy of main to /proc/memlane-copy" in done.stderr
+    assert no_traceback(done)
