@@ -169,6 +169,7 @@ def resolve_runtime(
     chosen = raw.workspace or valid.agent_workspace
     chosen_workspace = _workspace(chosen, env, cwd)
     origin = raw.workspace_origin or ("config" if chosen else "cwd")
+    ignored += _unused_store_settings(settings, raw.env)
     if settings.provider == "local" and settings.model not in ("", default_model("local")):
         # The local provider runs the bundled model or the file local.modelPath names; a model
         # name (a remote provider's) would otherwise be listed by `status` and used nowhere.
@@ -314,6 +315,23 @@ def api_key_for(provider: str, settings: MemorySettings, env: Mapping[str, str])
         if value is not None:
             return value
     return None
+
+
+def _unused_store_settings(settings: MemorySettings, env: Mapping[str, str]) -> list[IgnoredKey]:
+    """Store settings the chosen driver does not read: a PostgreSQL URL while the driver is
+    SQLite (the index then stays on this machine while the user believes it is shared), a file
+    path while it is PostgreSQL."""
+    store = settings.store
+    if store.driver == "postgres":
+        reason = "the PostgreSQL store keeps no file here: store.path is not used"
+        return [IgnoredKey("memorySearch.store.path", reason)] if store.path else []
+    reason = 'store.driver is "sqlite" (the default): set driver: "postgres" to use this URL'
+    found = []
+    if store.url or store.url_ref is not None:
+        found.append(IgnoredKey("memorySearch.store.url", reason))
+    if env_value(env, ENV_STORE_URL):
+        found.append(IgnoredKey(ENV_STORE_URL, reason))
+    return found
 
 
 def store_url_for(settings: MemorySettings, env: Mapping[str, str]) -> str:

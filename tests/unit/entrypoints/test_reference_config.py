@@ -429,3 +429,33 @@ class TestNumbersBroughtIntoRange:
         block = "{chunking: {tokens: 400.0}, query: {maxResults: 6, minScore: 0.2}}"
 
         assert _with_search_block(tmp_path, block).ignored == ()
+
+
+class TestStoreSettingsTheDriverDoesNotRead:
+    def test_a_postgres_url_with_the_sqlite_driver_is_said(self, tmp_path: Path) -> None:
+        url = "postgresql://app@db/memory"
+        env = {"HOME": str(tmp_path), "MEMLANE_STORE_URL": url}
+        path = write(
+            tmp_path / "c.json5",
+            f'{{agents: {{defaults: {{memorySearch: {{store: {{url: "{url}"}}}}}}}}}}',
+        )
+
+        runtime = resolve_runtime(env=env, cwd=tmp_path, config=str(path))
+
+        assert [i.key for i in runtime.ignored] == ["memorySearch.store.url", "MEMLANE_STORE_URL"]
+        assert 'driver: "postgres"' in runtime.ignored[0].reason
+
+    def test_a_file_path_with_the_postgres_driver_is_said(self, tmp_path: Path) -> None:
+        block = '{store: {driver: "postgres", url: "postgresql://app@db/m", path: "/x/m.db"}}'
+
+        runtime = _with_search_block(tmp_path, block)
+
+        assert [i.key for i in runtime.ignored] == ["memorySearch.store.path"]
+
+    def test_settings_the_driver_reads_are_not_remarked(self, tmp_path: Path) -> None:
+        env = {"HOME": str(tmp_path), "MEMLANE_STORE_URL": "postgresql://app@db/m"}
+        block = '{store: {driver: "postgres"}}'
+        path = write(tmp_path / "c.json5", f"{{agents: {{defaults: {{memorySearch: {block}}}}}}}")
+
+        assert resolve_runtime(env=env, cwd=tmp_path, config=str(path)).ignored == ()
+        assert _with_search_block(tmp_path, '{store: {path: "/x/m.db"}}').ignored == ()
