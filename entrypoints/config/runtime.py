@@ -329,7 +329,7 @@ def _unused_store_settings(settings: MemorySettings, env: Mapping[str, str]) -> 
     found = []
     if store.url or store.url_ref is not None:
         found.append(IgnoredKey("memorySearch.store.url", reason))
-    if env_value(env, ENV_STORE_URL):
+    if env.get(ENV_STORE_URL, "").strip():  # read here: the read stage has run (one pass)
         found.append(IgnoredKey(ENV_STORE_URL, reason))
     return found
 
