@@ -9,24 +9,30 @@ sync is due: its syncs only commit keyword rows and leave missing vectors to the
 a change is indexed within the debounce window even during a backfill of hours. A sync run
 elsewhere that did not wait for its vectors (gRPC `Sync` with `wait_for_vectors` false) hands
 them to the worker through `backfill`.
+
+A background sync that fails (a store that is down, a database locked or a disk full for a
+moment) is run again on its own after a growing delay (`RetryBackoff`), until one succeeds: no
+change or search may ever come to ask again. A failure only the user can fix is not retried.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 import structlog
 
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.file_source import ChangeWatcher, FileSource
-from memlane.application.ports.index_store import IndexStore
+from memlane.application.ports.index_store import IndexStore, StoreCorrupt, caused_by
 from memlane.application.ports.watch_lease import WatchLease
 from memlane.application.reports import SyncReport
 from memlane.application.sync import SyncService
 from memlane.application.sync_trigger import SyncTrigger
 from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
 from memlane.domain.config import SyncSettings
+from memlane.domain.errors import DomainError
 from memlane.domain.sources import Source
 
 log = structlog.get_logger()
@@ -35,14 +41,49 @@ log = structlog.get_logger()
 # first one (and at least a second after it), so a busy folder cannot starve the index.
 _MAX_DELAY_WINDOWS = 5
 
+# Past this many doublings every delay is the cap anyway; 2.0 ** attempt overflows a float after
+# ~1,000 attempts, which a store down for days reaches.
+_MAX_DOUBLINGS = 32
+
+
+@dataclass(frozen=True, slots=True)
+class RetryBackoff:
+    """How long a failed background sync waits before it runs again: `first` seconds after the
+    first failure in a row, twice as long after each further one, never more than `cap`.
+
+    5 s first: a locked database or a restarting server is usually back by then. Doubling: a
+    long outage costs 6 warnings to reach the cap, then one every 5 minutes. The 5-minute cap
+    bounds how long the index stays stale after the store is back (a search syncs at once).
+    """
+
+    first: float = 5.0
+    cap: float = 300.0
+
+    def delay(self, attempt: int) -> float:
+        """The wait after the `attempt`-th failure in a row (1: the first)."""
+        doublings = min(max(attempt - 1, 0), _MAX_DOUBLINGS)
+        return min(self.cap, self.first * 2.0**doublings)
+
+
+SYNC_RETRY = RetryBackoff()
+
+
+def _needs_the_user(error: Exception) -> bool:
+    """Whether running the sync again cannot help until the user acts: a configuration or
+    workspace choice, a damaged database. (A mass deletion to confirm and a read-only store
+    never get here: `run_unless_read_only` returns None for them and the syncer waits for the
+    next change.)"""
+    return isinstance(error, DomainError) or caused_by(error, StoreCorrupt)
+
 
 class SyncPlan:
     """Pure timing of background syncs: debounced requests plus an optional interval.
 
     A request is due `debounce` seconds after the latest request, but at most
     `max(1, 5 * debounce)` seconds after the first unanswered one. With `interval > 0`, a sync
-    also falls due `interval` seconds after the last sync. Times come from the caller
-    (monotonic seconds), so the plan is tested without threads or sleeps.
+    also falls due `interval` seconds after the last sync. A failed sync's `retry` falls due at
+    the time given. Times come from the caller (monotonic seconds), so the plan is tested
+    without threads or sleeps.
     """
 
     def __init__(self, *, debounce: float, interval: float, now: float) -> None:
@@ -52,6 +93,8 @@ class SyncPlan:
         self._trigger: SyncTrigger | None = None
         self._first = self._latest = 0.0
         self._last_sync = now
+        self._retry: SyncTrigger | None = None  # a failed sync to run again at `_retry_at`
+        self._retry_at = 0.0
 
     @property
     def pending(self) -> SyncTrigger | None:
@@ -69,20 +112,29 @@ class SyncPlan:
         """Return the trigger of the sync to run now, or None when nothing is due."""
         if self._trigger is not None and now >= self._request_due():
             return self._trigger
+        if self._retry is not None and now >= self._retry_at:
+            return self._retry
         if self._interval > 0 and now >= self._last_sync + self._interval:
             return SyncTrigger.INTERVAL
         return None
 
     def synced(self, now: float) -> None:
-        """Note a sync starting now: it answers the requests so far; the interval restarts."""
-        self._trigger = None
+        """Note a sync starting now: it answers the requests so far and a scheduled retry; the
+        interval restarts."""
+        self._trigger = self._retry = None
         self._last_sync = now
+
+    def retry(self, trigger: SyncTrigger, at: float) -> None:
+        """Run a failed sync again at `at`, unless a request or the interval brings one first."""
+        self._retry, self._retry_at = trigger, at
 
     def wait(self, now: float) -> float | None:
         """Seconds until something may fall due; None means only a request can change that."""
         deadlines = []
         if self._trigger is not None:
             deadlines.append(self._request_due())
+        if self._retry is not None:
+            deadlines.append(self._retry_at)
         if self._interval > 0:
             deadlines.append(self._last_sync + self._interval)
         return max(0.0, min(deadlines) - now) if deadlines else None
@@ -104,6 +156,7 @@ class BackgroundSyncer:
         watcher: ChangeWatcher | None = None,
         lease: WatchLease | None = None,
         lease_scope: str = "",
+        backoff: RetryBackoff = SYNC_RETRY,
     ) -> None:
         self._syncing = syncing
         self._clock = clock
@@ -128,6 +181,8 @@ class BackgroundSyncer:
         self._backfills_asked = 0  # bumped by `backfill`: a step that found nothing before
         # the latest ask must not clear the flag that ask set
         self._refusal_told: str | None = None  # the mass-deletion refusal already logged
+        self._backoff = backoff
+        self._failures = 0  # background syncs failed in a row, each retried after a backoff
         self._before_scan: Callable[[], int | None] | None = None
         self._after_scan: Callable[[int | None, SyncReport | None], None] | None = None
 
@@ -245,6 +300,7 @@ class BackgroundSyncer:
     def _run(self, trigger: SyncTrigger) -> None:
         with self._lock:
             # Requests arriving during the sync stay pending: the sync may have scanned past them.
+            # A scheduled retry is answered by this sync, whatever its trigger.
             self._plan.synced(self._clock.monotonic())
             changes_before = self._changes_seen
         if self._stopping.is_set():
@@ -254,8 +310,10 @@ class BackgroundSyncer:
         try:
             # Vectors are left to the batches between syncs (`_backfill_step`).
             report = self._syncing.run_unless_read_only(trigger, backfill_limit=0)
-        except Exception:
-            log.exception("background_sync_failed", reason=trigger.value)
+        except Exception as exc:
+            self._failed(trigger, exc)
+        else:
+            self._did_not_fail(report)
         refusal = self._syncing.refusal
         if refusal is not None and refusal != self._refusal_told:
             log.error("background_sync_refused", reason=trigger.value, detail=refusal)
@@ -269,6 +327,37 @@ class BackgroundSyncer:
                 quiet = self._changes_seen == changes_before and self._plan.pending is None
                 clean = report is not None and report.files_held_back == 0
                 self._lease.set_fresh(quiet and clean)
+
+    def _failed(self, trigger: SyncTrigger, error: Exception) -> None:
+        """Log a failed sync and, unless only the user can fix its cause, schedule it again:
+        nothing else may ask (the interval sync is off by default, the change is already seen).
+        Called in the `except` block (the log takes the traceback from there)."""
+        if _needs_the_user(error):
+            self._failures = 0
+            log.exception("background_sync_failed", reason=trigger.value, retry=False)
+            return
+        self._syncing.mark_dirty()  # what failed is still to do, whatever the sync got to
+        self._failures += 1
+        delay = self._backoff.delay(self._failures)
+        with self._lock:
+            self._plan.retry(trigger, self._clock.monotonic() + delay)
+        # One line per attempt (a store down for hours must not flood the log); the traceback
+        # with the first failure of a series only.
+        log.warning(
+            "background_sync_failed",
+            reason=trigger.value,
+            attempt=self._failures,
+            retry_in_s=delay,
+            error=repr(error),
+            exc_info=self._failures == 1,
+        )
+
+    def _did_not_fail(self, report: SyncReport | None) -> None:
+        """End a series of retries: the sync went through, or stopped for the user (a mass
+        deletion, a read-only store: None), who or the next change takes it from there."""
+        if self._failures and report is not None:
+            log.info("background_sync_recovered", reason=report.reason, attempts=self._failures)
+        self._failures = 0
 
     def _backfill_step(self) -> None:
         """One batch of the vector backfill; when none is left (or the provider failed), wait
