@@ -323,10 +323,13 @@ class BackgroundSyncer:
         with self._lock:
             self._vectors_pending = True
             if self._leased and self._lease is not None:
-                # Fresh: the sync succeeded, held nothing back, and no change came while it ran.
+                # Fresh: the sync succeeded, held nothing back, and no change came while it ran;
+                # with a change journal, also only while it vouches for what it watches (a
+                # folder link it cannot watch makes `seen` None: other processes must scan).
                 quiet = self._changes_seen == changes_before and self._plan.pending is None
                 clean = report is not None and report.files_held_back == 0
-                self._lease.set_fresh(quiet and clean)
+                vouched = self._before_scan is None or mark is not None
+                self._lease.set_fresh(quiet and clean and vouched)
 
     def _failed(self, trigger: SyncTrigger, error: Exception) -> None:
         """Log a failed sync and, unless only the user can fix its cause, schedule it again:

@@ -1,6 +1,6 @@
 """Adapter: ChangeWatcher on watchdog that never descends into ignored folders."""
 
-# ruff: noqa: PTH112, PTH113, PTH119, PTH120, PTH206
+# ruff: noqa: PTH112, PTH113, PTH114, PTH119, PTH120, PTH206
 # (str paths with os.scandir keep a 10k-file scan stat-bound; pathlib objects would double it)
 
 from __future__ import annotations
@@ -33,6 +33,8 @@ from memlane.adapters.sources._paths import IGNORED_DIRS, has_suffix, is_ignored
 from memlane.adapters.sources._watch_plan import (
     WatchPlan,
     drop_covered_by_recursive,
+    is_followed,
+    link_hops,
     nearest_existing,
     walk_tree,
 )
@@ -72,7 +74,7 @@ class WatchdogChangeWatcher:
     Why not one recursive watch per root: watchdog's inotify backend adds a kernel watch for
     every folder below a recursive watch, `node_modules` and `.venv` included, and cannot be
     told to skip any. So the watcher walks each root itself (pruning ignored and hidden
-    folders, never following symlinked folders) and schedules a recursive watch only on
+    folders, never entering symlinked folders) and schedules a recursive watch only on
     folders whose whole subtree is clean, and a non-recursive watch on folders that contain an
     ignored folder. Each scheduled watch costs one emitter thread and the observer shares one
     inotify descriptor, so resources stay bounded by the notes tree, not by what sits next to
@@ -84,6 +86,16 @@ class WatchdogChangeWatcher:
     folder; missing roots through their nearest existing ancestor until they appear. Folder
     creations, deletions and moves re-plan the watches before the batch is delivered, and
     notes found in newly watched folders are added to that batch (they may predate the watch).
+
+    Symlinks in a root are followed as the scan follows them, since an edit behind a link is
+    an edit of a note: each hop of a link's chain and its target are observed through a
+    non-recursive watch on their folder (so `memory/x.md -> ../other/x.md` is seen when
+    `other/x.md` changes); a linked folder's content is observed as a root of its own, which
+    `FileSource.watch_roots` names for every folder link the scan followed. A link created,
+    replaced or removed re-plans the watches and is delivered as a change (its own path: what
+    it showed may have vanished or appeared, like a folder's content). A folder link made later
+    to a folder outside every root is not watched inside (the change journal then vouches for
+    nothing, so searches scan).
 
     Batches are what the `ChangeWatcher` contract says: real absolute paths of relevant files
     (`suffixes`), plus folders that were deleted or moved. The watcher does not debounce: one
@@ -188,19 +200,31 @@ class WatchdogChangeWatcher:
         return plan
 
     def _plan_tree(self, plan: WatchPlan, root: str) -> None:
-        order, children, dirty = walk_tree(root, self._ignored)
-        plan.covered.update(order)
+        tree = walk_tree(root, self._ignored)
+        plan.covered.update(tree.order)
+        for link in tree.links:
+            self._plan_link(plan, link)
         if self._mode == "polling":
             plan.add(root, recursive=True)  # the polling snapshot prunes ignored folders itself
             return
         queue = [root]
         while queue:
             current = queue.pop()
-            if current in dirty:
+            if current in tree.dirty:
                 plan.add(current, recursive=False)
-                queue.extend(children.get(current, ()))
+                queue.extend(tree.children.get(current, ()))
             else:
                 plan.add(current, recursive=True)
+
+    def _plan_link(self, plan: WatchPlan, link: str) -> None:
+        """Watch the folder of each hop of a followed link's chain (its target's included)."""
+        hops = link_hops(link)
+        if not hops or not is_followed(link, hops[-1], self._suffixes, self._ignored):
+            return
+        plan.links.update((link, *hops[:-1]))
+        plan.link_targets.add(hops[-1])
+        for hop in hops:
+            plan.add(nearest_existing(os.path.dirname(hop)), recursive=False)
 
     def _apply(self, plan: WatchPlan) -> None:
         """Bring scheduled watches in line with `plan`, falling back to polling if needed."""
@@ -253,8 +277,10 @@ class WatchdogChangeWatcher:
             if self._mode == "native":
                 observer: BaseObserver = native_observer()
             else:
+                # lstat: a link is listed as a link, so its making or removal is seen and the
+                # snapshot never enters it (what it leads to is watched by the plan).
                 observer = PollingObserverVFS(
-                    os.stat, self._pruned_scandir, polling_interval=self._polling_interval
+                    os.lstat, self._pruned_scandir, polling_interval=self._polling_interval
                 )
             observer.start()
             self._observer = observer
@@ -274,16 +300,16 @@ class WatchdogChangeWatcher:
             observer.join()
 
     def _pruned_scandir(self, path: str | None) -> Iterator[os.DirEntry[str]]:
-        """os.scandir for the polling snapshot, minus ignored folders and folder symlinks."""
+        """os.scandir for the polling snapshot, minus ignored folders (links are kept)."""
         with os.scandir(path) as it:
             kept = [e for e in it if not self._skip_in_snapshot(e)]
         return iter(kept)
 
     def _skip_in_snapshot(self, entry: os.DirEntry[str]) -> bool:
         try:
-            if not entry.is_dir():
+            if not entry.is_dir(follow_symlinks=False):
                 return False
-            return entry.is_symlink() or is_ignored_dir(entry.name, self._ignored)
+            return is_ignored_dir(entry.name, self._ignored)
         except OSError:
             return True
 
@@ -299,8 +325,14 @@ class WatchdogChangeWatcher:
             if event.is_directory:
                 if not isinstance(event, DirCreatedEvent) and self._in_dir_root(path, is_dir=True):
                     relevant.append(path)
-            elif path in self._plan.file_roots or (
-                self._relevant_name(path) and self._in_dir_root(path, is_dir=False)
+                continue
+            link_changed = self._link_changed(event, path)
+            structural = structural or link_changed  # where a link leads must be watched anew
+            if (
+                link_changed
+                or path in self._plan.file_roots
+                or path in self._plan.link_targets  # a linked note was edited
+                or (self._relevant_name(path) and self._in_dir_root(path, is_dir=False))
             ):
                 relevant.append(path)
         if not relevant and not structural:
@@ -309,6 +341,19 @@ class WatchdogChangeWatcher:
             self._pending.update(relevant)
             self._structural = self._structural or structural
             self._cond.notify_all()
+
+    def _link_changed(self, event: FileSystemEvent, path: str) -> bool:
+        """Whether `event` made, replaced or removed a followed link (or one it leads to), or
+        made a link in a root or at a link's target. A note saved whole (renamed over its
+        target) leads nowhere new: no re-plan."""
+        if isinstance(event, (FileModifiedEvent, FileClosedEvent)):
+            return False  # content changed, not where anything leads
+        if path in self._plan.links:
+            return True
+        if isinstance(event, FileDeletedEvent):
+            return False
+        at_target = path in self._plan.link_targets
+        return (at_target or self._in_dir_root(path, is_dir=False)) and os.path.islink(path)
 
     def _relevant_name(self, path: str) -> bool:
         name = os.path.basename(path)

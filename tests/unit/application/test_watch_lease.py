@@ -110,6 +110,28 @@ class TestTheWordIsConfirmedBeforeTheScanIsSkipped:
             manager.close()
         assert lease.confirm() is False  # released: nobody answers
 
+    def test_a_journal_that_cannot_vouch_leaves_the_lease_unfresh_after_a_sync(
+        self, world: World
+    ) -> None:
+        """`status` reads the lease's fresh word: a sync made while the journal watches less
+        than the scan reads (a folder link it cannot watch) must not say "every change"."""
+        world.watcher = FakeChangeWatcher()
+        world.lease = FakeWatchLease()
+        world.journal = FakeChangeJournal()
+        world.journal.count = None  # from the start: something it cannot watch
+        world.settings = replace(world.settings, sync=SyncSettings(watch_debounce_ms=0))
+        world.memory.write("MEMORY.md", NOTE)
+        world.manager().sync()
+        lease = world.lease
+        manager = world.manager()
+
+        manager.start(watch=True)
+        try:
+            assert wait_until(lambda: len(lease.history) >= 2)  # acquired, then the start sync
+            assert lease.fresh is False
+        finally:
+            manager.close()
+
 
 class TestTheWatcherHoldsTheLease:
     def _start(self, world: World) -> tuple[FakeWatchLease, FakeChangeWatcher]:
