@@ -93,6 +93,10 @@ class MemoryManager:
         is searched as it is (`sync.onSearch: false`, a fresh watcher, a read-only index)."""
         return self._upkeep.refresh(trigger, progress)
 
+    def check_agents(self, agents: Sequence[str] | str) -> None:
+        """Refuse unknown or malformed agent ids now, before a `refresh` syncs anything."""
+        self._searching.check_agents(agents)
+
     def track_changes(self, make_journal: Callable[[list[str]], ChangeJournal]) -> None:
         """Decide `refresh`'s scan by a change journal over the sources' roots (a long-lived
         process: the daemon; `IndexUpkeep.track_changes`), closed with the manager."""

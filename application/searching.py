@@ -68,7 +68,7 @@ class Searching:
         stop = parse_time_bound(until, now=now, end=True, name="until")
         asked = parse_time_bound(as_of, now=now, end=False, name="as_of")
         check_window(start, stop)
-        names = None if agents is None else parse_agents(agents)
+        names = None if agents is None else self.check_agents(agents)
         stores = None if names is None else [(a, self._agents.index_of(a)) for a in names]
         pending = self._policy.before_search(session_key)  # first sync unfinished
         if names is None or self._agents.agent_id in names:
@@ -95,3 +95,11 @@ class Searching:
         if not notices:
             return response
         return replace(response, warnings=(*response.warnings, *notices))
+
+    def check_agents(self, agents: Sequence[str] | str) -> list[str]:
+        """The agent ids asked for, each one the store holds (its index opened once, as the
+        search will use it); InvalidQuery / UnknownAgent before any sync does work."""
+        names = parse_agents(agents)
+        for agent in names:
+            self._agents.index_of(agent)
+        return list(names)

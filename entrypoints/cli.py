@@ -203,6 +203,8 @@ def search(
         check_time_options(since, until, as_of)
     manager = options.manager()
     with errors():
+        if asked is not None:
+            manager.check_agents(asked)  # an unknown agent is refused before any sync works
         try:
             with sync_progress() as on_progress:  # the first search of a large workspace
                 # A read-only index is searched as it is; the response says so once.

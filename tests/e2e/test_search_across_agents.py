@@ -154,6 +154,21 @@ class TestCliAcrossAgents:
         assert done.stdout == ""
         assert bad.returncode == 2 and "invalid agent id" in bad.stderr
 
+    def test_an_unknown_agent_is_refused_before_the_sync_does_any_work(
+        self, sqlite_shared: Shared
+    ) -> None:
+        note = sqlite_shared.root / "alpha" / "memory" / "2026-03-01.md"
+        note.parent.mkdir(parents=True, exist_ok=True)
+        note.write_text("# 2026-03-01\n\nThe quokka census starts in March.\n")
+        try:
+            done = sqlite_shared.run("alpha", "search", "quokka", "--agents", "alpha,ghost3")
+            events = sqlite_shared.run("alpha", "events", "--json", "--limit", "20")
+
+            assert done.returncode == 2 and "unknown agent 'ghost3'" in done.stderr
+            assert "2026-03-01.md" not in events.stdout  # nothing was synced first
+        finally:
+            note.unlink()
+
     def test_a_typo_agent_a_status_call_opened_stays_unknown(self, sqlite_shared: Shared) -> None:
         """`--agent ghost2 status` creates ghost2's (empty) file; that must not make the typo
         an agent a search across agents accepts and answers nothing from."""
