@@ -91,7 +91,8 @@ class Searching:
         refused = self._syncing.refusal
         refusal = None if refused is None else f"the index was not synced: {refused}"
         read_only = self._syncing.take_read_only_notice()
-        notices = [n for n in (pending, refusal, read_only) if n is not None]
+        rebuilding = self._syncing.rebuild_notice
+        notices = [n for n in (pending, refusal, read_only, rebuilding) if n is not None]
         if not notices:
             return response
         return replace(response, warnings=(*response.warnings, *notices))

@@ -49,7 +49,12 @@ from memlane.application.ports.index_store import (
 from memlane.application.ports.sync_lock import SyncLock
 from memlane.application.progress import ProgressTracker
 from memlane.application.reports import SyncProgress, SyncReport
-from memlane.application.sync_report import SyncCounter, skipped_report
+from memlane.application.sync_report import (
+    REBUILD_ELSEWHERE,
+    SyncCounter,
+    rebuild_skipped_report,
+    skipped_report,
+)
 from memlane.application.sync_trigger import SyncFailed, SyncTrigger
 from memlane.application.vector_backfill import BACKFILL_BATCH, VectorBackfill
 from memlane.domain import events
@@ -129,6 +134,7 @@ class SyncService:
         self._read_only: str | None = None  # why the store could not be written, once seen
         self._read_only_told = False
         self._refused: str | None = None  # why the last sync stopped (a mass deletion), if so
+        self._rebuild_elsewhere = False  # the last sync was skipped for another's rebuild
 
     @property
     def dirty(self) -> bool:
@@ -186,6 +192,8 @@ class SyncService:
             elsewhere = self._store.first_index()
             if elsewhere is not None and elsewhere.running_elsewhere:
                 return self._skipped(trigger, elsewhere)
+            if not force and self._store.rebuild_elsewhere():
+                return self._skipped_for_rebuild(trigger)
             self._bus.take_failures()  # a failure from before this sync is not this sync's
             try:
                 report = self._run(
@@ -202,6 +210,7 @@ class SyncService:
             failures = self._bus.take_failures()
         with self._state_lock:
             self._refused = None  # this sync went through: an earlier refusal is over
+            self._rebuild_elsewhere = False
         if failures:
             with self._state_lock:
                 self._dirty = True  # what failed is still to do
@@ -222,6 +231,25 @@ class SyncService:
         with self._state_lock:
             self._dirty = True  # this process has not seen the files: the next search tries again
         return skipped_report(trigger, first, self._issues.all())
+
+    def _skipped_for_rebuild(self, trigger: SyncTrigger) -> SyncReport:
+        """A sync not run because another process rebuilds the index aside: it lists every file
+        again, and this process would otherwise pick up the same pending rebuild and run it a
+        second time (twice the CPU, a search held for the whole of it). The old index answers
+        until the rebuild is swapped in; the next sync looks again."""
+        log.info("sync_skipped_rebuild_elsewhere", reason=trigger.value)
+        with self._state_lock:
+            self._dirty = True
+            self._rebuild_elsewhere = True
+        return rebuild_skipped_report(trigger, self._issues.all())
+
+    @property
+    def rebuild_notice(self) -> str | None:
+        """What a search says when its sync was skipped for another process's rebuild."""
+        with self._state_lock:
+            seen = self._rebuild_elsewhere
+        # Asked again: the rebuild may have been swapped in since the skipped sync.
+        return REBUILD_ELSEWHERE if seen and self._store.rebuild_elsewhere() else None
 
     def backfill_step(self, stopping: Callable[[], bool] = lambda: False) -> int:
         """Embed and commit one batch of missing vectors under the sync lock; return how many

@@ -52,3 +52,26 @@ def skipped_report(
             "skipped, searches answer from the files indexed so far",
         ),
     )
+
+
+REBUILD_ELSEWHERE = (
+    "another process is rebuilding the index (a forced or changed-shape reindex): this search "
+    "answers from the index as it was until the rebuild is swapped in"
+)
+
+
+def rebuild_skipped_report(trigger: SyncTrigger, issues: Sequence[SourceIssue]) -> SyncReport:
+    """The report of a sync not run because another process rebuilds the index aside."""
+    return SyncReport(
+        reason=trigger.value,
+        full_reindex=False,
+        files_indexed=0,
+        files_removed=0,
+        files_unchanged=0,
+        chunks_embedded=0,
+        vectors_backfilled=0,
+        events_handled=0,
+        duration_ms=0.0,
+        issues=list(issues),
+        warnings=(REBUILD_ELSEWHERE,),
+    )

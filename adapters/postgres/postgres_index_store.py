@@ -298,6 +298,11 @@ class PostgresIndexStore:
         with self._db.read() as conn:
             return first_index.state(conn, self._agent)
 
+    def rebuild_elsewhere(self) -> bool:
+        """Always False (see IndexStore): a rebuild holds the agent's SyncLock, which a sync
+        here waits for, and then finds the work done."""
+        return False
+
     def claim_first_index(self, meta: IndexMeta, files_total: int) -> bool:
         """Record this process as the first index's writer (see IndexStore); always granted:
         the caller holds the agent's SyncLock."""

@@ -41,7 +41,7 @@ from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.keyword_search import KeywordSearch
 from memlane.adapters.store.piece_backlog import SqliteBacklog
 from memlane.adapters.store.rebuild import SqliteIndexRebuild
-from memlane.adapters.store.temp_files import temp_path_for
+from memlane.adapters.store.temp_files import rebuilding_elsewhere, temp_path_for
 from memlane.adapters.store.vec0 import Vec0Table
 from memlane.adapters.store.vector_code_index import CodeVectorIndex
 from memlane.adapters.store.vector_codec import from_blob
@@ -286,6 +286,11 @@ class SqliteIndexStore:
         """The first index being written into this database (see IndexStore)."""
         with self._db.read() as conn:
             return first_index.state(conn)
+
+    def rebuild_elsewhere(self) -> bool:
+        """A live process of this host fills a temporary database of this index (see IndexStore;
+        adapters/store/temp_files.py)."""
+        return rebuilding_elsewhere(self._db.path)
 
     def claim_first_index(self, meta: IndexMeta, files_total: int) -> bool:
         """Record this process as the writer of the first index (see IndexStore)."""

@@ -55,3 +55,21 @@ def remove_abandoned_temps(db_path: Path) -> list[Path]:
                 continue
             removed.append(candidate)
     return removed
+
+
+def rebuilding_elsewhere(db_path: Path) -> bool:
+    """Whether another live process of this host builds a temporary database of `db_path` now
+    (a rebuild aside under way). Another host's cannot be told alive: not counted."""
+    host, ours = host_tag(), os.getpid()
+    try:
+        candidates = list(db_path.parent.glob(f"{glob.escape(db_path.name)}.tmp-*"))
+    except OSError:
+        return False
+    for candidate in candidates:
+        match = _TEMP_NAME.fullmatch(candidate.name[len(db_path.name) :])
+        if match is None or match.group("host") != host:
+            continue
+        pid = int(match.group("pid"))
+        if pid != ours and alive(pid):
+            return True
+    return False

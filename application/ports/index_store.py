@@ -204,6 +204,12 @@ class IndexStore(IndexWriter, Protocol):
         complete, or nothing was ever written). Cheap: searches ask it every time."""
         ...
 
+    def rebuild_elsewhere(self) -> bool:
+        """Whether another live process rebuilds this index aside now (`index --force`, a
+        changed shape): it lists every file again, so a sync here would do its work twice.
+        Cheap: asked before every sync."""
+        ...
+
     def claim_first_index(self, meta: IndexMeta, files_total: int) -> bool:
         """Record, in one transaction, that this process now writes the first index (building
         `meta`, `files_total` files) straight into the live store; return False, writing

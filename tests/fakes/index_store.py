@@ -230,6 +230,7 @@ class FakeIndexStore(_FakeWriter):
         super().__init__(_State())
         self.closed = False
         self._pieces_after: dict[str, int] = {}  # the walk for chunks lacking pieces
+        self.rebuilding_elsewhere = False  # test switch: another process rebuilds aside now
 
     def meta(self) -> IndexMeta | None:
         return self._state.meta
@@ -252,6 +253,9 @@ class FakeIndexStore(_FakeWriter):
             return False
         self._state.first_index = (meta, files_total, True, True)
         return True
+
+    def rebuild_elsewhere(self) -> bool:
+        return self.rebuilding_elsewhere
 
     def first_index_elsewhere(self, meta: IndexMeta, files_total: int, *, running: bool) -> None:
         """Test helper: another process started (and, unless `running`, died during) a first
