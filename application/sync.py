@@ -365,6 +365,7 @@ class SyncService:
         unsubscribe = self._bus.subscribe(counts)
         try:
             handled = self._bus.catch_up()  # whatever a crash left pending
+            caught_up = counts.indexed  # files the catch-up indexed: the detection finds them
             stored = self._store.meta()
             wanted = self._wanted_meta()
             full = (
@@ -387,7 +388,10 @@ class SyncService:
                     self._refuse_mass_deletion(detection.events)
                 if stored != wanted:
                     self._store.set_meta(wanted)
-                unchanged, held_back = detection.unchanged, detection.held_back
+                # What the catch-up just indexed is unchanged to the detection after it: it was
+                # counted as indexed already (a killed or failed sync reported files twice).
+                unchanged = max(0, detection.unchanged - caught_up)
+                held_back = detection.held_back
                 self._progress.set_phase("index", total=len(detection.events))
                 handled += self._bus.publish(detection.events)
             if counts.rebuilt:

@@ -301,6 +301,27 @@ class TestCrashRecovery:
         assert "memory/new.md" in _paths(world, "memory")
         assert report.events_handled >= 1
 
+    def test_a_file_the_catch_up_indexed_is_not_counted_unchanged_too(self, world: World) -> None:
+        world.memory.write("MEMORY.md", NOTE)
+        world.manager().sync()
+        world.memory.write("memory/new.md", OTHER)
+        world.log.append(
+            [
+                events.FileChanged(
+                    occurred_at=world.clock.now(),
+                    source="memory",
+                    path="memory/new.md",
+                    mtime=1.0,
+                    size=10,
+                )
+            ]
+        )
+
+        report = world.manager().sync()
+
+        # two files in all: one indexed by the catch-up, one unchanged (it said 1 and 2)
+        assert (report.files_indexed, report.files_unchanged) == (1, 1)
+
 
 class TestSyncTrigger:
     def test_only_triggers_nobody_asked_for_are_automatic(self) -> None:
