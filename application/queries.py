@@ -30,7 +30,6 @@ every agent's best keyword hit alike.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 from typing import Final
 
@@ -42,21 +41,21 @@ from memlane.application.ports.index_store import DimensionMismatch, IndexStore,
 from memlane.application.query_focus import vector_query
 from memlane.application.reports import SearchMode, SearchResponse
 from memlane.application.search_legs import AgentStore, Legs, unpieced_warning
+from memlane.application.search_output import (
+    checked_max_results,
+    checked_min_score,
+    response_mark,
+    search_result,
+)
 from memlane.application.time_ranking import rank_by_time
-from memlane.domain.agents import agent_of
-from memlane.domain.chunk_times import iso_time
 from memlane.domain.confidence import (
     BACKGROUND_SAMPLE,
     Background,
     background_of,
-    legs_disagree,
-    no_strong_match,
-    top_gap,
 )
-from memlane.domain.config import MAX_RESULTS_LIMIT, MemorySettings, candidate_limit
+from memlane.domain.config import MemorySettings, candidate_limit
 from memlane.domain.decay import apply_temporal_decay
 from memlane.domain.embedding import query_embedding_input
-from memlane.domain.errors import InvalidQuery
 from memlane.domain.index_meta import vector_label
 from memlane.domain.keywords import MAX_FTS_TERMS, stop_words_only, terms_left_out
 from memlane.domain.mmr import mmr_rerank
@@ -71,11 +70,9 @@ from memlane.domain.scoring import (
 from memlane.domain.search import (
     Candidate,
     SearchQuery,
-    SearchResult,
     check_query_text,
     check_window,
 )
-from memlane.domain.snippets import citation_for, make_snippet
 from memlane.domain.sources import Source
 
 log = structlog.get_logger()
@@ -123,8 +120,8 @@ class Searcher:
             return self._nothing_asked(fillers)
         window = check_window(query.since, query.until)
         legs = Legs(stores, self._store, window)
-        max_results = _max_results(query.max_results, self._settings.query.max_results)
-        min_score = _min_score(query.min_score, self._settings.query.min_score)
+        max_results = checked_max_results(query.max_results, self._settings.query.max_results)
+        min_score = checked_min_score(query.min_score, self._settings.query.min_score)
         sources: Sequence[Source] = query.sources or self._settings.sources
         hybrid = self._settings.query.hybrid
         provider = self._runtime.usable  # None also while a failed provider cools down
@@ -232,7 +229,7 @@ class Searcher:
             kept = mmr_rerank(kept, lambda_=hybrid.mmr.lambda_, limit=max_results)
         kept = kept[:max_results]
         results = [
-            _result(
+            search_result(
                 item,
                 rank,
                 citations=citations,
@@ -250,7 +247,7 @@ class Searcher:
             fallback=self._runtime.selection.fallback_from,
             warnings=tuple(warnings),
             time_words=time_words,
-            no_strong_match=_no_strong_match(mode, vector, keyword, background),
+            no_strong_match=response_mark(mode, vector, keyword, background),
         )
 
     def _nothing_asked(self, fillers: Sequence[str]) -> SearchResponse:
@@ -378,75 +375,3 @@ class Searcher:
         return weighted_merge(
             vector, keyword, vector_weight=hybrid.vector_weight, text_weight=hybrid.text_weight
         )
-
-
-def _max_results(value: int | None, default: int) -> int:
-    if value is None:
-        return default
-    raw: object = value  # callers outside mypy (tools, gRPC) may pass anything
-    if isinstance(raw, bool) or not isinstance(raw, int):
-        raise InvalidQuery("maxResults must be a whole number")
-    if not 1 <= value <= MAX_RESULTS_LIMIT:
-        raise InvalidQuery(f"maxResults must be between 1 and {MAX_RESULTS_LIMIT}")
-    return value
-
-
-def _min_score(value: float | None, default: float) -> float:
-    if value is None:
-        return default
-    raw: object = value
-    if isinstance(raw, bool) or not isinstance(raw, int | float) or not math.isfinite(raw):
-        raise InvalidQuery("minScore must be a number between 0 and 1")
-    if not 0.0 <= value <= 1.0:
-        raise InvalidQuery("minScore must be between 0 and 1")
-    return float(value)
-
-
-def _no_strong_match(
-    mode: SearchMode,
-    vector: Sequence[Candidate],
-    keyword: Sequence[Candidate],
-    background: Background | None,
-) -> bool | None:
-    """The response's mark (domain/confidence.py): by the legs' agreement in a hybrid search,
-    by the vector leg's top gap in a vector-only one; not judged by keywords alone."""
-    if mode == "keyword" or not vector:
-        return None
-    by_cosine = sorted(vector, key=lambda c: -c.score)
-    if mode == "hybrid":
-        by_rank = sorted(keyword, key=lambda c: c.score)  # FTS5 ranks: lower is better
-        return legs_disagree([c.chunk_id for c in by_cosine], [c.chunk_id for c in by_rank])
-    return no_strong_match(top_gap([c.score for c in by_cosine], background))
-
-
-def _result(
-    item: Fused,
-    rank: int,
-    *,
-    citations: bool,
-    explain: bool,
-    agents: bool = False,
-    background: Background | None = None,
-) -> SearchResult:
-    snippet = make_snippet(item.text)
-    citation = citation_for(item.path, item.start_line, item.end_line) if citations else None
-    if citation is not None:
-        snippet = f"{snippet.strip()}\n\nSource: {citation}"
-    explanation = item.explanation(mmr_rank=rank) if explain else None
-    return SearchResult(
-        path=item.path,
-        start_line=item.start_line,
-        end_line=item.end_line,
-        score=round(item.score, 6),
-        snippet=snippet,
-        source=item.source,
-        citation=citation,
-        explanation=explanation,
-        agent=agent_of(item.chunk_id) if agents else None,
-        time=iso_time(item.time_start, item.time_end),
-        confidence=(
-            None
-            if background is None or item.vector_score is None
-            else round(background.standing(item.vector_score), 2)
-        ),
-    )

@@ -38,7 +38,6 @@ from memlane.application.messagebus import MessageBus
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.event_log import EventLog
 from memlane.application.ports.index_store import (
-    FirstIndexState,
     IndexStore,
     StoreError,
     StoreReadOnly,
@@ -49,8 +48,8 @@ from memlane.application.ports.index_store import (
 from memlane.application.ports.sync_lock import SyncLock
 from memlane.application.progress import ProgressTracker
 from memlane.application.reports import SyncProgress, SyncReport
+from memlane.application.sync_notices import SyncNotices
 from memlane.application.sync_report import (
-    REBUILD_ELSEWHERE,
     SyncCounter,
     rebuild_skipped_report,
     skipped_report,
@@ -131,10 +130,7 @@ class SyncService:
         self._dirty: bool | None = None
         self._last: SyncReport | None = None
         self._last_at: str | None = None
-        self._read_only: str | None = None  # why the store could not be written, once seen
-        self._read_only_told = False
-        self._refused: str | None = None  # why the last sync stopped (a mass deletion), if so
-        self._rebuild_elsewhere = False  # the last sync was skipped for another's rebuild
+        self._notices = SyncNotices()
 
     @property
     def dirty(self) -> bool:
@@ -154,7 +150,7 @@ class SyncService:
     @property
     def read_only(self) -> str | None:
         """Why the index could not be written, if a sync found it read-only."""
-        return self._read_only
+        return self._notices.read_only
 
     @property
     def last_report(self) -> SyncReport | None:
@@ -191,9 +187,14 @@ class SyncService:
         with self._lock, self._hold_host():
             elsewhere = self._store.first_index()
             if elsewhere is not None and elsewhere.running_elsewhere:
-                return self._skipped(trigger, elsewhere)
+                done, total = elsewhere.files_done, elsewhere.files_total
+                report = skipped_report(trigger, elsewhere, self._issues.all())
+                event = "sync_skipped_first_index_elsewhere"
+                return self._skipped(trigger, event, report, files_done=done, files_total=total)
             if not force and self._store.rebuild_elsewhere():
-                return self._skipped_for_rebuild(trigger)
+                self._notices.skipped_for_rebuild()
+                report = rebuild_skipped_report(trigger, self._issues.all())
+                return self._skipped(trigger, "sync_skipped_rebuild_elsewhere", report)
             self._bus.take_failures()  # a failure from before this sync is not this sync's
             try:
                 report = self._run(
@@ -204,13 +205,10 @@ class SyncService:
                     allow_mass_delete=allow_mass_delete,
                 )
             except MassDeletion as exc:
-                with self._state_lock:
-                    self._refused = str(exc)  # every search says it until a sync goes through
+                self._notices.refused(str(exc))  # every search says it until a sync goes through
                 raise
             failures = self._bus.take_failures()
-        with self._state_lock:
-            self._refused = None  # this sync went through: an earlier refusal is over
-            self._rebuild_elsewhere = False
+        self._notices.went_through()
         if failures:
             with self._state_lock:
                 self._dirty = True  # what failed is still to do
@@ -218,48 +216,36 @@ class SyncService:
             raise SyncFailed(failures)
         return report
 
-    def _skipped(self, trigger: SyncTrigger, first: FirstIndexState) -> SyncReport:
-        """The report of a sync not run because another process writes the first index: it
-        indexes every file (the ones changed meanwhile too, when it reaches them), so this sync
-        would only do its work twice. Searches answer from the files written so far."""
-        log.info(
-            "sync_skipped_first_index_elsewhere",
-            reason=trigger.value,
-            files_done=first.files_done,
-            files_total=first.files_total,
-        )
-        with self._state_lock:
-            self._dirty = True  # this process has not seen the files: the next search tries again
-        return skipped_report(trigger, first, self._issues.all())
-
-    def _skipped_for_rebuild(self, trigger: SyncTrigger) -> SyncReport:
-        """A sync not run because another process rebuilds the index aside: it lists every file
-        again, and this process would otherwise pick up the same pending rebuild and run it a
-        second time (twice the CPU, a search held for the whole of it). The old index answers
-        until the rebuild is swapped in; the next sync looks again."""
-        log.info("sync_skipped_rebuild_elsewhere", reason=trigger.value)
+    def _skipped(
+        self, trigger: SyncTrigger, event: str, report: SyncReport, **said: int
+    ) -> SyncReport:
+        """A sync not run because another process does its work: it writes the first index, or
+        rebuilds the index aside, and lists every file (the ones changed meanwhile too), so this
+        sync would only do it twice (a rebuild picked up from the log ran twice, holding the
+        search for the whole of it). Searches answer from the index as it is; this process has
+        not seen the files, so the next sync looks again."""
+        log.info(event, reason=trigger.value, **said)
         with self._state_lock:
             self._dirty = True
-            self._rebuild_elsewhere = True
-        return rebuild_skipped_report(trigger, self._issues.all())
+        return report
 
     @property
     def rebuild_notice(self) -> str | None:
         """What a search says when its sync was skipped for another process's rebuild."""
-        with self._state_lock:
-            seen = self._rebuild_elsewhere
-        # Asked again: the rebuild may have been swapped in since the skipped sync.
-        return REBUILD_ELSEWHERE if seen and self._store.rebuild_elsewhere() else None
+        return self._notices.rebuild_notice(self._store.rebuild_elsewhere)
 
     def backfill_step(self, stopping: Callable[[], bool] = lambda: False) -> int:
         """Embed and commit one batch of missing vectors under the sync lock; return how many
         chunks got a vector (0: none missing, no usable provider, or the provider failed, which
         `status` and the runtime's warning then say). `stopping`: see `VectorBackfill.step`."""
         with self._lock, self._hold_host():
-            first = self._store.first_index()
-            if first is not None and first.running_elsewhere:
+            if self._first_index_elsewhere():
                 return 0  # its writer backfills once its keyword rows are in
             return self._vectors.step(stopping)
+
+    def _first_index_elsewhere(self) -> bool:
+        first = self._store.first_index()
+        return first is not None and first.running_elsewhere
 
     def fill_vector_gap(self, limit: int, *, wait: float = GAP_WAIT_SECONDS) -> int:
         """Before a search: embed the missing vectors when at most `limit` are missing (what
@@ -273,19 +259,14 @@ class SyncService:
         in, at most `limit` chunks lacking pieces are given them (a search after a sync that
         left them, e.g. one whose piece call failed, would otherwise keep saying so)."""
         try:
-            gap = self._vectors.progress()  # read without the lock: most searches stop here
-            if gap is None or gap.missing > limit:
-                return 0
-            # Cheap when nothing changed: the store's walk remembers it found none.
-            if gap.complete and not self._vectors.pieces_owed(limit):
+            if not self._vectors.small_gap(limit):  # read without the lock: most searches stop
                 return 0
         except StoreError:
             return 0  # the search reads the same store and says what is wrong
         if not self._lock.acquire(timeout=wait):
             return 0
         try:
-            first = self._store.first_index()
-            if first is not None and first.running_elsewhere:
+            if self._first_index_elsewhere():
                 return 0  # its writer backfills once its keyword rows are in
             return self._vectors.run(limit=limit)
         except StoreError as exc:  # read-only or unreachable: the search answers as it is
@@ -320,10 +301,7 @@ class SyncService:
         except Exception as exc:
             if not caused_by(exc, StoreReadOnly):
                 raise
-            with self._state_lock:
-                first = self._read_only is None
-                self._read_only = str(exc)
-            if first:  # info: the caller shows the notice (take_read_only_notice) to the user
+            if self._notices.found_read_only(str(exc)):  # info: the caller shows the notice
                 log.info("store_read_only", error=str(exc))
             return None
         return report
@@ -332,15 +310,11 @@ class SyncService:
     def refusal(self) -> str | None:
         """Why the last sync before a search or in the background stopped (a mass deletion),
         until a sync succeeds: every search says it, the index is stale meanwhile."""
-        return self._refused
+        return self._notices.refusal
 
     def take_read_only_notice(self) -> str | None:
         """The read-only warning, the first time it is asked for after the index was found so."""
-        with self._state_lock:
-            if self._read_only is None or self._read_only_told:
-                return None
-            self._read_only_told = True
-            return f"could not sync, searching the index as it is: {self._read_only}"
+        return self._notices.take_read_only_notice()
 
     def close_store(self) -> None:
         """Wait for a running sync, then release the store. A vector backfill running in it

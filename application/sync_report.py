@@ -36,21 +36,11 @@ def skipped_report(
     trigger: SyncTrigger, first: FirstIndexState, issues: Sequence[SourceIssue]
 ) -> SyncReport:
     """The report of a sync not run because another process writes the first index."""
-    return SyncReport(
-        reason=trigger.value,
-        full_reindex=False,
-        files_indexed=0,
-        files_removed=0,
-        files_unchanged=0,
-        chunks_embedded=0,
-        vectors_backfilled=0,
-        events_handled=0,
-        duration_ms=0.0,
-        issues=list(issues),
-        warnings=(
-            f"another process is building the first index ({first.text()}): this sync is "
-            "skipped, searches answer from the files indexed so far",
-        ),
+    return _nothing_done(
+        trigger,
+        issues,
+        f"another process is building the first index ({first.text()}): this sync is "
+        "skipped, searches answer from the files indexed so far",
     )
 
 
@@ -62,6 +52,10 @@ REBUILD_ELSEWHERE = (
 
 def rebuild_skipped_report(trigger: SyncTrigger, issues: Sequence[SourceIssue]) -> SyncReport:
     """The report of a sync not run because another process rebuilds the index aside."""
+    return _nothing_done(trigger, issues, REBUILD_ELSEWHERE)
+
+
+def _nothing_done(trigger: SyncTrigger, issues: Sequence[SourceIssue], why: str) -> SyncReport:
     return SyncReport(
         reason=trigger.value,
         full_reindex=False,
@@ -73,5 +67,5 @@ def rebuild_skipped_report(trigger: SyncTrigger, issues: Sequence[SourceIssue]) 
         events_handled=0,
         duration_ms=0.0,
         issues=list(issues),
-        warnings=(REBUILD_ELSEWHERE,),
+        warnings=(why,),
     )

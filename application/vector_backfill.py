@@ -111,6 +111,14 @@ class VectorBackfill:
             self._run_pieces(limit=limit)
         return done
 
+    def small_gap(self, limit: int) -> bool:
+        """Whether something is missing, and at most `limit` chunks of it: vectors, or with
+        every vector in, pieces (cheap when nothing changed: the store's walk remembers)."""
+        gap = self.progress()
+        if gap is None or gap.missing > limit:
+            return False
+        return not gap.complete or self.pieces_owed(limit)
+
     def pieces_owed(self, limit: int) -> bool:
         """Whether some note chunks, but at most `limit`, lack their piece vectors."""
         provider = self._runtime.usable

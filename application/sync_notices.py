@@ -1,0 +1,70 @@
+"""Application: what a process's syncs left for its searches to say.
+
+A sync can end without bringing the index up to date and without failing the search that asked
+for it: the store was read-only, the mass-deletion guard refused (#30), another process was
+rebuilding the index aside. Each leaves a notice here, which searches and `status` show until a
+sync goes through (the read-only one is said once). Split from the sync use case (sync.py),
+which runs the syncs; thread-safe, since searches read while a sync writes.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from memlane.application.sync_report import REBUILD_ELSEWHERE
+
+
+class SyncNotices:
+    """The refusal, the read-only state and the skipped-for-a-rebuild mark of one process."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._refused: str | None = None  # why the last sync stopped (a mass deletion), if so
+        self._read_only: str | None = None  # why the store could not be written, once seen
+        self._read_only_told = False
+        self._rebuild_elsewhere = False  # the last sync was skipped for another's rebuild
+
+    def refused(self, why: str) -> None:
+        with self._lock:
+            self._refused = why
+
+    def went_through(self) -> None:
+        """A sync ran: an earlier refusal or rebuild skip is over."""
+        with self._lock:
+            self._refused = None
+            self._rebuild_elsewhere = False
+
+    def skipped_for_rebuild(self) -> None:
+        with self._lock:
+            self._rebuild_elsewhere = True
+
+    def found_read_only(self, why: str) -> bool:
+        """Note the store read-only; True the first time (the caller logs it then)."""
+        with self._lock:
+            first = self._read_only is None
+            self._read_only = why
+        return first
+
+    @property
+    def refusal(self) -> str | None:
+        return self._refused
+
+    @property
+    def read_only(self) -> str | None:
+        return self._read_only
+
+    def take_read_only_notice(self) -> str | None:
+        """The read-only warning, the first time it is asked for after the index was found so."""
+        with self._lock:
+            if self._read_only is None or self._read_only_told:
+                return None
+            self._read_only_told = True
+            return f"could not sync, searching the index as it is: {self._read_only}"
+
+    def rebuild_notice(self, still_rebuilding: Callable[[], bool]) -> str | None:
+        """The search's notice after a sync skipped for another process's rebuild; asked
+        again (`still_rebuilding`): it may have been swapped in since."""
+        with self._lock:
+            seen = self._rebuild_elsewhere
+        return REBUILD_ELSEWHERE if seen and still_rebuilding() else None
