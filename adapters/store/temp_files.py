@@ -39,16 +39,8 @@ def remove_abandoned_temps(db_path: Path) -> list[Path]:
     """Delete the temporary databases of this host's rebuilds whose process is gone; return
     them. Best effort: a folder or file we may not touch is left as it is."""
     removed: list[Path] = []
-    host = host_tag()
-    try:
-        candidates = list(db_path.parent.glob(f"{glob.escape(db_path.name)}.tmp-*"))
-    except OSError:
-        return removed
-    for candidate in candidates:
-        match = _TEMP_NAME.fullmatch(candidate.name[len(db_path.name) :])
-        if match is None:  # a -wal / -shm side file, an older name, or not ours
-            continue
-        if match.group("host") == host and not alive(int(match.group("pid"))):
+    for candidate, pid in _this_hosts_temps(db_path):
+        if not alive(pid):
             try:
                 remove_files(candidate)
             except OSError:
@@ -60,16 +52,21 @@ def remove_abandoned_temps(db_path: Path) -> list[Path]:
 def rebuilding_elsewhere(db_path: Path) -> bool:
     """Whether another live process of this host builds a temporary database of `db_path` now
     (a rebuild aside under way). Another host's cannot be told alive: not counted."""
-    host, ours = host_tag(), os.getpid()
+    ours = os.getpid()
+    return any(pid != ours and alive(pid) for _, pid in _this_hosts_temps(db_path))
+
+
+def _this_hosts_temps(db_path: Path) -> list[tuple[Path, int]]:
+    """The temporary databases of `db_path` this host's rebuilds named, with their builder's
+    pid; side files (-wal, -shm), older names and other hosts' are left out."""
     try:
         candidates = list(db_path.parent.glob(f"{glob.escape(db_path.name)}.tmp-*"))
     except OSError:
-        return False
+        return []
+    host = host_tag()
+    found = []
     for candidate in candidates:
         match = _TEMP_NAME.fullmatch(candidate.name[len(db_path.name) :])
-        if match is None or match.group("host") != host:
-            continue
-        pid = int(match.group("pid"))
-        if pid != ours and alive(pid):
-            return True
-    return False
+        if match is not None and match.group("host") == host:
+            found.append((candidate, int(match.group("pid"))))
+    return found

@@ -12,23 +12,14 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from memlane.adapters.sources.watch_lease import FileWatchLease
+from tests.e2e._daemon_support import until
 
 pytestmark = pytest.mark.e2e
-
-
-def _until(check: Callable[[], bool], timeout: float = 15.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.1)
-    return check()
 
 
 def _indexed(state: Path, path: str, word: str) -> bool:
@@ -89,8 +80,8 @@ def test_edits_behind_links_are_indexed_or_never_vouched_for(tmp_path: Path) -> 
                 assert proc.poll() is None
 
             _append(ws / "other" / "x.md", "\nThe echidna count is 4.\n")
-            assert _until(lambda: _indexed(state, "memory/link.md", "echidna"))  # the watcher
-            assert _until(fresh)
+            assert until(lambda: _indexed(state, "memory/link.md", "echidna"))  # the watcher
+            assert until(fresh)
             paths, log = search("echidna")
             assert paths == ["memory/link.md"]
             assert "sync_skipped" in log  # the watcher vouched, rightly
@@ -98,9 +89,9 @@ def test_edits_behind_links_are_indexed_or_never_vouched_for(tmp_path: Path) -> 
             (ws / "later").mkdir()
             (ws / "later" / "b.md").write_text("# Later\n\nA later folder.\n")
             (ws / "memory" / "laterlink").symlink_to("../later")
-            assert _until(lambda: _indexed(state, "memory/laterlink/b.md", "later folder"))
+            assert until(lambda: _indexed(state, "memory/laterlink/b.md", "later folder"))
             _append(ws / "memory" / "n.md", "\nAnother line.\n")  # the watcher syncs again
-            assert _until(lambda: _indexed(state, "memory/n.md", "Another line"))
+            assert until(lambda: _indexed(state, "memory/n.md", "Another line"))
             time.sleep(0.5)  # the lease's word follows the sync
             assert not fresh()  # its journal no longer vouches, so neither does the lease
             _append(ws / "later" / "b.md", "\nThe numbat count is 9.\n")  # unwatched

@@ -278,23 +278,21 @@ class TestBadInput:
         assert any("skipped" in i.reason for i in manager.status().issues)
 
 
+def _changed_then_died(world: World) -> None:
+    """A new note, its change appended to the log by a process that died before any handler
+    ran."""
+    world.memory.write("memory/new.md", OTHER)
+    changed = events.FileChanged(
+        occurred_at=world.clock.now(), source="memory", path="memory/new.md", mtime=1.0, size=10
+    )
+    world.log.append([changed])
+
+
 class TestCrashRecovery:
     def test_events_logged_before_a_crash_are_handled_on_the_next_sync(self, world: World) -> None:
         world.memory.write("MEMORY.md", NOTE)
         world.manager().sync()
-        world.memory.write("memory/new.md", OTHER)
-        # A process appended the change and died before any handler ran:
-        world.log.append(
-            [
-                events.FileChanged(
-                    occurred_at=world.clock.now(),
-                    source="memory",
-                    path="memory/new.md",
-                    mtime=1.0,
-                    size=10,
-                )
-            ]
-        )
+        _changed_then_died(world)
 
         report = world.manager().sync()
 
@@ -304,18 +302,7 @@ class TestCrashRecovery:
     def test_a_file_the_catch_up_indexed_is_not_counted_unchanged_too(self, world: World) -> None:
         world.memory.write("MEMORY.md", NOTE)
         world.manager().sync()
-        world.memory.write("memory/new.md", OTHER)
-        world.log.append(
-            [
-                events.FileChanged(
-                    occurred_at=world.clock.now(),
-                    source="memory",
-                    path="memory/new.md",
-                    mtime=1.0,
-                    size=10,
-                )
-            ]
-        )
+        _changed_then_died(world)
 
         report = world.manager().sync()
 
