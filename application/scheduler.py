@@ -428,7 +428,9 @@ class SearchSyncPolicy:
         def run() -> None:
             try:
                 self._syncing.run_unless_read_only(
-                    SyncTrigger.FIRST_SEARCH, backfill_limit=SEARCH_BACKFILL_LIMIT
+                    SyncTrigger.FIRST_SEARCH,
+                    backfill_limit=SEARCH_BACKFILL_LIMIT,
+                    wait_for_host=False,  # another host's first index: answer what it has
                 )
             except Exception as exc:
                 log.exception("first_sync_failed")

@@ -92,7 +92,8 @@ class Searching:
         refusal = None if refused is None else f"the index was not synced: {refused}"
         read_only = self._syncing.take_read_only_notice()
         rebuilding = self._syncing.rebuild_notice
-        notices = [n for n in (pending, refusal, read_only, rebuilding) if n is not None]
+        host_busy = self._syncing.take_host_busy_notice()
+        notices = [n for n in (pending, refusal, read_only, rebuilding, host_busy) if n]
         if not notices:
             return response
         return replace(response, warnings=(*response.warnings, *notices))

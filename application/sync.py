@@ -24,8 +24,8 @@ when there is something to write, so a read-only index can still be synced again
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
-from contextlib import AbstractContextManager, nullcontext
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Final
 
 import structlog
@@ -51,6 +51,7 @@ from memlane.application.reports import SyncProgress, SyncReport
 from memlane.application.sync_notices import SyncNotices
 from memlane.application.sync_report import (
     SyncCounter,
+    host_busy_report,
     rebuild_skipped_report,
     skipped_report,
 )
@@ -174,6 +175,7 @@ class SyncService:
         progress: Callable[[SyncProgress], None] | None = None,
         backfill_limit: int | None = None,
         allow_mass_delete: bool = False,
+        wait_for_host: bool = True,
     ) -> SyncReport:
         """Bring the index in line with the files; `force` rebuilds it completely (safely).
 
@@ -183,8 +185,14 @@ class SyncService:
         Raises SyncFailed when a handler could not commit a change (the rest is done), and
         MassDeletion, before writing anything, when the sync would remove more than
         `sync.maxDeletePercent` of a source's files, unless `allow_mass_delete`.
+        Without `wait_for_host` (a search's sync), a shared store's agent that another process
+        is syncing is not waited for: the sync is skipped and the next search says so.
         """
-        with self._lock, self._hold_host():
+        with self._lock, self._hold_host(wait=wait_for_host) as held:
+            if not held:
+                self._notices.skipped_for_host()
+                report = host_busy_report(trigger, self._issues.all())
+                return self._skipped(trigger, "sync_skipped_other_process_syncing", report)
             elsewhere = self._store.first_index()
             if elsewhere is not None and elsewhere.running_elsewhere:
                 done, total = elsewhere.files_done, elsewhere.files_total
@@ -234,11 +242,15 @@ class SyncService:
         """What a search says when its sync was skipped for another process's rebuild."""
         return self._notices.rebuild_notice(self._store.rebuild_elsewhere)
 
+    def take_host_busy_notice(self) -> str | None:
+        """What the search says, once, whose sync was skipped for another process's sync."""
+        return self._notices.take_host_busy_notice()
+
     def backfill_step(self, stopping: Callable[[], bool] = lambda: False) -> int:
         """Embed and commit one batch of missing vectors under the sync lock; return how many
         chunks got a vector (0: none missing, no usable provider, or the provider failed, which
         `status` and the runtime's warning then say). `stopping`: see `VectorBackfill.step`."""
-        with self._lock, self._hold_host():
+        with self._lock, self._hold_host(wait=True):
             if self._first_index_elsewhere():
                 return 0  # its writer backfills once its keyword rows are in
             return self._vectors.step(stopping)
@@ -280,22 +292,40 @@ class SyncService:
         """How far the vectors of the active model are; None without a usable provider."""
         return self._vectors.progress()
 
-    def _hold_host(self) -> AbstractContextManager[None]:
-        return self._host_lock.hold() if self._host_lock else nullcontext()
+    @contextmanager
+    def _hold_host(self, *, wait: bool) -> Iterator[bool]:
+        """The shared store's sync lock of this agent: True once held (waiting for it when
+        `wait`), False when another process holds it and `wait` is off; True with none."""
+        if self._host_lock is None:
+            yield True
+        elif wait:
+            with self._host_lock.hold():
+                yield True
+        else:
+            with self._host_lock.try_hold() as held:
+                yield held
 
     def run_unless_read_only(
         self,
         trigger: SyncTrigger,
         progress: Callable[[SyncProgress], None] | None = None,
         backfill_limit: int | None = None,
+        *,
+        wait_for_host: bool = True,
     ) -> SyncReport | None:
         """Like `run`, but a read-only index is not an error: the sync is skipped (None).
 
         Searching needs no write: it answers from the index as it is. After the first such
         skip, `take_read_only_notice` has a warning for the caller to show, once.
+        `wait_for_host`: see `run` (a search's sync passes False).
         """
         try:
-            report = self.run(trigger, progress=progress, backfill_limit=backfill_limit)
+            report = self.run(
+                trigger,
+                progress=progress,
+                backfill_limit=backfill_limit,
+                wait_for_host=wait_for_host,
+            )
         except MassDeletion:
             return None  # searching needs no sync: the index answers as it is (`refusal`)
         except Exception as exc:

@@ -2,8 +2,9 @@
 
 A sync can end without bringing the index up to date and without failing the search that asked
 for it: the store was read-only, the mass-deletion guard refused (#30), another process was
-rebuilding the index aside. Each leaves a notice here, which searches and `status` show until a
-sync goes through (the read-only one is said once). Split from the sync use case (sync.py),
+rebuilding the index aside, or syncing a shared store's agent. Each leaves a notice here, which
+searches and `status` show until a sync goes through (the read-only and the other-sync ones are
+said once). Split from the sync use case (sync.py),
 which runs the syncs; thread-safe, since searches read while a sync writes.
 """
 
@@ -12,7 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from memlane.application.sync_report import REBUILD_ELSEWHERE
+from memlane.application.sync_report import HOST_BUSY, REBUILD_ELSEWHERE
 
 
 class SyncNotices:
@@ -24,6 +25,7 @@ class SyncNotices:
         self._read_only: str | None = None  # why the store could not be written, once seen
         self._read_only_told = False
         self._rebuild_elsewhere = False  # the last sync was skipped for another's rebuild
+        self._host_busy = False  # a search's sync was skipped for another process's sync
 
     def refused(self, why: str) -> None:
         with self._lock:
@@ -38,6 +40,17 @@ class SyncNotices:
     def skipped_for_rebuild(self) -> None:
         with self._lock:
             self._rebuild_elsewhere = True
+
+    def skipped_for_host(self) -> None:
+        with self._lock:
+            self._host_busy = True
+
+    def take_host_busy_notice(self) -> str | None:
+        """The notice of a sync skipped for another process's sync, once (the next search's
+        sync may well go through)."""
+        with self._lock:
+            busy, self._host_busy = self._host_busy, False
+        return HOST_BUSY if busy else None
 
     def found_read_only(self, why: str) -> bool:
         """Note the store read-only; True the first time (the caller logs it then)."""

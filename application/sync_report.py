@@ -55,6 +55,17 @@ def rebuild_skipped_report(trigger: SyncTrigger, issues: Sequence[SourceIssue]) 
     return _nothing_done(trigger, issues, REBUILD_ELSEWHERE)
 
 
+HOST_BUSY = (
+    "another process is syncing this agent's index: this search did not wait for it and "
+    "answers from the index as it is (changes that sync brings in are found by later searches)"
+)
+
+
+def host_busy_report(trigger: SyncTrigger, issues: Sequence[SourceIssue]) -> SyncReport:
+    """The report of a search's sync not run because another process syncs the agent."""
+    return _nothing_done(trigger, issues, HOST_BUSY)
+
+
 def _nothing_done(trigger: SyncTrigger, issues: Sequence[SourceIssue], why: str) -> SyncReport:
     return SyncReport(
         reason=trigger.value,

@@ -112,7 +112,9 @@ class IndexUpkeep:
             return self._refresh_by_journal(self._journal, trigger, progress)
         if self._watched_and_fresh():
             return None
-        return self._syncing.run_unless_read_only(trigger, progress, SEARCH_BACKFILL_LIMIT)
+        return self._syncing.run_unless_read_only(
+            trigger, progress, SEARCH_BACKFILL_LIMIT, wait_for_host=False
+        )
 
     def track_changes(self, make_journal: Callable[[list[str]], ChangeJournal]) -> None:
         """Decide `refresh`'s scan by a change journal over the sources' roots (a long-lived
@@ -141,7 +143,9 @@ class IndexUpkeep:
         if seen is not None and seen == clean and self._syncing.has_index():
             log.debug("sync_skipped", reason="no change since the last scan", changes=seen)
             return None
-        report = self._syncing.run_unless_read_only(trigger, progress, SEARCH_BACKFILL_LIMIT)
+        report = self._syncing.run_unless_read_only(
+            trigger, progress, SEARCH_BACKFILL_LIMIT, wait_for_host=False
+        )
         self._scanned(seen, report)
         return report
 

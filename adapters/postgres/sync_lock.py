@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import structlog
+from sqlalchemy import Connection
 
 from memlane.adapters.postgres.database import PostgresDatabase
 
@@ -37,12 +38,32 @@ class PostgresSyncLock:
     def hold(self) -> Iterator[None]:
         """Wait until no other session syncs the agent (logging the wait); release on exit."""
         with self._db.session() as conn:
-            got = conn.exec_driver_sql("SELECT pg_try_advisory_lock(%s)", (self._key,))
-            if not got.scalar_one():
+            if not self._take(conn):
                 log.info("sync_waiting_for_other_process", agent=self._agent)
                 conn.exec_driver_sql("SELECT pg_advisory_lock(%s)", (self._key,))
                 log.info("sync_lock_acquired", agent=self._agent)
             try:
                 yield
             finally:
-                conn.exec_driver_sql("SELECT pg_advisory_unlock(%s)", (self._key,))
+                self._release(conn)
+
+    @contextmanager
+    def try_hold(self) -> Iterator[bool]:
+        """Take the lock if no other session holds it, without waiting (see SyncLock)."""
+        with self._db.session() as conn:
+            got = self._take(conn)
+            if not got:
+                log.info("sync_lock_busy", agent=self._agent)
+            try:
+                yield got
+            finally:
+                if got:
+                    self._release(conn)
+
+    def _take(self, conn: Connection) -> bool:
+        return bool(
+            conn.exec_driver_sql("SELECT pg_try_advisory_lock(%s)", (self._key,)).scalar_one()
+        )
+
+    def _release(self, conn: Connection) -> None:
+        conn.exec_driver_sql("SELECT pg_advisory_unlock(%s)", (self._key,))

@@ -18,6 +18,7 @@ from tests.fakes.embedding import FakeEmbeddingProvider
 from tests.fakes.event_log import FakeEventLog
 from tests.fakes.file_source import FakeChangeWatcher, FakeFileSource
 from tests.fakes.index_store import FakeIndexStore
+from tests.fakes.sync_lock import FakeSyncLock
 from tests.fakes.watch_lease import FakeWatchLease
 
 LEASE_SCOPE = '["/fake/workspace", "sqlite:/fake/memory.db"]'
@@ -37,6 +38,7 @@ class World:
     watcher: FakeChangeWatcher | None = None
     lease: FakeWatchLease | None = None
     journal: FakeChangeJournal | None = None  # what a watching manager's journal factory gives
+    host_lock: FakeSyncLock | None = None  # a shared store's cross-host sync lock
     settings: MemorySettings = field(
         default_factory=lambda: MemorySettings(query=QuerySettings(min_score=0.0))
     )
@@ -73,6 +75,7 @@ class World:
             lease=self.lease,
             lease_scope=LEASE_SCOPE,
             journal=None if self.journal is None else self._journal,
+            host_lock=self.host_lock,
         )
 
     def _journal(self, roots: list[str]) -> FakeChangeJournal:
