@@ -17,7 +17,7 @@ from memlane.entrypoints.listen import (
 )
 
 if TYPE_CHECKING:
-    from memlane.application.ports.index_transfer import IndexTransfer
+    from memlane.application.ports.index_transfer import IndexTransfer, TransferCounts
     from memlane.entrypoints.config.runtime import RuntimeConfig
 
 
@@ -41,7 +41,7 @@ def store_group() -> None:
 @click.pass_obj
 def store_copy(options: Options, target: str, all_agents: bool) -> None:
     """Copy the index (chunks, vectors, cache, events, meta) without re-embedding."""
-    from memlane.application.store_copy import copy_index
+    from memlane.application.store_copy import copy_agents
     from memlane.entrypoints.config.runtime import resolve_runtime, store_url_for
     from memlane.entrypoints.container import (
         configured_transfer,
@@ -73,21 +73,22 @@ def store_copy(options: Options, target: str, all_agents: bool) -> None:
                 f"(the target must be empty for every agent copied; of {len(agents)} agent(s), "
                 f"{len(agents) - len(taken)} would have been copied)"
             )
-        for agent in agents:
-            source = configured_transfer(runtime, env, agent)
-            try:
-                destination = _opened_target(target, agent, runtime)
-                try:
-                    counts = copy_index(source, destination)
-                finally:
-                    destination.close()
-            finally:
-                source.close()
-            click.echo(
-                f"{agent}: {counts.files} file(s), {counts.chunks} chunk(s), "
-                f"{counts.vectors} vector(s), {counts.cache} cached, {counts.events} event(s) "
-                "copied and verified"
-            )
+        # A copy that fails part-way removes the agents it wrote again (copy_agents): the same
+        # all or nothing as the check above, so a rerun copies everything.
+        copy_agents(
+            agents,
+            lambda agent: configured_transfer(runtime, env, agent),
+            lambda agent: _opened_target(target, agent, runtime),
+            _copied,
+        )
+
+
+def _copied(agent: str, counts: TransferCounts) -> None:
+    click.echo(
+        f"{agent}: {counts.files} file(s), {counts.chunks} chunk(s), "
+        f"{counts.vectors} vector(s), {counts.cache} cached, {counts.events} event(s) "
+        "copied and verified"
+    )
 
 
 def _check_copy_target(target: str) -> None:

@@ -34,10 +34,14 @@ def state(conn: Connection, agent: str) -> FirstIndexState | None:
     )
 
 
-def claim(conn: Connection, agent: str, meta: IndexMeta, files_total: int) -> None:
-    """Record this process as the writer of the agent's first index."""
+def claim(conn: Connection, agent: str, host: str, meta: IndexMeta, files_total: int) -> None:
+    """Record this process as the writer of the agent's first index, and its workspace as
+    `host`'s: the finished meta comes last, and a resume of an interrupted first index from
+    another folder must keep this workspace, not bind the index there and drop its rows."""
     record = {"owner": _this_process(), "files": files_total, "meta": index_meta_to_json(meta)}
     meta_rows.put(conn, agent, meta_rows.FIRST_INDEX_KEY, json.dumps(record))
+    if meta.workspace:
+        meta_rows.put(conn, agent, meta_rows.workspace_key(host), meta.workspace)
 
 
 def _this_process() -> str:

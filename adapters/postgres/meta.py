@@ -5,6 +5,7 @@ The IndexMeta JSON has the same fields as the SQLite store's, so `store copy` mo
 
 from __future__ import annotations
 
+import json
 import socket
 from dataclasses import replace
 from typing import TYPE_CHECKING, Final
@@ -108,5 +109,10 @@ def peek_workspaces(db: PostgresDatabase, agent: str, host: str) -> tuple[str | 
         if conn.exec_driver_sql("SELECT to_regclass('memlane_meta')").scalar() is None:
             return None, None
         value = get(conn, agent, INDEX_META_KEY)
+        if value is None and (started := get(conn, agent, FIRST_INDEX_KEY)) is not None:
+            # An interrupted first index has no meta yet, but its start record names the
+            # workspace (the only record of it when claimed by a version before the claim
+            # also wrote the installation's workspace row).
+            value = str(json.loads(started)["meta"])
         shared = None if value is None else index_meta_from_json(value).workspace or None
         return get(conn, agent, workspace_key(host)) or None, shared

@@ -309,7 +309,7 @@ class PostgresIndexStore:
 
         def work(conn: Connection) -> None:
             self._register(conn)
-            first_index.claim(conn, self._agent, meta, files_total)
+            first_index.claim(conn, self._agent, self._host, meta, files_total)
 
         self._db.write(work)
         return True

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from itertools import groupby
+from typing import Final
 
 from sqlalchemy import Connection
 
@@ -37,6 +38,20 @@ from memlane.domain.chunks import ContentHash
 from memlane.domain.index_meta import KEYWORD_ONLY_MODEL
 
 _BATCH = 500
+# Every table holding an agent's rows, the registration last (what `remove` deletes);
+# tests/integration/postgres/test_pg_store_copy_undo.py checks it against the schema.
+AGENT_TABLES: Final = (
+    "memlane_postings",
+    "memlane_chunk_pieces",
+    "memlane_chunks",
+    "memlane_files",
+    "memlane_embedding_cache",
+    "memlane_events",
+    "memlane_tracking",
+    "memlane_keyword_stats",
+    "memlane_meta",
+    "memlane_agents",
+)
 
 
 def agents(db: PostgresDatabase) -> list[str]:
@@ -175,6 +190,21 @@ class PostgresIndexTransfer:
         finally:
             analyser.close()
         maintenance.refresh_after_bulk_write(self._db)
+
+    def remove(self) -> None:
+        """Delete every row of the agent, its registration included, in one transaction."""
+
+        def work(conn: Connection) -> None:
+            for table in AGENT_TABLES:
+                conn.exec_driver_sql(f"DELETE FROM {table} WHERE agent = %s", (self._agent,))
+
+        self._db.write(work)
+
+    def how_to_remove(self) -> str:
+        """The SQL deleting the agent's rows, for psql in the target database."""
+        agent = "'" + self._agent.replace("'", "''") + "'"
+        statements = " ".join(f"DELETE FROM {t} WHERE agent = {agent};" for t in AGENT_TABLES)
+        return f"run in {self._db.location}: BEGIN; {statements} COMMIT;"
 
     def close(self) -> None:
         """Release connections; idempotent."""

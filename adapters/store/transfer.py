@@ -10,6 +10,7 @@ entries get `last_used` 1, 2, 3... in the order they arrive (least recent first)
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Iterator
 from pathlib import Path
 from typing import cast
@@ -18,6 +19,7 @@ from sqlalchemy import Connection
 
 from memlane.adapters.store import meta_table, rows
 from memlane.adapters.store.database import SqliteDatabase
+from memlane.adapters.store.temp_files import remove_files
 from memlane.adapters.store.vec0 import Vec0Table
 from memlane.adapters.store.vector_codec import from_blob, to_blob
 from memlane.application.ports.index_store import CacheKey
@@ -159,6 +161,22 @@ class SqliteIndexTransfer:
                 flush()
         if batch:
             flush()
+
+    def remove(self) -> None:
+        """Delete the index file (with its side files, and its agent folder when left empty).
+
+        The file is the agent's whole index, and a copy only undoes an agent whose file held
+        no index before it (the copy checks first), so nothing of earlier is lost with it.
+        """
+        path = self._db.path
+        self._db.close()
+        remove_files(path)
+        with contextlib.suppress(OSError):  # a folder holding other files stays, as it should
+            path.parent.rmdir()
+
+    def how_to_remove(self) -> str:
+        """Delete the file by hand."""
+        return f"delete {self._db.path} and its -wal and -shm files"
 
     def close(self) -> None:
         """Release connections; idempotent."""

@@ -6,7 +6,9 @@ IndexTransfer and writes it into another, of the same or the other family, witho
 re-embedding. Positions are kept as they are: tracking refers to them.
 
 Errors: StoreError (index_store) for any storage failure; `TransferTargetNotEmpty` when the
-target agent already holds an index (copying never merges).
+target agent already holds an index (copying never merges). `load` is one transaction: when it
+raises, nothing of the agent was written. A copy of several agents that fails part-way uses
+`remove` to take back the agents it had written (application/store_copy.py).
 """
 
 from __future__ import annotations
@@ -104,6 +106,17 @@ class IndexTransfer(Protocol):
         cache: Iterator[CacheRecord],
     ) -> None:
         """Write a whole index in one transaction; TransferTargetNotEmpty if one exists."""
+        ...
+
+    def remove(self) -> None:
+        """Delete the agent's whole index from this store, so nothing of it is left.
+
+        Only for undoing a copy into a target that held no index of the agent.
+        """
+        ...
+
+    def how_to_remove(self) -> str:
+        """How to delete the agent's index by hand, said when `remove` failed."""
         ...
 
     def close(self) -> None:
