@@ -68,12 +68,32 @@ def latest_date(today: dt.date, month: int, day: int | None, year: int | None) -
     """The named month (or day of it), in `year` or else its latest occurrence up to today."""
     if not 1 <= month <= 12:
         return None
-    if year is None:
-        year = today.year if (month, day or 1) <= (today.month, today.day) else today.year - 1
+    if year is not None:
+        if day is None:
+            return month_of(year, month)
+        found = calendar_day(year, month, day)
+        return None if found is None else (found, found)
+    year = today.year if (month, day or 1) <= (today.month, today.day) else today.year - 1
     if day is None:
         return month_of(year, month)
-    found = calendar_day(year, month, day)
-    return None if found is None else (found, found)
+    # February 29 asked in a common year is the last leap day (at most 8 years back, as from
+    # 1904 to 1896 past 1900); a day no year has (April 31) is none.
+    for back in range(9):
+        found = calendar_day(year - back, month, day)
+        if found is not None:
+            return found, found
+    return None
+
+
+def latest_day_of_month(today: dt.date, day: int) -> dt.date | None:
+    """The latest day numbered `day` up to today ("the 31st" asked on 5 December is 31
+    October: November has no 31st)."""
+    back = 1 if day > today.day else 0
+    for months in range(back, back + 12):
+        found = calendar_day(*shift_month(today, -months), day)
+        if found is not None:
+            return found
+    return None
 
 
 def holiday(rule: tuple[int, int] | str, year: int) -> dt.date | None:

@@ -2,8 +2,10 @@
 
 Transcripts carry a timestamp per message; notes are dated by a dated file name
 (`memory/YYYY-MM-DD.md`) or a dated markdown heading (`## 2026-11-17`, `## 17 Nov 2026`,
-`## November 17, 2026`, `## 2026年11月17日`, `## 2026년 11월 17일`), which dates the lines of its
-section; anything else has the file's mtime. A date without a time covers its whole UTC day.
+`## November 17, 2026`, `## 17.11.2026`, `## 2026年11月17日`, `## 2026년 11월 17일`; a range
+`## 2026-11-17 – 2026-11-20` or an ISO week `## 2026-W47` covers its days; a slash date only when
+its order is plain, so `## 11/12/2026` dates nothing), which dates the lines of its section;
+anything else has the file's mtime. A date without a time covers its whole UTC day.
 Pure functions: the mtime is passed in.
 """
 
@@ -58,7 +60,15 @@ _HEADING_DATES: Final = (
         ),
         "mdy",
     ),
+    # 17.11.2026 (the dotted order is always day first)
+    (re.compile(r"(?<![\w.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?!\d)"), "dmy-numeric"),
+    # 17/11/2026, 11/17/2026: read only when one number is above 12 (11/12/2026 is either)
+    (re.compile(r"(?<![\w/])(\d{1,2})/(\d{1,2})/(\d{4})(?!\d)"), "slash"),
 )
+# 2026-W47: an ISO week, Monday to Sunday
+_HEADING_WEEK: Final = re.compile(r"(?<![\d\w])(\d{4})-?W(\d{2})(?!\d)", re.I)
+# Between the two dates of a range: 2026-11-17 – 2026-11-20, 17 Nov 2026 to 20 Nov 2026
+_RANGE_LINK: Final = re.compile(r"\s*(?:-|–|—|~|〜|～|\.\.|to|until|through|bis|au)\s*", re.I)
 
 
 def day_range(day: dt.date) -> TimeRange:
@@ -83,23 +93,63 @@ def dated_file_day(path: str) -> dt.date | None:
     return _date(year, month, day)
 
 
-def heading_date(line: str) -> dt.date | None:
-    """The date a markdown heading line names, if it names one (see the module docstring)."""
+def _read_date(order: str, a: str, b: str, c: str) -> dt.date | None:
+    if order == "ymd":
+        return _date(int(a), int(b), int(c))
+    if order == "dmy":
+        return _date(int(c), _MONTHS[b.lower()], int(a))
+    if order == "mdy":
+        return _date(int(c), _MONTHS[a.lower()], int(b))
+    if order == "dmy-numeric":
+        return _date(int(c), int(b), int(a))
+    first, second = int(a), int(b)  # a slash date: the order must be plain
+    if (first > 12) == (second > 12):
+        return None
+    return _date(int(c), second, first) if first > 12 else _date(int(c), first, second)
+
+
+def _first_date(title: str, at: int = 0) -> tuple[int, int, dt.date] | None:
+    """The earliest date in `title` from `at` on: (start, end, day)."""
+    found: list[tuple[int, int, dt.date]] = []
+    for pattern, order in _HEADING_DATES:
+        for match in pattern.finditer(title, at):
+            day = _read_date(order, *match.groups())
+            if day is not None:
+                found.append((match.start(), match.end(), day))
+                break
+    return min(found, key=lambda f: f[0]) if found else None
+
+
+def heading_days(line: str) -> tuple[dt.date, dt.date] | None:
+    """The first and last day a markdown heading line names: one date, a range of two
+    (`## 2026-11-17 – 2026-11-20`) or an ISO week (`## 2026-W47`); None when it names none."""
     heading = _HEADING.match(line)
     if heading is None:
         return None
     title = heading.group(2)
-    for pattern, order in _HEADING_DATES:
-        found = pattern.search(title)
-        if found is None:
-            continue
-        a, b, c = found.groups()
-        if order == "ymd":
-            return _date(int(a), int(b), int(c))
-        if order == "dmy":
-            return _date(int(c), _MONTHS[b.lower()], int(a))
-        return _date(int(c), _MONTHS[a.lower()], int(b))
-    return None
+    first = _first_date(title)
+    week = _HEADING_WEEK.search(title)
+    if week is not None and (first is None or week.start() < first[0]):
+        try:
+            monday = dt.date.fromisocalendar(int(week.group(1)), int(week.group(2)), 1)
+            return monday, monday + min(dt.timedelta(days=6), dt.date.max - monday)
+        except ValueError:
+            pass
+    if first is None:
+        return None
+    _, end, day = first
+    link = _RANGE_LINK.match(title, end)
+    if link is not None:
+        second = _first_date(title, link.end())
+        if second is not None and second[0] == link.end() and second[2] >= day:
+            return day, second[2]
+    return day, day
+
+
+def heading_date(line: str) -> dt.date | None:
+    """The (first) date a markdown heading line names, if it names one (see heading_days)."""
+    days = heading_days(line)
+    return None if days is None else days[0]
 
 
 def note_line_times(lines: Sequence[str], path: str) -> list[TimeRange | None]:
@@ -125,8 +175,9 @@ def note_line_times(lines: Sequence[str], path: str) -> list[TimeRange | None]:
                 level = len(heading.group(1))
                 while sections and sections[-1][0] >= level:
                     sections.pop()
-                dated = heading_date(line)
-                sections.append((level, day_range(dated) if dated is not None else None))
+                dated = heading_days(line)
+                days = None if dated is None else (day_range(dated[0])[0], day_range(dated[1])[1])
+                sections.append((level, days))
         current = next((r for _, r in reversed(sections) if r is not None), default)
         times.append(current)
     return times

@@ -1,9 +1,10 @@
 """Domain: the ends of a `since` / `until` filter as callers write them, to epoch seconds.
 
 Accepted: an ISO 8601 date (`2026-11-01`: from its first second for `since`, to its last for
-`until`) or date and time (UTC unless it names a zone), epoch seconds (a number, or text of nine
-digits or more), a `datetime` / `date`, or a span back from now (`7d`, `12h`, `30m`, `2w`, `3mo`,
-`1y`). `now` is passed in.
+`until`; whole UTC days), month (`2026-11`) or week (`2026-W47`: Monday to Sunday) taken whole
+the same way, a date and time (UTC unless it names a zone), epoch seconds (a number, or text of
+nine digits or more), a `datetime` / `date`, or a span back from now (`7d`, `12h`, `30m` minutes,
+`2w`, `3mo` months, `1y`). `now` is passed in.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import math
 import re
 from typing import Final, TypeAlias
 
+from memlane.domain.calendar_days import Days, month_of
 from memlane.domain.chunk_times import day_range
 from memlane.domain.errors import InvalidQuery
 
@@ -32,6 +34,10 @@ _SECONDS: Final = {
     "y": 365 * 86_400,
 }
 _DATE_ONLY: Final = re.compile(r"\d{4}-\d{2}-\d{2}")
+_MONTH_ONLY: Final = re.compile(r"(\d{4})-(\d{2})")
+# 2026-W47, 2026W47, 2026-W47-3 (its Wednesday): datetime.fromisoformat reads a week as its
+# Monday's midnight, which would end an `until` week on its first second.
+_ISO_WEEK: Final = re.compile(r"(\d{4})-?W(\d{2})(?:-?([1-7]))?", re.IGNORECASE)
 # Epoch seconds written as text (a command line, a URL): nine digits or more, i.e. from 1973 on.
 # A shorter bare number is refused rather than read: "2026" is far likelier a year than 33
 # minutes past the epoch.
@@ -75,12 +81,36 @@ def parse_time_bound(value: object, *, now: float, end: bool, name: str) -> floa
     if span is not None:
         return now - float(span.group(1)) * _SECONDS[span.group(2).lower()]
     try:
-        if _DATE_ONLY.fullmatch(text):
-            first, last = day_range(dt.date.fromisoformat(text))
-            return last if end else first
+        days = _whole_days(text)
+        if days is not None:
+            return day_range(days[1])[1] if end else day_range(days[0])[0]
         return _aware(dt.datetime.fromisoformat(text.replace("Z", "+00:00")))
     except ValueError:
         raise InvalidQuery(
-            f"{name}: {value!r} is not a time (an ISO 8601 date or date and time, epoch "
-            "seconds, or a span back from now such as 7d, 12h, 2w, 3mo)"
+            f"{name}: {value!r} is not a time (an ISO 8601 date, month, week or date and time, "
+            "epoch seconds, or a span back from now such as 7d, 12h, 30m (minutes), 2w, 3mo "
+            "(months))"
         ) from None
+
+
+def _whole_days(text: str) -> Days | None:
+    """The days a date, month or ISO week names (ValueError when it is no such day), None
+    when `text` is none of these."""
+    if _DATE_ONLY.fullmatch(text):
+        day = dt.date.fromisoformat(text)
+        return day, day
+    month = _MONTH_ONLY.fullmatch(text)
+    if month is not None:
+        days = month_of(int(month.group(1)), int(month.group(2)))
+        if days is None:
+            raise ValueError(text)
+        return days
+    week = _ISO_WEEK.fullmatch(text)
+    if week is None:
+        return None
+    year, number, weekday = week.groups()
+    if weekday is not None:
+        day = dt.date.fromisocalendar(int(year), int(number), int(weekday))
+        return day, day
+    monday = dt.date.fromisocalendar(int(year), int(number), 1)
+    return monday, monday + min(dt.timedelta(days=6), dt.date.max - monday)

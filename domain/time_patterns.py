@@ -15,6 +15,8 @@ from memlane.domain.time_words_tables import (
     COMING_WEEKDAY_SUFFIXES,
     HOLIDAY_PREFIXES,
     HOLIDAYS,
+    JOINED_AFTER,
+    JOINED_BEFORE,
     LAST_WEEKDAY_PREFIXES,
     MONTH_PREPOSITIONS,
     MONTHS,
@@ -37,6 +39,20 @@ def alternation(words: Iterable[str]) -> str:
     return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True))
 
 
+def joined(words: Iterable[str]) -> str:
+    """CJK and Hangul words, longest first, each not read inside a word its edge characters
+    make with their neighbours (JOINED_BEFORE / JOINED_AFTER: 说明日志 holds no 明日)."""
+    pieces = []
+    for word in sorted(set(words), key=len, reverse=True):
+        before, after = JOINED_BEFORE.get(word[0], ""), JOINED_AFTER.get(word[-1], "")
+        pieces.append(
+            (f"(?<![{before}])" if before else "")
+            + re.escape(word)
+            + (f"(?![{after}])" if after else "")
+        )
+    return "|".join(pieces)
+
+
 def bounded(words: Iterable[str]) -> str:
     """Latin-script words need word edges; CJK and Hangul words attach to particles."""
     latin = [w for w in words if w[0].isascii() or w[0] in "áéíóúàâçêôãõüöäß'"]
@@ -46,7 +62,7 @@ def bounded(words: Iterable[str]) -> str:
         # A possessive ("Monday's") still names the day; a longer word does not.
         pieces.append(rf"(?<![\w'])(?:{alternation(latin)})(?![\w-])(?!'(?!s(?!\w)))")
     if other:
-        pieces.append(f"(?:{alternation(other)})")
+        pieces.append(f"(?:{joined(other)})")
     return "|".join(pieces)
 
 
@@ -64,6 +80,9 @@ AGO: Final = (
     r"(?<!\d)(?P<n>\d{1,3}|한|두|세|네|다섯)\s*(?P<u>일|주일|주|달|개월|년)\s*전",
 )
 RECENT: Final = (
+    # in the past week, over the last month: one unit back to today, as "the past 7 days"
+    r"(?<!\w)(?:in|over|within|during)\s+the\s+(?:last|past)\s+(?P<u>day|week|month|year)(?![\w-])"
+    r"(?!\s+(?:of|in)\s)",  # not "in the last week of October" (a week of that month)
     rf"(?<!\w)(?:{alternation(RECENT_PREFIXES)})\s+(?P<n>{NUMBER_WORD})\s+(?P<u>{LATIN_UNITS})(?!\w)",
     rf"(?:最近|过去|過去)\s*(?P<n>\d{{1,3}}|[{HAN_NUMBERS}]{{1,3}})\s*(?P<u>天|周|个星期|個星期|个月"
     r"|個月|日|週間|か月|ヶ月|年)",
@@ -73,7 +92,7 @@ MONTH_WORDS: Final = alternation(MONTHS)
 ORDINAL: Final = r"(?:st|nd|rd|th|º|°|er|\.)?"
 MONTH_DATES: Final = (
     # March 17, March 17th 2026, March 2026, March
-    rf"(?<![\w'])(?P<pre>(?:{alternation(MONTH_PREPOSITIONS)})\s+(?:de\s+)?)?(?P<m>{MONTH_WORDS})"
+    rf"(?<![\w'])(?P<pre>(?:{alternation(MONTH_PREPOSITIONS)})\s+(?:de\s+)?|mid-)?(?P<m>{MONTH_WORDS})"
     rf"(?![\w'])\.?(?:\s+(?P<d>\d{{1,2}}){ORDINAL}(?!\d))?(?:,?\s+(?:de\s+)?(?P<y>\d{{4}}))?",
     # 17 March, 17. März 2026, 17 de marzo de 2026
     # the 4th of July: "the" is taken too, so this reading outruns "the 4th" (a day of this month)
@@ -130,9 +149,10 @@ DAY_OF_MONTH: Final = (
     r"(?<![\d월])(?P<d>\d{1,2})일(?!\s*(?:전|동안|간|째))",
 )
 WEEKDAY: Final = (
-    rf"(?:(?P<last>{alternation(LAST_WEEKDAY_PREFIXES)})|(?P<next>{alternation(NEXT_WEEKDAY_PREFIXES)})"
+    rf"(?:(?P<last>{joined(LAST_WEEKDAY_PREFIXES)})|(?P<next>{joined(NEXT_WEEKDAY_PREFIXES)})"
     rf"|(?P<coming>(?<![\w'])(?:{alternation(COMING_WEEKDAY_PREFIXES)}))"
-    rf"|(?P<this>(?<![\w'])(?:{alternation(THIS_WEEKDAY_PREFIXES)})))?"
+    rf"|(?P<this>(?<![\w'])(?:{alternation(p for p in THIS_WEEKDAY_PREFIXES if p.isascii())})"
+    rf"|{joined(p for p in THIS_WEEKDAY_PREFIXES if not p.isascii())}))?"
     rf"(?P<w>{bounded(WEEKDAYS)})"
     # "Friday prochain" (the coming one), "the Friday before last" (a week before last Friday)
     rf"(?:(?P<after>{alternation(COMING_WEEKDAY_SUFFIXES)})|(?P<before_last>\s+before\s+last\b))?"

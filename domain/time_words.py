@@ -23,13 +23,12 @@ from typing import Final, Literal, TypeAlias
 
 from memlane.domain.calendar_days import (
     Days,
-    calendar_day,
     holiday,
     holiday_near,
     latest_date,
+    latest_day_of_month,
     month_of,
     recent_days,
-    shift_month,
     unit_back,
     week_of,
 )
@@ -135,7 +134,8 @@ def _counted(patterns: Sequence[re.Pattern[str]], back: bool) -> Matcher:
     def matcher(text: str, today: dt.date) -> Iterable[Match]:
         for pattern in patterns:
             for found in pattern.finditer(text):
-                count = _number(found.group("n"))
+                number = found.groupdict().get("n")  # none: one unit ("in the past week")
+                count = 1 if number is None else _number(number)
                 unit = UNITS[found.group("u")]
                 if count is None:
                     continue
@@ -158,12 +158,38 @@ def _months(text: str, today: dt.date) -> Iterable[Match]:
                 continue  # "May I ask", "march forward"
             if pre == ["de"] and not (day or year):
                 continue  # "Rio de Janeiro": a bare "de" makes a month only with a day or year
-            days = latest_date(today, MONTHS[name], day, year)
-            last = (groups.get("pre") or "").startswith("last ")
-            if days is not None and last and days[1] >= today and year is None:
-                days = latest_date(today, MONTHS[name], day, today.year - 1)  # asked in March
+            days = _month_date(today, MONTHS[name], day, year, _MONTH_SIDE.get(" ".join(pre)))
             if days is not None:
                 yield found.start(), found.end(), days
+
+
+# Words before a month that say which occurrence it is ("last March", "el pasado marzo").
+_MONTH_SIDE: Final = {
+    "this": "this", "next": "next", "last": "last", "letzten": "last", "el pasado": "last",
+}  # fmt: skip
+
+
+def _month_date(
+    today: dt.date, month: int, day: int | None, year: int | None, pre: str | None
+) -> Days | None:
+    """A named month (or day of it): in `year`, else "this March" this year's, "next March"
+    the first after today, "last March" the latest before today (asked in March, a year ago)
+    and otherwise the latest up to today."""
+    if year is not None or pre not in ("this", "next", "last"):
+        return latest_date(today, month, day, year)
+    if pre == "this":
+        return latest_date(today, month, day, today.year)
+    if pre == "next":
+        for ahead in range(today.year, today.year + 9):  # the first after today (leap days too)
+            later = latest_date(today, month, day, ahead)
+            if later is not None and later[0] > today:
+                return later
+        return None
+    days = latest_date(today, month, day, None)
+    if days is not None and days[1] >= today:  # "last": the latest up to the year before's end
+        before = days[0].year - 1
+        return latest_date(dt.date(before, 12, 31), month, day, None) if before >= 1 else None
+    return days
 
 
 def _month_ranges(text: str, today: dt.date) -> Iterable[Match]:
@@ -247,10 +273,7 @@ def _days_of_month(text: str, today: dt.date) -> Iterable[Match]:
             day = int(found.group("d"))
             if not 1 <= day <= 31:
                 continue
-            year, month = today.year, today.month
-            if day > today.day:
-                year, month = shift_month(today, -1)
-            named = calendar_day(year, month, day)
+            named = latest_day_of_month(today, day)
             if named is not None:
                 yield found.start(), found.end(), (named, named)
 

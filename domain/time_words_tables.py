@@ -132,6 +132,31 @@ RELATIVE_UNITS: Final[dict[str, tuple[str, int]]] = {
     "来年": ("year", 1), "내년": ("year", 1),
 }  # fmt: skip
 
+# Chinese and Japanese write no spaces, so a time word's characters may belong to the words
+# around it: 说明 + 日志 holds 明日 ("tomorrow"), 目前 + 天气 前天, 线上 + 周报 上周, 版本 + 周期
+# 本周, 将来 + 年金 来年, 明日香 is a name, 오늘날 "nowadays". A time word starting with one of
+# these characters is not read after the characters listed for it, nor one ending with one of
+# them before the characters listed (the other word's usual partners, not every compound).
+JOINED_BEFORE: Final[dict[str, str]] = {
+    "明": "说說证證表声聲发發聪聰透光文简簡阐闡标標注指查分鲜鮮英失申黎",
+    "今": "如当當古而迄",
+    "去": "除过過失回离離出进進下上死来來归歸",
+    "前": "目提之以当當空面眼跟从從生事战戰门門胸台向超",
+    "后": "之以然最午今随隨此往事战产背落",
+    "後": "之以然最午今随隨此往事戰背落",
+    "上": "以马馬早晚网網线線身路加桌地之向往北爬楼樓台臺会會班世面表墙牆手",
+    "下": "一以线線地天底留私乡鄉陛部手属屬零打楼樓剩拿写寫接按往向坐停躺倒记記看想等试試算查南",
+    "本": "日基根版成资資样樣文脚腳课課剧劇副账賬原书書范範血老标標读讀话話笔筆",
+    "来": "将将以出本元由従从未往到伝外家生古原带起",
+    "來": "將以出本元由從未往到外家生古原帶起",
+}
+JOINED_AFTER: Final[dict[str, str]] = {
+    "周": "期边邊围圍全密转轉长長岁歲游遊到刊",
+    "週": "期边邊围圍全密转轉长長岁歲游遊到刊",
+    "日": "香",
+    "늘": "날",
+}
+
 # "in the last N days" style: the prefix words per language (the number and unit follow).
 RECENT_PREFIXES: Final = (
     "in the last", "in the past", "over the last", "over the past", "the last", "the past",
@@ -160,7 +185,8 @@ AMBIGUOUS_MONTHS: Final = frozenset(
 )
 # Words before a month name that make it a month ("in March", "since May").
 MONTH_PREPOSITIONS: Final = (
-    "in", "during", "since", "until", "till", "by", "last", "this", "early", "late", "mid",
+    "in", "during", "since", "until", "till", "by", "last", "this", "next", "early", "late",
+    "mid",
     "of", "en", "em", "de", "desde", "im", "seit", "bis", "ende", "anfang", "letzten",
     "au", "mois de", "depuis", "el pasado", "em meados de", "a principios de", "a finales de",
 )  # fmt: skip

@@ -12,6 +12,7 @@ from memlane.domain.chunk_times import (
     dated_file_day,
     day_range,
     heading_date,
+    heading_days,
     iso_time,
     note_line_times,
     transcript_line_times,
@@ -43,6 +44,11 @@ class TestHeadings:
             ("## Nov 17th 2026 — retro", dt.date(2026, 11, 17)),
             ("## 2026年11月17日", dt.date(2026, 11, 17)),
             ("## 2026년 11월 17일 회의", dt.date(2026, 11, 17)),
+            ("## 17.11.2026", dt.date(2026, 11, 17)),  # dotted: always day first
+            ("## Standup (17/11/2026)", dt.date(2026, 11, 17)),
+            ("## 11/17/2026", dt.date(2026, 11, 17)),
+            ("## 11/12/2026 and 17/11/2026", dt.date(2026, 11, 17)),  # the plain one
+            ("## Retro 17 Nov 2026, follow-up of 2026-11-03", dt.date(2026, 11, 17)),  # the first
         ],
     )
     def test_a_dated_heading_names_its_day(self, line: str, expected: dt.date) -> None:
@@ -50,10 +56,38 @@ class TestHeadings:
 
     @pytest.mark.parametrize(
         "line",
-        ["## Plans for May", "2026-11-17 not a heading", "## 2026-02-30", "## Release 2.0.1", "#x"],
+        [
+            "## Plans for May",
+            "2026-11-17 not a heading",
+            "## 2026-02-30",
+            "## Release 2.0.1",
+            "#x",
+            "## 11/12/2026",  # 11 December or 12 November: not guessed
+            "## Release v1.10.2026",
+            "## 2025-W53",  # 2025 has 52 ISO weeks
+        ],
     )
     def test_no_date(self, line: str) -> None:
         assert heading_date(line) is None
+
+    @pytest.mark.parametrize(
+        ("line", "first", "last"),
+        [
+            ("## 2026-11-17 – 2026-11-20", dt.date(2026, 11, 17), dt.date(2026, 11, 20)),
+            ("## 2026-11-17 to 2026-11-20 offsite", dt.date(2026, 11, 17), dt.date(2026, 11, 20)),
+            ("## 17 Nov 2026 - 20 Nov 2026", dt.date(2026, 11, 17), dt.date(2026, 11, 20)),
+            ("## 2026年11月17日〜2026年11月20日", dt.date(2026, 11, 17), dt.date(2026, 11, 20)),
+            ("## 2026-W47", dt.date(2026, 11, 16), dt.date(2026, 11, 22)),
+            ("## Week 2026-W53 retro", dt.date(2026, 12, 28), dt.date(2027, 1, 3)),
+            # not ranges: a later date that is no range's end, a range backwards
+            ("## 2026-11-17 - retro of 2026-11-03", dt.date(2026, 11, 17), dt.date(2026, 11, 17)),
+            ("## 2026-11-20 – 2026-11-17", dt.date(2026, 11, 20), dt.date(2026, 11, 20)),
+        ],
+    )
+    def test_a_heading_range_or_week_names_its_days(
+        self, line: str, first: dt.date, last: dt.date
+    ) -> None:
+        assert heading_days(line) == (first, last)
 
     def test_dated_file_names(self) -> None:
         assert dated_file_day("memory/2026-11-17.md") == dt.date(2026, 11, 17)
@@ -81,6 +115,11 @@ class TestNoteLines:
         assert times[1:5] == [_day(2026, 11, 17)] * 4
         assert times[5:7] == [None] * 2
         assert times[7:] == [_day(2026, 11, 18)] * 2
+
+    def test_a_ranged_heading_dates_its_section_over_the_range(self) -> None:
+        times = note_line_times(["## 2026-11-17 – 2026-11-20", "offsite"], "notes/log.md")
+
+        assert times == [(_day(2026, 11, 17)[0], _day(2026, 11, 20)[1])] * 2
 
     def test_a_dated_file_dates_its_undated_lines(self) -> None:
         times = note_line_times(["a", "## 2026-11-18", "b"], "memory/2026-11-17.md")
@@ -174,15 +213,42 @@ class TestTimeBounds:
             (dt.date(2026, 11, 3), True, _day(2026, 11, 3)[1]),
             (dt.datetime(2026, 11, 3, 6, tzinfo=dt.UTC), False, _day(2026, 11, 3)[0] + 6 * 3600),
             (None, False, None),
+            # a month or an ISO week is taken whole, as a date is
+            ("2026-11", False, _day(2026, 11, 1)[0]),
+            ("2026-11", True, _day(2026, 11, 30)[1]),
+            ("2026-02", True, _day(2026, 2, 28)[1]),
+            ("2026-W47", False, _day(2026, 11, 16)[0]),
+            ("2026-W47", True, _day(2026, 11, 22)[1]),  # not Monday's first second
+            ("2026w47", True, _day(2026, 11, 22)[1]),
+            ("2026-W47-3", True, _day(2026, 11, 18)[1]),
+            ("9999-W52", True, _day(9999, 12, 31)[1]),  # the week runs past the calendar
         ],
     )
     def test_readable_bounds(self, value: object, end: bool, expected: float | None) -> None:
         assert parse_time_bound(value, now=NOW, end=end, name="since") == expected
 
-    @pytest.mark.parametrize("value", ["last week", "7 parsecs", "", True, [1], math.inf, "11/17"])
+    @pytest.mark.parametrize(
+        "value",
+        [
+            "last week",
+            "7 parsecs",
+            "",
+            True,
+            [1],
+            math.inf,
+            "11/17",
+            "2026-13",
+            "2026-W00",
+            "2026-W54",
+        ],
+    )
     def test_unreadable_bounds_are_refused_saying_why(self, value: object) -> None:
         with pytest.raises(InvalidQuery, match="since"):
             parse_time_bound(value, now=NOW, end=False, name="since")
+
+    def test_the_refusal_says_which_span_unit_is_minutes_and_which_months(self) -> None:
+        with pytest.raises(InvalidQuery, match=r"30m \(minutes\), 2w, 3mo \(months\)"):
+            parse_time_bound("3 months", now=NOW, end=False, name="since")
 
     @pytest.mark.parametrize("value", ["2026", "0", "-5", "17000000"])
     def test_a_short_bare_number_is_refused_not_read_as_epoch_seconds(self, value: str) -> None:

@@ -62,6 +62,14 @@ WINDOWS: list[tuple[str, str, str]] = [
     ("what did we agree on the 17th at the standup", "2026-11-17", "2026-11-17"),
     ("what did we grill on the 4th of July", "2026-07-04", "2026-07-04"),
     ("the 3rd of May 2025", "2025-05-03", "2025-05-03"),
+    ("what happened on Feb 29", "2024-02-29", "2024-02-29"),  # the last leap day
+    ("mid-March", "2026-03-01", "2026-03-31"),
+    ("next December", "2026-12-01", "2026-12-31"),  # ahead, not last December
+    ("next May", "2027-05-01", "2027-05-31"),
+    # "in the past week": the seven days up to today, not the calendar week before this one
+    ("what did I do in the past week", "2026-11-13", "2026-11-20"),
+    ("over the last month", "2026-10-01", "2026-11-20"),
+    ("in the last week of October", "2026-10-25", "2026-10-31"),
     # "before" inside these is part of the phrase, not an order (TestOrder)
     ("what did I eat the night before last", "2026-11-18", "2026-11-18"),
     ("the month before last", "2026-09-01", "2026-09-30"),
@@ -201,6 +209,8 @@ WINDOWS: list[tuple[str, str, str]] = [
     ("2025年", "2025-01-01", "2025-12-31"),
     ("2026年11月17日的部署", "2026-11-17", "2026-11-17"),
     ("17号", "2026-11-17", "2026-11-17"),
+    ("查一下周五的日志", "2026-11-13", "2026-11-13"),  # 一下 + 周五, not 下周五
+    ("我这周五有空", "2026-11-20", "2026-11-20"),  # 这周五 after another character
     # Japanese
     ("昨日の会議", "2026-11-19", "2026-11-19"),
     ("一昨日", "2026-11-18", "2026-11-18"),
@@ -314,6 +324,17 @@ NOT_TIME: list[str] = [
     "version 1.10/11.2 notes",
     "Noel said the build is green",  # a name, not Noël
     "prenatal and natal care",
+    # time words whose characters belong to the words around them
+    "明日香さんに連絡した",  # Asuka, a name
+    "如今日益增长的需求",  # 如今 + 日益
+    "说明日志的格式",  # 说明 + 日志
+    "目前天气预报接口",  # 目前 + 天气
+    "上周期的指标",  # 上 + 周期 (the previous cycle)
+    "版本周期",  # 版本 + 周期
+    "线上周报",  # 线上 + 周报
+    "除去年费",  # 除去 + 年费
+    "将来年金の話",  # 将来 + 年金
+    "오늘날의 기술",  # nowadays
 ]
 
 # Questions that ask for the earliest or the latest occurrence.
@@ -406,6 +427,43 @@ class TestReading:
         intent = read_time_words("yesterday", float(calendar.timegm((2025, 3, 1, 0, 0, 0))))
 
         assert intent is not None and intent.describe() == '"yesterday" → 2025-02-28'
+
+
+def _asked(day: str) -> float:
+    return _day(day) + 12 * 3600
+
+
+class TestAskedOnOtherDays:
+    """Windows that depend on the day asked: short months, leap days, "this" / "next" month."""
+
+    @pytest.mark.parametrize(
+        ("asked", "question", "first", "last"),
+        [
+            # a day of the month this month has not: the latest month that has it
+            ("2026-12-05", "the 31st", "2026-10-31", "2026-10-31"),
+            ("2026-03-05", "on the 30th", "2026-01-30", "2026-01-30"),
+            ("2026-03-05", "the 29th", "2026-01-29", "2026-01-29"),
+            ("2024-03-05", "the 29th", "2024-02-29", "2024-02-29"),
+            ("2026-12-31", "the 31st", "2026-12-31", "2026-12-31"),
+            # "this <month>" is this year's, ahead or not; "next <month>" the first after today
+            ("2026-03-05", "this December", "2026-12-01", "2026-12-31"),
+            ("2026-03-05", "this May", "2026-05-01", "2026-05-31"),
+            ("2026-12-26", "next December", "2027-12-01", "2027-12-31"),
+            ("2026-03-05", "next March", "2027-03-01", "2027-03-31"),
+            ("2026-03-05", "letzten März", "2025-03-01", "2025-03-31"),
+            ("2026-03-05", "next Feb 29", "2028-02-29", "2028-02-29"),
+            ("2028-02-29", "last Feb 29", "2024-02-29", "2024-02-29"),
+            # the first days of a year
+            ("2027-01-02", "last week", "2026-12-21", "2026-12-27"),
+            ("2027-01-02", "in December", "2026-12-01", "2026-12-31"),
+            ("2027-01-02", "last month", "2026-12-01", "2026-12-31"),
+        ],
+    )
+    def test_the_window(self, asked: str, question: str, first: str, last: str) -> None:
+        intent = read_time_words(question, _asked(asked))
+
+        assert intent is not None
+        assert (intent.since, intent.until) == (_day(first), _day(last) + 86_399)
 
 
 class TestAhead:
