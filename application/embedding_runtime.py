@@ -182,8 +182,8 @@ class EmbeddingRuntime:
             )
         if selection.fallback_from:
             return (
-                f"embedding provider {name} failed ({selection.fallback_reason}); "
-                f"using the fallback {selection.provider.id}"
+                f"embedding provider {selection.fallback_from} failed "
+                f"({selection.fallback_reason}); using the fallback {selection.provider.id}"
             )
         return None
 
@@ -264,6 +264,11 @@ class EmbeddingRuntime:
             ):
                 return None
             self._fell_back = True
+            if fallback.provider is not None:
+                # The failure noted just before was the replaced provider's: the fallback is
+                # usable at once (not after that provider's cool-down), and `warning` names the
+                # provider that failed and the one in use, not the fallback as the one failing.
+                self._failure = None
             self._selection = Selection(
                 provider=fallback.provider,
                 reason=fallback.reason,

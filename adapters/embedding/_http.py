@@ -6,26 +6,30 @@ texts into raw vectors through `_post_json`. This base then:
 * packs inputs into requests by a byte budget (UTF-8 bytes bound the token count) and a
   per-provider item cap, and runs them with at most `max_concurrency` requests in flight;
 * retries 429, 408, 5xx, timeouts and connection resets with exponential backoff and jitter,
-  honouring `Retry-After` / `retry-after-ms`, and classifies by HTTP status code, never by
+  honouring `Retry-After` / `retry-after-ms` (a pause over a minute gives up at once: the
+  provider is unavailable for now), and classifies by HTTP status code, never by
   a regex over the message, so "1536" in a message is not a 5xx and `insufficient_quota` (429) is
   final (retrying a spent budget only burns time);
 * gives queries a real deadline: each attempt's httpx timeout is the time left, so a hung request
   is closed, not just abandoned;
 * validates every response (JSON, count, dimensions, numbers) and sanitises and L2-normalises
-  every vector.
+  every vector, rejecting one with no finite non-zero value (it would match nothing);
+* names what to fix when the key is refused (401, 403, Google's `API_KEY_INVALID`), never
+  the key itself.
 
 Errors raised: the port's EmbeddingError tree only (see application.ports.embedding).
 """
 
 from __future__ import annotations
 
+import math
 import random
 import threading
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import MappingProxyType
 from typing import ClassVar, Protocol
 
@@ -36,6 +40,7 @@ from memlane.adapters.embedding._wire import (
     JSON,
     RawVectors,
     error_fields,
+    error_reasons,
     pack_batches,
     retry_after,
 )
@@ -62,6 +67,8 @@ _JITTER = 0.2
 # A server asking for a longer pause than this is treated as unavailable for now.
 _MAX_RETRY_AFTER = 60.0
 _FINAL_429_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
+# Google's ErrorInfo reasons for a key that is wrong (its status is a plain 400).
+_KEY_REASONS = frozenset({"API_KEY_INVALID", "API_KEY_EXPIRED"})
 _PROBE_TEXT = "dimension probe"
 
 
@@ -332,7 +339,10 @@ class HttpEmbeddingProvider(ABC):
                     f"{self.provider_id}: unsupported URL {mask_url_passwords(url)}"
                 ) from exc
             except httpx.TransportError as exc:
-                failure = _Retryable(f"connection failed: {type(exc).__name__}", None, None, False)
+                where = mask_url_passwords(self._base_url)
+                failure = _Retryable(
+                    f"connection failed: {type(exc).__name__} ({where})", None, None, False
+                )
                 cause = exc
             else:
                 if response.is_success or response.status_code in passthrough:
@@ -341,6 +351,11 @@ class HttpEmbeddingProvider(ABC):
                 cause = httpx.HTTPStatusError(
                     failure.message, request=response.request, response=response
                 )
+            if failure.retry_after is not None and failure.retry_after > _MAX_RETRY_AFTER:
+                # Waiting that long inside one call helps nobody: unavailable for now (the
+                # runtime's cool-down skips the provider meanwhile).
+                asked = f"{failure.message} (asks to retry in {failure.retry_after:.0f} s)"
+                raise self._give_up(replace(failure, message=asked), attempt + 1) from cause
             delay = self._delay(attempt, failure)
             if attempt >= self._max_retries or not self._fits(deadline, delay):
                 raise self._give_up(failure, attempt + 1) from cause
@@ -370,7 +385,16 @@ class HttpEmbeddingProvider(ABC):
                     f"{self.provider_id}: vector of {len(vector)} dimensions, "
                     f"expected {self._dimensions} for model {self._model}"
                 )
-        return [sanitize_and_normalize(vector) for vector in raw]
+        vectors = [sanitize_and_normalize(vector) for vector in raw]
+        for position, vector in enumerate(vectors):
+            # A unit vector has norm 1; one of zeros (or of NaN only) stays ~0 and would be
+            # stored as if embedded while matching nothing.
+            if math.fsum(x * x for x in vector) < 0.5:
+                raise EmbeddingRejected(
+                    f"{self.provider_id}: the embedding of input {position + 1} of "
+                    f"{len(vectors)} holds no finite non-zero value (model {self._model})"
+                )
+        return vectors
 
     # -- internals -----------------------------------------------------------------------------
 
@@ -388,12 +412,23 @@ class HttpEmbeddingProvider(ABC):
     def _classify(self, response: httpx.Response) -> _Retryable:
         status = response.status_code
         code, message = error_fields(response)
-        text = f"{status} {code} {self._redact(message)}".strip()
+        message = message or response.reason_phrase
+        text = " ".join(part for part in (str(status), code, self._redact(message)) if part)
         if status == 429 and code not in _FINAL_429_CODES:
             return _Retryable(text, status, retry_after(response), timed_out=False)
         if status in (408, 409) or 500 <= status <= 599:
             return _Retryable(text, status, retry_after(response), timed_out=False)
+        if status in (401, 403) or error_reasons(response) & _KEY_REASONS:
+            # Said before the server's text, which the one-line warnings may cut.
+            text = f"{self._key_hint()}: {text}"
         raise EmbeddingRejected(f"{self.provider_id} embeddings failed: {text}")
+
+    def _key_hint(self) -> str:
+        """What to fix when the server refuses the credentials (never the key itself)."""
+        where = f"remote.apiKey or {self.key_env[0]}" if self.key_env else "remote.apiKey"
+        if self._secret:
+            return f"the API key was refused or lacks access (check {where})"
+        return f"the server wants an API key (set {where})"
 
     def _delay(self, attempt: int, failure: _Retryable) -> float:
         if failure.retry_after is not None:

@@ -29,6 +29,8 @@ def error_fields(response: httpx.Response) -> tuple[str, str]:
         body = response.json()
     except ValueError:
         return "", response.text[:300]
+    if body is None:
+        return "", ""
     if not isinstance(body, dict):
         return "", str(body)[:300]
     error = body.get("error", body)
@@ -40,6 +42,24 @@ def error_fields(response: httpx.Response) -> tuple[str, str]:
     kind = code if isinstance(code, str) and code else error.get("type") or error.get("status")
     message = error.get("message", error.get("detail", ""))
     return (str(kind) if kind else ""), str(message)[:300]
+
+
+def error_reasons(response: httpx.Response) -> frozenset[str]:
+    """The `reason`s of a Google error body's `details` (`ErrorInfo`), e.g. `API_KEY_INVALID`:
+    Gemini refuses a bad key with 400 INVALID_ARGUMENT, told apart only by this reason."""
+    try:
+        body = response.json()
+    except ValueError:
+        return frozenset()
+    error = body.get("error") if isinstance(body, dict) else None
+    details = error.get("details") if isinstance(error, dict) else None
+    if not isinstance(details, list):
+        return frozenset()
+    return frozenset(
+        item["reason"]
+        for item in details
+        if isinstance(item, dict) and isinstance(item.get("reason"), str)
+    )
 
 
 def retry_after(response: httpx.Response) -> float | None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from types import MappingProxyType
 
+import httpx
 from typing_extensions import override
 
 from memlane.adapters.embedding._http import BatchRunner, HttpEmbeddingProvider
@@ -64,9 +65,14 @@ class GeminiEmbeddingProvider(HttpEmbeddingProvider):
     @override
     def _normalise_base_url(self, base_url: str) -> str:
         # Users paste the OpenAI-compatibility URL (".../v1beta/openai/"); the native API lives
-        # above it.
-        index = base_url.find("/openai")
-        return (base_url[:index] if index >= 0 else base_url).rstrip("/")
+        # above it. Only a path segment that is exactly "openai" goes: a gateway whose host or
+        # a path segment merely starts with it ("https://openai-gw.corp/v1beta") is kept whole.
+        url = httpx.URL(base_url)
+        segments = url.path.split("/")
+        if "openai" not in segments:
+            return base_url.rstrip("/")
+        path = "/".join(segments[: segments.index("openai")])
+        return str(url.copy_with(path=path or "/")).rstrip("/")
 
     @override
     def _auth_headers(self, api_key: str | None) -> dict[str, str]:

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
@@ -103,6 +106,49 @@ class TestGeminiRequests:
         provider.embed_query("q")
 
         assert str(script.requests[0].url) == f"{BASE}/models/gemini-embedding-001:embedContent"
+
+    def test_a_gateway_whose_host_starts_with_openai_is_kept_whole(self) -> None:
+        script = Script([lambda r: single(3072)])
+        gateway = "https://openai-gw.corp.example/v1beta"
+        provider = GeminiEmbeddingProvider(
+            HttpOptions(api_key=SECRET, base_url=gateway, transport=script.transport)
+        )
+
+        provider.embed_query("q")
+
+        assert str(script.requests[0].url) == f"{gateway}/models/gemini-embedding-001:embedContent"
+
+    def test_a_path_segment_starting_with_openai_is_kept_over_the_wire(self) -> None:
+        paths: list[str] = []
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                paths.append(self.path)
+                body = json.dumps({"embedding": {"values": raw_vector(3072, 0)}}).encode()
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *_args: object) -> None:
+                pass
+
+        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            root = f"http://127.0.0.1:{server.server_address[1]}"
+            provider = GeminiEmbeddingProvider(
+                HttpOptions(api_key=SECRET, base_url=f"{root}/openaiproxy/v1beta")
+            )
+            vector = provider.embed_query("q")
+        finally:
+            server.shutdown()
+            server.server_close()
+
+        assert paths == ["/openaiproxy/v1beta/models/gemini-embedding-001:embedContent"]
+        assert math.isclose(math.hypot(*vector), 1.0)
 
     def test_bad_argument_is_final(self) -> None:
         error = {

@@ -10,6 +10,7 @@ from memlane.application.issues import IssueBoard
 from memlane.application.ports.embedding import EmbeddingUnavailable, ProviderNotConfigured
 from memlane.application.ports.index_store import RecordedIssue
 from memlane.application.provider_failures import ProviderFailureRecord
+from tests.fakes.clock import FakeClock
 from tests.fakes.embedding import FakeEmbeddingProvider
 from tests.fakes.index_store import FakeIndexStore
 
@@ -249,3 +250,46 @@ class TestAFailureWhoseCauseIsGone:
         store.replace_issues([RecordedIssue("provider", "openai", "HTTP 500")])
 
         assert self._runtime(store, self.NEW).recalled_warning() is not None
+
+
+class TestFallBackAfterAFailure:
+    """The callers note the failure first, then fall back (vector_backfill, handlers)."""
+
+    def _failed_over(self) -> EmbeddingRuntime:
+        runtime = EmbeddingRuntime(
+            lambda: Selection(provider=PRIMARY),
+            lambda: Selection(provider=BACKUP),
+            requested="openai",
+            clock=FakeClock(),
+            cooldown=60.0,
+        )
+        runtime.selection  # noqa: B018
+        error = EmbeddingUnavailable("openai embeddings failed: connection refused")
+        runtime.note_failure(error)
+        runtime.fall_back(error)
+        return runtime
+
+    def test_the_fallback_is_usable_at_once_not_after_the_cool_down(self) -> None:
+        assert self._failed_over().usable is BACKUP
+
+    def test_the_warning_names_the_failed_provider_and_the_fallback_in_use(self) -> None:
+        assert self._failed_over().warning == (
+            "embedding provider openai failed (openai embeddings failed: connection refused); "
+            "using the fallback local"
+        )
+
+    def test_a_keyword_only_fallback_keeps_the_cool_down(self) -> None:
+        runtime = EmbeddingRuntime(
+            lambda: Selection(provider=PRIMARY),
+            lambda: Selection(provider=None, reason="keyword-only"),
+            requested="openai",
+            clock=FakeClock(),
+            cooldown=60.0,
+        )
+        runtime.selection  # noqa: B018
+        runtime.note_failure(EmbeddingUnavailable("down"))
+        runtime.fall_back(EmbeddingUnavailable("down"))
+
+        assert runtime.usable is None
+        assert runtime.warning is not None
+        assert runtime.warning.startswith("embedding provider openai failed (down)")
