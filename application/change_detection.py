@@ -2,7 +2,9 @@
 
 Change detection is stat-first, so a no-op sync of a large workspace stays cheap: a file whose
 mtime and size match its `files` row is not read at all; a moved stat yields FileChanged, and
-the handler compares content hashes before embedding anything. Transcripts that merely grew are
+the handler compares content hashes before embedding anything. A moved stat over the indexed
+size is hashed here too, so the report counts a file whose bytes did not change (a copied
+workspace, a touch) as unchanged, not as nothing. Transcripts that merely grew are
 held back until they pass the deltaBytes / deltaMessages thresholds (counting parsed messages,
 not newline bytes, so the threshold means what its name says), unless the caller asks for
 everything.
@@ -19,6 +21,7 @@ from memlane.application.ports.file_source import FileSource, SourceError
 from memlane.application.ports.index_store import IndexedFile, IndexStore
 from memlane.domain import events
 from memlane.domain.config import SessionSyncSettings
+from memlane.domain.hashing import bytes_hash
 from memlane.domain.sources import FileStat, Source
 from memlane.domain.transcripts import count_messages
 
@@ -31,6 +34,17 @@ class Detection:
     unchanged: int = 0
     held_back: int = 0
     on_disk: dict[Source, int] = field(default_factory=dict)
+
+
+def _same_bytes(reader: FileSource, stat: FileStat, stored: IndexedFile) -> bool:
+    """Whether a file whose stat moved still holds the bytes indexed. Only a file of the
+    indexed size is read: another size is new content, and a no-op sync reads nothing."""
+    if stat.size != stored.size:
+        return False
+    try:
+        return bytes_hash(reader.read_bytes(stat.path)) == stored.hash
+    except SourceError:
+        return False  # its handler reads it again and reports the problem
 
 
 class ChangeDetector:
@@ -78,8 +92,12 @@ class ChangeDetector:
                 event = self._change(reader, stat, stored, respect_thresholds)
                 if event is None:
                     held += 1
-                else:
-                    found.append(event)
+                    continue
+                found.append(event)
+                if stored is not None and _same_bytes(reader, stat, stored):
+                    # A new stat over the indexed bytes (a copied or moved workspace, a touch):
+                    # its handler only records the stat, so the report counts it unchanged.
+                    unchanged += 1
             now = self._clock.now()
             found += [
                 events.FileDeleted(occurred_at=now, source=source, path=path) for path in indexed

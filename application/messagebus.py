@@ -98,6 +98,19 @@ class MessageBus:
             self._append(events)
             return self.catch_up()
 
+    def record(self, events: Sequence[Event]) -> None:
+        """Append facts no handler reacts to (a sync's verdict) without running any handler:
+        handlers that had nothing pending move past them, so they never count as pending work.
+        Only when nothing else came in between (another process's events stay pending)."""
+        with self._lock:
+            before = self._log.last_position()
+            idle = [name for name in self._handlers if self._log.tracked(name) >= before]
+            positions = self._log.append(events)
+            self._notify(positions, events)
+            if positions and positions[0] == before + 1:
+                for name in idle:
+                    self._log.track(name, positions[-1])
+
     def take_failures(self) -> list[HandlerFailure]:
         """Return the handler failures since the last call, and forget them."""
         with self._lock:
@@ -134,7 +147,9 @@ class MessageBus:
     def _append(self, events: Sequence[Event]) -> None:
         if not events:
             return
-        positions = self._log.append(events)
+        self._notify(self._log.append(events), events)
+
+    def _notify(self, positions: Sequence[int], events: Sequence[Event]) -> None:
         for position, event in zip(positions, events, strict=True):
             for listener in list(self._listeners):
                 try:

@@ -113,6 +113,20 @@ class IndexingProgress:
 
 
 @dataclass(frozen=True, slots=True)
+class SyncFailure:
+    """The last sync of the index that did not go through, until one does: when it ended
+    (ISO 8601), its trigger's name and why (one short line each, at most a few)."""
+
+    at: str
+    trigger: str
+    reasons: tuple[str, ...]
+
+    def text(self) -> str:
+        """One line for faces without a field of their own (gRPC warnings, the web page)."""
+        return f"the last sync ({self.trigger}, {self.at}) failed: {'; '.join(self.reasons)}"
+
+
+@dataclass(frozen=True, slots=True)
 class StatusReport:
     """What `status` reports: provider and search mode, counts per source, store, cache and
     event-log state, the last sync, and the issues found while scanning."""
@@ -151,6 +165,8 @@ class StatusReport:
     last_synced_at: str | None = None
     last_sync_reason: str | None = None
     read_only: str | None = None  # why the index could not be written, when a sync found so
+    # The last sync that failed (in any process, as the event log says), until one goes through.
+    last_sync_failure: SyncFailure | None = None
     warnings: tuple[str, ...] = ()  # e.g. the configured embedding provider cannot run
     # Chunks with a vector of the index's model, of all chunks (None: keyword-only); fewer
     # while the vector backfill runs.

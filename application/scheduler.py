@@ -29,8 +29,10 @@ from memlane.application.ports.index_store import IndexStore, StoreCorrupt, caus
 from memlane.application.ports.watch_lease import WatchLease
 from memlane.application.reports import SyncReport
 from memlane.application.sync import SyncService
+from memlane.application.sync_failures import SyncVerdicts
 from memlane.application.sync_trigger import SyncTrigger
 from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
+from memlane.application.watch_standby import LeaseStandby
 from memlane.domain.config import SyncSettings
 from memlane.domain.errors import DomainError
 from memlane.domain.sources import Source
@@ -157,8 +159,10 @@ class BackgroundSyncer:
         lease: WatchLease | None = None,
         lease_scope: str = "",
         backoff: RetryBackoff = SYNC_RETRY,
+        verdicts: SyncVerdicts | None = None,
     ) -> None:
         self._syncing = syncing
+        self._verdicts = verdicts  # where a failed sync is recorded for `status` (None: logs only)
         self._clock = clock
         self._settings = settings
         self._sources = sources
@@ -176,6 +180,9 @@ class BackgroundSyncer:
         self._lease = lease
         self._lease_scope = lease_scope
         self._leased = False  # this process holds the lease (it watches)
+        # Another live process holds it: changes are its to sync until it is gone.
+        self._standby: LeaseStandby | None = None
+        self._answer: Callable[[], bool] | None = None  # for readers, once the lease is held
         self._changes_seen = 0  # watcher reports so far: a sync is fresh if none came during it
         self._vectors_pending = True  # until a backfill batch finds nothing (more) to do
         self._backfills_asked = 0  # bumped by `backfill`: a step that found nothing before
@@ -244,6 +251,9 @@ class BackgroundSyncer:
             self._watching = True
             if self._lease is not None:
                 self._leased = self._lease.acquire(self._lease_scope)
+                if not self._leased:
+                    self._standby = LeaseStandby(self._lease, self._lease_scope, self._clock)
+                    self._wake.set()  # the worker, idle already, looks for the holder's end
             # "Fresh" only after a scan made while the watcher was live. Without an index yet
             # no search trusts the lease, and the first index waits for a request as before
             # (a start-up sync would build it, and hold the sync lock over its vectors).
@@ -254,6 +264,7 @@ class BackgroundSyncer:
         """While this process holds the lease, answer other processes' `confirm` with
         `fresh()` (application/ports/watch_lease.py)."""
         with self._lock:
+            self._answer = fresh
             if self._leased and self._lease is not None:
                 self._lease.answer(fresh)
 
@@ -262,6 +273,7 @@ class BackgroundSyncer:
         step after its running provider call (VectorBackfill.step)."""
         self._stopping.set()  # first: the backfill asks between its provider calls
         with self._lock:
+            self._standby = None  # a stopping watcher takes nothing over
             if self._leased and self._lease is not None:
                 self._leased = False
                 self._lease.release()  # first: no reader may trust a watcher that is stopping
@@ -279,10 +291,38 @@ class BackgroundSyncer:
             self._changes_seen += 1
             if self._leased and self._lease is not None:
                 self._lease.set_fresh(False)  # before the sync is even scheduled
+        standby = self._standby
+        if standby is not None:
+            if self._took_over(standby, now=True):
+                return  # its sync scans every file, this change too
+            if standby.covered():
+                log.debug("watch_change_left_to_lease_holder", paths=len(paths))
+                return
         self.request(SyncTrigger.WATCH)
+
+    def _took_over(self, standby: LeaseStandby, *, now: bool = False) -> bool:
+        """Hold the lease once its holder is gone; from then on this process syncs what its
+        watcher sees, starting with a scan that finds whatever the holder left undone."""
+        if not standby.take_over(now=now):
+            return False
+        with self._lock:
+            lease, answer = self._lease, self._answer
+            assert lease is not None
+            if self._standby is not standby:  # stopped meanwhile: hold nothing
+                lease.release()
+                return False
+            self._standby, self._leased = None, True
+            if answer is not None:
+                lease.answer(answer)
+        log.info("watch_lease_taken_over")
+        self.request(SyncTrigger.WATCH)
+        return True
 
     def _loop(self) -> None:
         while not self._stopping.is_set():
+            standby = self._standby
+            if standby is not None:
+                self._took_over(standby)
             with self._lock:
                 now = self._clock.monotonic()
                 trigger = self._plan.due(now)
@@ -292,6 +332,8 @@ class BackgroundSyncer:
                 self._backfill_step()
                 continue
             if trigger is None:
+                if standby is not None:  # look again for a holder that is gone
+                    wait = standby.wait() if wait is None else min(wait, standby.wait())
                 self._wake.wait(wait)
                 self._wake.clear()
                 continue
@@ -309,7 +351,7 @@ class BackgroundSyncer:
         mark = self._before_scan() if self._before_scan is not None else None
         try:
             # Vectors are left to the batches between syncs (`_backfill_step`).
-            report = self._syncing.run_unless_read_only(trigger, backfill_limit=0)
+            report = self._sync(trigger)
         except Exception as exc:
             self._failed(trigger, exc)
         else:
@@ -330,6 +372,12 @@ class BackgroundSyncer:
                 clean = report is not None and report.files_held_back == 0
                 vouched = self._before_scan is None or mark is not None
                 self._lease.set_fresh(quiet and clean and vouched)
+
+    def _sync(self, trigger: SyncTrigger) -> SyncReport | None:
+        def sync() -> SyncReport | None:
+            return self._syncing.run_unless_read_only(trigger, backfill_limit=0)
+
+        return sync() if self._verdicts is None else self._verdicts.run(trigger, sync)
 
     def _failed(self, trigger: SyncTrigger, error: Exception) -> None:
         """Log a failed sync and, unless only the user can fix its cause, schedule it again:
@@ -395,8 +443,10 @@ class SearchSyncPolicy:
         store: IndexStore,
         syncing: SyncService,
         background: BackgroundSyncer,
+        verdicts: SyncVerdicts,
     ) -> None:
         self._settings = settings
+        self._verdicts = verdicts
         self._store = store
         self._syncing = syncing
         self._background = background
@@ -427,10 +477,13 @@ class SearchSyncPolicy:
 
         def run() -> None:
             try:
-                self._syncing.run_unless_read_only(
+                self._verdicts.run(
                     SyncTrigger.FIRST_SEARCH,
-                    backfill_limit=SEARCH_BACKFILL_LIMIT,
-                    wait_for_host=False,  # another host's first index: answer what it has
+                    lambda: self._syncing.run_unless_read_only(
+                        SyncTrigger.FIRST_SEARCH,
+                        backfill_limit=SEARCH_BACKFILL_LIMIT,
+                        wait_for_host=False,  # another host's first index: answer what it has
+                    ),
                 )
             except Exception as exc:
                 log.exception("first_sync_failed")

@@ -20,6 +20,7 @@ from memlane.application.reports import (
     StatusReport,
 )
 from memlane.application.sync import SyncService
+from memlane.application.sync_failures import SyncVerdicts
 from memlane.domain.config import MemorySettings
 from memlane.domain.index_meta import vector_label
 from memlane.domain.sources import Source
@@ -41,6 +42,7 @@ class StatusReporter:
         runtime: EmbeddingRuntime,
         issues: IssueBoard,
         syncing: SyncService,
+        verdicts: SyncVerdicts,
         recovery_stats: Callable[[], RecoveryStats] | None = None,
     ) -> None:
         self._agent_id = agent_id
@@ -53,6 +55,7 @@ class StatusReporter:
         self._runtime = runtime
         self._issues = issues
         self._syncing = syncing
+        self._verdicts = verdicts
         self._recovery_stats = recovery_stats
 
     def report(self, *, deep: bool = False) -> StatusReport:
@@ -153,6 +156,7 @@ class StatusReporter:
             last_synced_at=synced_at,
             last_sync_reason=sync_reason,
             read_only=self._syncing.read_only,
+            last_sync_failure=self._verdicts.last_failure(),
             warnings=tuple(w for w in [self._warning(selected), refused] if w),
             vectors=vectors,
             vector_index=self._store.vector_index_state(),

@@ -19,6 +19,7 @@ from memlane.application.ports.watch_lease import LeaseHolder, WatchLease
 from memlane.application.reports import SyncProgress, SyncReport
 from memlane.application.scheduler import BackgroundSyncer
 from memlane.application.sync import SyncService
+from memlane.application.sync_failures import SyncVerdicts
 from memlane.application.sync_trigger import SyncTrigger
 from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
 from memlane.domain.config import MemorySettings
@@ -56,8 +57,10 @@ class IndexUpkeep:
         watcher: IndexWatcher,
         sources: Mapping[Source, FileSource],
         journal: Callable[[list[str]], ChangeJournal] | None = None,
+        verdicts: SyncVerdicts,
     ) -> None:
         self._settings = settings
+        self._verdicts = verdicts  # each sync's failure, kept for `status`
         self._make_journal = journal  # for a process that watches (`start`)
         self._syncing = syncing
         self._background = background
@@ -79,18 +82,23 @@ class IndexUpkeep:
         """See `MemoryManager.sync`."""
         require_enabled(self._settings)
         allow = allow_mass_delete
-        if wait_for_vectors:
-            return self._syncing.run(
-                trigger, force=force, progress=progress, allow_mass_delete=allow
-            )
+        limit = None if wait_for_vectors else 0
         try:
-            return self._syncing.run(
-                trigger, force=force, progress=progress, backfill_limit=0, allow_mass_delete=allow
+            return self._verdicts.run(
+                trigger,
+                lambda: self._syncing.run(
+                    trigger,
+                    force=force,
+                    progress=progress,
+                    backfill_limit=limit,
+                    allow_mass_delete=allow,
+                ),
             )
         finally:
-            # A running worker may be idle, waiting for a request: hand it the missing vectors
-            # (those of the files committed before a failure too).
-            self._background.backfill()
+            if not wait_for_vectors:
+                # A running worker may be idle, waiting for a request: hand it the missing
+                # vectors (those of the files committed before a failure too).
+                self._background.backfill()
 
     def refresh(
         self, trigger: SyncTrigger, progress: Callable[[SyncProgress], None] | None
@@ -112,8 +120,17 @@ class IndexUpkeep:
             return self._refresh_by_journal(self._journal, trigger, progress)
         if self._watched_and_fresh():
             return None
-        return self._syncing.run_unless_read_only(
-            trigger, progress, SEARCH_BACKFILL_LIMIT, wait_for_host=False
+        return self._scan(trigger, progress)
+
+    def _scan(
+        self, trigger: SyncTrigger, progress: Callable[[SyncProgress], None] | None
+    ) -> SyncReport | None:
+        """The search's sync, its failure recorded for `status`."""
+        return self._verdicts.run(
+            trigger,
+            lambda: self._syncing.run_unless_read_only(
+                trigger, progress, SEARCH_BACKFILL_LIMIT, wait_for_host=False
+            ),
         )
 
     def track_changes(self, make_journal: Callable[[list[str]], ChangeJournal]) -> None:
@@ -143,9 +160,7 @@ class IndexUpkeep:
         if seen is not None and seen == clean and self._syncing.has_index():
             log.debug("sync_skipped", reason="no change since the last scan", changes=seen)
             return None
-        report = self._syncing.run_unless_read_only(
-            trigger, progress, SEARCH_BACKFILL_LIMIT, wait_for_host=False
-        )
+        report = self._scan(trigger, progress)
         self._scanned(seen, report)
         return report
 

@@ -112,6 +112,21 @@ class ProviderFellBack(Event):
     reason: str
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SyncFailed(Event):
+    """A sync did not go through: what it could not do stays to do (`status` says why)."""
+
+    trigger: str  # the SyncTrigger's name
+    reasons: str  # one short line per reason, at most a few, joined by newlines
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SyncRecovered(Event):
+    """A sync went through after a failed one: the failure no longer holds."""
+
+    trigger: str
+
+
 EVENT_TYPES: Final[Mapping[str, type[Event]]] = {
     "file_changed": FileChanged,
     "file_deleted": FileDeleted,
@@ -121,6 +136,8 @@ EVENT_TYPES: Final[Mapping[str, type[Event]]] = {
     "file_removed": FileRemoved,
     "index_rebuilt": IndexRebuilt,
     "provider_fell_back": ProviderFellBack,
+    "sync_failed": SyncFailed,
+    "sync_recovered": SyncRecovered,
 }
 EVENT_VERSION: Final = 1
 _NAMES: Final[Mapping[type[Event], str]] = {cls: name for name, cls in EVENT_TYPES.items()}

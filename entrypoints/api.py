@@ -19,6 +19,7 @@ from memlane.domain.agents import parse_agents
 from memlane.domain.confidence import NO_STRONG_MATCH
 from memlane.domain.errors import ConfigError, InvalidQuery
 from memlane.domain.search import SearchResult
+from memlane.domain.time_bounds import parse_time_bound
 from memlane.entrypoints.config.read import state_dir as resolve_state_dir
 from memlane.entrypoints.config.runtime import RuntimeConfig, resolve_runtime
 from memlane.entrypoints.config.validate import IgnoredKey
@@ -287,6 +288,7 @@ _SEARCH_ARGUMENTS: Final = frozenset(
     | {"asOf", "as_of"}
 )
 _GET_ARGUMENTS: Final = frozenset({"path", "from", "from_line", "lines", "agent"})
+_TIME_ARGUMENTS: Final = ("since", "until", "asOf", "as_of")
 
 
 def memory_search_tool(
@@ -298,6 +300,7 @@ def memory_search_tool(
     citations = mode == "on" or (mode == "auto" and chat_type(session_key) == "direct")
     try:
         query = params.get("query")
+        _check_times(params)
         response = manager.search(
             "" if query is None else query,  # type: ignore[arg-type]  # checked by search
             max_results=_number(params, "maxResults", "max_results", integer=True),  # type: ignore[arg-type]
@@ -400,13 +403,23 @@ def _agents(params: Mapping[str, object]) -> tuple[str, ...] | None:
     return None if value is None else parse_agents(value)
 
 
+def _check_times(params: Mapping[str, object]) -> None:
+    """Refuse an unreadable time argument under the name the caller wrote (`asOf`): the manager
+    would name its Python keyword (`as_of`). The manager still checks the window (it knows now)."""
+    for name in _TIME_ARGUMENTS:
+        parse_time_bound(params.get(name), now=0.0, end=False, name=name)
+
+
 def _number(
     params: Mapping[str, object], name: str, alias: str, *, integer: bool
 ) -> int | float | None:
     """A numeric argument: a number or a numeric string (the reference reads both); unset or
     NaN is None (the reference ignores NaN). Anything else is refused with InvalidQuery, so the
-    payload tells the model what to fix instead of quietly searching with the default."""
-    value = params.get(name, params.get(alias))
+    payload tells the model what to fix instead of quietly searching with the default. The
+    error names the argument as the caller wrote it (`maxResults`, or its alias)."""
+    if name not in params and alias in params:
+        name = alias
+    value = params.get(name)
     if value is None:
         return None
     number: object = value

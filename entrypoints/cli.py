@@ -37,6 +37,7 @@ from memlane.entrypoints.cli_output import (
     config_details,
     event_json,
     fmt,
+    readable_strings,
     result_json,
     status_text,
     summary,
@@ -329,7 +330,8 @@ def status(options: Options, as_json: bool, deep: bool, verbose: bool) -> None:
     payload["daemon"] = daemon_json(runtime.state_dir)
     text += f"\nDaemon: {daemon_text(payload['daemon'])}"
     if as_json:
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
+        shown = readable_strings(payload)  # a workspace folder's name may not be UTF-8
+        click.echo(json.dumps(shown, ensure_ascii=False, indent=2, default=str))
         return
     click.echo(text)
     if verbose:

@@ -103,16 +103,29 @@ def daemon_stop(options: Options, timeout: float) -> None:
     click.echo("no daemon runs" if pid is None else f"memlane daemon stopped (pid {pid})")
 
 
+# `daemon status` exits as `systemctl status` does (the LSB's codes for a status action), so a
+# script can test for a daemon without parsing the output.
+EXIT_NOT_RUNNING = 3
+
+
 @daemon_group.command("status")
 @click.option("--json", "as_json", is_flag=True)
 @global_options
 @click.pass_obj
 def daemon_status(options: Options, as_json: bool) -> None:
     """Whether a daemon (or a `watch` / `serve` / `mcp` serving its socket) runs for the state dir,
-    its pid and whether it answers this CLI."""
+    its pid and whether it answers this CLI.
+
+    \b
+    Exit codes:
+      0  one runs (answering this CLI or not: the output says which)
+      3  none runs (the LSB code `systemctl status` uses)
+      2  a usage error"""
     state, _ = _state(options)
     found = control.probe(state)
     if as_json:
         click.echo(json.dumps(found.as_json(state), indent=2))
     else:
         click.echo(f"daemon: {found.text()}")
+    if not found.running:
+        click.get_current_context().exit(EXIT_NOT_RUNNING)

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict
+from pathlib import PurePath
 
 from memlane.application.ports.event_log import RecordedEvent
 from memlane.application.reports import StatusReport, SyncReport
 from memlane.domain.events import event_to_record, type_name
+from memlane.domain.sources import readable_path
 from memlane.entrypoints.casing import camel_dict
 from memlane.entrypoints.config.runtime import RuntimeConfig
 from memlane.entrypoints.config.schema import effective_settings
@@ -28,6 +30,19 @@ def summary(report: SyncReport) -> str:
         f"{report.files_unchanged} unchanged, {report.chunks_embedded} chunk(s) embedded "
         f"in {report.duration_ms / 1000:.1f}s{issues}"
     )
+
+
+def readable_strings(value: object) -> object:
+    r"""`value` with every string (and path) spelled as the sources spell a name that is not
+    valid UTF-8 (`caf\xe9`): Python holds such a folder name with surrogates, which JSON output
+    cannot carry as UTF-8 text. Valid UTF-8 strings are unchanged."""
+    if isinstance(value, str | PurePath):
+        return readable_path(str(value))
+    if isinstance(value, dict):
+        return {readable_strings(k): readable_strings(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [readable_strings(v) for v in value]
+    return value
 
 
 def check_time_options(since: str | None, until: str | None, as_of: str | None) -> None:
@@ -127,6 +142,13 @@ def _watcher_line(s: StatusReport) -> list[str]:
     return [f"Watcher: pid {s.watcher.pid}, {word} (searches skip their scan while so)"]
 
 
+def _failure_lines(s: StatusReport) -> list[str]:
+    f = s.last_sync_failure
+    if f is None:
+        return []
+    return [f"Last sync failed: {f.at} ({f.trigger})", *(f"  {r}" for r in f.reasons)]
+
+
 def status_text(s: StatusReport) -> str:
     lines = [
         f"Memory ({s.agent_id})",
@@ -143,6 +165,7 @@ def status_text(s: StatusReport) -> str:
         *_watcher_line(s),
         f"Last sync: {s.last_synced_at or 'never'}"
         + (f" ({s.last_sync_reason})" if s.last_sync_reason else ""),
+        *_failure_lines(s),
         f"Store: {s.store_path}",
         f"Workspace: {s.workspace}",
         f"Vector: {'ready' if s.vector_available else 'unavailable'}"

@@ -17,7 +17,7 @@ from memlane.application.ports.file_source import (
     FileUnreadable,
     SourceError,
 )
-from memlane.domain.sources import SourceIssue
+from memlane.domain.sources import SourceIssue, is_utf8_name, readable_path
 
 # Tool and dependency folders never listed nor watched; any other folder whose name starts with
 # "." is skipped too (see `is_ignored_dir`). One constant for listing and watching, so the
@@ -51,42 +51,9 @@ def has_suffix(name: str, suffix: str) -> bool:
     return len(name) > len(suffix) and name.lower().endswith(suffix)
 
 
-def is_utf8_name(name: str) -> bool:
-    """False for names that only decode through surrogate escapes (not valid UTF-8 on disk)."""
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def readable_path(path: str) -> str:
-    r"""`path` as printable UTF-8 text that a store, a log line or JSON output can hold.
-
-    A valid UTF-8 path comes back unchanged. Any other is spelled as inside a Python bytes
-    literal: each byte that did not decode, and each control character, as `\xHH`, and a
-    backslash doubled (`memory/caf\xe9.md`). Nothing is lost: `codecs.escape_decode` gives
-    the name's bytes back, so two such names never share a spelling (a replacement character
-    would merge them).
-    """
-    if is_utf8_name(path):
-        return path
-    return "".join(_spelled(char) for char in path)
-
-
 def readable_issues(issues: Iterable[SourceIssue]) -> list[SourceIssue]:
     """`issues` with their paths made readable: a scan's issues leave the source this way."""
     return [SourceIssue(path=readable_path(i.path), reason=i.reason) for i in issues]
-
-
-def _spelled(char: str) -> str:
-    if char == "\\":
-        return "\\\\"
-    if "\udc80" <= char <= "\udcff":  # os.fsdecode's stand-in for one undecodable byte
-        return f"\\x{ord(char) - 0xDC00:02x}"
-    if not char.isprintable():
-        return "".join(f"\\x{byte:02x}" for byte in char.encode("utf-8", "surrogatepass"))
-    return char
 
 
 def is_within(path: str, root: str) -> bool:

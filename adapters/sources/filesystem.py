@@ -17,7 +17,6 @@ from memlane.adapters.sources._paths import (
     folder_target_problem,
     has_suffix,
     is_ignored_dir,
-    is_utf8_name,
     is_within,
     is_within_any,
     note_target_problem,
@@ -27,7 +26,7 @@ from memlane.adapters.sources._paths import (
     stat_regular,
 )
 from memlane.application.ports.file_source import FileRefused, ScanResult, SourceError
-from memlane.domain.sources import FileStat, Source, SourceIssue
+from memlane.domain.sources import FileStat, Source, SourceIssue, is_utf8_name
 
 _SUFFIX: Final = ".md"
 _TOP_LEVEL_NAMES: Final = ("MEMORY.md", "memory.md")

@@ -12,7 +12,6 @@ from typing import Final
 from memlane.adapters.sources._paths import (
     check_real_prefixes,
     has_suffix,
-    is_utf8_name,
     is_within,
     note_target_problem,
     read_regular,
@@ -21,7 +20,7 @@ from memlane.adapters.sources._paths import (
     stat_regular,
 )
 from memlane.application.ports.file_source import FileRefused, ScanResult
-from memlane.domain.sources import FileStat, Source, SourceIssue
+from memlane.domain.sources import FileStat, Source, SourceIssue, is_utf8_name
 
 _SUFFIX: Final = ".jsonl"
 _PREFIX: Final = "sessions"

@@ -30,7 +30,8 @@ the `env` block):
    gateway's environment has; a provider key still holding `${VAR}` is read from the environment
    when that provider is used, and is an error then (runtime.py).
 4. Overrides: `MEMLANE_PROVIDER` / `_MODEL` / `_FALLBACK`, then the flags, each a dotted
-   memorySearch key written into every memorySearch block (`apply_overrides`).
+   memorySearch key written into every memorySearch block (`apply_overrides`); an unusable
+   value a variable set is reported against the variable (`RawConfig.set_by_env`).
 
 Nothing here knows a key's type: the validate stage checks the tree this stage returns.
 `expand_user` and `env_value` also serve the driver's paths and credentials (runtime.py).
@@ -46,7 +47,7 @@ import os
 import re
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final, TypeAlias
 
@@ -126,6 +127,9 @@ class RawConfig:
     agent: str | None  # `--agent` > `$MEMLANE_AGENT`; None: the config's default agent
     workspace: str | None  # `--workspace` > `$MEMLANE_WORKSPACE`; None: the config's or cwd
     workspace_origin: str | None  # "flag", "env", or None
+    # memorySearch keys whose value a MEMLANE_* variable set (a flag did not override), with
+    # the variable: an error in such a value names what the user set, not the tree path.
+    set_by_env: dict[str, str] = field(default_factory=dict)
 
 
 def read_config(
@@ -148,7 +152,8 @@ def read_config(
     workspace = _given(workspace, "--workspace", _EMPTY_WORKSPACE)
     file, required = config_path(path, env)
     written = _load(file, required, env)
-    tree = apply_overrides(apply_overrides(written, env_overrides(env)), flags or {})
+    from_env = env_overrides(env)
+    tree = apply_overrides(apply_overrides(written, from_env), flags or {})
     found = file if (required or file.is_file()) else None
     env_workspace = env_value(env, ENV_WORKSPACE)
     return RawConfig(
@@ -161,6 +166,11 @@ def read_config(
         agent=_given(agent, "--agent", _EMPTY_AGENT) or env_value(env, ENV_AGENT),
         workspace=workspace or env_workspace,
         workspace_origin="flag" if workspace else "env" if env_workspace else None,
+        set_by_env={
+            key: name
+            for name, key in ENV_OVERRIDES.items()
+            if key in from_env and key not in (flags or {})
+        },
     )
 
 

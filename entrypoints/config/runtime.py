@@ -161,7 +161,7 @@ def resolve_runtime(
         ConfigError: a bad file, key, value or agent id (ConfigFileError for the file itself).
     """
     raw = read_config(config, env, flags, agent=agent_id, workspace=workspace, state=state)
-    valid = validate(raw.tree, raw.written, raw.agent)
+    valid = validate(raw.tree, raw.written, raw.agent, set_by=raw.set_by_env)
     settings, ignored = build(merge(valid), valid)
     # The paths: from the settings, the state directory and what was asked.
     agent, state_path, reference = valid.agent, raw.state_dir, raw.reference_state
@@ -175,7 +175,7 @@ def resolve_runtime(
         # name (a remote provider's) would otherwise be listed by `status` and used nowhere.
         ignored.append(
             IgnoredKey(
-                "memorySearch.model",
+                raw.set_by_env.get("model", "memorySearch.model"),
                 f"the local provider does not take a model name ({settings.model!r}): it runs the "
                 "bundled model, or the file local.modelPath names",
             )
@@ -397,16 +397,24 @@ def key_optional(provider: str, settings: MemorySettings) -> bool:
     return endpoint is not None and endpoint.isolated
 
 
+# Unusable MEMLANE_PROGRESS_SECONDS values already said: both readers of one command (its
+# progress line, the container) call progress_every_seconds, and the warning must come once.
+_SAID_UNUSABLE: set[str] = set()
+
+
 def progress_every_seconds(env: Mapping[str, str]) -> float:
     """Seconds between plain progress lines (MEMLANE_PROGRESS_SECONDS, 10 by default): the CLI's
     lines on a pipe and the log lines of a sync nobody draws read the same value. A value that
-    is not a number is said on stderr, then the default is used."""
+    is not a number is said on stderr once per process, then the default is used."""
     raw = env.get("MEMLANE_PROGRESS_SECONDS")
     if raw is None:
         return DEFAULT_LOG_EVERY_SECONDS
     try:
         return max(0.0, float(raw))
     except ValueError:
+        if raw in _SAID_UNUSABLE:
+            return DEFAULT_LOG_EVERY_SECONDS
+        _SAID_UNUSABLE.add(raw)
         structlog.get_logger(__name__).warning(
             "setting_ignored",
             variable="MEMLANE_PROGRESS_SECONDS",

@@ -76,19 +76,23 @@ def validate(
     tree: Mapping[str, object],
     written: Mapping[str, object] | None = None,
     agent_id: str | None = None,
+    *,
+    set_by: Mapping[str, str] | None = None,
 ) -> ValidConfig:
     """Stage 2: check the whole tree against the key table (see the module doc), then the agent
     asked for (None: the default agent) against `agents.list`.
 
     `written` is the tree as the file wrote it, before the environment's and the flags'
     overrides: it is checked first (an error there is reported even when an override hides it)
-    and the ignored keys are reported from it, as written.
+    and the ignored keys are reported from it, as written. `set_by` names who set a
+    memorySearch key in every block (`{"provider": "MEMLANE_PROVIDER"}`): that name is the
+    value's origin, so this stage's and the build stage's errors name it.
 
     Raises:
         ConfigError: an unknown key, a wrong type, a bad agent id; the key is the dotted path.
     """
     first = None if written is None or written == tree else ValidConfig.parse(written)
-    valid = ValidConfig.parse(tree)
+    valid = ValidConfig.parse(tree, set_by)
     agent = valid.select(agent_id)
     return replace(
         valid, agent=agent, agent_workspace=valid.workspace(agent), as_written=first or valid
@@ -118,7 +122,9 @@ class ValidConfig:
     as_written: ValidConfig | None = None
 
     @classmethod
-    def parse(cls, root: Mapping[str, object]) -> ValidConfig:
+    def parse(
+        cls, root: Mapping[str, object], set_by: Mapping[str, str] | None = None
+    ) -> ValidConfig:
         if not isinstance(root, Mapping):
             raise ConfigError("<root>", "the configuration must be an object")
         ignored: list[str] = [key for key in root if key not in _ROOT_KEYS]
@@ -131,7 +137,8 @@ class ValidConfig:
         outside = [k for k in defaults if k not in _DEFAULTS_KEYS]
         typos += _near_misses(outside, "agents.defaults.", _DEFAULTS_NEAR)
         ignored += [f"agents.defaults.{k}" for k in outside]
-        defaults_block = _flatten_block(defaults.get("memorySearch"), "agents.defaults")
+        set_by = set_by or {}
+        defaults_block = _flatten_block(defaults.get("memorySearch"), "agents.defaults", set_by)
         defaults_workspace = optional_string(defaults.get("workspace"), "agents.defaults.workspace")
 
         entries = [] if agents_node.get("list") is None else agents_node.get("list")
@@ -162,7 +169,7 @@ class ValidConfig:
             workspace = optional_string(entry.get("workspace"), f"{path}.workspace")
             if workspace is not None:
                 entry_workspaces[agent] = workspace
-            entry_blocks[agent] = _flatten_block(entry.get("memorySearch"), path)
+            entry_blocks[agent] = _flatten_block(entry.get("memorySearch"), path, set_by)
 
         memory = _flatten(object_at(root.get("memory"), "memory"), _MEMORY_TREE, "memory", "")
         if "qmd" in memory:
@@ -204,13 +211,21 @@ class ValidConfig:
         return agent_id
 
 
-def _flatten_block(node: object, owner: str) -> Flat:
+def _flatten_block(node: object, owner: str, set_by: Mapping[str, str]) -> Flat:
     path = f"{owner}.memorySearch"
-    return _flatten(object_at(node, path), _MEMORY_SEARCH_TREE, path, "")
+    return _flatten(object_at(node, path), _MEMORY_SEARCH_TREE, path, "", set_by)
 
 
-def _flatten(node: Mapping[str, object], schema: KeyTree, path: str, relative: str) -> Flat:
-    """Validate `node` against `schema`; return its set leaves keyed by relative dotted key."""
+def _flatten(
+    node: Mapping[str, object],
+    schema: KeyTree,
+    path: str,
+    relative: str,
+    set_by: Mapping[str, str] | None = None,
+) -> Flat:
+    """Validate `node` against `schema`; return its set leaves keyed by relative dotted key.
+
+    A leaf's origin is its dotted path, or who set it (`set_by`, by relative key)."""
     flat: Flat = {}
     for key, value in node.items():
         full = f"{path}.{key}"
@@ -222,10 +237,11 @@ def _flatten(node: Mapping[str, object], schema: KeyTree, path: str, relative: s
             )
         rel = f"{relative}.{key}" if relative else key
         if isinstance(spec, Key):
+            origin = (set_by or {}).get(rel, full)
             if value is not None:
-                flat[rel] = Value(check_leaf(spec, value, full), full)
+                flat[rel] = Value(check_leaf(spec, value, origin), origin)
         else:
-            flat.update(_flatten(object_at(value, full), spec, full, rel))
+            flat.update(_flatten(object_at(value, full), spec, full, rel, set_by))
     return flat
 
 

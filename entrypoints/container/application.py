@@ -28,6 +28,7 @@ from memlane.application.scheduler import BackgroundSyncer, SearchSyncPolicy
 from memlane.application.searching import Searching
 from memlane.application.status import StatusReporter
 from memlane.application.sync import SyncService
+from memlane.application.sync_failures import SyncVerdicts
 from memlane.application.upkeep import IndexUpkeep, IndexWatcher
 from memlane.application.wanted_meta import WantedMeta
 from memlane.domain.config import MemorySettings
@@ -164,6 +165,10 @@ class Application(containers.DeclarativeContainer):
         legacy_scope_hash=legacy_scope_hash,
         workspace=workspace,
     )
+    # Each sync's failure, and the recovery after one, in the event log (for `status`).
+    verdicts = providers.Singleton(
+        SyncVerdicts, event_log=event_log, bus=bus, clock=clock, syncing=syncing
+    )
     status = providers.Singleton(
         StatusReporter,
         agent_id=agent_id,
@@ -176,6 +181,7 @@ class Application(containers.DeclarativeContainer):
         runtime=recording_runtime,
         issues=issues,
         syncing=syncing,
+        verdicts=verdicts,
         recovery_stats=recovery_stats,
     )
     background = providers.Singleton(
@@ -187,6 +193,7 @@ class Application(containers.DeclarativeContainer):
         watcher=watcher,
         lease=lease,
         lease_scope=lease_scope,
+        verdicts=verdicts,
     )
     search_policy = providers.Singleton(
         SearchSyncPolicy,
@@ -194,6 +201,7 @@ class Application(containers.DeclarativeContainer):
         store=store,
         syncing=syncing,
         background=background,
+        verdicts=verdicts,
     )
     # The facade's collaborators, one per use-case family (application/memory.py).
     agents = providers.Singleton(
@@ -208,6 +216,7 @@ class Application(containers.DeclarativeContainer):
         watcher=index_watcher,
         sources=sources,
         journal=journal,
+        verdicts=verdicts,
     )
     searching = providers.Singleton(
         Searching,

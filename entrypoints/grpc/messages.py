@@ -159,12 +159,18 @@ def status_report_to_pb(report: StatusReport) -> pb.StatusReport:
         ),
         issues=[_issue_pb(i) for i in report.issues],
         last_sync=None if report.last_sync is None else sync_report_to_pb(report.last_sync),
-        warnings=list(report.warnings),
+        # The message has no field for the last sync failure: it rides with the warnings.
+        warnings=[*report.warnings, *_failure_text(report)],
         last_synced_at=report.last_synced_at,
         last_sync_reason=report.last_sync_reason,
         read_only=report.read_only,
         vectors=_vectors_pb(report.vectors),
     )
+
+
+def _failure_text(report: StatusReport) -> list[str]:
+    failure = report.last_sync_failure
+    return [] if failure is None else [failure.text()]
 
 
 def index_event_to_pb(recorded: RecordedEvent) -> pb.IndexEvent:

@@ -22,6 +22,9 @@ from memlane.application.ports.event_log import RecordedEvent
 from memlane.domain import events
 
 _CHANGES = (events.FileChanged, events.FileDeleted, events.SessionGrew, events.ReindexRequired)
+# A sync's verdict, appended when it ended (a failure may come hours after the last work, with
+# none of its own): not work, so it neither joins nor stretches a run.
+_VERDICTS = (events.SyncFailed, events.SyncRecovered)
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,6 +45,8 @@ def sync_runs(records: Sequence[RecordedEvent]) -> list[SyncRun]:
     """The syncs of `records` (oldest first, as `recent_events` returns them), oldest first."""
     groups: list[list[RecordedEvent]] = []
     for record in records:
+        if isinstance(record.event, _VERDICTS):
+            continue
         is_change = isinstance(record.event, _CHANGES)
         after_outcome = bool(groups) and not isinstance(groups[-1][-1].event, _CHANGES)
         if not groups or (is_change and after_outcome):

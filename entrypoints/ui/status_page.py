@@ -47,6 +47,8 @@ def problems(report: StatusReport) -> list[tuple[str, str]]:
         found.append((f"provider {report.fallback_from}", report.fallback_reason or "fell back"))
     if report.read_only:
         found.append(("index", f"read-only: {report.read_only}"))
+    if report.last_sync_failure is not None:
+        found.append(("last sync", report.last_sync_failure.text()))
     if report.embed_failures:
         found.append(("embedding", f"{report.embed_failures} failed embedding call(s)"))
     found += [("warning", w) for w in report.warnings]

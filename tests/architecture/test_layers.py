@@ -108,6 +108,8 @@ class TestEventRegistry:
             events.ProviderFellBack(
                 occurred_at=T0, from_provider="openai", to_provider="local", reason="429"
             ),
+            events.SyncFailed(occurred_at=T0, trigger="watch", reasons="a.md: disk full"),
+            events.SyncRecovered(occurred_at=T0, trigger="search"),
         ]
         assert {type(s) for s in samples} == set(events.EVENT_TYPES.values())
 

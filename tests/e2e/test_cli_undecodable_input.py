@@ -78,3 +78,31 @@ def test_a_query_is_a_bad_query_not_a_provider_failure(home: Path, given: str) -
     status = _status(home)
     assert status["embedFailures"] == 0
     assert not [w for w in status["warnings"] if "failed" in w]  # type: ignore[attr-defined]
+
+
+def test_status_json_spells_a_workspace_folder_name_readably(tmp_path: Path) -> None:
+    """A workspace folder whose name is not UTF-8: `status --json` is valid UTF-8 JSON that
+    names it as the sources name such files (`caf\\xe9`), not with raw bytes or surrogates."""
+    workspace = os.path.join(os.fsencode(tmp_path), b"caf\xe9")
+    os.makedirs(os.path.join(workspace, b"memory"))
+    with open(os.path.join(workspace, b"MEMORY.md"), "wb") as handle:
+        handle.write(b"# a\nwalrus note\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("MEMLANE_", "OPENAI_"))}
+    env.update(HOME=str(tmp_path), MEMLANE_NO_DAEMON="1", MEMLANE_PROVIDER="none")
+    base = [sys.executable, "-m", "memlane.entrypoints", "--state-dir", str(tmp_path / "state")]
+
+    runs = [
+        subprocess.run(
+            [*base, "--workspace", workspace, *command],
+            capture_output=True,
+            env=env,
+            timeout=240,
+            check=False,
+        )
+        for command in (["index"], ["status", "--json"])
+    ]
+
+    for done in runs:
+        assert done.returncode == 0, done.stderr.decode(errors="replace")
+    status = json.loads(runs[1].stdout.decode("utf-8"))  # strict: valid UTF-8
+    assert status["workspace"] == f"{tmp_path}/caf\\xe9"

@@ -112,8 +112,12 @@ def _gone(pid: int) -> bool:
 
 
 def test_stop_and_status_commands(home: Home) -> None:
+    """`daemon status` exits 3 while none runs (as `systemctl status` does), 0 while one does."""
     with stopped_at_end(home):
-        assert "not running" in home.run(*home.base(), "daemon", "status", check=True).stdout
+        for form in ([], ["--json"]):
+            none = home.run(*home.base(), "daemon", "status", *form)
+            assert none.returncode == 3, none.stderr
+            assert "not running" in none.stdout or json.loads(none.stdout)["running"] is False
         pid = start_daemon(home)
         again = home.run(*home.base(), "daemon", "start", check=True)
         assert again.stdout.strip() == f"memlane daemon already running (pid {pid})"
@@ -121,6 +125,7 @@ def test_stop_and_status_commands(home: Home) -> None:
         assert f"pid {pid}" in shown and "answering" in shown
         stopped = home.run(*home.base(), "daemon", "stop", check=True)
         assert stopped.stdout.strip() == f"memlane daemon stopped (pid {pid})"
+        assert home.run(*home.base(), "daemon", "status").returncode == 3
         assert lock_holder(home.state) is None
         assert not socket_path(home.state).exists()
         assert until(lambda: _gone(pid))  # the lock drops just before the process ends

@@ -12,12 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from memlane.adapters.sources._paths import readable_path
 from memlane.adapters.sources.filesystem import FilesystemMemorySource
 from memlane.adapters.sources.jsonl_sessions import JsonlSessionSource
 from memlane.adapters.sources.note_writer import FilesystemNoteWriter
 from memlane.application.ports.file_source import FileRefused
-from memlane.domain.sources import SourceIssue
+from memlane.domain.sources import SourceIssue, readable_path
 
 pytestmark = pytest.mark.integration
 

@@ -10,6 +10,7 @@ from memlane.application.ports.index_store import IndexedFile
 from memlane.domain import events
 from memlane.domain.chunks import ContentHash
 from memlane.domain.config import SessionSyncSettings
+from memlane.domain.hashing import bytes_hash
 from memlane.domain.sources import Source, SourceIssue
 from tests.fakes.clock import T0, FakeClock
 from tests.fakes.file_source import FakeFileSource
@@ -37,11 +38,13 @@ class Rig:
         )
         return detector.detect(respect_thresholds=respect_thresholds)
 
-    def mark_indexed(self, source: Source, path: str) -> None:
-        """Record the file's current stat in the index, as a handler would after indexing it."""
+    def mark_indexed(self, source: Source, path: str, *, hashed: bool = False) -> None:
+        """Record the file's current stat in the index, as a handler would after indexing it
+        (with its real content hash when `hashed`)."""
         reader = self.memory if source == "memory" else self.sessions
         stat = reader.stat(path)
-        file = IndexedFile(source, path, ContentHash("h"), stat.mtime, stat.size)
+        digest = bytes_hash(reader.read_bytes(path)) if hashed else ContentHash("h")
+        file = IndexedFile(source, path, digest, stat.mtime, stat.size)
         self.store.replace_file(file, [], [], "m")
 
 
@@ -81,6 +84,39 @@ class TestMemoryFiles:
         (change,) = rig.detect().events
 
         assert isinstance(change, events.FileChanged) and change.mtime == 99.0
+
+    def test_a_new_mtime_over_the_indexed_bytes_is_logged_and_counted_unchanged(self) -> None:
+        rig = Rig()
+        rig.memory.write("MEMORY.md", "a")
+        rig.mark_indexed("memory", "MEMORY.md", hashed=True)
+        rig.memory.set_mtime("MEMORY.md", 99.0)
+
+        found = rig.detect()
+
+        (change,) = found.events  # its handler records the new stat
+        assert isinstance(change, events.FileChanged) and found.unchanged == 1
+
+    def test_other_bytes_of_the_indexed_size_are_not_unchanged(self) -> None:
+        rig = Rig()
+        rig.memory.write("MEMORY.md", "a")
+        rig.mark_indexed("memory", "MEMORY.md", hashed=True)
+        rig.memory.write("MEMORY.md", "b")
+
+        found = rig.detect()
+
+        assert (len(found.events), found.unchanged) == (1, 0)
+
+    def test_a_file_of_another_size_is_not_read(self) -> None:
+        rig = Rig()
+        rig.memory.write("MEMORY.md", "a")
+        rig.mark_indexed("memory", "MEMORY.md", hashed=True)
+        rig.memory.write("MEMORY.md", "ab")
+        reads = len(rig.memory.reads)
+
+        found = rig.detect()
+
+        assert (len(found.events), found.unchanged) == (1, 0)
+        assert len(rig.memory.reads) == reads
 
     def test_a_grown_memory_file_is_a_change_not_a_session_growth(self) -> None:
         rig = Rig()

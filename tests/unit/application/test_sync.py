@@ -88,6 +88,22 @@ class TestIncrementalSync:
         stored = world.store.file("memory", "MEMORY.md")
         assert stored is not None and stored.mtime == 1_800_000_000.0
 
+    def test_files_with_new_mtimes_over_the_same_bytes_are_counted_unchanged(
+        self, world: World
+    ) -> None:
+        """A workspace copied without its mtimes (then `index --move-workspace`): each file is
+        reported unchanged, not left out of every count."""
+        world.memory.write("MEMORY.md", NOTE)
+        world.memory.write("memory/team.md", OTHER)
+        manager = world.manager()
+        manager.sync()
+
+        for path in ("MEMORY.md", "memory/team.md"):
+            world.memory.set_mtime(path, 1_800_000_000.0)
+        report = manager.sync()
+
+        assert (report.files_indexed, report.files_unchanged) == (0, 2)
+
     def test_a_deleted_file_leaves_the_index(self, world: World) -> None:
         world.memory.write("MEMORY.md", NOTE)
         world.memory.write("memory/team.md", OTHER)

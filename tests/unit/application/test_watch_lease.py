@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import pytest
 
+from memlane.domain import events
 from memlane.domain.config import SyncSettings
 from tests.fakes.change_journal import FakeChangeJournal
 from tests.fakes.file_source import FakeChangeWatcher
@@ -228,3 +229,68 @@ class TestTheWatcherHoldsTheLease:
 
         assert lease.holder() is not None and lease.holder_pid == 777 and lease.fresh
         assert lease.released == 0
+
+
+class TestASecondWatcherStandsBy:
+    """Two watchers of one index each synced what they saw: every change was logged twice (on
+    SQLite both detected it before either indexed it). Only the lease holder syncs now."""
+
+    def _standby(self, world: World, holder_scope: str = LEASE_SCOPE) -> FakeWatchLease:
+        world.watcher = FakeChangeWatcher()
+        world.lease = FakeWatchLease(holder_pid=777, scope=holder_scope, fresh=True)
+        world.settings = replace(world.settings, sync=SyncSettings(watch_debounce_ms=0))
+        world.memory.write("MEMORY.md", NOTE)
+        world.manager().sync()
+        return world.lease
+
+    def test_the_changes_it_sees_are_left_to_the_live_holder(self, world: World) -> None:
+        self._standby(world)
+        assert world.watcher is not None
+        app = world.application()
+        background = app.background()
+        logged = world.log.last_position()
+
+        background.start()
+        try:
+            world.memory.write("memory/new.md", NEW)
+            world.watcher.trigger(["memory/new.md"])
+            assert not wait_until(lambda: world.log.last_position() > logged, timeout=0.3)
+        finally:
+            background.stop()
+        assert "memory/new.md" not in _indexed(world)  # the holder's to index, once
+
+    def test_it_takes_over_once_the_holder_is_gone_and_indexes_what_it_left(
+        self, world: World
+    ) -> None:
+        lease = self._standby(world)
+        assert world.watcher is not None
+        app = world.application()
+        background = app.background()
+
+        background.start()
+        try:
+            world.memory.write("memory/new.md", NEW)
+            world.watcher.trigger(["memory/new.md"])  # seen by both; the holder dies unsynced
+            lease.holder_pid = None
+            world.clock.advance(1.0)  # the standby's next look
+            assert wait_until(lambda: "memory/new.md" in _indexed(world))
+            holder = lease.holder()
+            assert holder is not None and holder.pid == 1  # this process holds it now
+            assert wait_until(lambda: lease.fresh)
+        finally:
+            background.stop()
+        changed = [r.event for r in world.log.read() if isinstance(r.event, events.FileChanged)]
+        assert [e.path for e in changed] == ["memory/new.md"]
+
+    def test_a_holder_of_another_index_leaves_this_one_to_this_watcher(self, world: World) -> None:
+        self._standby(world, holder_scope='["/other/workspace", "sqlite:/fake/memory.db"]')
+        assert world.watcher is not None
+        background = world.application().background()
+
+        background.start()
+        try:
+            world.memory.write("memory/new.md", NEW)
+            world.watcher.trigger(["memory/new.md"])
+            assert wait_until(lambda: "memory/new.md" in _indexed(world))
+        finally:
+            background.stop()

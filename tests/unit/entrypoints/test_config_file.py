@@ -195,6 +195,28 @@ class TestEnvOverrides:
     def test_empty_variables_are_ignored(self) -> None:
         assert env_overrides({"MEMLANE_PROVIDER": " ", "PATH": "/bin"}) == {}
 
+    @pytest.mark.parametrize("variable", ["MEMLANE_PROVIDER", "MEMLANE_FALLBACK"])
+    def test_an_unusable_value_is_named_by_its_variable(
+        self, tmp_path: Path, variable: str
+    ) -> None:
+        agents = '{agents: {list: [{id: "main", memorySearch: {provider: "local"}}]}}'
+        file = write(tmp_path / "c.json5", agents)
+        env = {"HOME": str(tmp_path), "MEMLANE_PROVIDER": "openai", variable: "bogus"}
+
+        with pytest.raises(ConfigError) as caught:
+            resolve_runtime(env=env, cwd=tmp_path, config=str(file))
+
+        assert caught.value.key == variable
+        assert "unsupported provider 'bogus'" in str(caught.value)
+
+    def test_a_flag_over_the_variable_is_named_as_the_flag_wrote_it(self, tmp_path: Path) -> None:
+        env = {"HOME": str(tmp_path), "MEMLANE_PROVIDER": "bogus"}
+
+        with pytest.raises(ConfigError) as caught:
+            resolve_runtime(env=env, cwd=tmp_path, flags={"provider": "also-bogus"})
+
+        assert caught.value.key == "agents.defaults.memorySearch.provider"
+
 
 def with_remote(**fields: object) -> MemorySettings:
     return MemorySettings(remote=RemoteSettings(**fields))  # type: ignore[arg-type]

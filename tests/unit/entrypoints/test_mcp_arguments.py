@@ -1,11 +1,22 @@
-"""The MCP tools enforce their own declared input schemas; tool text hides host paths."""
+"""The MCP tools enforce their own declared input schemas and name arguments as the schema
+spells them; tool text hides host paths."""
 
 from __future__ import annotations
 
 import pytest
 
 from memlane.entrypoints.mcp.arguments import ArgumentsRefused, check_arguments, expected_fields
-from memlane.entrypoints.mcp.tools import GET, SEARCH, STATUS, WRITE, PathHider, host_roots
+from memlane.entrypoints.mcp.tools import (
+    GET,
+    SEARCH,
+    STATUS,
+    WRITE,
+    MemoryTools,
+    PathHider,
+    host_roots,
+    run_tool,
+)
+from tests.unit.application.conftest import World
 
 
 @pytest.mark.parametrize(
@@ -59,6 +70,29 @@ def test_the_expected_fields_name_type_requirement_and_meaning() -> None:
     assert fields["mode"] == "'append' | 'replace'"
     assert expected_fields(SEARCH.schema)["agents"].startswith("list of strings: ")
     assert expected_fields(SEARCH.schema)["since"].startswith("string or number: ")
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        ({"asOf": "soonish"}, "asOf: 'soonish' is not a time"),
+        ({"asOf": "12"}, "asOf: '12' is too small"),
+        ({"asOf": ["2026-01-01"]}, "asOf must be a time"),
+        ({"since": "later"}, "since: 'later' is not a time"),
+        ({"until": "later"}, "until: 'later' is not a time"),
+        ({"maxResults": "many"}, "field 'maxResults' must be an integer"),
+    ],
+)
+def test_an_unusable_argument_is_named_as_the_schema_spells_it(
+    args: dict[str, object], named: str
+) -> None:
+    tools = MemoryTools(manager=World().manager(), write_note=None)
+
+    payload, failed = run_tool(tools, "memory_search", {"query": "deploy", **args})
+
+    assert failed
+    assert named in str(payload["error"])
+    assert "as_of" not in str(payload["error"])
 
 
 class TestPathHider:

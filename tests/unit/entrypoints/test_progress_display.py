@@ -62,3 +62,15 @@ class TestProgressEverySeconds:
         assert [(e["event"], e["variable"], e["value"]) for e in logs] == [
             ("setting_ignored", "MEMLANE_PROGRESS_SECONDS", "soon")
         ]
+
+    def test_a_bad_value_is_said_once_though_read_twice(self) -> None:
+        """A command reads it twice (its progress line, the container): one warning."""
+        from structlog.testing import capture_logs
+
+        from memlane.entrypoints.config.runtime import progress_every_seconds
+
+        with capture_logs() as logs:
+            for _ in range(2):
+                assert progress_every_seconds({"MEMLANE_PROGRESS_SECONDS": "in a while"}) == 10.0
+
+        assert [e["value"] for e in logs] == ["in a while"]

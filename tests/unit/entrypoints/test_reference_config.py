@@ -359,20 +359,27 @@ class TestFallbackIds:
 
 class TestAModelNameTheLocalProviderCannotUse:
     @pytest.mark.parametrize(
-        ("env", "config"),
+        ("env", "config", "named"),
         [
-            ({"MEMLANE_PROVIDER": "local", "MEMLANE_MODEL": "foo-model"}, "{}"),
-            ({}, '{agents: {defaults: {memorySearch: {provider: "local", model: "text-e-3"}}}}'),
+            # Named as the user set it: the variable, or the key.
+            ({"MEMLANE_PROVIDER": "local", "MEMLANE_MODEL": "foo-model"}, "{}", "MEMLANE_MODEL"),
+            (
+                {},
+                '{agents: {defaults: {memorySearch: {provider: "local", model: "text-e-3"}}}}',
+                "memorySearch.model",
+            ),
         ],
     )
-    def test_is_listed_as_ignored(self, tmp_path: Path, env: dict[str, str], config: str) -> None:
+    def test_is_listed_as_ignored(
+        self, tmp_path: Path, env: dict[str, str], config: str, named: str
+    ) -> None:
         path = write(tmp_path / "c.json5", config)
 
         runtime = resolve_runtime(
             env={"HOME": str(tmp_path), **env}, cwd=tmp_path, config=str(path)
         )
 
-        assert [i.key for i in runtime.ignored] == ["memorySearch.model"]
+        assert [i.key for i in runtime.ignored] == [named]
         assert "local.modelPath" in runtime.ignored[0].reason
 
     @pytest.mark.parametrize(
