@@ -19,55 +19,24 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 
 import structlog
 
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.file_source import ChangeWatcher, FileSource
-from memlane.application.ports.index_store import IndexStore, StoreCorrupt, caused_by
+from memlane.application.ports.index_store import StoreCorrupt, caused_by
 from memlane.application.ports.watch_lease import WatchLease
 from memlane.application.reports import SyncReport
 from memlane.application.sync import SyncService
 from memlane.application.sync_failures import SyncVerdicts
+from memlane.application.sync_plan import SYNC_RETRY, RetryBackoff, SyncPlan
 from memlane.application.sync_trigger import SyncTrigger
-from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
 from memlane.application.watch_standby import LeaseStandby
 from memlane.domain.config import SyncSettings
 from memlane.domain.errors import DomainError
 from memlane.domain.sources import Source
 
 log = structlog.get_logger()
-
-# Under a constant stream of requests a sync still runs this many debounce windows after the
-# first one (and at least a second after it), so a busy folder cannot starve the index.
-_MAX_DELAY_WINDOWS = 5
-
-# Past this many doublings every delay is the cap anyway; 2.0 ** attempt overflows a float after
-# ~1,000 attempts, which a store down for days reaches.
-_MAX_DOUBLINGS = 32
-
-
-@dataclass(frozen=True, slots=True)
-class RetryBackoff:
-    """How long a failed background sync waits before it runs again: `first` seconds after the
-    first failure in a row, twice as long after each further one, never more than `cap`.
-
-    5 s first: a locked database or a restarting server is usually back by then. Doubling: a
-    long outage costs 6 warnings to reach the cap, then one every 5 minutes. The 5-minute cap
-    bounds how long the index stays stale after the store is back (a search syncs at once).
-    """
-
-    first: float = 5.0
-    cap: float = 300.0
-
-    def delay(self, attempt: int) -> float:
-        """The wait after the `attempt`-th failure in a row (1: the first)."""
-        doublings = min(max(attempt - 1, 0), _MAX_DOUBLINGS)
-        return min(self.cap, self.first * 2.0**doublings)
-
-
-SYNC_RETRY = RetryBackoff()
 
 
 def _needs_the_user(error: Exception) -> bool:
@@ -76,73 +45,6 @@ def _needs_the_user(error: Exception) -> bool:
     never get here: `run_unless_read_only` returns None for them and the syncer waits for the
     next change.)"""
     return isinstance(error, DomainError) or caused_by(error, StoreCorrupt)
-
-
-class SyncPlan:
-    """Pure timing of background syncs: debounced requests plus an optional interval.
-
-    A request is due `debounce` seconds after the latest request, but at most
-    `max(1, 5 * debounce)` seconds after the first unanswered one. With `interval > 0`, a sync
-    also falls due `interval` seconds after the last sync. A failed sync's `retry` falls due at
-    the time given. Times come from the caller (monotonic seconds), so the plan is tested
-    without threads or sleeps.
-    """
-
-    def __init__(self, *, debounce: float, interval: float, now: float) -> None:
-        self._debounce = debounce
-        self._max_delay = max(1.0, _MAX_DELAY_WINDOWS * debounce)
-        self._interval = interval
-        self._trigger: SyncTrigger | None = None
-        self._first = self._latest = 0.0
-        self._last_sync = now
-        self._retry: SyncTrigger | None = None  # a failed sync to run again at `_retry_at`
-        self._retry_at = 0.0
-
-    @property
-    def pending(self) -> SyncTrigger | None:
-        """The trigger of the unanswered request, None when nothing was asked."""
-        return self._trigger
-
-    def request(self, trigger: SyncTrigger, now: float) -> None:
-        """Record a request; the latest trigger names the coming sync."""
-        if self._trigger is None:
-            self._first = now
-        self._trigger = trigger
-        self._latest = now
-
-    def due(self, now: float) -> SyncTrigger | None:
-        """Return the trigger of the sync to run now, or None when nothing is due."""
-        if self._trigger is not None and now >= self._request_due():
-            return self._trigger
-        if self._retry is not None and now >= self._retry_at:
-            return self._retry
-        if self._interval > 0 and now >= self._last_sync + self._interval:
-            return SyncTrigger.INTERVAL
-        return None
-
-    def synced(self, now: float) -> None:
-        """Note a sync starting now: it answers the requests so far and a scheduled retry; the
-        interval restarts."""
-        self._trigger = self._retry = None
-        self._last_sync = now
-
-    def retry(self, trigger: SyncTrigger, at: float) -> None:
-        """Run a failed sync again at `at`, unless a request or the interval brings one first."""
-        self._retry, self._retry_at = trigger, at
-
-    def wait(self, now: float) -> float | None:
-        """Seconds until something may fall due; None means only a request can change that."""
-        deadlines = []
-        if self._trigger is not None:
-            deadlines.append(self._request_due())
-        if self._retry is not None:
-            deadlines.append(self._retry_at)
-        if self._interval > 0:
-            deadlines.append(self._last_sync + self._interval)
-        return max(0.0, min(deadlines) - now) if deadlines else None
-
-    def _request_due(self) -> float:
-        return min(self._latest + self._debounce, self._first + self._max_delay)
 
 
 class BackgroundSyncer:
@@ -423,78 +325,3 @@ class BackgroundSyncer:
         with self._lock:
             if done == 0 and self._backfills_asked == asked:
                 self._vectors_pending = False
-
-
-# The warning of a search that read an index its first sync is still building (the MCP server,
-# which starts that sync itself, says the same words, once).
-FIRST_SYNC_RUNNING = (
-    "the index is still being built (first sync running); results may be incomplete, "
-    "search again shortly"
-)
-
-
-class SearchSyncPolicy:
-    """The syncs a search asks for: the very first one, a new session's, a dirty index's."""
-
-    def __init__(
-        self,
-        *,
-        settings: SyncSettings,
-        store: IndexStore,
-        syncing: SyncService,
-        background: BackgroundSyncer,
-        verdicts: SyncVerdicts,
-    ) -> None:
-        self._settings = settings
-        self._verdicts = verdicts
-        self._store = store
-        self._syncing = syncing
-        self._background = background
-        self._warm_sessions: set[str] = set()
-
-    def before_search(self, session_key: str | None) -> str | None:
-        """Trigger what the settings ask for before a search reads the index; return a warning
-        when the search will read an index the first sync has not finished (or failed) to build.
-        """
-        if self._store.meta() is None:
-            return self._wait_for_first_sync(self._settings.first_search_wait_ms / 1000)
-        if (
-            self._settings.on_session_start
-            and session_key
-            and session_key not in self._warm_sessions
-        ):
-            self._warm_sessions.add(session_key)
-            self._background.request(SyncTrigger.SESSION_START)
-        elif self._settings.on_search and self._syncing.dirty:
-            self._background.request(SyncTrigger.SEARCH)
-        return None
-
-    def _wait_for_first_sync(self, timeout: float) -> str | None:
-        """Run the first sync, waiting at most `timeout` seconds for it before searching; a
-        warning for the response when it failed or is still running (results incomplete)."""
-        done = threading.Event()
-        failure: list[str] = []
-
-        def run() -> None:
-            try:
-                self._verdicts.run(
-                    SyncTrigger.FIRST_SEARCH,
-                    lambda: self._syncing.run_unless_read_only(
-                        SyncTrigger.FIRST_SEARCH,
-                        backfill_limit=SEARCH_BACKFILL_LIMIT,
-                        wait_for_host=False,  # another host's first index: answer what it has
-                    ),
-                )
-            except Exception as exc:
-                log.exception("first_sync_failed")
-                failure.append((str(exc).strip().splitlines() or [type(exc).__name__])[0])
-            finally:
-                done.set()
-
-        threading.Thread(target=run, name="memlane-first-sync", daemon=True).start()
-        if not done.wait(timeout):
-            log.warning("first_sync_still_running", waited_s=timeout)
-            return FIRST_SYNC_RUNNING
-        if failure:
-            return f"the first sync failed ({failure[0]}): results may be incomplete"
-        return None

@@ -17,7 +17,7 @@ from memlane.application.enabled import require_enabled
 from memlane.application.ports.clock import Clock
 from memlane.application.queries import Searcher
 from memlane.application.reports import SearchResponse
-from memlane.application.scheduler import SearchSyncPolicy
+from memlane.application.search_syncs import SearchSyncPolicy
 from memlane.application.sync import SyncService
 from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
 from memlane.domain.agents import parse_agents

@@ -24,7 +24,8 @@ from memlane.application.queries import Searcher
 from memlane.application.reading import Reading
 from memlane.application.reporting import Reporting
 from memlane.application.reports import RecoveryStats
-from memlane.application.scheduler import BackgroundSyncer, SearchSyncPolicy
+from memlane.application.scheduler import BackgroundSyncer
+from memlane.application.search_syncs import SearchSyncPolicy
 from memlane.application.searching import Searching
 from memlane.application.status import StatusReporter
 from memlane.application.sync import SyncService

@@ -22,7 +22,7 @@ from mcp.types import ToolAnnotations
 
 from memlane.application.enabled import require_enabled
 from memlane.application.memory import MemoryManager
-from memlane.application.scheduler import FIRST_SYNC_RUNNING
+from memlane.application.search_syncs import FIRST_SYNC_RUNNING
 from memlane.application.writing import WriteNote
 from memlane.domain.errors import InvalidQuery, MemoryDisabled
 from memlane.entrypoints.api import memory_get_tool, memory_search_tool

@@ -32,7 +32,7 @@ from memlane.application.memory import MemoryManager
 from memlane.application.ports.file_source import FileMissing, FileRefused
 from memlane.application.reading import source_of
 from memlane.application.reports import StatusReport
-from memlane.application.scheduler import FIRST_SYNC_RUNNING
+from memlane.application.search_syncs import FIRST_SYNC_RUNNING
 from memlane.application.sync_trigger import SyncTrigger
 from memlane.domain.errors import InvalidQuery
 from memlane.entrypoints.errors import text as error_text

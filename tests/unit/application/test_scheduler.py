@@ -10,7 +10,8 @@ import pytest
 
 from memlane.application.ports.file_source import ScanResult
 from memlane.application.ports.index_store import VectorProgress
-from memlane.application.scheduler import FIRST_SYNC_RUNNING, SearchSyncPolicy, SyncPlan
+from memlane.application.search_syncs import FIRST_SYNC_RUNNING, SearchSyncPolicy
+from memlane.application.sync_plan import SyncPlan
 from memlane.application.sync_trigger import SyncTrigger
 from memlane.domain.config import SyncSettings
 from tests.fakes.file_source import FakeChangeWatcher, FakeFileSource

@@ -17,8 +17,9 @@ from structlog.testing import capture_logs
 
 from memlane.application.ports.file_source import ScanResult
 from memlane.application.ports.index_store import StoreCorrupt, StoreError, StoreReadOnly
-from memlane.application.scheduler import BackgroundSyncer, RetryBackoff, SyncPlan
+from memlane.application.scheduler import BackgroundSyncer
 from memlane.application.sync import SyncService
+from memlane.application.sync_plan import RetryBackoff, SyncPlan
 from memlane.application.sync_trigger import SyncTrigger
 from memlane.application.workspace import WorkspaceMissing
 from memlane.domain.config import SyncSettings
