@@ -5,7 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from memlane.application.ports.embedding import EmbeddingProvider, Vector
+from memlane.application.ports.embedding import (
+    BATCH_JOB_ITEMS,
+    BatchJobs,
+    EmbeddingProvider,
+    Vector,
+)
 from memlane.application.ports.index_store import CacheKey, IndexWriter
 from memlane.domain.chunking import estimate_tokens
 from memlane.domain.chunks import Chunk, ContentHash
@@ -19,6 +24,14 @@ from memlane.domain.hashing import sha256_text
 # Texts handed to the provider per call: small enough for steady progress reports,
 # large enough for the provider's own batching (token budget, concurrency) to pay off.
 _GROUP = 64
+
+
+def _group_size(provider: EmbeddingProvider) -> int:
+    """Texts per provider call: _GROUP, or a whole job's worth for a batch API, where every
+    call is one job of minutes to hours whatever its size (ports.embedding.BatchJobs)."""
+    if isinstance(provider, BatchJobs) and provider.batch_active:
+        return BATCH_JOB_ITEMS
+    return _GROUP
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,8 +84,9 @@ class DocumentEmbedder:
         if self._use_cache and unique:
             known = self._cache.cache_get(self._key, list(unique))
         missing = [h for h in unique if h not in known]
-        for start in range(0, len(missing), _GROUP):
-            group = missing[start : start + _GROUP]
+        size = _group_size(self._provider)
+        for start in range(0, len(missing), size):
+            group = missing[start : start + size]
             fresh = dict(
                 zip(group, self._embed_within_limit([unique[h] for h in group]), strict=True)
             )

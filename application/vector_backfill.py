@@ -25,7 +25,12 @@ from memlane.application.handlers import fallback_events
 from memlane.application.indexing import backfill_batch, backfill_pieces_batch
 from memlane.application.issues import IssueBoard
 from memlane.application.ports.clock import Clock
-from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvider
+from memlane.application.ports.embedding import (
+    BATCH_JOB_ITEMS,
+    BatchJobs,
+    EmbeddingError,
+    EmbeddingProvider,
+)
 from memlane.application.ports.index_store import IndexStore, VectorProgress
 from memlane.application.progress import ProgressTracker
 from memlane.domain import events
@@ -150,7 +155,10 @@ class VectorBackfill:
             while not self._closing():
                 # Pieces are not chunks: the phase says what runs, the chunk count stays.
                 chunks = backfill_pieces_batch(
-                    self._store, provider, use_cache=self._use_cache, batch=self._batch
+                    self._store,
+                    provider,
+                    use_cache=self._use_cache,
+                    batch=_run_batch(provider, self._batch),
                 )
                 if not chunks or chunks[0].id in seen:  # none left, or our writes are ignored
                     break
@@ -186,7 +194,7 @@ class VectorBackfill:
                     self._store,
                     provider,
                     use_cache=self._use_cache,
-                    batch=self._batch,
+                    batch=_run_batch(provider, self._batch),
                     on_embedded=self._progress.embedded,
                 )
                 if not chunks:
@@ -272,3 +280,12 @@ class VectorBackfill:
         self._store.set_meta(self._wanted_meta())
         self._announce(fallback_events(self._clock, selection))
         return True
+
+
+def _run_batch(provider: EmbeddingProvider, batch: int) -> int:
+    """Chunks per commit of a full run: `batch`, or a whole batch job's worth when the provider
+    sends documents through a batch API (32 at a time made one job, minutes to hours, of each
+    32 chunks: hundreds of jobs in a row for a large index)."""
+    if isinstance(provider, BatchJobs) and provider.batch_active:
+        return max(batch, BATCH_JOB_ITEMS)
+    return batch

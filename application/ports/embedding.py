@@ -12,7 +12,7 @@ Error tree (adapters raise nothing else; transport errors are translated at the 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol, TypeAlias
+from typing import Final, Protocol, TypeAlias, runtime_checkable
 
 Vector: TypeAlias = list[float]
 
@@ -83,4 +83,21 @@ class EmbeddingProvider(Protocol):
 
     def embed_documents(self, texts: Sequence[str]) -> list[Vector]:
         """Embed passages to index (document-side task type / prefix), batching as needed."""
+        ...
+
+
+# What one call of a batch API provider may carry: a job's input file holds at most this many
+# requests in every batch API memlane speaks (OpenAI, Voyage, Gemini's async batch).
+BATCH_JOB_ITEMS: Final = 50_000
+
+
+@runtime_checkable
+class BatchJobs(Protocol):
+    """A provider that may send documents through an asynchronous batch API, one job per
+    `embed_documents` call: a job takes minutes to hours whatever its size, so a caller with
+    many documents hands them over at once (up to BATCH_JOB_ITEMS), not a few at a time."""
+
+    @property
+    def batch_active(self) -> bool:
+        """Whether documents go through the batch API now (off after repeated failures)."""
         ...

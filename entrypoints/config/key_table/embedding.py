@@ -75,7 +75,8 @@ EMBEDDING_KEYS: Final[tuple[Key, ...]] = (
     Key(
         "remote.batch.enabled",
         BOOL,
-        "Embed documents through the provider's batch API.",
+        "Embed documents through the provider's batch API (a backfill sends up to 50,000 "
+        "chunks as one job).",
         "remote.batch.enabled",
     ),
     Key("remote.batch.wait", BOOL, "Wait for a batch to finish.", "remote.batch.wait"),

@@ -12,9 +12,11 @@ import pytest
 from memlane.adapters.embedding._http import HttpOptions
 from memlane.adapters.embedding.openai import OpenAIEmbeddingProvider
 from memlane.adapters.embedding.voyage import VoyageEmbeddingProvider
-from memlane.application.ports.embedding import EmbeddingRejected
+from memlane.application.document_embedder import DocumentEmbedder
+from memlane.application.ports.embedding import BatchJobs, EmbeddingRejected
 from memlane.domain.config import BatchSettings
 from memlane.domain.embedding import sanitize_and_normalize
+from tests.fakes.index_store import FakeIndexStore
 from tests.integration.embedding._support import SECRET, body_of, raw_vector
 
 pytestmark = pytest.mark.integration
@@ -243,3 +245,18 @@ class TestVoyageBatch:
             "input_type": "document",
         }
         assert server.creates[0]["endpoint"] == "/v1/embeddings"
+
+
+class TestOneJobForManyDocuments:
+    def test_the_document_embedder_sends_a_batch_api_many_texts_as_one_job(self) -> None:
+        server, sleeps = FakeBatchServer(1536), list[float]()
+        provider = _openai(server, sleeps)
+        texts = [f"note {i} about the harbour crane" for i in range(150)]
+
+        vectors = DocumentEmbedder(provider, FakeIndexStore()).embed_texts(texts)
+
+        assert isinstance(provider, BatchJobs) and provider.batch_active
+        assert len(vectors) == 150
+        # One job (upload, create, polls) for all of them, not one per 64 texts.
+        assert [len(upload) for upload in server.uploads] == [150]
+        assert server.inline_calls == 0

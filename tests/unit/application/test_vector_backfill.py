@@ -5,6 +5,7 @@ it is. On fakes only."""
 from __future__ import annotations
 
 import threading
+from dataclasses import dataclass
 
 from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
 from memlane.application.ports.embedding import EmbeddingUnavailable
@@ -468,3 +469,36 @@ class TestPiecesFollowTheVectors:
 
         assert len(world.embedder.embedded_texts) == embedded
         assert world.store.pieces_owed(_label(world), 100) == 9
+
+
+@dataclass
+class BatchJobProvider(FakeEmbeddingProvider):
+    """A provider whose documents go through a batch API: each call is one job."""
+
+    batch_active: bool = True
+
+
+class TestBatchJobs:
+    NOTES = 70  # more than a backfill batch (32) and a provider call's group (64)
+
+    def test_a_full_run_hands_a_batch_api_every_missing_chunk_in_one_job(
+        self, world: World
+    ) -> None:
+        world.embedder = BatchJobProvider()
+        _notes(world, self.NOTES)
+
+        world.manager().sync()
+
+        jobs = [len(call.texts) for call in world.embedder.calls if call.kind == "documents"]
+        # One job for the chunks' vectors, one for their pieces (each note's two lines), not
+        # a job of minutes to hours per 32 or 64 chunks.
+        assert jobs == [self.NOTES, 2 * self.NOTES]
+
+    def test_with_the_batch_api_off_the_run_goes_batch_by_batch(self, world: World) -> None:
+        world.embedder = BatchJobProvider(batch_active=False)  # off after repeated failures
+        _notes(world, self.NOTES)
+
+        world.manager().sync()
+
+        calls = [len(call.texts) for call in world.embedder.calls if call.kind == "documents"]
+        assert calls[:3] == [BACKFILL_BATCH, BACKFILL_BATCH, self.NOTES - 2 * BACKFILL_BATCH]
