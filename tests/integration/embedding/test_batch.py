@@ -255,7 +255,8 @@ class TestOneJobForManyDocuments:
 
         vectors = DocumentEmbedder(provider, FakeIndexStore()).embed_texts(texts)
 
-        assert isinstance(provider, BatchJobs) and provider.batch_active
+        batch_jobs: BatchJobs = provider  # the port protocol the embedder checks for
+        assert batch_jobs.batch_active
         assert len(vectors) == 150
         # One job (upload, create, polls) for all of them, not one per 64 texts.
         assert [len(upload) for upload in server.uploads] == [150]
