@@ -23,7 +23,7 @@ from memlane.domain import events
 from memlane.domain.config import SessionSyncSettings
 from memlane.domain.hashing import bytes_hash
 from memlane.domain.sources import FileStat, Source
-from memlane.domain.transcripts import count_messages
+from memlane.domain.transcripts import count_messages, count_new_messages
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,8 +149,17 @@ class ChangeDetector:
         )
 
     def _new_messages(self, reader: FileSource, path: str, offset: int) -> int:
+        """Messages the transcript gained past its indexed size `offset`. Only the tail is
+        read (from the byte before it) unless the indexed version ended inside a line (a
+        writer caught mid-append): that line's start lies before the tail, so the whole file
+        is read to count it once complete."""
         try:
-            return count_messages(reader.read_bytes(path, offset))
+            if offset == 0:
+                return count_messages(reader.read_bytes(path))
+            tail = reader.read_bytes(path, offset - 1)
+            if tail.startswith(b"\n"):
+                return count_messages(tail[1:])
+            return count_new_messages(reader.read_bytes(path), offset)
         except SourceError:
             return 0
 

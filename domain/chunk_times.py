@@ -208,11 +208,22 @@ def span(times: Sequence[TimeRange | None]) -> TimeRange | None:
 
 
 def iso_time(start: float | None, end: float | None) -> str | None:
-    """ISO 8601 in UTC: an instant when start == end, else an interval `start/end`."""
+    """ISO 8601 in UTC: an instant when start == end, else an interval `start/end`; None for a
+    time no date can show (an index built before transcripts' times were range-checked may
+    hold one: the hit is shown without its time rather than failing the whole search)."""
     if start is None or end is None:
+        return None
+    if not all(_SHOWABLE[0] <= t <= _SHOWABLE[1] for t in (start, end)):
         return None
     first = _iso(start)
     return first if start == end else f"{first}/{_iso(end)}"
+
+
+# Years 1 to 9999, a day inside each end so no time zone arithmetic overflows.
+_SHOWABLE: Final = (
+    dt.datetime(1, 1, 2, tzinfo=dt.UTC).timestamp(),
+    dt.datetime(9999, 12, 30, tzinfo=dt.UTC).timestamp(),
+)
 
 
 def _iso(seconds: float) -> str:

@@ -10,7 +10,8 @@ after a mask do not move.
 
 Fixes over the reference system's redaction:
 - an assignment's name must look like a secret's name (`OPENAI_API_KEY`, `db-password`,
-  `apiKey`, `TOKEN`), not merely end in key/token (`monkey: banana`, `turkey=stuffed` stay);
+  `PGPASSWORD`, `apiKey`, `TOKEN`), not merely end in key/token (`monkey: banana`,
+  `turkey=stuffed` stay);
   well-known non-secret names (`primary_key`, `sort_key`, `public_key`, ...) are left alone;
 - quoted values with spaces are masked (`PASSWORD="correct horse battery"`);
 - the mask replaces the captured span itself, not the first equal text in the match (`KEY=KEY`);
@@ -54,8 +55,9 @@ _NAME: Final = (
     rf"(?<!{_NAME_CHAR})(?P<name>"
     rf"{_NAME_CHAR}*[_.\-]{_GLUED}?{_WORD}"  # OPENAI_API_KEY, db-password, app.secret, --token
     rf"|{_GLUED}{_WORD}"  # APIKEY, accesstoken
+    rf"|{_NAME_CHAR}*(?:PASSWORD|PASSWD)"  # PGPASSWORD, dbpassword (no word ends in password)
     rf"|{_NAME_CHAR}*(?-i:[a-z0-9](?:Key|Token|Secret|Password|Passwd))"  # apiKey, clientSecret
-    r"|TOKEN|SECRET|PASSWORD|PASSWD"  # the bare words, any case
+    r"|TOKEN|SECRET"  # the bare words, any case
     r"|(?-i:KEY)"  # bare KEY only in capitals: "Key: idea" is prose
     rf")(?!{_NAME_CHAR})"
 )

@@ -79,10 +79,11 @@ _REFERENCE: Final = (
         rf"(?:\"([^\"\r\n]{{1,200}})\"|'([^'\r\n]{{1,200}})'|[\"']?([^{WS_CHARS}\"']+))",
         ("--",),
     ),
-    # Basic and Token schemes are as secret as Bearer.
+    # Basic and Token schemes are as secret as Bearer; the header may be a quoted key of a
+    # JSON object or a dict (`{"Authorization": "Basic ..."}`).
     _ci(
         "authorization-header",
-        rf"Authorization{S}*[:=]{S}*(?:Bearer|Basic|Token){S}+([A-Za-z0-9._\-+=/~]+)",
+        rf"Authorization[\"']?{S}*[:=]{S}*[\"']?(?:Bearer|Basic|Token){S}+([A-Za-z0-9._\-+=/~]+)",
         ("authorization",),
     ),
     _ci("bearer", rf"\bBearer{S}+([A-Za-z0-9._\-+=]{{18,}})\b", ("bearer",)),

@@ -22,10 +22,17 @@ from typing import Final, Literal, TypeAlias, cast
 
 Role: TypeAlias = Literal["user", "assistant"]
 
-DEFAULT_MAX_LINE_BYTES: Final = 1_000_000
+# A message with pasted images or a PDF (base64 inside the line) runs to megabytes; its text
+# must not be lost with them. A line past this is skipped and reported.
+DEFAULT_MAX_LINE_BYTES: Final = 64 * 1024 * 1024
 _LABELS: Final[Mapping[Role, str]] = {"user": "User", "assistant": "Assistant"}
-# Numbers above this are taken as epoch milliseconds (1e11 s is in the year 5138).
-_MILLISECONDS_THRESHOLD: Final = 1e11
+# Epoch numbers from this magnitude up are taken as nanoseconds, microseconds, milliseconds
+# (each threshold is the year 5138 in the next coarser unit, and 1973 in its own).
+_EPOCH_UNITS: Final = ((1e17, 1e9), (1e14, 1e6), (1e11, 1e3))
+# Times a datetime can show in any time zone (a day inside years 1 and 9999); a time outside
+# is a broken value, not a date, and would break every hit showing it.
+_EARLIEST: Final = datetime(1, 1, 2, tzinfo=UTC).timestamp()
+_LATEST: Final = datetime(9999, 12, 30, tzinfo=UTC).timestamp()
 _BOM: Final = b"\xef\xbb\xbf"
 
 
@@ -86,28 +93,36 @@ def _content_text(content: object) -> str | None:
 
 
 def parse_timestamp(value: object) -> float | None:
-    """Epoch seconds from an ISO 8601 string or an epoch number (ms if very large), else None."""
+    """Epoch seconds from an ISO 8601 string or an epoch number (ms, us or ns if very large),
+    else None; a time outside the years 1 to 9999 is None too."""
     if isinstance(value, bool):
         return None
-    number: float | None = None
+    seconds: float | None = None
     if isinstance(value, int | float):
-        number = float(value)
+        seconds = _epoch_seconds(float(value))
     elif isinstance(value, str):
         stripped = value.strip()
         try:
             parsed = datetime.fromisoformat(stripped)
         except ValueError:
             try:
-                number = float(stripped)
+                seconds = _epoch_seconds(float(stripped))
             except ValueError:
                 return None
         else:
             if parsed.tzinfo is None:
                 parsed = parsed.replace(tzinfo=UTC)
-            return parsed.timestamp()
-    if number is None or not math.isfinite(number):
+            seconds = parsed.timestamp()
+    if seconds is None or not math.isfinite(seconds) or not _EARLIEST <= seconds <= _LATEST:
         return None
-    return number / 1000 if abs(number) >= _MILLISECONDS_THRESHOLD else number
+    return seconds
+
+
+def _epoch_seconds(number: float) -> float:
+    for threshold, per_second in _EPOCH_UNITS:
+        if abs(number) >= threshold:
+            return number / per_second
+    return number
 
 
 def _decode_record(raw: bytes, max_line_bytes: int) -> dict[str, object] | None:
@@ -206,3 +221,11 @@ def count_messages(data: bytes) -> int:
     if end < 0:
         return 0
     return len(parse_transcript(data[: end + 1]).messages)
+
+
+def count_new_messages(data: bytes, indexed_size: int) -> int:
+    """Messages in the complete lines of `data` that its first `indexed_size` bytes, parsed as
+    a transcript, did not hold: what a transcript that grew from that size adds. A line cut at
+    `indexed_size` counts once complete, unless its first part already parsed as a message."""
+    held = len(parse_transcript(data[:indexed_size]).messages)
+    return max(0, count_messages(data) - held)

@@ -139,3 +139,27 @@ class TestDefaults:
         assert SAMPLES[0].secret.encode() in stored
         assert SAMPLES[0].secret in note
         assert _leaks(transcript) == []
+
+
+class TestSettingsChanged:
+    def test_masking_notes_later_rebuilds_and_no_secret_is_left(self, tmp_path: Path) -> None:
+        # Indexed with the defaults (notes as written), then `redaction.notes` turned on: the
+        # index must not keep the secrets it took before, found by a search for them.
+        first = _open(tmp_path, {})
+        first.sync()
+        assert SAMPLES[0].secret.encode() in _stored_bytes(tmp_path)
+        first.close()
+
+        later = open_manager(
+            workspace=tmp_path / "ws",
+            state_dir=tmp_path / "state",
+            config={"provider": "none", "query": {"minScore": 0}, "redaction": {"notes": True}},
+            env={"HOME": str(tmp_path)},
+        )
+        report = later.sync()
+        hits = [h.snippet for q in QUERIES for h in later.search(q, max_results=20).results]
+        later.close()
+
+        assert report.full_reindex
+        assert _leaks("\n".join(hits)) == []
+        assert SENTINEL in "\n".join(hits)

@@ -204,6 +204,37 @@ class TestSessions:
 
         assert found.held_back == 1
 
+    def test_a_line_indexed_half_written_counts_once_completed(self) -> None:
+        rig = Rig(thresholds=SessionSyncSettings(delta_bytes=100_000, delta_messages=2))
+        whole = session("one", "two")
+        rig.sessions.write("sessions/a.jsonl", whole[: len(session("one")) + 20])
+        rig.mark_indexed("sessions", "sessions/a.jsonl")  # "two" was cut: not indexed
+        rig.sessions.write("sessions/a.jsonl", whole + session("three"))
+
+        (grew,) = rig.detect(respect_thresholds=True).events
+
+        assert isinstance(grew, events.SessionGrew) and grew.new_messages == 2
+
+    def test_a_last_line_indexed_without_its_newline_is_not_counted_again(self) -> None:
+        rig = Rig(thresholds=SessionSyncSettings(delta_bytes=100_000, delta_messages=2))
+        rig.sessions.write("sessions/a.jsonl", session("one").rstrip("\n"))
+        rig.mark_indexed("sessions", "sessions/a.jsonl")  # "one" was indexed as it was
+        rig.sessions.append("sessions/a.jsonl", "\n" + session("two"))
+
+        found = rig.detect(respect_thresholds=True)
+
+        assert (found.events, found.held_back) == ([], 1)
+
+    def test_growth_of_an_empty_transcript_counts_its_messages(self) -> None:
+        rig = Rig(thresholds=SessionSyncSettings(delta_bytes=100_000, delta_messages=1))
+        rig.sessions.write("sessions/a.jsonl", "")
+        rig.mark_indexed("sessions", "sessions/a.jsonl")
+        rig.sessions.append("sessions/a.jsonl", session("one"))
+
+        (grew,) = rig.detect(respect_thresholds=True).events
+
+        assert isinstance(grew, events.SessionGrew) and grew.new_messages == 1
+
     def test_thresholds_of_zero_let_any_growth_through(self) -> None:
         rig = Rig(thresholds=SessionSyncSettings(delta_bytes=0, delta_messages=0))
         rig.sessions.write("sessions/a.jsonl", session("one"))

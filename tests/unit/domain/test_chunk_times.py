@@ -263,3 +263,10 @@ class TestTimeBounds:
 
     def test_day_range_is_the_whole_utc_day(self) -> None:
         assert day_range(dt.date(2026, 11, 17)) == _day(2026, 11, 17)
+
+    @pytest.mark.parametrize("bad", [1772352000000000.0, 1e300, -5e15, float("inf")])
+    def test_a_stored_time_no_date_can_show_is_no_time(self, bad: float) -> None:
+        # An index built before transcripts' times were range-checked may hold one: the hit
+        # goes without its time instead of a traceback failing every search.
+        assert iso_time(bad, bad) is None
+        assert iso_time(0.0, bad) is None

@@ -52,6 +52,9 @@ DEFAULT_PATTERN_CASES = [
     # 4 Authorization header
     ("Authorization: Bearer abc.def", "Authorization: Bearer ***"),
     ("Authorization: required", "Authorization: required"),
+    ('{"Authorization": "Basic dXNlcjpwYXNz"}', '{"Authorization": "Basic ***"}'),
+    ("{'Authorization': 'Token abc.def'}", "{'Authorization': 'Token ***'}"),
+    ('{"Authorization": "pending"}', '{"Authorization": "pending"}'),
     # 5 bare Bearer
     ("use Bearer " + LONG + " here", "use Bearer abcdef…6789 here"),
     ("Bearer shortish", "Bearer shortish"),
@@ -190,6 +193,9 @@ class TestSecretNames:
             "slack-bot-token",
             "spring.datasource.password",
             "--api-key",
+            "PGPASSWORD",
+            "dbpassword",
+            "MYSQLPASSWD",
         ],
     )
     def test_secret_names_have_their_value_masked(self, redactor: Redactor, name: str) -> None:

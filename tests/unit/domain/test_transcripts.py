@@ -9,6 +9,7 @@ from memlane.domain.transcripts import (
     Transcript,
     TranscriptMessage,
     count_messages,
+    count_new_messages,
     parse_timestamp,
     parse_transcript,
     render_transcript,
@@ -149,6 +150,15 @@ class TestBrokenLines:
     def test_empty_input_is_an_empty_transcript(self) -> None:
         assert parse_transcript(b"") == Transcript((), 0, ())
 
+    def test_a_message_with_megabytes_of_attached_image_keeps_its_text(self) -> None:
+        content = [
+            {"type": "text", "text": "what is on this screenshot?"},
+            {"type": "image", "mimeType": "image/png", "data": "A" * 5_000_000},
+        ]
+        parsed = parse_transcript(jsonl(wrapped("user", content)))
+        assert [m.text for m in parsed.messages] == ["what is on this screenshot?"]
+        assert parsed.skipped_lines == 0
+
 
 class TestTimestamps:
     def test_iso_8601_record_timestamp(self) -> None:
@@ -181,6 +191,26 @@ class TestTimestamps:
         values: list[object] = [None, True, "not a date", float("nan"), float("inf"), [], {}]
         for value in values:
             assert parse_timestamp(value) is None
+
+    def test_epoch_microseconds_and_nanoseconds(self) -> None:
+        assert parse_timestamp(int(T) * 1_000_000) == T
+        assert parse_timestamp(int(T) * 1_000_000_000) == T
+        assert parse_timestamp(str(int(T) * 1_000_000)) == T
+
+    def test_times_no_date_can_show_are_none(self) -> None:
+        values: list[object] = [
+            1e300,
+            -1e300,
+            "1e300",
+            "0001-01-01T00:00:00+05:00",  # before the year 1 in UTC
+            "9999-12-31T23:59:59-05:00",  # after the year 9999 in UTC
+        ]
+        for value in values:
+            assert parse_timestamp(value) is None
+
+    def test_an_iso_date_is_never_rescaled_as_milliseconds(self) -> None:
+        late = datetime(6000, 1, 1, tzinfo=UTC)
+        assert parse_timestamp(late.isoformat()) == late.timestamp()
 
 
 class TestRenderTranscript:
@@ -231,3 +261,25 @@ class TestCountMessages:
     def test_a_range_starting_mid_line_skips_the_fragment(self) -> None:
         data = jsonl(wrapped("user", "a"), wrapped("assistant", "b"))
         assert count_messages(data[5:]) == 1
+
+
+class TestCountNewMessages:
+    def test_messages_after_a_line_boundary(self) -> None:
+        before = jsonl(wrapped("user", "a"))
+        data = before + jsonl(wrapped("user", "b"), wrapped("assistant", "c"))
+        assert count_new_messages(data, len(before)) == 2
+
+    def test_a_line_cut_at_the_indexed_size_counts_once_complete(self) -> None:
+        data = jsonl(wrapped("user", "a"), wrapped("user", "b"), wrapped("assistant", "c"))
+        cut = len(jsonl(wrapped("user", "a"))) + 10  # inside the second line
+        assert count_new_messages(data, cut) == 2
+
+    def test_a_complete_last_line_indexed_without_its_newline_is_not_new(self) -> None:
+        line = jsonl(wrapped("user", "a"))
+        assert count_new_messages(line, len(line) - 1) == 0
+        assert count_new_messages(line + jsonl(wrapped("user", "b")), len(line) - 1) == 1
+
+    def test_a_partial_last_line_is_not_counted_yet(self) -> None:
+        before = jsonl(wrapped("user", "a"))
+        data = before + jsonl(wrapped("user", "b"))[:-5]
+        assert count_new_messages(data, len(before)) == 0

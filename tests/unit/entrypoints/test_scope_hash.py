@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from pathlib import Path
 
-from memlane.domain.config import MemorySettings
+import pytest
+
+from memlane.domain.config import MemorySettings, RedactionSettings
 from memlane.entrypoints.container import legacy_scope_hash, scope_hash
 
 
@@ -34,4 +38,26 @@ class TestScopeHash:
         )
         assert scope_hash(MemorySettings(extra_paths=("notes",)), ws) != scope_hash(
             MemorySettings(extra_paths=("/elsewhere/notes",)), ws
+        )
+
+    def test_the_default_redaction_keeps_the_fingerprint_existing_indexes_recorded(self) -> None:
+        # sha256 of {"scope": 2, "extraPaths": []}: what every index with default settings holds.
+        recorded = hashlib.sha256(json.dumps({"scope": 2, "extraPaths": []}).encode()).hexdigest()
+
+        assert scope_hash(MemorySettings(), Path("/w")) == recorded
+
+    @pytest.mark.parametrize(
+        "redaction",
+        [
+            RedactionSettings(enabled=False),
+            RedactionSettings(extra_patterns=("ACME-[0-9]{6}",)),
+            RedactionSettings(notes=True),
+        ],
+    )
+    def test_other_redaction_settings_change_it(self, redaction: RedactionSettings) -> None:
+        """Secrets indexed under the old settings would stay searchable without a rebuild."""
+        ws = Path("/w")
+
+        assert scope_hash(MemorySettings(redaction=redaction), ws) != scope_hash(
+            MemorySettings(), ws
         )
