@@ -7,10 +7,11 @@ sessions directory can be read (no `..`, no absolute paths elsewhere, no symlink
 
 As in the reference: a file that does not exist (yet: today's daily note) reads as empty text,
 not as an error; `from` 0 (or unset) is the first line and a negative `from` is clamped to 1;
-`lines` 0 (or unset) means to the end. The spellings the reference accepts are brought to the
-indexed form before the FileSource checks them: `./memory/x.md`, `memory\\x.md` and an absolute
-path inside the workspace. Nothing else is rewritten (no `..` folding), so every escape the
-FileSource refused before is still refused.
+`lines` 0 (or unset) means to the end. A note's lines are numbered as the chunker numbers a
+hit's: LF, CRLF and a lone CR end a line, a form feed, NEL or U+2028 does not. The spellings the
+reference accepts are brought to the indexed form before the FileSource checks them:
+`./memory/x.md`, `memory\\x.md` and an absolute path inside the workspace. Nothing else is
+rewritten (no `..` folding), so every escape the FileSource refused before is still refused.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from memlane.application.agent_directory import AgentDirectory
 from memlane.application.enabled import require_enabled
 from memlane.application.ports.file_source import FileMissing, FileRefused, FileSource
 from memlane.application.reports import GetResult
+from memlane.domain.chunking import normalise_newlines
 from memlane.domain.config import MemorySettings
 from memlane.domain.errors import InvalidQuery
 from memlane.domain.sources import Source
@@ -120,7 +122,7 @@ def read_lines(
         raise FileRefused(path, str(exc)) from exc
     if redact_notes and redact:
         text = redact(text)
-    all_lines = text.replace("\r\n", "\n").split("\n")
+    all_lines = normalise_newlines(text).split("\n")  # numbered as the chunker numbers them
     selected = all_lines[start - 1 : start - 1 + count]
     goes_on = all_lines[start - 1 + count :] not in ([], [""])  # not just the last newline
     more_from = start + count if capped and goes_on else None

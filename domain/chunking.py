@@ -77,7 +77,12 @@ class _Segment:
         return 0 if self.joins else OTHER_UNITS
 
 
-def _normalise_newlines(text: str) -> str:
+def normalise_newlines(text: str) -> str:
+    """CRLF and lone CR as LF: the line ends the chunker numbers lines by, and so `get` too.
+
+    Only these: a form feed, NEL or U+2028 does not end a line in an editor, so it does not
+    here (`str.splitlines` would split on them and shift every line number after one).
+    """
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
@@ -275,7 +280,7 @@ def chunk_text(
     budget. Transcripts keep the budget cut: on LongMemEval the sentence cuts moved single
     questions both ways (bench/RESULTS.md, session 20).
     """
-    normalised = _normalise_newlines(text)
+    normalised = normalise_newlines(text)
     if not normalised:
         return []
     lines = normalised.split("\n")

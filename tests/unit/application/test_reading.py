@@ -12,8 +12,11 @@ from memlane.application.reading import (
     read_messages,
     source_of,
 )
+from memlane.domain.chunking import chunk_text
+from memlane.domain.chunks import ChunkingPolicy
 from memlane.domain.errors import InvalidQuery
 from memlane.domain.sources import Source
+from memlane.domain.text_decoding import decode_text
 from tests.fakes.file_source import FakeFileSource
 from tests.unit.application.conftest import message
 
@@ -76,6 +79,28 @@ class TestMemoryFiles:
         assert read_lines(src, "memory/exact.md").more_from is None
         assert read_lines(src, "memory/big.md", lines=20).more_from is None
         assert read_lines(sources(), "MEMORY.md").more_from is None
+
+    @pytest.mark.parametrize(
+        "raw",
+        [
+            b"# Old Mac\r\rcr one\rcr two\rcr three\r",  # lone CR line ends
+            b"# Mixed\r\n\rcrlf one\ncr two\rlf three",
+            b"\xef\xbb\xbf# BOM\n\nform\x0cfeed one\nline\xe2\x80\xa8sep two\nnel\xc2\x85three\n",
+        ],
+    )
+    def test_a_hit_s_line_range_reads_the_lines_that_hold_its_text(self, raw: bytes) -> None:
+        # Search cites the chunker's line numbers; `get` of that range must show the same text.
+        decoded = decode_text(raw).text
+        chunks = chunk_text("memory", "memory/n.md", decoded, ChunkingPolicy(tokens=8, overlap=0))
+        memory = FakeFileSource(source_name="memory")
+        memory.write("memory/n.md", raw)
+        src: dict[Source, FileSource] = {"memory": memory}
+
+        assert len(chunks) > 1
+        for chunk in chunks:
+            count = chunk.end_line - chunk.start_line + 1
+            got = read_lines(src, "memory/n.md", from_line=chunk.start_line, lines=count)
+            assert got.text == chunk.text
 
     def test_a_binary_file_is_refused(self) -> None:
         with pytest.raises(FileRefused):

@@ -273,6 +273,13 @@ class TestChunkTextLineMapping:
         assert spans(chunks) == [(2, 6), (8, 10)]
         assert chunks[0].id == chunk_id("sessions", "s", 2, 6, chunks[0].hash, 0)
 
+    def test_only_lf_crlf_and_cr_end_a_line_as_in_an_editor(self) -> None:
+        # str.splitlines would also split at a form feed, NEL, U+2028 and U+2029.
+        text = "a\x0cb\x85c\u2028d\u2029e\x1cf\nsecond\r\nthird\rfourth"
+        [chunk] = chunk_text("memory", "m.md", text, ChunkingPolicy())
+        assert (chunk.start_line, chunk.end_line) == (1, 4)
+        assert chunk.text.split("\n")[0] == "a\x0cb\x85c\u2028d\u2029e\x1cf"
+
     def test_lines_beyond_the_map_keep_their_own_number(self) -> None:
         [chunk] = chunk_text("sessions", "s", "a\nb\nc", ChunkingPolicy(), line_numbers=[5])
         assert (chunk.start_line, chunk.end_line) == (5, 3)

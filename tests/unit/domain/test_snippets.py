@@ -65,3 +65,33 @@ class TestSnippetBoundaries:
             snippet = make_snippet("e\u0301\u0302te\u0301 \u00e9t\u00e9", limit=limit)
             text = "e\u0301\u0302te\u0301 \u00e9t\u00e9"
             assert len(snippet) == len(text) or not unicodedata.combining(text[len(snippet)])
+
+
+class TestSnippetGraphemes:
+    """A cut never leaves half of what a reader sees as one character at the snippet's end."""
+
+    FAMILY = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # man ZWJ woman ZWJ girl
+
+    def test_a_zwj_emoji_sequence_is_kept_whole_or_left_out(self) -> None:
+        for limit in range(3, 3 + len(self.FAMILY)):
+            snippet = make_snippet("ab " + self.FAMILY + " cd", limit=limit)
+            assert snippet in ("ab", "ab " + self.FAMILY), limit
+
+    def test_an_emoji_keeps_its_variation_selector_and_skin_tone(self) -> None:
+        assert make_snippet("ok \u2764\ufe0f!", limit=4) == "ok"
+        assert make_snippet("ok \U0001f44d\U0001f3fd!", limit=4) == "ok"
+        assert make_snippet("no 1\ufe0f\u20e3!", limit=5) == "no"  # keycap one
+
+    def test_a_flag_s_two_letters_stay_together(self) -> None:
+        jp, fr = "\U0001f1ef\U0001f1f5", "\U0001f1eb\U0001f1f7"
+        assert make_snippet(jp + fr + "x", limit=3) == jp
+        assert make_snippet(jp + fr + "x", limit=4) == jp + fr
+
+    def test_a_spacing_vowel_sign_stays_with_its_consonant(self) -> None:
+        # कि: KA + VOWEL SIGN I, a spacing mark of combining class 0.
+        assert make_snippet("\u0915\u093f\u0915\u093f", limit=3) == "\u0915\u093f"
+
+    def test_conjoining_hangul_jamo_stay_one_syllable(self) -> None:
+        han = "\u1112\u1161\u11ab"  # 한 as three jamo
+        assert make_snippet(han + han, limit=4) == han
+        assert make_snippet("\ud55c\u11ab\u1100", limit=1) == ""  # 한 + a final: one syllable
