@@ -16,6 +16,11 @@ from memlane.application.indexing import FilePreparer, PreparedFile, write_prepa
 from memlane.application.issues import FileVersion, IssueBoard
 from memlane.application.messagebus import Handler, Routes
 from memlane.application.ports.clock import Clock
+from memlane.application.ports.embedding import (
+    EmbeddingError,
+    EmbeddingRejected,
+    ProviderNotConfigured,
+)
 from memlane.application.ports.file_source import FileMissing, SourceError
 from memlane.application.ports.index_store import IndexedFile, IndexStore, IndexWriter
 from memlane.application.progress import ProgressTracker
@@ -92,9 +97,10 @@ class IndexFile:
             selection = self._runtime.fall_back(outcome.embedding_error)
             if selection is not None:
                 follow_ups += fallback_events(self._clock, selection)
+            fix = embedding_fix(outcome.embedding_error)
             problems.append(
                 f"embedding failed ({outcome.embedding_error}); indexed for keyword search, "
-                "vectors pending"
+                + ("vectors pending" if fix is None else f"no vectors: {fix}")
             )
         if problems:
             self._issues.report(source, path, "; ".join(problems))
@@ -289,6 +295,17 @@ class RebuildIndex:
             files += 1
             self._progress.file_done()
         return files, chunks
+
+
+def embedding_fix(error: EmbeddingError) -> str | None:
+    """What to fix when retrying cannot help (a refused key or request, a provider that cannot
+    run here; the error names the key to check), None for a failure a later try may get past."""
+    then = "then run `memlane index`"
+    if isinstance(error, ProviderNotConfigured):
+        return f"retrying cannot fix this; set the provider up as said (or choose another), {then}"
+    if isinstance(error, EmbeddingRejected):
+        return f"retrying cannot fix this; fix the key, quota, model or endpoint it names, {then}"
+    return None
 
 
 def fallback_events(clock: Clock, selection: Selection) -> list[events.Event]:

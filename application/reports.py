@@ -127,6 +127,50 @@ class SyncFailure:
 
 
 @dataclass(frozen=True, slots=True)
+class Reembedding:
+    """The index's vectors are of another provider or model than the configured one (the model
+    was changed in the config, or a runtime fallback embedded them), until the vector backfill
+    gives every chunk a vector of the configured model: what each is and how far that is."""
+
+    indexed_provider: str  # the provider and model the index's vectors are of
+    indexed_model: str
+    provider: str  # the provider and model the configuration asks for
+    model: str
+    vectors: VectorProgress  # chunks with a vector of the configured model, of all chunks
+    # The index's vectors are the fallback provider's: the configured one failed (the report's
+    # fallback_from / fallback_reason say which and why) and is tried again by the next sync.
+    by_fallback: bool = False
+
+    @property
+    def indexed(self) -> str:
+        """Whose vectors the index holds: `ollama nomic-embed-text`, with what tells it from the
+        configured model when only the provider's other settings differ."""
+        same = (self.indexed_provider, self.indexed_model) == (self.provider, self.model)
+        return f"{self.indexed_provider} {self.indexed_model}" + (
+            " (other settings: endpoint, dimensions or headers)" if same else ""
+        )
+
+    def whose(self) -> str:
+        """What follows the index's vector count on every face: `by ollama nomic-embed-text (the
+        fallback); 0 / 2 (0 %) by openai text-embedding-3-small (configured)`."""
+        by = " (the fallback)" if self.by_fallback else ""
+        configured = f"{self.vectors.ratio()} by {self.provider} {self.model} (configured)"
+        return f"by {self.indexed}{by}; {configured}"
+
+    def text(self) -> str:
+        """One line for the warnings of every face."""
+        said = (
+            f"the index's vectors were made by {self.indexed}"
+            + (" (the fallback)" if self.by_fallback else "")
+            + f", not by the configured {self.provider} {self.model} "
+            f"({self.vectors.ratio()} of its vectors)"
+        )
+        if self.by_fallback:
+            return f"{said}: the next sync tries {self.provider} again and re-embeds if it answers"
+        return f"{said}: re-embedding pending, the next sync (`memlane index`) embeds them"
+
+
+@dataclass(frozen=True, slots=True)
 class StatusReport:
     """What `status` reports: provider and search mode, counts per source, store, cache and
     event-log state, the last sync, and the issues found while scanning."""
@@ -171,6 +215,9 @@ class StatusReport:
     # Chunks with a vector of the index's model, of all chunks (None: keyword-only); fewer
     # while the vector backfill runs.
     vectors: VectorProgress | None = None
+    # The index's vectors are of another model than the configured one (a changed model, a
+    # runtime fallback), until they are re-embedded; None when they are the configured model's.
+    reembedding: Reembedding | None = None
     vector_index: VectorIndexState | None = None  # the vector leg's engine and index file
     indexing: IndexingProgress | None = None  # a first index under way (or interrupted)
     # A live process watching this index (`watch`, `serve`, `mcp`) and its last word: a CLI

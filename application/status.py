@@ -3,27 +3,34 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from typing import Final
 
 from memlane.application.embedding_runtime import EmbeddingRuntime
 from memlane.application.issues import IssueBoard
 from memlane.application.mass_delete import MassDeletion, removals_over_limit
 from memlane.application.messagebus import MessageBus
-from memlane.application.ports.embedding import EmbeddingError
+from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvider
 from memlane.application.ports.event_log import EventLog
 from memlane.application.ports.file_source import FileSource
-from memlane.application.ports.index_store import IndexStore, SourceCount
+from memlane.application.ports.index_store import IndexStore, SourceCount, VectorProgress
 from memlane.application.reports import (
     IndexingProgress,
     RecoveryStats,
+    Reembedding,
     SearchMode,
     SourceStatus,
     StatusReport,
 )
 from memlane.application.sync import SyncService
 from memlane.application.sync_failures import SyncVerdicts
+from memlane.domain import events
 from memlane.domain.config import MemorySettings
-from memlane.domain.index_meta import vector_label
+from memlane.domain.index_meta import IndexMeta, vector_label
 from memlane.domain.sources import Source
+
+# How far back from the log's end `status` looks for the runtime fallback that made the index's
+# vectors (each sync that tries the configured provider again and falls back records a new one).
+FALLBACK_WINDOW: Final = 1000
 
 
 class StatusReporter:
@@ -121,9 +128,18 @@ class StatusReporter:
             provider_name, model = self._runtime.requested, self._settings.model or None
         issues = self._issues.all()
         synced_at, sync_reason = self._last_sync()
-        vectors = None
+        vectors: VectorProgress | None = None
+        reembedding: Reembedding | None = None
+        fallback_from = selection.fallback_from if selection else None
+        fallback_reason = selection.fallback_reason if selection else None
         if mode != "keyword" and meta is not None and meta.dimensions is not None:
             vectors = self._store.vector_progress(vector_label(meta.model, meta.provider_key))
+            if provider is not None:
+                reembedding, fell_back = self._reembedding(
+                    meta, provider, in_log=fallback_from is None
+                )
+                if fell_back is not None:  # said as this process's own fallback would be
+                    fallback_from, fallback_reason = fell_back.from_provider, fell_back.reason
         return StatusReport(
             agent_id=self._agent_id,
             workspace=self._workspace,
@@ -132,8 +148,8 @@ class StatusReporter:
             requested_provider=self._runtime.requested,
             model=model,
             provider_reason=reason,
-            fallback_from=selection.fallback_from if selection else None,
-            fallback_reason=selection.fallback_reason if selection else None,
+            fallback_from=fallback_from,
+            fallback_reason=fallback_reason,
             search_mode=mode,
             sources=tuple(self._sources),
             extra_paths=self._settings.extra_paths,
@@ -157,11 +173,52 @@ class StatusReporter:
             last_sync_reason=sync_reason,
             read_only=self._syncing.read_only,
             last_sync_failure=self._verdicts.last_failure(),
-            warnings=tuple(w for w in [self._warning(selected), refused] if w),
+            warnings=tuple(
+                w
+                for w in [
+                    self._warning(selected),
+                    refused,
+                    reembedding.text() if reembedding else None,
+                ]
+                if w
+            ),
             vectors=vectors,
+            reembedding=reembedding,
             vector_index=self._store.vector_index_state(),
             indexing=self._indexing(),
         )
+
+    def _reembedding(
+        self, meta: IndexMeta, provider: EmbeddingProvider, *, in_log: bool
+    ) -> tuple[Reembedding | None, events.ProviderFellBack | None]:
+        """What re-embedding the index owes when its vectors are not of `provider`, the one
+        configured: the model changed since the last sync, or a runtime fallback made them
+        (`in_log`: this process did not fall back, so look for it in the log); and that
+        fallback, as recorded. (None, None) when the vectors are the configured model's."""
+        wanted = vector_label(provider.model, provider.key)
+        if vector_label(meta.model, meta.provider_key) == wanted:
+            return None, None
+        fell_back = self._fallback_event(meta.provider, provider.id) if in_log else None
+        reembedding = Reembedding(
+            indexed_provider=meta.provider,
+            indexed_model=meta.model,
+            provider=provider.id,
+            model=provider.model,
+            vectors=self._store.vector_progress(wanted),
+            by_fallback=fell_back is not None,
+        )
+        return reembedding, fell_back
+
+    def _fallback_event(self, indexed: str, configured: str) -> events.ProviderFellBack | None:
+        """The newest runtime fallback in the log's last FALLBACK_WINDOW events when it went
+        from the `configured` provider to the `indexed` one (whose vectors the index holds)."""
+        for record in reversed(self._log.tail(FALLBACK_WINDOW)):
+            event = record.event
+            if isinstance(event, events.ProviderFellBack):
+                if event.to_provider == indexed and event.from_provider == configured:
+                    return event
+                return None  # a later switch: not the one that made these vectors
+        return None
 
     def _would_refuse(
         self, missing: Mapping[Source, int], counts: Mapping[Source, SourceCount]

@@ -21,7 +21,7 @@ from typing import Final
 import structlog
 
 from memlane.application.embedding_runtime import EmbeddingRuntime
-from memlane.application.handlers import fallback_events
+from memlane.application.handlers import embedding_fix, fallback_events
 from memlane.application.indexing import backfill_batch, backfill_pieces_batch
 from memlane.application.issues import IssueBoard
 from memlane.application.ports.clock import Clock
@@ -273,7 +273,13 @@ class VectorBackfill:
         another provider, whose label the meta then records (the caller backfills for it)."""
         log.warning("vector_backfill_failed", provider=provider_id, error=str(exc))
         self._runtime.note_failure(exc)
-        self._issues.report("index", "(vectors)", f"embedding failed, will retry: {exc}")
+        fix = embedding_fix(exc)  # a refused key or request: said what to fix, not "retry"
+        reason = (
+            f"embedding failed, will retry: {exc}"
+            if fix is None
+            else f"embedding failed: {exc}; {fix}"
+        )
+        self._issues.report("index", "(vectors)", reason)
         selection = self._runtime.fall_back(exc)
         if selection is None:
             return False

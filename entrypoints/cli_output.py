@@ -122,6 +122,14 @@ def _vector_index_line(s: StatusReport) -> list[str]:
     return [f"Vector index: {v.engine}{covered} — {v.state}"]
 
 
+def _vectors_line(s: StatusReport) -> list[str]:
+    if s.vectors is None:
+        return []
+    line = f"Vectors: {s.vectors.ratio()} chunks embedded"
+    # Not the configured model's: whose they are, and the configured model's own count.
+    return [line if s.reembedding is None else f"{line} {s.reembedding.whose()}"]
+
+
 def _indexing_line(s: StatusReport) -> list[str]:
     i = s.indexing
     if i is None:
@@ -172,7 +180,7 @@ def status_text(s: StatusReport) -> str:
         + (f" ({s.vector_error})" if s.vector_error else ""),
         f"Vector dims: {s.vector_dims or '-'}",
         *_indexing_line(s),
-        *([] if s.vectors is None else [f"Vectors: {s.vectors.ratio()} chunks embedded"]),
+        *_vectors_line(s),
         *_vector_index_line(s),
         f"Embedding cache: {s.cache_entries} entries (cap {s.cache_max_entries or 'none'})",
         f"Events: position {s.events_position}, {s.events_pending} pending",

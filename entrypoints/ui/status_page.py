@@ -29,13 +29,21 @@ def status_json(report: StatusReport, *, first_sync_done: bool) -> dict[str, obj
         "lastSyncedAt": report.last_synced_at,
         "firstSyncDone": first_sync_done,
         "vectors": None if vectors is None else {"done": vectors.done, "total": vectors.total},
-        "vectorsText": "keyword-only index" if vectors is None else vectors.ratio(),
+        "vectorsText": "keyword-only index" if vectors is None else _vectors_text(report),
         "indexing": None
         if indexing is None
         else {"done": indexing.files_done, "total": indexing.files_total},
         "problems": len(problems(report)),
         "eventsPosition": report.events_position,
     }
+
+
+def _vectors_text(report: StatusReport) -> str:
+    """The index's vectors, of all chunks; while they are not the configured model's (a model
+    changed, a fallback's vectors), whose they are and how far the configured model's are."""
+    assert report.vectors is not None
+    r = report.reembedding
+    return report.vectors.ratio() + ("" if r is None else f" {r.whose()}")
 
 
 def problems(report: StatusReport) -> list[tuple[str, str]]:
@@ -75,7 +83,7 @@ def _progress(report: StatusReport) -> Safe:
         total=max(vectors.total, 1),
         done=vectors.done,
         state=state,
-        text=vectors.ratio(),
+        text=_vectors_text(report),
     )
 
 

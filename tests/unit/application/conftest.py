@@ -35,6 +35,7 @@ class World:
     clock: FakeClock = field(default_factory=FakeClock)
     embedder: FakeEmbeddingProvider | None = field(default_factory=FakeEmbeddingProvider)
     fallback: EmbeddingProvider | None = None
+    requested: str = "auto"  # the configured provider's name (an explicit one is selected at once)
     watcher: FakeChangeWatcher | None = None
     lease: FakeWatchLease | None = None
     journal: FakeChangeJournal | None = None  # what a watching manager's journal factory gives
@@ -68,7 +69,7 @@ class World:
             store=self.store,
             event_log=self.log,
             available_sources={"memory": self.memory, "sessions": self.sessions},
-            runtime=EmbeddingRuntime(select, select_fallback),
+            runtime=EmbeddingRuntime(select, select_fallback, self.requested),
             clock=self.clock,
             scope_hash="scope-1",
             watcher=self.watcher,
