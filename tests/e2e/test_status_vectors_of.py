@@ -9,16 +9,15 @@ while `refusing` is set) and Ollama's `/api/embed`; each model answers with its 
 from __future__ import annotations
 
 import json
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
 
 from tests.e2e._loud_support import cli_env, make_home, no_traceback
 from tests.e2e._loud_support import memlane as run_cli
+from tests.loopback_http import QuietHandler, serving
 
 pytestmark = pytest.mark.e2e
 
@@ -35,9 +34,10 @@ class Server:
 def server() -> Iterator[Server]:
     state = Server(url="")
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            body = self.json_body()
+            assert isinstance(body, dict)
             texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
             vector = [1.0] + [0.0] * (DIMS[body["model"]] - 1)
             payload: dict[str, object]
@@ -50,23 +50,10 @@ def server() -> Iterator[Server]:
             else:
                 data = [{"index": i, "embedding": vector} for i in range(len(texts))]
                 payload = {"object": "list", "model": body["model"], "data": data}
-            raw = json.dumps(payload).encode()
-            self.send_response(code)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(raw)))
-            self.end_headers()
-            self.wfile.write(raw)
+            self.reply_json(code, payload)
 
-        def log_message(self, *_args: object) -> None:
-            pass
-
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    state.url = f"http://127.0.0.1:{httpd.server_address[1]}"
-    yield state
-    httpd.shutdown()
-    httpd.server_close()
+    with serving(Handler) as state.url:
+        yield state
 
 
 def _env(home: Path, server: Server, model: str, *, fallback: str = "none") -> dict[str, str]:

@@ -13,12 +13,11 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from tests.e2e._daemon_support import until
 from tests.e2e._loud_support import cli_env, make_home, memlane
 
 pytestmark = pytest.mark.e2e
@@ -27,15 +26,6 @@ _POISON = (
     "CREATE TRIGGER poison BEFORE INSERT ON files WHEN NEW.path = 'memory/poison.md' "
     "BEGIN SELECT RAISE(ABORT, 'poisoned row'); END"
 )
-
-
-def _until(check: Callable[[], bool], timeout: float = 60.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.2)
-    return check()
 
 
 def _sql(db: Path, statement: str) -> list[tuple[object, ...]]:
@@ -60,7 +50,7 @@ def test_status_in_another_process_says_why_the_watchers_sync_failed(tmp_path: P
                 assert proc.poll() is None
             (home / "ws" / "memory" / "poison.md").write_text("# Poison\n\nNot stored.\n")
             failed = "SELECT count(*) FROM events WHERE type = 'sync_failed'"
-            assert _until(lambda: _sql(db, failed) != [(0,)])
+            assert until(lambda: _sql(db, failed) != [(0,)], timeout=60.0)
         finally:
             proc.send_signal(signal.SIGKILL)
             proc.wait(timeout=30)

@@ -10,25 +10,16 @@ import sqlite3
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 
 import pytest
 
 from memlane.adapters.sources.watch_lease import FileWatchLease
+from tests.e2e._daemon_support import until
 from tests.e2e._loud_support import cli_env, make_home
 
 pytestmark = pytest.mark.e2e
-
-
-def _until(check: Callable[[], bool], timeout: float = 60.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.2)
-    return check()
 
 
 def _logged(db: Path, kind: str, path: str) -> int:
@@ -66,7 +57,7 @@ def test_two_watchers_log_each_change_once_and_the_survivor_takes_over(tmp_path:
 
         for i in range(3):
             (home / "ws" / "memory" / f"n{i}.md").write_text(f"# N{i}\n\nNarwhals: {i}.\n")
-            assert _until(partial(_indexed, db, f"memory/n{i}.md"))
+            assert until(partial(_indexed, db, f"memory/n{i}.md"), timeout=60.0)
         time.sleep(1.0)  # the other watcher's debounce window and sync, had it run one
         for i in range(3):
             assert _logged(db, "file_changed", f"memory/n{i}.md") == 1
@@ -79,7 +70,7 @@ def test_two_watchers_log_each_change_once_and_the_survivor_takes_over(tmp_path:
         dead.wait(timeout=30)
         (home / "ws" / "memory" / "late.md").write_text("# Late\n\nThe walrus count is 7.\n")
 
-        assert _until(partial(_indexed, db, "memory/late.md"))
+        assert until(partial(_indexed, db, "memory/late.md"), timeout=60.0)
         survivor = lease.holder()
         assert survivor is not None and survivor.pid != holder.pid
         time.sleep(1.0)

@@ -6,17 +6,15 @@ is the one the application builds (provider_factories + make_runtime).
 
 from __future__ import annotations
 
-import json
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
 from memlane.application.ports.embedding import EmbeddingError
 from memlane.entrypoints.config.runtime import resolve_settings
 from memlane.entrypoints.container.embedding import make_runtime, provider_factories
+from tests.loopback_http import QuietHandler, serving
 
 DIMS = 1536  # text-embedding-3-small, the default model a fallback runs (checked by the adapter)
 
@@ -31,9 +29,10 @@ class Server:
 def _serve(fail: bool) -> Iterator[Server]:
     state = Server(url="", fail=fail)
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_POST(self) -> None:
-            body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+            body = self.json_body()
+            assert isinstance(body, dict)
             state.seen.append((self.path, self.headers.get("Authorization"), body))
             payload: dict[str, object]
             if state.fail:
@@ -45,23 +44,11 @@ def _serve(fail: bool) -> Iterator[Server]:
                     for i in range(len(inputs))
                 ]
                 payload, code = {"object": "list", "data": data, "model": body["model"]}, 200
-            raw = json.dumps(payload).encode()
-            self.send_response(code)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(raw)))
-            self.end_headers()
-            self.wfile.write(raw)
+            self.reply_json(code, payload)
 
-        def log_message(self, *_args: object) -> None:
-            pass
-
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    state.url = f"http://127.0.0.1:{server.server_address[1]}/v1"
-    yield state
-    server.shutdown()
-    server.server_close()
+    with serving(Handler) as root:
+        state.url = f"{root}/v1"
+        yield state
 
 
 @pytest.fixture

@@ -9,10 +9,8 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 import pytest
@@ -21,6 +19,7 @@ from memlane.adapters.embedding._http import HttpEmbeddingProvider, HttpOptions
 from memlane.adapters.embedding.ollama import OllamaEmbeddingProvider
 from memlane.application.ports.embedding import EmbeddingRejected, EmbeddingUnavailable
 from tests.integration.embedding._support import CASES, SECRET, ProviderCase
+from tests.loopback_http import QuietHandler, serving
 
 pytestmark = pytest.mark.integration
 by_name = pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
@@ -92,29 +91,15 @@ class Server:
 def server() -> Iterator[Server]:
     state = Server()
 
-    class Handler(BaseHTTPRequestHandler):
+    class Handler(QuietHandler):
         def do_POST(self) -> None:
-            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.json_body()
             state.paths.append(self.path)
             reply = state.replies.pop(0) if state.replies else Reply(599, b"{}")
-            self.send_response(reply.status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(reply.body)))
-            for name, value in reply.headers.items():
-                self.send_header(name, value)
-            self.end_headers()
-            self.wfile.write(reply.body)
+            self.reply(reply.status, reply.body, reply.headers)
 
-        def log_message(self, *_args: object) -> None:
-            pass
-
-    http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=http.serve_forever, daemon=True)
-    thread.start()
-    state.root = f"http://127.0.0.1:{http.server_address[1]}"
-    yield state
-    http.shutdown()
-    http.server_close()
+    with serving(Handler) as state.root:
+        yield state
 
 
 def _provider(
