@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
 import math
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import httpx
 import pytest
@@ -14,6 +11,7 @@ from memlane.adapters.embedding._http import HttpOptions
 from memlane.adapters.embedding.gemini import GeminiEmbeddingProvider
 from memlane.application.ports.embedding import EmbeddingRejected, ProviderNotConfigured
 from tests.integration.embedding._support import SECRET, Script, body_of, raw_vector, status
+from tests.loopback_http import QuietHandler, serving
 
 pytestmark = pytest.mark.integration
 BASE = "https://generativelanguage.googleapis.com/v1beta"
@@ -121,31 +119,17 @@ class TestGeminiRequests:
     def test_a_path_segment_starting_with_openai_is_kept_over_the_wire(self) -> None:
         paths: list[str] = []
 
-        class Handler(BaseHTTPRequestHandler):
+        class Handler(QuietHandler):
             def do_POST(self) -> None:
-                self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self.json_body()
                 paths.append(self.path)
-                body = json.dumps({"embedding": {"values": raw_vector(3072, 0)}}).encode()
-                self.send_response(200)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                self.reply_json(200, {"embedding": {"values": raw_vector(3072, 0)}})
 
-            def log_message(self, *_args: object) -> None:
-                pass
-
-        server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        threading.Thread(target=server.serve_forever, daemon=True).start()
-        try:
-            root = f"http://127.0.0.1:{server.server_address[1]}"
+        with serving(Handler) as root:
             provider = GeminiEmbeddingProvider(
                 HttpOptions(api_key=SECRET, base_url=f"{root}/openaiproxy/v1beta")
             )
             vector = provider.embed_query("q")
-        finally:
-            server.shutdown()
-            server.server_close()
 
         assert paths == ["/openaiproxy/v1beta/models/gemini-embedding-001:embedContent"]
         assert math.isclose(math.hypot(*vector), 1.0)
