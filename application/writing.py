@@ -22,6 +22,7 @@ from typing import Final, Literal
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.file_source import FileRefused
 from memlane.application.ports.note_writer import NoteWriter
+from memlane.application.reports import SyncReport
 from memlane.domain.errors import InvalidQuery
 from memlane.domain.redaction import Redaction
 
@@ -61,6 +62,10 @@ def check_note_path(path: str) -> str:
     """Return `path` if an agent may write it, else raise FileRefused saying why."""
     if not path or "\x00" in path or "\\" in path:
         raise FileRefused(path, "malformed path")
+    if any(_is_control(c) for c in path):
+        raise FileRefused(
+            path, "the name holds a control character (a line break, an escape): use plain text"
+        )
     if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
         raise FileRefused(path, "absolute paths are refused; use memory/<name>.md")
     if path == _ROOT_NOTE:
@@ -78,6 +83,13 @@ def check_note_path(path: str) -> str:
     if name.startswith(".") or not name.lower().endswith(".md") or len(name) <= len(".md"):
         raise FileRefused(path, "notes are Markdown files: end the name in .md")
     return path
+
+
+def _is_control(char: str) -> bool:
+    """A C0 or C1 control character or DEL: in a file name it breaks every `path#L1` citation
+    and line of output that shows it, and an escape sequence would reach the user's terminal."""
+    code = ord(char)
+    return code < 0x20 or 0x7F <= code < 0xA0
 
 
 class WriteNote:
@@ -114,7 +126,8 @@ class WriteNote:
         secrets the redactor finds are masked first. Raises InvalidQuery for empty, oversized or
         non-text text (a NUL byte, a lone surrogate) or an unknown mode, FileRefused for a path
         outside the allow-list, and the NoteWriter's errors for what the disk refuses. A failed
-        refresh does not undo the write: the result says the index is behind.
+        refresh, or one skipped for another process's indexing, does not undo the write: the
+        result says the index is behind, and why.
         """
         if mode not in ("append", "replace"):
             raise InvalidQuery("mode must be 'append' or 'replace'")
@@ -142,10 +155,22 @@ class WriteNote:
             masked=redaction.masked if redaction is not None else (),
         )
         try:
-            self._refresh()
+            report = self._refresh()
         except Exception as exc:  # the note is safe on disk; the next sync indexes it
             return replace(result, indexed=False, index_error=str(exc))
+        skipped = _skipped(report)
+        if skipped is not None:
+            return replace(result, indexed=False, index_error=skipped)
         return result
+
+
+def _skipped(report: object) -> str | None:
+    """Why the refresh left the note out, when its sync was skipped: another process builds
+    the first index or rebuilds it aside. Such a sync handles no event and says why in its
+    warnings; a sync that ran handles at least the written note's change."""
+    if isinstance(report, SyncReport) and report.events_handled == 0 and report.warnings:
+        return "; ".join(report.warnings)
+    return None
 
 
 def _require_text(text: str) -> None:

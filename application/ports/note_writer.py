@@ -30,7 +30,10 @@ class NoteWriter(Protocol):
       ending a last line that lacks its newline; a note holding a NUL byte (binary to the
       indexer, never indexed) is not appended to: NoteWriteFailed says so; `append=False`
       replaces the content; missing parent folders are created;
-    * concurrent calls on one writer never lose each other's appends;
+    * concurrent calls never lose each other's appends, on one writer or from several
+      processes; an append never drops a change someone else made to the note meanwhile;
+    * a new note gets the mode any new file would (the umask applies); a replaced note keeps
+      its mode;
     * the result may not exceed `max_bytes`, else FileTooLarge and nothing changes;
     * returns the size of the note afterwards, in bytes.
     """

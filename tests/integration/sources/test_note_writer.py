@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
 import pytest
 
+from memlane.adapters.sources import note_writer
 from memlane.adapters.sources.note_writer import FilesystemNoteWriter
 from memlane.application.ports.file_source import FileRefused, FileTooLarge
 from memlane.application.ports.note_writer import NoteWriteFailed
@@ -184,3 +188,74 @@ class TestFilesystemNoteWriter:
 
         lines = (workspace / "memory" / "log.md").read_text().splitlines()
         assert sorted(lines) == sorted(f"line {i}" for i in range(16))
+
+    def test_a_name_too_long_for_the_disk_fails_cleanly(self, workspace: Path) -> None:
+        writer = FilesystemNoteWriter(workspace=str(workspace))
+
+        with pytest.raises(NoteWriteFailed, match="too long"):
+            writer.write("memory/" + "a" * 300 + ".md", b"x\n", append=True, max_bytes=100)
+
+    def test_a_new_note_gets_the_umask_like_any_new_file(self, workspace: Path) -> None:
+        writer = FilesystemNoteWriter(workspace=str(workspace))
+        previous = os.umask(0o077)
+        try:
+            writer.write("memory/private.md", b"x\n", append=True, max_bytes=100)
+        finally:
+            os.umask(previous)
+
+        assert (workspace / "memory" / "private.md").stat().st_mode & 0o777 == 0o600
+
+    def test_appends_from_two_processes_all_land(self, workspace: Path) -> None:
+        script = (
+            "import sys\n"
+            "from memlane.adapters.sources.note_writer import FilesystemNoteWriter\n"
+            "w = FilesystemNoteWriter(workspace=sys.argv[1])\n"
+            "for i in range(100):\n"
+            "    w.write('memory/log.md', f'{sys.argv[2]} {i}\\n'.encode(),"
+            " append=True, max_bytes=100_000)\n"
+        )
+        procs = [
+            subprocess.Popen([sys.executable, "-c", script, str(workspace), tag])
+            for tag in ("a", "b")
+        ]
+        assert [p.wait() for p in procs] == [0, 0]
+
+        lines = (workspace / "memory" / "log.md").read_text().splitlines()
+        assert sorted(lines) == sorted(f"{tag} {i}" for tag in ("a", "b") for i in range(100))
+
+    def test_an_edit_made_while_appending_is_kept(
+        self, workspace: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        note = workspace / "memory" / "shared.md"
+        note.write_bytes(b"first\n")
+        read = note_writer._read_existing
+
+        def read_then_the_user_saves(path: str, real: Path) -> bytes:
+            old = read(path, real)
+            if b"user" not in old:
+                note.write_bytes(b"first\nuser edit\n")  # the editor saves meanwhile
+            return old
+
+        monkeypatch.setattr(note_writer, "_read_existing", read_then_the_user_saves)
+        writer = FilesystemNoteWriter(workspace=str(workspace))
+
+        writer.write("memory/shared.md", b"agent\n", append=True, max_bytes=100)
+
+        assert note.read_bytes() == b"first\nuser edit\nagent\n"
+
+    def test_a_loop_of_symlinks_fails_cleanly(self, workspace: Path) -> None:
+        (workspace / "memory" / "one.md").symlink_to("two.md")
+        (workspace / "memory" / "two.md").symlink_to("one.md")
+        writer = FilesystemNoteWriter(workspace=str(workspace))
+
+        with pytest.raises(NoteWriteFailed, match="loop"):
+            writer.write("memory/one.md", b"x\n", append=True, max_bytes=100)
+
+    def test_a_file_where_a_folder_should_be_fails_cleanly(self, workspace: Path) -> None:
+        (workspace / "memory" / "a.md").write_bytes(b"note\n")
+        writer = FilesystemNoteWriter(workspace=str(workspace))
+
+        with pytest.raises(NoteWriteFailed, match="a file stands where a folder"):
+            writer.write("memory/a.md/b.md", b"x\n", append=True, max_bytes=100)
+
+        assert (workspace / "memory" / "a.md").read_bytes() == b"note\n"

@@ -6,6 +6,8 @@ import pytest
 
 from memlane.application.ports.file_source import FileRefused, FileTooLarge
 from memlane.application.ports.note_writer import NoteWriteFailed
+from memlane.application.sync_report import REBUILD_ELSEWHERE, rebuild_skipped_report
+from memlane.application.sync_trigger import SyncTrigger
 from memlane.application.writing import (
     MAX_NOTE_BYTES,
     MAX_TEXT_BYTES,
@@ -92,6 +94,11 @@ class TestWriteNote:
             "memory\\x.md",
             "sessions/chat.jsonl",
             "",
+            "memory/a\nb.md",
+            "memory/tab\there.md",
+            "memory/red\x1b[31m.md",
+            "memory/c1\x9b31m.md",
+            "memory/del\x7f.md",
         ],
     )
     def test_paths_outside_the_allow_list_are_refused_before_any_write(
@@ -151,6 +158,17 @@ class TestWriteNote:
         result = WriteNote(writer=writer, clock=world.clock, refresh=broken)("keep me")
 
         assert not result.indexed and result.index_error == "store locked"
+        assert world.memory.read_bytes(result.path) == b"keep me\n"
+
+    def test_a_refresh_skipped_for_another_process_says_the_index_is_behind(
+        self, world: World
+    ) -> None:
+        writer = FakeNoteWriter(files=world.memory)
+        skipped = rebuild_skipped_report(SyncTrigger.EXPLICIT, [])
+        result = WriteNote(writer=writer, clock=world.clock, refresh=lambda: skipped)("keep me")
+
+        assert not result.indexed
+        assert result.index_error == REBUILD_ELSEWHERE
         assert world.memory.read_bytes(result.path) == b"keep me\n"
 
 
