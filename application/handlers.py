@@ -13,7 +13,12 @@ import structlog
 
 from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
 from memlane.application.indexing import FilePreparer, PreparedFile, write_prepared
-from memlane.application.issues import FileVersion, IssueBoard
+from memlane.application.issues import (
+    FileVersion,
+    IssueBoard,
+    embedding_problem,
+    file_problems,
+)
 from memlane.application.messagebus import Handler, Routes
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.embedding import (
@@ -98,12 +103,9 @@ class IndexFile:
             if selection is not None:
                 follow_ups += fallback_events(self._clock, selection)
             fix = embedding_fix(outcome.embedding_error)
-            problems.append(
-                f"embedding failed ({outcome.embedding_error}); indexed for keyword search, "
-                + ("vectors pending" if fix is None else f"no vectors: {fix}")
-            )
+            problems.append(embedding_problem(outcome.embedding_error, fix))
         if problems:
-            self._issues.report(source, path, "; ".join(problems))
+            self._issues.report(source, path, file_problems(problems))
         else:
             self._issues.clear(source, path)
         indexed = events.FileIndexed(

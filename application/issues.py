@@ -9,13 +9,38 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Collection
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from memlane.application.ports.index_store import IndexStore, RecordedIssue
 from memlane.domain.sources import Source, SourceIssue
 
 # The area under which the last embedding-provider failure is kept (see provider_failures.py).
 PROVIDER_AREA = "provider"
+
+# How a file's embedding failure begins (`embedding_problem`): always the last of the file's
+# problems, so a backfill that later gives the file its vectors takes it off alone.
+_EMBEDDING_FAILED = "embedding failed ("
+_SEPARATOR = "; "  # between a file's problems
+
+
+def embedding_problem(error: object, fix: str | None) -> str:
+    """The problem a file indexed without its vectors reports (its keyword rows are in)."""
+    then = "vectors pending" if fix is None else f"no vectors: {fix}"
+    return f"{_EMBEDDING_FAILED}{error}); indexed for keyword search, {then}"
+
+
+def file_problems(problems: list[str]) -> str:
+    """A file's problems as one issue's reason (an embedding failure last)."""
+    return _SEPARATOR.join(problems)
+
+
+def _without_embedding_failure(reason: str) -> str | None:
+    """`reason` less its embedding failure: the same text when it has none, None when it was
+    the only problem."""
+    at = 0 if reason.startswith(_EMBEDDING_FAILED) else reason.find(_SEPARATOR + _EMBEDDING_FAILED)
+    if at < 0:
+        return reason
+    return reason[:at] or None
 
 
 @dataclass(frozen=True, slots=True)
@@ -112,6 +137,31 @@ class IssueBoard:
                 del self._issues[stale]
             self._issues.update(after)
         return True
+
+    def has_embedding_failures(self) -> bool:
+        """Whether some file's problems include a failed embedding (a cheap, in-memory look)."""
+        with self._lock:
+            self._load()
+            return any(
+                _without_embedding_failure(i.reason) != i.reason for i in self._issues.values()
+            )
+
+    def clear_embedding_failures(self) -> bool:
+        """Take the failed embedding off every file's problems (once each chunk has a vector of
+        the active model); its other problems stay. Return whether anything changed."""
+        changed = False
+        with self._lock:
+            self._load()
+            for key, issue in list(self._issues.items()):
+                left = _without_embedding_failure(issue.reason)
+                if left == issue.reason:
+                    continue
+                changed = True
+                if left is None:
+                    del self._issues[key]
+                else:
+                    self._issues[key] = replace(issue, reason=left)
+        return changed
 
     def all(self) -> list[SourceIssue]:
         """Return every current problem of the files and sources, sorted by path (a failed

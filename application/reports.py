@@ -208,6 +208,9 @@ class StatusReport:
     # nothing), None when nothing says.
     last_synced_at: str | None = None
     last_sync_reason: str | None = None
+    # Transcripts the last sync (this process's, else as recorded with the index) held back
+    # until they grow past the sync.sessions thresholds (deltaBytes / deltaMessages).
+    files_held_back: int = 0
     read_only: str | None = None  # why the index could not be written, when a sync found so
     # The last sync that failed (in any process, as the event log says), until one goes through.
     last_sync_failure: SyncFailure | None = None

@@ -77,7 +77,7 @@ def search_result(
     snippet = make_snippet(item.text)
     citation = citation_for(item.path, item.start_line, item.end_line) if citations else None
     if citation is not None:
-        snippet = f"{snippet.strip()}\n\nSource: {citation}"
+        snippet = f"{_trimmed(snippet)}\n\nSource: {citation}"
     explanation = item.explanation(mmr_rank=rank) if explain else None
     return SearchResult(
         path=item.path,
@@ -96,3 +96,11 @@ def search_result(
             else round(background.standing(item.vector_score), 2)
         ),
     )
+
+
+def _trimmed(snippet: str) -> str:
+    """`snippet` without its trailing whitespace and leading blank lines, before the citation
+    line; the first line's indentation stays (code in a snippet keeps its shape)."""
+    body = snippet.rstrip()
+    first = len(body) - len(body.lstrip())  # where the first visible character is
+    return body[body.rfind("\n", 0, first) + 1 :]

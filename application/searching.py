@@ -4,7 +4,7 @@ Around the query pipeline (`queries.Searcher`): the checks that refuse a bad que
 sync (the time window's bounds read against one clock reading), the syncs the settings ask for
 before a search (`SearchSyncPolicy`), the indexes of the agents searched, a small vector gap
 filled, and the notices a search carries back (first sync unfinished, a sync refused, a
-read-only index).
+read-only index, hits from files changed since they were indexed when the search did not sync).
 """
 
 from __future__ import annotations
@@ -15,9 +15,11 @@ from dataclasses import replace
 from memlane.application.agent_directory import AgentDirectory
 from memlane.application.enabled import require_enabled
 from memlane.application.ports.clock import Clock
+from memlane.application.ports.index_store import IndexStore
 from memlane.application.queries import Searcher
 from memlane.application.reports import SearchResponse
 from memlane.application.search_syncs import SearchSyncPolicy
+from memlane.application.stale_hits import stale_paths, stale_warning
 from memlane.application.sync import SyncService
 from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
 from memlane.domain.agents import parse_agents
@@ -38,8 +40,10 @@ class Searching:
         syncing: SyncService,
         agents: AgentDirectory,
         clock: Clock,
+        store: IndexStore,
     ) -> None:
         self._settings = settings
+        self._store = store
         self._searcher = searcher
         self._policy = policy
         self._syncing = syncing
@@ -93,10 +97,26 @@ class Searching:
         read_only = self._syncing.take_read_only_notice()
         rebuilding = self._syncing.rebuild_notice
         host_busy = self._syncing.take_host_busy_notice()
-        notices = [n for n in (pending, refusal, read_only, rebuilding, host_busy) if n]
+        stale = self._stale_notice(response)
+        notices = [n for n in (pending, refusal, read_only, rebuilding, host_busy, stale) if n]
         if not notices:
             return response
         return replace(response, warnings=(*response.warnings, *notices))
+
+    def _stale_notice(self, response: SearchResponse) -> str | None:
+        """With `sync.onSearch: false` the index is searched as it is: name the hits' files
+        changed since they were indexed (one stat per distinct file, application/stale_hits.py).
+        With it on, this agent's index was synced before the search (the CLI's refresh) or is
+        kept so by the process's watcher, and nothing is checked."""
+        if self._settings.sync.on_search or not response.results:
+            return None
+        paths = stale_paths(
+            response.results,
+            store=self._store,
+            sources=self._agents.sources,
+            agent_id=self._agents.agent_id,
+        )
+        return stale_warning(paths)
 
     def check_agents(self, agents: Sequence[str] | str) -> list[str]:
         """The agent ids asked for, each one the store holds (its index opened once, as the

@@ -127,7 +127,7 @@ class StatusReporter:
         else:
             provider_name, model = self._runtime.requested, self._settings.model or None
         issues = self._issues.all()
-        synced_at, sync_reason = self._last_sync()
+        synced_at, sync_reason, held_back = self._last_sync()
         vectors: VectorProgress | None = None
         reembedding: Reembedding | None = None
         fallback_from = selection.fallback_from if selection else None
@@ -171,6 +171,7 @@ class StatusReporter:
             last_sync=self._syncing.last_report,
             last_synced_at=synced_at,
             last_sync_reason=sync_reason,
+            files_held_back=held_back,
             read_only=self._syncing.read_only,
             last_sync_failure=self._verdicts.last_failure(),
             warnings=tuple(
@@ -257,9 +258,13 @@ class StatusReporter:
             return known
         return no_index or self._bus.pending() > 0
 
-    def _last_sync(self) -> tuple[str | None, str | None]:
+    def _last_sync(self) -> tuple[str | None, str | None, int]:
+        """When, why and with how many transcripts held back: this process's last sync, else
+        the record kept with the index (another process's)."""
         report = self._syncing.last_report
         if report is not None:
-            return self._syncing.last_synced_at, report.reason
+            return self._syncing.last_synced_at, report.reason, report.files_held_back
         record = self._store.last_sync()
-        return (None, None) if record is None else (record.finished_at, record.reason)
+        if record is None:
+            return None, None, 0
+        return record.finished_at, record.reason, record.files_held_back

@@ -26,6 +26,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from typing import Final
 
 import structlog
@@ -432,8 +433,11 @@ class SyncService:
                     full_reindex=report.full_reindex,
                     files_indexed=report.files_indexed,
                     files_removed=report.files_removed,
+                    files_held_back=held_back,
                 )
             )
+        else:
+            self._record_held_back(held_back)
         with self._state_lock:
             self._dirty = False
             self._last = report
@@ -470,3 +474,11 @@ class SyncService:
         if handled:  # the log only grows when events are handled; otherwise nothing to compact
             self._log.compact(keep_last=EVENT_LOG_KEEP)
         self._progress.set_phase("idle")
+
+    def _record_held_back(self, held_back: int) -> None:
+        """Keep the recorded count of held-back transcripts current after a sync that changed
+        nothing else (`status` in another process shows it); written only when it moved, and
+        the record's other facts, those of the last sync that changed the index, stay."""
+        last = self._store.last_sync()
+        if last is not None and last.files_held_back != held_back:
+            self._store.record_sync(replace(last, files_held_back=held_back))

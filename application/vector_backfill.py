@@ -181,6 +181,7 @@ class VectorBackfill:
             return 0
         before = self._store.vector_progress(vector_label(provider.model, provider.key))
         if before.complete:
+            self._clear_file_failures(before)
             return 0
         if limit is not None and before.missing > limit:
             log.info("vector_backfill_deferred", missing=before.missing, total=before.total)
@@ -212,6 +213,7 @@ class VectorBackfill:
                 return done + self.run(limit=limit)
             return done
         self._issues.clear("index", "(vectors)")
+        self._clear_file_failures()
         if done:
             self._runtime.note_success()  # clears a provider failure kept with the index
         return done
@@ -245,8 +247,19 @@ class VectorBackfill:
         if done:
             self._runtime.note_success()
         self._issues.clear("index", "(vectors)")
+        self._clear_file_failures()
         self._issues.persist()  # writes only when a failure was recorded before
         return done
+
+    def _clear_file_failures(self, progress: VectorProgress | None = None) -> None:
+        """Take the files' embedding failures off the board once every chunk has a vector of
+        the active model (each file's chunks then have theirs); counted only while some file
+        has one. The board is persisted by the caller (the sync, `step`)."""
+        if not self._issues.has_embedding_failures():
+            return
+        progress = progress or self.progress()
+        if progress is not None and progress.complete:
+            self._issues.clear_embedding_failures()
 
     def _pieces_step(self, provider: EmbeddingProvider) -> int:
         """One call's worth of note chunks' piece vectors, once no chunk lacks its own."""

@@ -150,6 +150,15 @@ def _watcher_line(s: StatusReport) -> list[str]:
     return [f"Watcher: pid {s.watcher.pid}, {word} (searches skip their scan while so)"]
 
 
+def _held_back_line(s: StatusReport) -> list[str]:
+    if not s.files_held_back:
+        return []
+    return [
+        f"Held back: {s.files_held_back} transcript(s) held back until they grow past "
+        "sync.sessions thresholds; `memlane index` indexes them now"
+    ]
+
+
 def _failure_lines(s: StatusReport) -> list[str]:
     f = s.last_sync_failure
     if f is None:
@@ -173,6 +182,7 @@ def status_text(s: StatusReport) -> str:
         *_watcher_line(s),
         f"Last sync: {s.last_synced_at or 'never'}"
         + (f" ({s.last_sync_reason})" if s.last_sync_reason else ""),
+        *_held_back_line(s),
         *_failure_lines(s),
         f"Store: {s.store_path}",
         f"Workspace: {s.workspace}",

@@ -60,6 +60,7 @@ def last_sync(conn: Connection) -> SyncRecord | None:
             full_reindex=bool(data["full_reindex"]),
             files_indexed=int(data["files_indexed"]),
             files_removed=int(data["files_removed"]),
+            files_held_back=int(data.get("files_held_back", 0)),  # absent before it was kept
         )
     except (ValueError, KeyError, TypeError):  # a status line is not worth failing over
         return None
@@ -77,6 +78,7 @@ def record_sync(conn: Connection, record: SyncRecord) -> None:
                 "full_reindex": record.full_reindex,
                 "files_indexed": record.files_indexed,
                 "files_removed": record.files_removed,
+                "files_held_back": record.files_held_back,
             }
         ),
     )

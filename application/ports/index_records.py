@@ -151,6 +151,9 @@ class SyncRecord:
     full_reindex: bool
     files_indexed: int
     files_removed: int
+    # Transcripts the last sync held back below the sync.sessions growth thresholds (kept up
+    # to date by every sync, also one that changed nothing else).
+    files_held_back: int = 0
 
 
 @dataclass(frozen=True, slots=True)

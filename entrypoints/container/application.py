@@ -227,6 +227,7 @@ class Application(containers.DeclarativeContainer):
         syncing=syncing,
         agents=agents,
         clock=clock,
+        store=store,
     )
     reading = providers.Singleton(Reading, settings=settings, agents=agents, redact=redact)
     reporting = providers.Singleton(

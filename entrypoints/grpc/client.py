@@ -2,7 +2,10 @@
 
 Returns the same values the manager returns (`SearchResponse`, `GetResult`, `SyncReport`,
 `StatusReport`) and `StreamedEvent`s for the event stream. Every failure is a `MemlaneRpcError`
-carrying the gRPC status code, the server's message and its request id.
+carrying the gRPC status code, the server's message and its request id; a number the request
+message cannot carry (`from_line` past the int32 range) is refused before any call with
+`MemlaneRequestRefused`, both a MemlaneRpcError (INVALID_ARGUMENT) and the InvalidQuery the
+other faces raise.
 
     with MemlaneClient("127.0.0.1:50051", token="s3cret") as client:
         for hit in client.search("what did we decide about the API?").results:
@@ -20,6 +23,7 @@ from typing import Final, Self, cast
 import grpc
 
 from memlane.application.reports import GetResult, SearchResponse, StatusReport, SyncReport
+from memlane.domain.errors import InvalidQuery
 from memlane.entrypoints.grpc._generated import memlane_pb2 as pb
 from memlane.entrypoints.grpc._generated import memlane_pb2_grpc as pb_grpc
 from memlane.entrypoints.grpc.messages import (
@@ -31,9 +35,14 @@ from memlane.entrypoints.grpc.messages import (
     sync_report_from_pb,
 )
 
-__all__ = ["MemlaneClient", "MemlaneRpcError", "StreamedEvent"]
+__all__ = ["MemlaneClient", "MemlaneRequestRefused", "MemlaneRpcError", "StreamedEvent"]
 
 _REQUEST_ID_KEY: Final = "x-request-id"
+
+# The ranges of the request messages' integer fields (memlane.proto).
+_INT32: Final = (-(2**31), 2**31 - 1)
+_UINT32: Final = (0, 2**32 - 1)
+_UINT64: Final = (0, 2**64 - 1)
 
 
 class MemlaneRpcError(Exception):
@@ -44,6 +53,40 @@ class MemlaneRpcError(Exception):
         self.code = code
         self.details = details
         self.request_id = request_id
+
+
+class MemlaneRequestRefused(MemlaneRpcError, InvalidQuery):
+    """A request refused before it was sent: a value its message cannot carry. Caught as a
+    MemlaneRpcError (INVALID_ARGUMENT, no request id) or as the InvalidQuery of the other faces."""
+
+    def __init__(self, details: str) -> None:
+        super().__init__(grpc.StatusCode.INVALID_ARGUMENT, details, None)
+
+
+def _whole(name: str, value: int | None, bounds: tuple[int, int]) -> int | None:
+    """`value` when the message's integer field can carry it (None: unset); else refused."""
+    raw: object = value  # callers outside mypy may pass anything
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, int):
+        raise MemlaneRequestRefused(f"{name} must be a whole number, not {type(raw).__name__}")
+    low, high = bounds
+    if not low <= raw <= high:
+        raise MemlaneRequestRefused(f"{name} must be between {low} and {high}, not {raw}")
+    return raw
+
+
+def _number(name: str, value: float | None) -> float | None:
+    """`value` when a double field can carry it (None: unset; NaN is the server's to judge)."""
+    raw: object = value
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, int | float):
+        raise MemlaneRequestRefused(f"{name} must be a number, not {type(raw).__name__}")
+    try:
+        return float(raw)
+    except OverflowError:  # an int past the double range
+        raise MemlaneRequestRefused(f"{name} must be a number between 0 and 1") from None
 
 
 def _translate(error: grpc.RpcError) -> MemlaneRpcError:
@@ -122,8 +165,8 @@ class MemlaneClient:
         `since` / `until` / `as_of` as in MemoryManager.search (strings: ISO 8601 or `7d`)."""
         request = pb.SearchRequest(
             query=query,
-            max_results=max_results,
-            min_score=min_score,
+            max_results=_whole("max_results", max_results, _INT32),
+            min_score=_number("min_score", min_score),
             explain=explain,
             session_key=session_key,
             agents=list(agents),
@@ -146,7 +189,12 @@ class MemlaneClient:
         agent: str | None = None,
     ) -> GetResult:
         """Read lines of a memory file or transcript (of another agent of the store: `agent`)."""
-        request = pb.GetRequest(path=path, from_line=from_line, lines=lines, agent=agent)
+        request = pb.GetRequest(
+            path=path,
+            from_line=_whole("from_line", from_line, _INT32),
+            lines=_whole("lines", lines, _INT32),
+            agent=agent,
+        )
         try:
             reply = self._stub.Get(request, timeout=self._timeout, metadata=self._metadata)
         except grpc.RpcError as exc:
@@ -202,9 +250,19 @@ class MemlaneClient:
         """Yield index events as they are appended, after replaying the newest `tail` ones.
 
         The stream runs until `timeout` (None: forever), the server stops, or the caller stops
-        iterating (leaving the loop or closing the iterator cancels the call).
+        iterating (leaving the loop or closing the iterator cancels the call). A `tail` or
+        `after_position` the request cannot carry is refused here, before the stream starts.
         """
-        request = pb.WatchEventsRequest(tail=tail, after_position=after_position, types=types)
+        request = pb.WatchEventsRequest(
+            tail=_whole("tail", tail, _UINT32) or 0,
+            after_position=_whole("after_position", after_position, _UINT64),
+            types=types,
+        )
+        return self._stream(request, timeout)
+
+    def _stream(
+        self, request: pb.WatchEventsRequest, timeout: float | None
+    ) -> Generator[StreamedEvent, None, None]:
         call = self._stub.WatchEvents(request, timeout=timeout, metadata=self._metadata)
         try:
             for message in call:

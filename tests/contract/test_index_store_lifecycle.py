@@ -125,6 +125,12 @@ class TestSyncState:
 
         assert store.last_sync() == second
 
+    def test_the_transcripts_held_back_are_kept_with_the_record(self, store: IndexStore) -> None:
+        record = SyncRecord("2026-01-01T00:00:00+00:00", "watch", False, 0, 0, files_held_back=2)
+        store.record_sync(record)
+
+        assert store.last_sync() == record
+
 
 class TestClose:
     def test_close_is_idempotent(self, store: IndexStore) -> None:

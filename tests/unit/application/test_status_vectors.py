@@ -207,6 +207,8 @@ class TestFailedBackfillWording:
         openai.manager().sync()
         assert openai.embedder is not None
         openai.memory.write("memory/n0.md", NOTE.format(n=10))
+        # The file's call, then the sync's backfill (no cool-down here): its vectors stay owed.
+        openai.embedder.fail_next(EmbeddingRejected(REFUSED))
         openai.embedder.fail_next(EmbeddingRejected(REFUSED))
         openai.manager().sync()
 
@@ -222,6 +224,8 @@ class TestFailedBackfillWording:
         openai.manager().sync()
         assert openai.embedder is not None
         openai.memory.write("memory/n0.md", NOTE.format(n=10))
+        # The file's call, then the sync's backfill (no cool-down here): its vectors stay owed.
+        openai.embedder.fail_next(EmbeddingUnavailable("503 overloaded"))
         openai.embedder.fail_next(EmbeddingUnavailable("503 overloaded"))
         openai.manager().sync()
 
