@@ -84,6 +84,11 @@ class MemoryManager:
             allow_mass_delete=allow_mass_delete,
         )
 
+    def sync_written(self) -> SyncReport:
+        """Index a note `memory_write` just wrote, without a long wait (see
+        `IndexUpkeep.sync_written`)."""
+        return self._upkeep.sync_written()
+
     def refresh(
         self,
         trigger: SyncTrigger = SyncTrigger.EXPLICIT,

@@ -100,6 +100,24 @@ class IndexUpkeep:
                 # vectors (those of the files committed before a failure too).
                 self._background.backfill()
 
+    def sync_written(self) -> SyncReport:
+        """Index a note `memory_write` just wrote, without making the tool call wait long: the
+        keyword rows are committed at once, vectors embedded only when few are missing (a
+        backlog goes to the background syncer, as after a search), and another process's sync
+        of a shared store is not waited for (the report says it was skipped). The note is on
+        disk whatever happens; a plain sync waited for every missing vector of the index."""
+        require_enabled(self._settings)
+        trigger = SyncTrigger.EXPLICIT
+        try:
+            return self._verdicts.run(
+                trigger,
+                lambda: self._syncing.run(
+                    trigger, backfill_limit=SEARCH_BACKFILL_LIMIT, wait_for_host=False
+                ),
+            )
+        finally:
+            self._background.backfill()
+
     def refresh(
         self, trigger: SyncTrigger, progress: Callable[[SyncProgress], None] | None
     ) -> SyncReport | None:

@@ -191,7 +191,7 @@ def note_writing(manager: MemoryManager) -> WriteNote:
     return WriteNote(
         writer=note_writer(manager.workspace, manager.settings.extra_paths),
         clock=SystemClock(),
-        refresh=manager.sync,
+        refresh=manager.sync_written,
         redact=Redactor(manager.settings.redaction.extra_patterns).redaction,
     )
 

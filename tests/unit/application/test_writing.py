@@ -6,8 +6,9 @@ import pytest
 
 from memlane.application.ports.file_source import FileRefused, FileTooLarge
 from memlane.application.ports.note_writer import NoteWriteFailed
-from memlane.application.sync_report import REBUILD_ELSEWHERE, rebuild_skipped_report
+from memlane.application.sync_report import HOST_BUSY, REBUILD_ELSEWHERE, rebuild_skipped_report
 from memlane.application.sync_trigger import SyncTrigger
+from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
 from memlane.application.writing import (
     MAX_NOTE_BYTES,
     MAX_TEXT_BYTES,
@@ -19,6 +20,7 @@ from memlane.domain.errors import InvalidQuery
 from memlane.domain.redaction import Redactor
 from tests.fakes.clock import FakeClock
 from tests.fakes.note_writer import FakeNoteWriter
+from tests.fakes.sync_lock import FakeSyncLock
 from tests.unit.application.conftest import World
 
 
@@ -32,7 +34,7 @@ def _use_case(
     return WriteNote(
         writer=writer,
         clock=world.clock,
-        refresh=manager.sync,
+        refresh=manager.sync_written,
         max_text_bytes=max_text_bytes,
         max_note_bytes=max_note_bytes,
     )
@@ -42,7 +44,7 @@ class TestWriteNote:
     def test_default_appends_to_todays_daily_note_and_search_finds_it(self, world: World) -> None:
         writer = FakeNoteWriter(files=world.memory)
         manager = world.manager()
-        write = WriteNote(writer=writer, clock=world.clock, refresh=manager.sync)
+        write = WriteNote(writer=writer, clock=world.clock, refresh=manager.sync_written)
 
         first = write("Priya prefers async stand-ups.")
         second = write("The VPN certificate expires in March.")
@@ -226,3 +228,48 @@ class TestRedactedWrites:
             self._write(world, writer)(text, path="memory/probe.md")
 
         assert writer.calls == []
+
+
+class TestTheWritesOwnSync:
+    """The tool call must not wait for the index's whole vector backlog or another host."""
+
+    def test_a_write_beside_a_large_backlog_is_indexed_without_embedding_it(
+        self, world: World
+    ) -> None:
+        for n in range(SEARCH_BACKFILL_LIMIT + 10):
+            world.memory.write(f"memory/n{n:03}.md", f"# Note {n}\n\nBacklog entry {n}.\n")
+        manager = world.manager()
+        manager.sync(wait_for_vectors=False)  # keyword rows in, every vector still owed
+        assert world.embedder is not None
+        world.embedder.calls.clear()
+        write = WriteNote(
+            writer=FakeNoteWriter(files=world.memory),
+            clock=world.clock,
+            refresh=manager.sync_written,
+        )
+
+        result = write("The harbour crane is serviced on Mondays.")
+
+        assert result.indexed and result.index_error is None
+        embedded = world.embedder.embedded_texts
+        assert not any("Backlog" in text for text in embedded)  # the background's to embed
+        assert any("harbour crane" in text for text in embedded)  # the note itself, at once
+        assert manager.search("harbour crane").results  # found by its keywords at once
+
+    def test_a_write_while_another_host_syncs_says_the_index_is_behind(self, world: World) -> None:
+        world.host_lock = FakeSyncLock()
+        world.memory.write("MEMORY.md", "# Ops\n\nDeploys on Fridays.\n")
+        manager = world.manager()
+        manager.sync()
+        world.host_lock.held_elsewhere = True  # the fake fails a test that would wait
+        write = WriteNote(
+            writer=FakeNoteWriter(files=world.memory),
+            clock=world.clock,
+            refresh=manager.sync_written,
+        )
+
+        result = write("The harbour crane is serviced on Mondays.")
+
+        assert not result.indexed and result.index_error == HOST_BUSY
+        on_disk = world.memory.read_bytes(result.path)
+        assert on_disk.endswith(b"Mondays.\n")  # written all the same
