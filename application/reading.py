@@ -105,7 +105,9 @@ def read_lines(
     # Only a cap the caller did not ask for is reported: `lines=20` of a longer file is a window.
     capped = not lines or lines > MAX_LINES
     if data is None:
-        return GetResult(path=path, text="", from_line=start, lines=count, source=source)
+        return GetResult(
+            path=path, text="", from_line=start, lines=count, source=source, missing=True
+        )
     if source == "sessions":
         transcript = parse_transcript(data)
         picked = [

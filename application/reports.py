@@ -37,7 +37,9 @@ class GetResult:
     """Lines read from a memory file or a transcript (`text` empty past the end of file).
 
     `more_from`: the line to read on from when the read stopped at `reading.MAX_LINES` before the
-    end of the file (the whole file, or more lines than that, was asked for); else None."""
+    end of the file (the whole file, or more lines than that, was asked for); else None.
+    `missing`: the file does not exist (read as empty text, as in the reference; the CLI says so
+    on stderr, a payload carries it)."""
 
     path: str
     text: str
@@ -45,6 +47,7 @@ class GetResult:
     lines: int
     source: Source
     more_from: int | None = None
+    missing: bool = False
 
 
 @dataclass(frozen=True, slots=True)

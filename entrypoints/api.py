@@ -361,6 +361,9 @@ def memory_get_tool(manager: MemoryManager, params: Mapping[str, object]) -> dic
         payload["agent"] = agent
     if unknown := _unknown_arguments(params, _GET_ARGUMENTS):
         payload["warnings"] = unknown
+    if got.missing:  # empty text, as in the reference, but not mistaken for an empty note
+        payload["missing"] = True
+        payload["note"] = "The file does not exist (yet): its text is empty."
     if got.more_from is not None:
         payload["moreFrom"] = got.more_from
         payload["note"] = (

@@ -56,7 +56,10 @@ from memlane.entrypoints.progress_display import sync_progress
 # No envvar= on --config and --state-dir: MEMLANE_CONFIG and MEMLANE_STATE_DIR are read where
 # the flags are resolved (config/read.py), from the caller's environment; click would read the
 # daemon's own when a daemon runs the command.
-@click.option("--config", help="JSON5 config file (default $MEMLANE_CONFIG, else ~/.memlane).")
+@click.option(
+    "--config",
+    help="JSON5 config file (default $MEMLANE_CONFIG, else ~/.memlane/config.json5).",
+)
 @click.option("--state-dir", help="State directory (default $MEMLANE_STATE_DIR, else ~/.memlane).")
 @click.option("--agent", help="Agent id (default: the config's default agent, else 'main').")
 @click.option(
@@ -187,7 +190,7 @@ def search(
     until: str | None,
     as_of: str | None,
 ) -> None:
-    """Search the memory (syncs first when the index is dirty or empty)."""
+    """Search the memory (brings the index up to date first unless sync.onSearch is false)."""
     text = query_option or query
     if text == "-":  # argv caps one argument at 128 KiB; a longer paste comes on stdin
         text = sys.stdin.read(MAX_QUERY_CHARS + 1)  # one past the limit: refused, not cut
@@ -299,6 +302,8 @@ def get(
         click.echo(json.dumps(camel_keys(asdict(got)), ensure_ascii=False, indent=2))
     else:
         click.echo(got.text)
+    if got.missing:
+        click.echo(f"memlane: {got.path} does not exist (read as empty)", err=True)
     if got.more_from is not None:
         click.echo(
             f"memlane: stopped after {got.lines:,} lines; {got.path} goes on: "

@@ -67,7 +67,7 @@ class Options:
             if to_show(self._runtime, always=show_ignored):
                 for found in self._runtime.ignored:
                     click.echo(
-                        f"memlane: warning: {found.key} is ignored: {found.reason}", err=True
+                        f"memlane: warning: {found.key} {found.verb}: {found.reason}", err=True
                     )
             note_warned(self._runtime.ignored)  # so opening the manager does not log them again
         return self._runtime

@@ -146,8 +146,12 @@ def _indexing_line(s: StatusReport) -> list[str]:
 def _watcher_line(s: StatusReport) -> list[str]:
     if s.watcher is None:
         return []
-    word = "every change indexed" if s.watcher.fresh else "changes pending"
-    return [f"Watcher: pid {s.watcher.pid}, {word} (searches skip their scan while so)"]
+    state = (
+        "every change indexed (searches skip their scan while so)"
+        if s.watcher.fresh
+        else "changes pending (searches scan the files first)"
+    )
+    return [f"Watcher: pid {s.watcher.pid}, {state}"]
 
 
 def _held_back_line(s: StatusReport) -> list[str]:

@@ -202,6 +202,10 @@ def mcp(
 
     http = HttpOptions(host, port, token or None, tls_cert, tls_key, tls_client_ca)
     manager = options.manager()
+    if use_http:  # as `serve` and `ui` say where they listen (stdout stays the protocol's)
+        scheme = "https" if tls_cert else "http"
+        shown = f"[{host}]" if ":" in host else host
+        click.echo(f"memlane mcp listening on {scheme}://{shown}:{port}/mcp", err=True)
     with serving_socket(manager, "mcp", disabled=options.daemon_disabled()):
         run_mcp(manager, read_only=read_only, http=http if use_http else None)
 

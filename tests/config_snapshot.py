@@ -80,6 +80,11 @@ def _plain(value: object) -> object:
     return value
 
 
+def _said(ignored: Any) -> dict[str, object]:
+    """An ignored key as recorded: its key and reason (how a warning words it came later)."""
+    return {"key": ignored.key, "reason": ignored.reason}
+
+
 def _error(exc: Exception) -> dict[str, object]:
     return {"error": type(exc).__name__, "key": getattr(exc, "key", None), "message": str(exc)}
 
@@ -91,7 +96,7 @@ def tree_outcome(case: Mapping[str, Any]) -> dict[str, object]:
     tree, agent = case["tree"], case["agent"]
     calls: dict[str, Callable[[], object]] = {
         "settings": lambda: flat(runtime.resolve_settings(tree, agent)),
-        "ignored_settings": lambda: [_plain(i) for i in runtime.ignored_settings(tree)],
+        "ignored_settings": lambda: [_said(i) for i in runtime.ignored_settings(tree)],
         "ignored_keys": lambda: runtime.ignored_keys(tree),
         "default_agent_id": lambda: runtime.default_agent_id(tree),
         "workspace": lambda: runtime.resolve_workspace(tree, agent),
@@ -147,7 +152,7 @@ def runtime_outcome(case: Mapping[str, Any]) -> dict[str, object]:
             "config_path": shown(rc.config_path),
             "reference_state": shown(rc.reference_state),
             "ignored": [
-                {k: str(v).replace(str(home), "<home>") for k, v in flat(i).items()}
+                {k: str(v).replace(str(home), "<home>") for k, v in _said(i).items()}
                 for i in rc.ignored
             ],
             "env_added": {k: v for k, v in sorted(rc.env.items()) if env.get(k) != v},

@@ -304,7 +304,7 @@ def _adjusted_numbers(merged: Merged) -> list[IgnoredKey]:
         high = "" if key.high is None else f"{key.high:g}"
         whole = key.kind == "integer" and used == math.floor(written)
         why = "is not a whole number" if whole else f"is outside [{low}, {high}]"
-        found.append(IgnoredKey(leaf.origin, f"{written!r} {why}: {used!r} is used"))
+        found.append(IgnoredKey(leaf.origin, f"{written!r} {why}: {used!r} is used", adjusted=True))
     return found
 
 

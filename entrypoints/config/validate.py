@@ -59,6 +59,13 @@ class IgnoredKey:
 
     key: str  # the full dotted path where it was written
     reason: str
+    # The value was not dropped but brought into range (the reason says the value used).
+    adjusted: bool = False
+
+    @property
+    def verb(self) -> str:
+        """How a warning line names what became of it: "is ignored" or "is adjusted"."""
+        return "is adjusted" if self.adjusted else "is ignored"
 
 
 @dataclass(frozen=True, slots=True)

@@ -149,6 +149,13 @@ class TestCli:
         assert rest.stdout.split() == ["line", "10001", "line", "10002", "line", "10003"]
         assert "goes on" not in rest.stderr
 
+    def test_get_of_a_missing_note_is_empty_and_says_so(self, home: Path) -> None:
+        """Empty text, exit 0, as in the reference; stderr says the file does not exist."""
+        done = memlane(home, "get", "memory/2031-01-01.md")
+
+        assert (done.returncode, done.stdout.strip()) == (0, "")
+        assert "memory/2031-01-01.md does not exist (read as empty)" in done.stderr
+
     def test_path_traversal_is_refused(self, home: Path) -> None:
         """get refuses paths outside the memory files and sessions."""
         (home / "secret.md").write_text("top secret", encoding="utf-8")

@@ -278,11 +278,13 @@ class TestToolPayloads:
             )
         ]
 
-        assert missing == {
+        assert missing == {  # the reference's empty text, and the fact said beside it
             "path": "memory/2099-01-01.md",
             "text": "",
             "from": 1,
             "source": "memory",
+            "missing": True,
+            "note": "The file does not exist (yet): its text is empty.",
         }
         assert {s["text"] for s in spellings} == {"# Deploy\n\nDeploys happen on Tuesdays.\n"}
         assert {s["path"] for s in spellings} == {"memory/2026-11-03.md"}

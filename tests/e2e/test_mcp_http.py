@@ -184,3 +184,10 @@ class TestStartup:
             manager.close()
 
         assert any("still being built" in w for w in payload["warnings"])  # type: ignore[attr-defined]
+
+
+def test_the_server_says_where_it_listens(served: Served) -> None:
+    """As `serve` and `ui` do, on stderr (stdout would be the stdio protocol's)."""
+    said = served.stderr.read_text()
+
+    assert f"memlane mcp listening on http://127.0.0.1:{served.port}/mcp" in said

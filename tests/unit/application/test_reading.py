@@ -110,6 +110,8 @@ class TestMemoryFiles:
         got = read_lines(sources(), "memory/2026-01-02.md")
 
         assert (got.path, got.text, got.source) == ("memory/2026-01-02.md", "", "memory")
+        assert got.missing  # said, not mistaken for an empty note
+        assert not read_lines(sources(), "MEMORY.md").missing
 
     @pytest.mark.parametrize(
         "probe",

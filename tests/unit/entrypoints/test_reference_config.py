@@ -431,6 +431,8 @@ class TestNumbersBroughtIntoRange:
         runtime = _with_search_block(tmp_path, block)
 
         assert [i.reason for i in runtime.ignored] == [said]
+        # Said as adjusted, not ignored: "500 ... is ignored: 100 is used" read as a contradiction.
+        assert [i.verb for i in runtime.ignored] == ["is adjusted"]
 
     def test_a_value_in_range_is_not_remarked(self, tmp_path: Path) -> None:
         block = "{chunking: {tokens: 400.0}, query: {maxResults: 6, minScore: 0.2}}"
