@@ -91,7 +91,7 @@ class MemoryManager:
 
     def refresh(
         self,
-        trigger: SyncTrigger = SyncTrigger.EXPLICIT,
+        trigger: SyncTrigger = SyncTrigger.BEFORE_SEARCH,
         progress: Callable[[SyncProgress], None] | None = None,
     ) -> SyncReport | None:
         """Sync before reading, as the settings ask (`IndexUpkeep.refresh`); None when the index

@@ -14,6 +14,9 @@ class SyncTrigger(enum.StrEnum):
 
     EXPLICIT = "explicit"  # a caller asked (CLI, API, gRPC)
     FIRST_SEARCH = "first-search"  # the first search found no index at all
+    # The scan a search runs before it reads (the CLI's `refresh`): asked for with the search,
+    # so not automatic; every transcript growth is indexed, as by an explicit sync.
+    BEFORE_SEARCH = "before-search"
     WATCH = "watch"  # the file watcher saw a change
     INTERVAL = "interval"  # the periodic timer fired
     SEARCH = "search"  # a search found the index dirty

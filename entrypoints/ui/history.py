@@ -35,7 +35,7 @@ class SyncRun:
     started: float  # epoch seconds of its first fact
     finished: float  # of its last fact
     duration_ms: float
-    files_indexed: int
+    files_indexed: int  # FileIndexed facts, plus the files a rebuild states it indexed
     files_removed: int
     rebuilt: bool
     chunks: int | None  # the index size after it, when the facts tell (module doc)
@@ -63,6 +63,7 @@ def sync_runs(records: Sequence[RecordedEvent]) -> list[SyncRun]:
             event = record.event
             if isinstance(event, events.IndexRebuilt):
                 size, rebuilt = event.chunks, True
+                indexed += event.files  # a rebuild lists no FileIndexed, it counts them
                 work_ms += event.duration_ms
             elif isinstance(event, events.FileIndexed):
                 size = None

@@ -213,6 +213,14 @@ class TestSyncBeforeSearch:
         assert report is not None and report.files_indexed == 1
         assert "memory/new.md" in {f.path for f in world.store.files("memory")}
 
+    def test_the_sync_is_recorded_as_the_searchs_not_as_an_explicit_one(self, world: World) -> None:
+        world.memory.write("MEMORY.md", "# Keys\n\nThe staging vault key rotates monthly.\n")
+
+        report = world.manager().refresh()
+
+        assert report is not None and report.reason == "before-search"
+        assert world.application().manager().status().last_sync_reason == "before-search"
+
     def test_with_on_search_off_an_existing_index_is_searched_as_it_is(self, world: World) -> None:
         world.memory.write("MEMORY.md", "# Keys\n\nThe staging vault key rotates monthly.\n")
         world.manager().sync()

@@ -153,6 +153,16 @@ class TestSessionGrowth:
 
         assert manager.sync(trigger=SyncTrigger.EXPLICIT).files_indexed == 1
 
+    def test_a_searchs_own_scan_ignores_thresholds_as_an_explicit_sync(self, world: World) -> None:
+        self._grow(world, 1)
+        manager = world.manager()
+        manager.sync()
+        self._grow(world, 2)
+
+        report = manager.refresh()  # the CLI search's scan, by its default trigger
+
+        assert report is not None and report.files_indexed == 1
+
     def test_a_truncated_transcript_is_reindexed_whole(self, world: World) -> None:
         self._grow(world, 5)
         manager = world.manager()

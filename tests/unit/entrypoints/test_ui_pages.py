@@ -7,6 +7,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 from memlane.application.ports.event_log import RecordedEvent
+from memlane.application.ports.index_store import VectorProgress
 from memlane.application.reports import GetResult, SearchResponse
 from memlane.domain import events
 from memlane.domain.confidence import NO_STRONG_MATCH
@@ -17,6 +18,8 @@ from memlane.entrypoints.ui.history import SizeSamples, sync_runs
 from memlane.entrypoints.ui.html import Safe, esc, fill
 from memlane.entrypoints.ui.marking import marked, query_terms
 from memlane.entrypoints.ui.search_page import SearchForm, results_html
+from memlane.entrypoints.ui.status_page import status_html
+from tests.unit.entrypoints.test_grpc_messages import _status
 
 T0 = datetime(2026, 11, 20, 9, 0, tzinfo=UTC)
 
@@ -132,7 +135,7 @@ class TestSyncRuns:
         runs = sync_runs(records)
 
         assert [(r.first_position, r.rebuilt, r.files_indexed, r.files_removed) for r in runs] == [
-            (1, True, 0, 0),
+            (1, True, 3, 0),  # the files the rebuild states, as it lists no FileIndexed
             (3, False, 2, 0),
             (7, False, 0, 1),
         ]
@@ -141,6 +144,18 @@ class TestSyncRuns:
 
     def test_no_events_no_syncs(self) -> None:
         assert sync_runs([]) == []
+
+    def test_the_health_page_row_of_a_rebuild_shows_the_files_it_indexed(self) -> None:
+        records = [
+            RecordedEvent(1, events.ReindexRequired(occurred_at=_when(0), reason="no_index")),
+            RecordedEvent(2, events.IndexRebuilt(occurred_at=_when(1), reason="no_index", files=7, chunks=21, duration_ms=900.0)),
+        ]  # fmt: skip
+        report = _status(VectorProgress(done=21, total=21))
+
+        page = str(status_html(report, records, first_sync_done=True, sync_form=Safe("")))
+
+        (row,) = re.findall(r'<table class="runs">.*?<tbody><tr>(.*?)</tr>', page)
+        assert re.findall(r"<td>(.*?)</td>", row)[1:4] == ["rebuild", "7", "0"]
 
 
 class TestSizeSamples:
