@@ -9,7 +9,7 @@ import threading
 import weakref
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import structlog
 
@@ -27,6 +27,9 @@ from memlane.entrypoints.errors import failure_payload, kind_of
 from memlane.entrypoints.ignored_notice import to_show
 from memlane.entrypoints.logging import configure_logging
 from memlane.entrypoints.workspace_binding import bound_runtime
+
+if TYPE_CHECKING:
+    from memlane.entrypoints.container.stores import StoreDatabase
 
 log = structlog.get_logger()
 _managers: dict[str, MemoryManager] = {}
@@ -133,11 +136,19 @@ def open_telling(
     start_background: bool = False,
     move_workspace: bool = False,
     cwd: Path | None = None,
+    reads_only: bool = False,
+    shared: bool = True,
 ) -> MemoryManager:
     """`open_manager`, with the line about the workspace binding handed to `on_notice` (the
     CLI prints it as a `warning:` line, or not at all for a command that binds nothing;
     None logs it) and relative paths taken from `cwd` (None: this process's folder; the
-    daemon opens what a client's command line names, from the client's folder)."""
+    daemon opens what a client's command line names, from the client's folder).
+
+    `reads_only`: the caller only reads (`status`, `get`, `events`); an agent whose store does
+    not exist is answered from an empty stand-in, so nothing is created (its file, its
+    folder), and that manager is the caller's alone. `shared=False`: a manager of the
+    caller's own, never handed to another caller (the daemon's answer for one request); the
+    caller closes it."""
     if not structlog.is_configured():
         # A library must not print to the host's stdout: warnings and errors go to stderr.
         configure_logging(level="warning")
@@ -150,14 +161,23 @@ def open_telling(
         for found in fresh:
             _log_ignored(found)
     _warned.update(fresh)
+    env_of_store = {**runtime.env} or environ
+    if reads_only:
+        from memlane.entrypoints.container import stand_in_for
+
+        _refuse_a_file_in_the_way(runtime.store_path.parent)
+        stand_in = stand_in_for(runtime)
+        if stand_in is not None:  # never cached: a later command that syncs opens the store
+            return _build(runtime, env_of_store, stand_in=stand_in)
+    if not shared:
+        return _build(runtime, env_of_store, cached=False)
     key = _key(runtime)
     with _creating:
         manager = _managers.get(key)
         if manager is None:
             # The config's `env` block joins the environment the providers read.
-            manager = _build(runtime, {**runtime.env} or environ)
+            manager = _build(runtime, env_of_store)
             _managers[key] = manager
-            _runtimes[manager] = runtime
     if start_background:
         manager.start()
     return manager
@@ -213,12 +233,31 @@ def close_all() -> None:
         manager.close()
 
 
-def _build(runtime: RuntimeConfig, env: Mapping[str, str]) -> MemoryManager:
+def _build(
+    runtime: RuntimeConfig,
+    env: Mapping[str, str],
+    *,
+    stand_in: StoreDatabase | None = None,
+    cached: bool = True,
+) -> MemoryManager:
+    """The manager of `runtime` (over `stand_in` when given: nothing is created on disk);
+    `cached`: `open_telling` keeps it for the next caller of the same key until it closes."""
     from memlane.entrypoints.container import Container
 
-    _make_state_dir(runtime.store_path.parent)
-    container = Container(runtime_config=runtime, env=env)
-    manager: MemoryManager = container.manager()
+    if stand_in is None:
+        _make_state_dir(runtime.store_path.parent)
+        container = Container(runtime_config=runtime, env=env)
+    else:
+        container = Container(runtime_config=runtime, env=env, stand_in=stand_in)
+    try:
+        manager: MemoryManager = container.manager()
+    except BaseException:
+        if stand_in is not None:
+            stand_in.close()  # removes its temporary folder
+        raise
+    _runtimes[manager] = runtime
+    if stand_in is not None or not cached:
+        return manager
     key = _key(runtime)
 
     def forget() -> None:
@@ -247,6 +286,18 @@ def _make_state_dir(folder: Path) -> None:
     except OSError as exc:
         reason = exc.strerror or str(exc)
         raise StoreError(f"cannot create the state directory {folder}: {reason}") from exc
+
+
+def _refuse_a_file_in_the_way(folder: Path) -> None:
+    """What `_make_state_dir` says of a file where the index's folder goes, without creating
+    anything (a command that only reads).
+
+    Raises:
+        ConfigError: a part of the path exists and is not a directory (CLI exit 2).
+    """
+    blocking = next((p for p in (folder, *folder.parents) if p.exists()), None)
+    if blocking is not None and not blocking.is_dir():
+        raise ConfigError(str(folder), f"cannot create the state directory: {blocking} is a file")
 
 
 def _key(runtime: RuntimeConfig) -> str:

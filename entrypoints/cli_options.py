@@ -96,19 +96,24 @@ class Options:
         """The manager, opened on first use; errors are raised as they are (see `manager`).
 
         `binds`: the command syncs, so a new index records its workspace now and the user is
-        told which (a `warning:` line); a command that only reads (`status`) records nothing
-        and says nothing about it."""
+        told which (a `warning:` line); a command that only reads (`status`, `get`, `events`)
+        records nothing, says nothing about it and creates no index for an agent without one.
+        A daemon answering the command opens the manager the same way."""
         hosted = current()
+        tell = _warn if binds else _quiet
         if self._manager is None and hosted is not None:
             if move_workspace or overrides:
                 raise NotServed("a command that rebinds or reconfigures the index")
-            self._manager = hosted.source.manager_for(self.runtime(), self.values, hosted)
+            self._manager = hosted.source.manager_for(
+                self.runtime(), self.values, hosted, on_notice=tell, reads_only=not binds
+            )
         if self._manager is None:
             from memlane.entrypoints.api import open_telling
 
             self.runtime()  # warns, once
             self._manager = open_telling(
-                _warn if binds else _quiet,
+                tell,
+                reads_only=not binds,
                 workspace=self.values["workspace"],
                 agent_id=self.values["agent"],
                 state_dir=self.values["state_dir"],

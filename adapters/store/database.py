@@ -76,6 +76,8 @@ class SqliteDatabase:
     def __init__(self, path: Path, *, load_vector: bool = True) -> None:
         """Prefer `SqliteDatabase.open`, which also migrates the schema."""
         self.path = path
+        # The index's name in reports (`location()`); a stand-in names the file it stands for.
+        self.label = path
         self._load_vector = load_vector
         self._engine: Engine | None = None
         self._vector = VectorExtension()

@@ -420,8 +420,8 @@ class SqliteIndexStore:
         return VectorIndexState("codes", vectors, state)
 
     def location(self) -> str:
-        """Return the database file path."""
-        return str(self._db.path)
+        """Return the database file path (for a stand-in, the file it stands for)."""
+        return str(self._db.label)
 
     def invalidate_caches(self) -> None:
         """Forget in-process caches (after the file was swapped under this store)."""

@@ -120,9 +120,19 @@ def _recovery(store: IndexStore) -> Callable[[], RecoveryStats] | None:
     return stats
 
 
-def open_database(rc: RuntimeConfig, env: Mapping[str, str]) -> StoreDatabase:
-    """The database `store.driver` names: the agent's SQLite file, or the shared PostgreSQL."""
-    return family_of(rc).open(rc, env)
+def open_database(
+    rc: RuntimeConfig, env: Mapping[str, str], stand_in: StoreDatabase | None = None
+) -> StoreDatabase:
+    """The database `store.driver` names: the agent's SQLite file, or the shared PostgreSQL
+    (`stand_in`, when given: see `stand_in_for`)."""
+    return family_of(rc).open(rc, env) if stand_in is None else stand_in
+
+
+def stand_in_for(rc: RuntimeConfig) -> StoreDatabase | None:
+    """An empty index in place of the agent's store when that does not exist (None when it
+    does), for a command that only reads: it must not create the agent's file or folder.
+    A Container given it (`Container(stand_in=...)`) serves it; the manager's close removes it."""
+    return family_of(rc).stand_in(rc)
 
 
 def index_store_for(rc: RuntimeConfig, db: StoreDatabase) -> IndexStore:
@@ -230,7 +240,9 @@ class Container(containers.DeclarativeContainer):
 
     settings = providers.Callable(lambda rc: rc.settings, runtime_config)
     clock = providers.Singleton(SystemClock)
-    database = providers.Singleton(open_database, runtime_config, env)
+    # A command that only reads an agent with no store gets an empty stand-in (stand_in_for).
+    stand_in: providers.Object[StoreDatabase | None] = providers.Object(None)
+    database = providers.Singleton(open_database, runtime_config, env, stand_in)
     index_store = providers.Singleton(index_store_for, runtime_config, database)
     event_log = providers.Singleton(event_log_for, runtime_config, database)
     memory_source = providers.Singleton(

@@ -22,6 +22,7 @@ from memlane.adapters.store.meta_table import INDEX_META_KEY
 from memlane.adapters.store.meta_table import recorded_workspace as recorded_workspace_of
 from memlane.adapters.store.sqlite_event_log import SqliteEventLog
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
+from memlane.adapters.store.stand_in import StandInDatabase
 from memlane.adapters.store.transfer import SqliteIndexTransfer
 from memlane.adapters.store.transfer import agents as sqlite_agents
 from memlane.application.ports.event_log import EventLog
@@ -58,6 +59,12 @@ class StoreFamily(Protocol):
 
     def open(self, rc: RuntimeConfig, env: Mapping[str, str]) -> StoreDatabase:
         """This agent's database."""
+        ...
+
+    def stand_in(self, rc: RuntimeConfig) -> StoreDatabase | None:
+        """For a command that only reads: an empty index standing in for the agent's store
+        when that does not exist, so the command creates nothing (None: the store exists, open
+        it). Closing it removes it."""
         ...
 
     def index_store(self, rc: RuntimeConfig, db: StoreDatabase) -> IndexStore:
@@ -117,6 +124,11 @@ class SqliteFamily:
     def open(self, rc: RuntimeConfig, env: Mapping[str, str]) -> StoreDatabase:  # noqa: ARG002 - the StoreFamily signature
         return SqliteDatabase.open(rc.store_path, load_vector=rc.settings.store.vector_enabled)
 
+    def stand_in(self, rc: RuntimeConfig) -> StoreDatabase | None:
+        if rc.store_path.exists():
+            return None
+        return StandInDatabase.create(rc.store_path, load_vector=rc.settings.store.vector_enabled)
+
     def index_store(self, rc: RuntimeConfig, db: StoreDatabase) -> IndexStore:  # noqa: ARG002 - the StoreFamily signature
         assert isinstance(db, SqliteDatabase)
         return SqliteIndexStore(db)
@@ -172,8 +184,9 @@ class SqliteFamily:
 class _SqliteAgents:
     """Agents sharing a state directory each have their own index file there (`store.path`
     templates with `{agentId}` included); an agent is known when its file holds an index. A
-    file alone is not enough: `--agent typo status` opens (so creates) one for a name that was
-    never indexed, and that must not make the typo a searchable agent."""
+    file alone is not enough: an index whose first sync failed before it recorded anything, or
+    a `--agent typo status` of an older memlane (which created the file), must not make the
+    name a searchable agent."""
 
     def __init__(self, rc: RuntimeConfig, env: Mapping[str, str]) -> None:
         self._rc = rc
@@ -217,6 +230,10 @@ class PostgresFamily:
 
     def open(self, rc: RuntimeConfig, env: Mapping[str, str]) -> StoreDatabase:
         return _postgres_database(store_url_for(rc.settings, env))
+
+    def stand_in(self, rc: RuntimeConfig) -> StoreDatabase | None:
+        del rc  # the StoreFamily signature: the shared database is there, and creates no file
+        return None
 
     def index_store(self, rc: RuntimeConfig, db: StoreDatabase) -> IndexStore:
         from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore

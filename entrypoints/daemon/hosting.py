@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import io
 import threading
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, TextIO
 
@@ -34,8 +34,17 @@ class ManagerSource(Protocol):
     served_by: str  # the command of the serving process: daemon, watch, serve or mcp
 
     def manager_for(
-        self, runtime: RuntimeConfig, values: Mapping[str, str | None], hosted: Hosted
-    ) -> MemoryManager: ...
+        self,
+        runtime: RuntimeConfig,
+        values: Mapping[str, str | None],
+        hosted: Hosted,
+        *,
+        on_notice: Callable[[str], None],
+        reads_only: bool,
+    ) -> MemoryManager:
+        """The manager the request's command uses, opened as the CLI opens it in-process
+        (`on_notice` and `reads_only` as `api.open_telling` takes them)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +54,9 @@ class Hosted:
     env: Mapping[str, str]
     cwd: Path
     source: ManagerSource
+    # Managers opened for this request alone (an agent the daemon does not serve yet): the
+    # daemon closes them when the request ends.
+    closing: list[MemoryManager] = field(default_factory=list)
 
 
 _local = threading.local()

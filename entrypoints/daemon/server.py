@@ -23,7 +23,7 @@ import struct
 import sys
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
@@ -148,9 +148,20 @@ class Daemon:
             self._adopted.add(agent_id)
 
     def manager_for(
-        self, runtime: RuntimeConfig, values: Mapping[str, str | None], hosted: Hosted
+        self,
+        runtime: RuntimeConfig,
+        values: Mapping[str, str | None],
+        hosted: Hosted,
+        *,
+        on_notice: Callable[[str], None],
+        reads_only: bool,
     ) -> MemoryManager:
         """The agent's manager this daemon serves, opened (and watched) on first use.
+
+        An agent whose index has recorded no workspace yet (none, or one never synced) is not
+        served: which folder it is bound to is the first syncing command's to decide, from
+        its caller's folder, as in-process. Its request gets a manager of its own, opened as
+        the CLI opens it in-process (a reading command creates nothing), closed at its end.
 
         Raises NotServed for another state dir, or for an agent this daemon already serves with
         another workspace or settings (one live manager per index in this process).
@@ -165,15 +176,23 @@ class Daemon:
                 f"this `memlane {self.served_by}` serves agent "
                 f"{', '.join(sorted(self._adopted))!r} only, not {runtime.agent_id!r}"
             )
+        with self._agents_lock:
+            known = self._agents.get(runtime.agent_id)
+        bound = known is not None or _bound(runtime, hosted.env)
         manager = open_telling(
-            None,  # the daemon's log has the binding line; the client's command did not bind
+            on_notice,  # the line the command prints in-process, to the client's stderr
             cwd=hosted.cwd,
             workspace=values.get("workspace"),
             agent_id=values.get("agent"),
             state_dir=values.get("state_dir"),
             config_path=values.get("config"),
             env=hosted.env,
+            reads_only=reads_only,
+            shared=bound,
         )
+        if not bound:
+            hosted.closing.append(manager)
+            return manager
         with self._agents_lock:
             known = self._agents.get(runtime.agent_id)
             if known is manager:
@@ -212,11 +231,16 @@ class Daemon:
             _note(f"memlane daemon: opening {argv} failed: {why}")
             return None
         try:
-            agent = json.loads(str(done.get("stdout")))["agentId"]
+            agent = str(json.loads(str(done.get("stdout")))["agentId"])
         except (ValueError, KeyError, TypeError):
             return None
+        with self._agents_lock:
+            serving = agent in self._agents
+        if not serving:  # no index bound to a workspace: opened by the request that syncs it
+            _note(f"memlane daemon: agent {agent} has no index yet; not watched")
+            return None
         _note(f"memlane daemon: serving agent {agent}")
-        return str(agent)
+        return agent
 
     # ------------------------------------------------------------------ requests
 
@@ -279,7 +303,8 @@ class Daemon:
         from memlane.entrypoints.fast_exit import exit_code
 
         code = 0
-        with hosting(Hosted(env=env, cwd=cwd, source=self)) as (out, err):
+        hosted = Hosted(env=env, cwd=cwd, source=self)
+        with hosting(hosted) as (out, err):
             try:
                 cli.main(args=argv, prog_name="memlane", standalone_mode=True)
             except SystemExit as done:
@@ -289,7 +314,27 @@ class Daemon:
             except Exception as exc:  # the in-process run shows it as it always would
                 _note(f"memlane daemon: {argv[:1]} failed: {exc!r}")
                 return {"fallback": f"the daemon failed: {exc}"}
+            finally:
+                _close(hosted.closing)
             return {"exit": code, "stdout": out.getvalue(), "stderr": err.getvalue()}
+
+
+def _bound(runtime: RuntimeConfig, env: Mapping[str, str]) -> bool:
+    """Whether the agent's index has recorded the workspace it serves (read, never created)."""
+    from memlane.entrypoints.container import recorded_workspace
+
+    recorded, _ = recorded_workspace(runtime, {**runtime.env} or env)
+    return recorded is not None
+
+
+def _close(managers: list[MemoryManager]) -> None:
+    """Close the managers a request opened for itself alone (a failure is the log's)."""
+    for manager in managers:
+        try:
+            manager.close()
+        except Exception as exc:  # the request's answer stands
+            _note(f"memlane daemon: closing a request's manager failed: {exc}")
+    managers.clear()
 
 
 def _lock_exclusive(fd: int) -> bool:

@@ -124,7 +124,11 @@ class TestStateDir:
         assert blocker.read_text() == "keep me\n"  # nothing was overwritten
 
     def test_a_state_dir_that_cannot_be_created(self, home: Path) -> None:
-        done = self._status(home, Path("/proc/no-such-process/state"))
+        # `index` creates it; `status` creates nothing, so it has nothing to fail on.
+        done = run_cli(
+            home, "--state-dir", "/proc/no-such-process/state", "--workspace", str(home / "ws"),
+            "index", state=False,
+        )  # fmt: skip
         assert done.returncode == 1
         assert "cannot create the state directory /proc/no-such-process/state" in done.stderr
         assert no_traceback(done)

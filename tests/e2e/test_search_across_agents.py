@@ -23,6 +23,7 @@ from mcp import Client, StdioServerParameters
 from mcp.types import CallToolResult
 
 import memlane
+from memlane.adapters.store.database import SqliteDatabase
 from memlane.entrypoints.grpc.client import MemlaneClient, MemlaneRpcError
 from tests.e2e.test_grpc_subprocess import TOKEN, Process, _command, _free_port, _wait_serving
 from tests.pg_server import fresh_database
@@ -170,14 +171,19 @@ class TestCliAcrossAgents:
             note.unlink()
 
     def test_a_typo_agent_a_status_call_opened_stays_unknown(self, sqlite_shared: Shared) -> None:
-        """`--agent ghost2 status` creates ghost2's (empty) file; that must not make the typo
-        an agent a search across agents accepts and answers nothing from."""
+        """`--agent ghost2 status` creates nothing for ghost2, and an (empty) file an older
+        memlane's status created must not make the typo an agent a search across agents
+        accepts and answers nothing from either."""
         (sqlite_shared.root / "ghost2").mkdir(exist_ok=True)  # its --workspace
         opened = sqlite_shared.run("ghost2", "status")
+        ghost = sqlite_shared.root / "state" / "agents" / "ghost2"
+        created = ghost.exists()
+        ghost.mkdir(exist_ok=True)
+        SqliteDatabase.open(ghost / "memory.db").close()  # what the older status left
         done = sqlite_shared.run("alpha", "search", "deploy", "--agents", "alpha,ghost2")
 
         assert opened.returncode == 0, opened.stderr
-        assert (sqlite_shared.root / "state" / "agents" / "ghost2" / "memory.db").is_file()
+        assert not created
         assert done.returncode == 2 and "unknown agent 'ghost2'" in done.stderr
         assert "(agents there: alpha, beta)" in done.stderr
 
