@@ -26,7 +26,6 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import replace
 from typing import Final
 
 import structlog
@@ -42,13 +41,13 @@ from memlane.application.ports.index_store import (
     IndexStore,
     StoreError,
     StoreReadOnly,
-    SyncRecord,
     VectorProgress,
     caused_by,
 )
 from memlane.application.ports.sync_lock import SyncLock
 from memlane.application.progress import ProgressTracker
 from memlane.application.reports import SyncProgress, SyncReport
+from memlane.application.sync_finish import record_finished, tidy_after_sync
 from memlane.application.sync_notices import SyncNotices
 from memlane.application.sync_report import (
     SyncCounter,
@@ -67,8 +66,6 @@ from memlane.domain.index_meta import (
 
 log = structlog.get_logger()
 
-# The log keeps this many events after a sync; older ones are done with and only cost space.
-EVENT_LOG_KEEP: Final = 5000
 # How long a search waits for this process's running sync or backfill batch before it fills a
 # small vector gap itself: a start-up scan or one batch of 32 chunks takes seconds; a sync that
 # takes longer is left alone (the search then says how far the vectors are).
@@ -425,32 +422,11 @@ class SyncService:
         )
         finished_at = self._clock.now().isoformat()
         self._issues.persist()
-        if handled or backfilled:
-            self._store.record_sync(
-                SyncRecord(
-                    finished_at=finished_at,
-                    reason=report.reason,
-                    full_reindex=report.full_reindex,
-                    files_indexed=report.files_indexed,
-                    files_removed=report.files_removed,
-                    files_held_back=held_back,
-                )
-            )
-        else:
-            self._record_held_back(held_back)
+        record_finished(self._store, report, finished_at, changed=bool(handled or backfilled))
         with self._state_lock:
             self._dirty = False
             self._last = report
             self._last_at = finished_at
-        log.info(
-            "sync_finished",
-            reason=report.reason,
-            full_reindex=report.full_reindex,
-            files_indexed=report.files_indexed,
-            files_removed=report.files_removed,
-            chunks_embedded=report.chunks_embedded,
-            duration_ms=report.duration_ms,
-        )
         return report
 
     def _refuse_mass_deletion(self, found: list[events.Event]) -> None:
@@ -463,22 +439,5 @@ class SyncService:
         )
 
     def _tidy(self, handled: int) -> None:
-        # Each write only when there is something to do (a read-only index must still sync).
-        cache = self._settings.cache
-        if (
-            cache.enabled
-            and cache.max_entries is not None
-            and self._store.cache_size() > cache.max_entries
-        ):
-            self._store.cache_prune(cache.max_entries)
-        if handled:  # the log only grows when events are handled; otherwise nothing to compact
-            self._log.compact(keep_last=EVENT_LOG_KEEP)
+        tidy_after_sync(self._store, self._log, self._settings.cache, handled=handled)
         self._progress.set_phase("idle")
-
-    def _record_held_back(self, held_back: int) -> None:
-        """Keep the recorded count of held-back transcripts current after a sync that changed
-        nothing else (`status` in another process shows it); written only when it moved, and
-        the record's other facts, those of the last sync that changed the index, stay."""
-        last = self._store.last_sync()
-        if last is not None and last.files_held_back != held_back:
-            self._store.record_sync(replace(last, files_held_back=held_back))

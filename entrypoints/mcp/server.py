@@ -48,8 +48,8 @@ from mcp.types import (
 )
 from pydantic import ValidationError
 
-from memlane.entrypoints.api import tool_text
 from memlane.entrypoints.mcp.tools import MemoryTools, run_tool
+from memlane.entrypoints.tool_payloads import tool_text
 
 URI_PREFIX: Final = "memlane://notes/"
 # Earlier versions put the source name first (a daily note read memlane://memory/memory/...);

@@ -25,11 +25,11 @@ from memlane.application.memory import MemoryManager
 from memlane.application.search_syncs import FIRST_SYNC_RUNNING
 from memlane.application.writing import WriteNote
 from memlane.domain.errors import InvalidQuery, MemoryDisabled
-from memlane.entrypoints.api import memory_get_tool, memory_search_tool
 from memlane.entrypoints.casing import camel_dict
 from memlane.entrypoints.errors import INVALID_ARGUMENTS, failure_payload, kind_of
 from memlane.entrypoints.logging import redacted_summary
 from memlane.entrypoints.mcp.arguments import check_arguments, expected_fields
+from memlane.entrypoints.tool_payloads import memory_get_tool, memory_search_tool
 
 Payload = dict[str, object]
 _log = structlog.get_logger("memlane.mcp")

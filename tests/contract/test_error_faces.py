@@ -43,12 +43,12 @@ from memlane.application.sync_trigger import SyncFailed
 from memlane.application.workspace import WorkspaceMissing
 from memlane.domain.agents import AgentsNotComparable, UnknownAgent
 from memlane.domain.errors import DISABLED_REASON, ConfigError, InvalidQuery, MemoryDisabled
-from memlane.entrypoints.api import memory_get_tool, memory_search_tool
 from memlane.entrypoints.cli_options import errors
 from memlane.entrypoints.grpc.client import MemlaneClient, MemlaneRpcError
 from memlane.entrypoints.grpc.server import build_server as build_grpc
 from memlane.entrypoints.mcp.server import build_server as build_mcp
 from memlane.entrypoints.mcp.tools import MemoryTools
+from memlane.entrypoints.tool_payloads import memory_get_tool, memory_search_tool
 from tests.fakes.failing_manager import FailingManager
 
 

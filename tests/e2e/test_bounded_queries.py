@@ -21,9 +21,9 @@ import memlane
 from memlane.application.memory import MemoryManager
 from memlane.domain.errors import InvalidQuery
 from memlane.domain.search import MAX_QUERY_CHARS
-from memlane.entrypoints.api import memory_search_tool
 from memlane.entrypoints.grpc.client import MemlaneClient, MemlaneRpcError
 from memlane.entrypoints.grpc.server import build_server
+from memlane.entrypoints.tool_payloads import memory_search_tool
 from tests.e2e import _mcp_support
 from tests.e2e._loud_support import make_home, no_traceback
 from tests.e2e._loud_support import memlane as run_cli

@@ -11,15 +11,15 @@ from dependency_injector import providers
 
 from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
 from memlane.application.memory import MemoryManager
-from memlane.entrypoints.api import (
+from memlane.entrypoints.api import open_manager
+from memlane.entrypoints.config.runtime import resolve_runtime
+from memlane.entrypoints.container import Container
+from memlane.entrypoints.tool_payloads import (
     chat_type,
     memory_get_tool,
     memory_search_tool,
-    open_manager,
     tool_text,
 )
-from memlane.entrypoints.config.runtime import resolve_runtime
-from memlane.entrypoints.container import Container
 from tests.fakes.embedding import FakeEmbeddingProvider
 from tests.fakes.event_log import FakeEventLog
 from tests.fakes.index_store import FakeIndexStore

@@ -17,9 +17,10 @@ import grpc
 import pytest
 
 from memlane.application.memory import MemoryManager
-from memlane.entrypoints.api import memory_get_tool, open_manager
+from memlane.entrypoints.api import open_manager
 from memlane.entrypoints.grpc.client import MemlaneClient, MemlaneRpcError
 from memlane.entrypoints.grpc.server import build_server
+from memlane.entrypoints.tool_payloads import memory_get_tool
 
 pytestmark = pytest.mark.e2e
 

@@ -20,9 +20,9 @@ import pytest
 from mcp import Client, StdioServerParameters
 
 import memlane
-from memlane.entrypoints.api import memory_search_tool
 from memlane.entrypoints.grpc.client import MemlaneClient
 from memlane.entrypoints.grpc.server import build_server
+from memlane.entrypoints.tool_payloads import memory_search_tool
 from tests.e2e._loud_support import cli_env, make_home, no_traceback
 from tests.e2e._loud_support import memlane as run_cli
 from tests.pg_server import fresh_database

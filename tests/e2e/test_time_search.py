@@ -15,7 +15,7 @@ from mcp import Client, StdioServerParameters
 import memlane
 from memlane.application.memory import MemoryManager
 from memlane.domain.errors import InvalidQuery
-from memlane.entrypoints.api import memory_search_tool
+from memlane.entrypoints.tool_payloads import memory_search_tool
 from tests.e2e import _mcp_support
 from tests.e2e._loud_support import make_home, no_traceback
 from tests.e2e._loud_support import memlane as run_cli
