@@ -11,6 +11,27 @@ import structlog
 from memlane.entrypoints.logging import _ThroughStructlog
 
 
+def _weight(item: pytest.Item) -> int:
+    """Slow kinds first: real processes, then real stores and models, then the fakes."""
+    if item.get_closest_marker("e2e") is not None:
+        return 0
+    if any(item.get_closest_marker(m) is not None for m in ("integration", "postgres", "slow")):
+        return 1
+    return 2
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Run the slow tests first.
+
+    `scripts/check` runs `-n 3 --dist loadscope --no-loadscope-reorder`: a module (or class) at
+    a time goes to the next free worker, in this order, so a module's shared fixtures (an
+    indexed home, a browser, a server) are set up once. Collected in file order, a slow
+    end-to-end module could come last and keep the other workers idle while it ran; sorted slow
+    kinds first, the run ends on a queue of short unit tests (the sort is stable: a module's
+    tests keep their written order)."""
+    items.sort(key=_weight)
+
+
 @pytest.fixture(autouse=True)
 def _fresh_structlog() -> Iterator[None]:
     """Each test starts from structlog's defaults (entry points configure it globally), and

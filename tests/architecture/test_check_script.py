@@ -149,8 +149,9 @@ def test_the_full_check_still_installs_and_runs_everything(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     assert any("pip install" in c for c in calls)
     assert "mypy -p memlane" in calls
-    # Two workers, and the arguments passed on (`scripts/check -x`).
-    assert "python -m pytest -n 2 --dist worksteal -x" in calls
+    # Three workers, a module at a time in the collected order, and the arguments passed on
+    # (`scripts/check -x`).
+    assert "python -m pytest -n 3 --dist loadscope --no-loadscope-reorder -x" in calls
 
 
 def test_a_ruff_finding_stops_the_check(tmp_path: Path) -> None:

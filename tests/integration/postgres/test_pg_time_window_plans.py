@@ -74,7 +74,7 @@ def test_a_wide_window_gives_the_filtered_rankings_rows(
     windows = [TimeWindow(since=15 * DAY), TimeWindow(since=40 * DAY, until=90 * DAY)]
     windows.append(TimeWindow(since=97 * DAY))  # 3 % of the rows: ranked rows fall outside
     plans: set[str] = set()
-    for query in random_queries(rng, 12):
+    for query in random_queries(rng, 6):  # 216 comparisons at 12 took a minute of CI
         match = build_fts_query(query)
         assert match is not None
         for window in windows:
