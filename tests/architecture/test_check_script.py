@@ -154,6 +154,20 @@ def test_the_full_check_still_installs_and_runs_everything(tmp_path: Path) -> No
     assert "python -m pytest -n 3 --dist loadscope --no-loadscope-reorder -x" in calls
 
 
+def test_a_mypy_error_fails_the_full_check_after_pytest_with_its_report(tmp_path: Path) -> None:
+    # mypy runs beside pytest: its failure must still decide the exit status, and be shown.
+    project = _checkout_with_a_change(tmp_path)
+    mypy = project / ".venv" / "bin" / "mypy"
+    mypy.write_text(_RECORDER + 'echo "changed.py:1: error: a type error"\nexit 1\n')
+
+    done, calls = _check(project)
+
+    assert done.returncode == 1
+    assert any(c.startswith("python -m pytest -n 3") for c in calls)  # pytest ran all the same
+    assert "changed.py:1: error: a type error" in done.stdout
+    assert done.stdout.index("== mypy --strict (report)") < done.stdout.index("a type error")
+
+
 def test_a_ruff_finding_stops_the_check(tmp_path: Path) -> None:
     # `ruff check .` finds something and `ruff format --check .` would pass: under `set -e` a
     # failure on the left of `&&` does not stop a script, which once let CI pass with findings.

@@ -17,7 +17,7 @@ from tests.e2e.test_cli_trust import keyword_only, make_home, run, store
 
 pytestmark = pytest.mark.e2e
 
-NOTES = 6000  # keyword-only: a rebuild of several seconds
+NOTES = 4000  # keyword-only: a rebuild of several seconds
 
 
 def _rebuilds(home: Path) -> int:
