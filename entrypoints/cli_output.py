@@ -56,21 +56,10 @@ def check_time_options(since: str | None, until: str | None, as_of: str | None) 
 
 def result_json(r: object, explain: bool) -> dict[str, object]:
     from memlane.domain.search import SearchResult
+    from memlane.entrypoints.tool_payloads import result_payload
 
     assert isinstance(r, SearchResult)
-    data: dict[str, object] = {
-        "path": r.path,
-        "startLine": r.start_line,
-        "endLine": r.end_line,
-        "score": r.score,
-        "snippet": r.snippet,
-        "source": r.source,
-        "confidence": r.confidence,
-    }
-    if r.agent is not None:
-        data["agent"] = r.agent
-    if r.time is not None:
-        data["time"] = r.time
+    data = result_payload(r)
     if explain and r.explanation is not None:
         data["explain"] = camel_dict(asdict(r.explanation))
     return data

@@ -68,7 +68,7 @@ def memory_search_tool(
         return failure_payload(exc, tool="search")
     warnings = [*response.warnings, *_unknown_arguments(params, _SEARCH_ARGUMENTS)]
     return {
-        "results": [_result(r) for r in response.results],
+        "results": [result_payload(r) for r in response.results],
         "provider": response.provider,
         "model": response.model,
         "fallback": response.fallback,
@@ -128,7 +128,8 @@ def tool_text(payload: Mapping[str, object]) -> str:
     return json.dumps(payload, ensure_ascii=False, indent=2)
 
 
-def _result(result: SearchResult) -> dict[str, object]:
+def result_payload(result: SearchResult) -> dict[str, object]:
+    """One hit as it goes out in JSON, the same in the tool payloads and `search --json`."""
     data: dict[str, object] = {
         "path": result.path,
         "startLine": result.start_line,
