@@ -53,6 +53,7 @@ class IndexFile:
         issues: IssueBoard,
         clock: Clock,
         progress: ProgressTracker,
+        wanted_meta: Callable[[], IndexMeta],
         use_cache: bool = True,
     ) -> None:
         self._preparer = preparer
@@ -61,6 +62,7 @@ class IndexFile:
         self._issues = issues
         self._clock = clock
         self._progress = progress
+        self._wanted_meta = wanted_meta
         self._use_cache = use_cache
 
     def __call__(self, event: events.Event) -> Sequence[events.Event]:
@@ -101,6 +103,10 @@ class IndexFile:
             self._runtime.note_failure(outcome.embedding_error)
             selection = self._runtime.fall_back(outcome.embedding_error)
             if selection is not None:
+                # The next files are embedded by the fallback: the index records its model
+                # first, as the vector backfill does, or the store refuses its vectors (another
+                # model, other dimensions) and the sync fails on a fallback meant to keep it up.
+                self._store.set_meta(self._wanted_meta())
                 follow_ups += fallback_events(self._clock, selection)
             fix = embedding_fix(outcome.embedding_error)
             problems.append(embedding_problem(outcome.embedding_error, fix))

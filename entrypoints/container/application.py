@@ -128,6 +128,7 @@ class Application(containers.DeclarativeContainer):
         issues=issues,
         clock=clock,
         progress=progress,
+        wanted_meta=wanted_meta,
         use_cache=settings.provided.cache.enabled,
     )
     remove_file = providers.Singleton(RemoveFile, store=store, issues=issues, clock=clock)

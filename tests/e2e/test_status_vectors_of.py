@@ -170,3 +170,35 @@ def test_a_refused_key_says_what_to_fix_not_that_it_retries(tmp_path: Path, serv
         "retrying cannot fix this; fix the key, quota, model or endpoint it names, "
         "then run `memlane index`"
     )
+
+
+def test_a_fallback_in_the_middle_of_a_sync_re_embeds_the_index_and_the_sync_succeeds(
+    tmp_path: Path, server: Server
+) -> None:
+    """The key is refused while a later sync indexes a new note: the fallback embeds it, the
+    index records the fallback's model (other dimensions) instead of refusing its vectors."""
+    home = make_home(tmp_path)
+    env = _env(home, server, "text-embedding-3-small", fallback="ollama")
+    assert run_cli(home, "index", env=env).returncode == 0
+    (home / "ws" / "memory" / "gateway.md").write_text("# Gateway\nIt moved to port 9000.\n")
+    server.refusing = True
+
+    indexed = run_cli(home, "index", env=env)
+
+    assert indexed.returncode == 0, indexed.stderr
+    assert "using the fallback ollama" in indexed.stderr
+    assert "1 file(s) indexed" in indexed.stdout
+    text, payload = _status(home, env)
+    assert payload["vectorDims"] == 768 and payload["fallbackFrom"] == "openai"
+    assert _line(text, "Vectors:").startswith(
+        "Vectors: 3 / 3 (100 %) chunks embedded by ollama nomic-embed-text (the fallback); "
+    )
+    found = run_cli(home, "search", "gateway port", "--json", env=env)
+    assert found.returncode == 0, found.stderr
+    assert json.loads(found.stdout)["results"][0]["path"] == "memory/gateway.md"
+
+    server.refusing = False  # the key works again: the configured model takes the index back
+    assert run_cli(home, "index", env=env).returncode == 0
+    _text, payload = _status(home, env)
+    assert payload["fallbackFrom"] is None and payload["reembedding"] is None
+    assert payload["vectorDims"] == 1536

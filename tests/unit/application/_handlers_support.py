@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from memlane.application.embedding_runtime import EmbeddingRuntime, Selection
 from memlane.application.handlers import IndexFile, RebuildIndex, RemoveFile
@@ -73,6 +73,18 @@ class Rig:
         assert self.embedder is not None
         return vector_label(self.embedder.model, self.embedder.key)
 
+    def wanted_meta(self) -> IndexMeta:
+        """The meta of the provider running now (the fallback's after a switch)."""
+        provider = self.runtime.provider
+        if provider is None:
+            return meta()
+        return replace(
+            meta(provider.model),
+            provider=provider.id,
+            provider_key=provider.key,
+            dimensions=getattr(provider, "dimensions", None),
+        )
+
     def index_file(self) -> IndexFile:
         return IndexFile(
             preparer=self.preparer,
@@ -81,6 +93,7 @@ class Rig:
             issues=self.issues,
             clock=self.clock,
             progress=self.progress,
+            wanted_meta=self.wanted_meta,
         )
 
     def remove_file(self) -> RemoveFile:

@@ -7,6 +7,7 @@ import pytest
 from memlane.application.handlers import build_routes
 from memlane.application.ports.embedding import EmbeddingUnavailable
 from memlane.domain import events
+from memlane.domain.index_meta import vector_label
 from memlane.domain.sources import SourceIssue
 from tests.fakes.clock import T0
 from tests.fakes.embedding import FakeEmbeddingProvider
@@ -173,6 +174,28 @@ class TestIndexFile:
         # b.md was embedded by the fallback, and no second switch is announced.
         assert [type(e) for e in second] == [events.FileIndexed]
         assert backup.embedded_texts != []
+
+    def test_after_the_switch_the_index_records_the_fallbacks_model_and_holds_its_vectors(
+        self,
+    ) -> None:
+        backup = FakeEmbeddingProvider(id="backup", model="backup-model", dimensions=8)
+        rig = Rig(fallback=backup)
+        assert rig.embedder is not None
+        rig.store.set_meta(rig.wanted_meta())  # an index the configured provider built
+        rig.embedder.fail_next(EmbeddingUnavailable("down"))
+        rig.memory.write("a.md", NOTE)
+        rig.memory.write("b.md", OTHER)
+        handler = rig.index_file()
+
+        handler(changed("a.md"))
+        handler(changed("b.md"))
+
+        stored = rig.store.meta()
+        assert stored is not None
+        assert (stored.provider, stored.model, stored.dimensions) == ("backup", "backup-model", 8)
+        # b.md's chunk holds the fallback's vector; a.md's waits for the backfill.
+        progress = rig.store.vector_progress(vector_label("backup-model", backup.key))
+        assert (progress.done, progress.total) == (1, 2)
 
     def test_a_clean_index_clears_an_earlier_issue(self) -> None:
         rig = Rig()
