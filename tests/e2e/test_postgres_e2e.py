@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from sqlalchemy import create_engine
+
 from memlane.entrypoints.grpc.client import MemlaneClient
 from tests.e2e.test_grpc_subprocess import (
     NOTES,
@@ -75,6 +77,51 @@ class TestCliOnPostgres:
         assert {"reindex_required", "index_rebuilt"} <= {
             e["type"] for e in json.loads(events.stdout)
         }
+
+    def test_reading_commands_leave_no_row_for_an_agent_without_an_index(
+        self, home: tuple[Path, dict[str, str]]
+    ) -> None:
+        """As on SQLite (test_daemon_unindexed_agent.py): `status`, `events` and `get` of an
+        agent that was never indexed answer empty and write nothing to the shared database."""
+        assert memlane(home, "index").returncode == 0  # the schema is there, `main` is indexed
+        for command in (
+            ["status"],
+            ["status", "--json"],
+            ["events", "--json"],
+            ["get", "MEMORY.md"],
+        ):
+            done = memlane(home, "--agent", "ghost", *command)
+            assert done.returncode == 0, (command, done.stderr)
+        shown = json.loads(memlane(home, "--agent", "ghost", "status", "--json").stdout)
+        assert (shown["files"], shown["chunks"], shown["lastSync"]) == (0, 0, None)
+
+        engine = create_engine(home[1]["MEMLANE_STORE_URL"])
+        try:
+            with engine.connect() as conn:
+                tables = (
+                    conn.exec_driver_sql(
+                        "SELECT table_name FROM information_schema.columns "
+                        "WHERE column_name = 'agent' AND table_schema = current_schema()"
+                    )
+                    .scalars()
+                    .all()
+                )
+                rows = {
+                    table: conn.exec_driver_sql(
+                        f'SELECT count(*) FROM "{table}" WHERE agent IN (%s, %s)', ("ghost", "main")
+                    ).scalar_one()
+                    for table in tables
+                }
+                ghost = {
+                    table: conn.exec_driver_sql(
+                        f'SELECT count(*) FROM "{table}" WHERE agent = %s', ("ghost",)
+                    ).scalar_one()
+                    for table in tables
+                }
+        finally:
+            engine.dispose()
+        assert "memlane_agents" in tables and rows["memlane_agents"] == 1  # `main` only
+        assert ghost == dict.fromkeys(tables, 0)
 
 
 @pytest.fixture(scope="module")
