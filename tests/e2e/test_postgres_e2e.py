@@ -15,7 +15,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from sqlalchemy import create_engine
 
 from memlane.entrypoints.grpc.client import MemlaneClient
