@@ -13,7 +13,8 @@ from __future__ import annotations
 import functools
 import logging
 import sys
-from typing import Final
+from collections.abc import Callable
+from typing import Any, Final
 
 import structlog
 from structlog.tracebacks import ExceptionDictTransformer
@@ -89,13 +90,21 @@ def drop_sensitive_fields(_logger: WrappedLogger, _method: str, event_dict: Even
     return event_dict
 
 
-def configure_logging(*, json: bool | None = None, level: str = "warning") -> None:
+def configure_logging(
+    *,
+    json: bool | None = None,
+    level: str = "warning",
+    console_when: Callable[[], bool] | None = None,
+) -> None:
     """Configure structlog for the whole process; call once from an entry point.
 
     Args:
         json: True for JSON lines, False for the console renderer, None to choose by whether
             stderr is a terminal (console on a TTY, JSON lines otherwise).
         level: the lowest level written: debug, info, warning, error or critical.
+        console_when: asked for each line (the daemon: is the stderr of the client this thread
+            answers a terminal?); True renders that line as a coloured console line, else the
+            line is rendered as `json` says.
 
     Raises:
         ValueError: an unknown level name.
@@ -105,29 +114,17 @@ def configure_logging(*, json: bool | None = None, level: str = "warning") -> No
         raise ValueError(f"unknown log level {level!r}; use one of {', '.join(LEVELS)}")
     stream = sys.stderr
     as_json = (not _is_tty(stream)) if json is None else json
-    renderer: Processor
-    # Tracebacks are rendered here, as data (JSON) or plain text (console), never with the
-    # frames' locals (structlog's and rich's default shows them), so that `redact_secrets`
-    # sees the exception messages before the renderer writes anything.
-    render_exception: Processor
-    if as_json:
-        renderer = structlog.processors.JSONRenderer()
-        render_exception = structlog.processors.ExceptionRenderer(
-            ExceptionDictTransformer(show_locals=False)
-        )
-    else:
-        renderer = structlog.dev.ConsoleRenderer(
-            colors=_is_tty(stream), exception_formatter=structlog.dev.plain_traceback
-        )
-        render_exception = structlog.processors.format_exc_info
+    rendering = _rendering(as_json=as_json, colors=_is_tty(stream))
+    if console_when is not None:
+        rendering = [
+            _RenderEachLine(console_when, _rendering(as_json=False, colors=True), rendering)
+        ]
     processors: list[Processor] = [
         structlog.contextvars.merge_contextvars,
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
         drop_sensitive_fields,
-        render_exception,
-        redact_secrets,
-        renderer,
+        *rendering,
     ]
     _route_standard_logging(getattr(logging, name.upper()))
     structlog.configure(
@@ -137,6 +134,46 @@ def configure_logging(*, json: bool | None = None, level: str = "warning") -> No
         # Not cached: a reconfiguration (tests, `--verbose` parsed late) reaches every logger.
         cache_logger_on_first_use=False,
     )
+
+
+def _rendering(*, as_json: bool, colors: bool) -> list[Processor]:
+    """The last processors of a line: its traceback, redaction, and the renderer.
+
+    Tracebacks are rendered here, as data (JSON) or plain text (console), never with the
+    frames' locals (structlog's and rich's default shows them), so that `redact_secrets` sees
+    the exception messages before the renderer writes anything.
+    """
+    if as_json:
+        return [
+            structlog.processors.ExceptionRenderer(ExceptionDictTransformer(show_locals=False)),
+            redact_secrets,
+            structlog.processors.JSONRenderer(),
+        ]
+    return [
+        structlog.processors.format_exc_info,
+        redact_secrets,
+        structlog.dev.ConsoleRenderer(
+            colors=colors, exception_formatter=structlog.dev.plain_traceback
+        ),
+    ]
+
+
+class _RenderEachLine:
+    """Renders each line with one of two processor chains, asking which at every line."""
+
+    def __init__(
+        self, console_when: Callable[[], bool], console: list[Processor], other: list[Processor]
+    ) -> None:
+        self._console_when = console_when
+        self._console = console
+        self._other = other
+
+    def __call__(self, logger: WrappedLogger, method: str, event_dict: EventDict) -> str | bytes:
+        rendered: Any = event_dict
+        for processor in self._console if self._console_when() else self._other:
+            rendered = processor(logger, method, rendered)
+        assert isinstance(rendered, str | bytes)
+        return rendered
 
 
 class _ThroughStructlog(logging.Handler):

@@ -118,7 +118,10 @@ def serve_through_daemon(argv: list[str]) -> None:
     if not os.path.exists(sock_file):
         return  # no daemon: the ordinary case, said nowhere
     try:
-        reply = _ask(state, sock_file, {"argv": argv, "cwd": os.getcwd(), "env": dict(env)})
+        # Whether our stderr is a terminal: the daemon renders the request's log lines as
+        # console lines then, as the command does in-process, else as JSON lines.
+        request_body = {"argv": argv, "cwd": os.getcwd(), "env": dict(env), "tty": _is_tty()}
+        reply = _ask(state, sock_file, request_body)
     except KeyboardInterrupt:  # as the CLI says it (click's Abort); the daemon finishes alone
         sys.stderr.write("\nAborted!\n")
         sys.stderr.flush()
@@ -199,6 +202,13 @@ def _remove_if_stale(state: str, sock_file: str) -> None:
     finally:
         if fd >= 0:
             os.close(fd)
+
+
+def _is_tty() -> bool:
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):  # replaced or closed
+        return False
 
 
 def _say(text: str) -> None:

@@ -57,6 +57,7 @@ class Hosted:
     # Managers opened for this request alone (an agent the daemon does not serve yet): the
     # daemon closes them when the request ends.
     closing: list[MemoryManager] = field(default_factory=list)
+    stderr_tty: bool = False  # the client's stderr is a terminal: console log lines
 
 
 _local = threading.local()

@@ -28,7 +28,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from memlane import __version__
-from memlane.entrypoints.daemon.hosting import Hosted, NotServed, ThreadStreams, hosting
+from memlane.entrypoints.daemon.hosting import (
+    Hosted,
+    NotServed,
+    ThreadStreams,
+    current,
+    hosting,
+)
 from memlane.entrypoints.daemon.paths import daemon_dir, lock_path, socket_path
 from memlane.entrypoints.daemon.protocol import (
     ProtocolError,
@@ -295,15 +301,19 @@ class Daemon:
             or not isinstance(cwd, str)
         ):
             return {"fallback": "a malformed request"}
-        return self.run_cli(argv, {str(k): str(v) for k, v in env.items()}, Path(cwd))
+        env_text = {str(k): str(v) for k, v in env.items()}
+        return self.run_cli(argv, env_text, Path(cwd), tty=request.get("tty") is True)
 
-    def run_cli(self, argv: list[str], env: Mapping[str, str], cwd: Path) -> dict[str, Any]:
-        """Run one CLI command line as the client would in-process; its output and exit code."""
+    def run_cli(
+        self, argv: list[str], env: Mapping[str, str], cwd: Path, *, tty: bool = False
+    ) -> dict[str, Any]:
+        """Run one CLI command line as the client would in-process; its output and exit code
+        (`tty`: the client's stderr is a terminal, so its log lines are console lines)."""
         from memlane.entrypoints.cli import cli
         from memlane.entrypoints.fast_exit import exit_code
 
         code = 0
-        hosted = Hosted(env=env, cwd=cwd, source=self)
+        hosted = Hosted(env=env, cwd=cwd, source=self, stderr_tty=tty)
         with hosting(hosted) as (out, err):
             try:
                 cli.main(args=argv, prog_name="memlane", standalone_mode=True)
@@ -394,6 +404,11 @@ def _parse(argv: list[str]) -> tuple[Path, list[str]]:
     return Path(args.state_dir).expanduser().resolve(), options
 
 
+def _client_terminal() -> bool:
+    hosted = current()
+    return hosted is not None and hosted.stderr_tty
+
+
 def install_streams() -> tuple[TextIO, TextIO]:
     """Make sys.stdout / sys.stderr write to a hosted request's buffers (hosting.ThreadStreams);
     returns the real streams."""
@@ -412,8 +427,9 @@ def main(argv: list[str] | None = None) -> int:
     install_streams()
     from memlane.entrypoints.logging import configure_logging
 
-    # Log lines of a request go to that client's stderr (the streams above), as in-process.
-    configure_logging(json=True, level="warning")
+    # Log lines of a request go to that client's stderr (the streams above), as in-process:
+    # console lines when that stderr is a terminal, JSON lines otherwise and in our own log.
+    configure_logging(json=True, level="warning", console_when=_client_terminal)
     signal.signal(signal.SIGTERM, lambda *_: daemon.stop())
     signal.signal(signal.SIGINT, lambda *_: daemon.stop())
     try:
