@@ -4,7 +4,8 @@ Transcripts carry a timestamp per message; notes are dated by a dated file name
 (`memory/YYYY-MM-DD.md`) or a dated markdown heading (`## 2026-11-17`, `## 17 Nov 2026`,
 `## November 17, 2026`, `## 17.11.2026`, `## 2026年11月17日`, `## 2026년 11월 17일`; a range
 `## 2026-11-17 – 2026-11-20` or an ISO week `## 2026-W47` covers its days; a slash date only when
-its order is plain, so `## 11/12/2026` dates nothing), which dates the lines of its section;
+its order is plain, so `## 11/12/2026` dates nothing; a setext heading, underlined, the same),
+which dates the lines of its section;
 anything else has the file's mtime. A date without a time covers its whole UTC day.
 Pure functions: the mtime is passed in.
 """
@@ -17,13 +18,14 @@ import re
 from collections.abc import Sequence
 from typing import Final, TypeAlias
 
+from memlane.domain.markdown_blocks import heading_levels
+
 # (start, end), both inclusive, epoch seconds.
 TimeRange: TypeAlias = tuple[float, float]
 SECONDS_PER_DAY: Final = 86_400
 
 _DATED_FILE: Final = re.compile(r"(?:^|/)(\d{4})-(\d{2})-(\d{2})\.md$")
 _HEADING: Final = re.compile(r" {0,3}(#{1,6})[ \t]+(.*)$")
-_FENCE: Final = re.compile(r" {0,3}(?:```|~~~)")
 _MONTHS: Final = {
     name: number
     for number, names in enumerate(
@@ -121,12 +123,14 @@ def _first_date(title: str, at: int = 0) -> tuple[int, int, dt.date] | None:
 
 
 def heading_days(line: str) -> tuple[dt.date, dt.date] | None:
-    """The first and last day a markdown heading line names: one date, a range of two
+    """The first and last day a markdown ATX heading line names: one date, a range of two
     (`## 2026-11-17 – 2026-11-20`) or an ISO week (`## 2026-W47`); None when it names none."""
     heading = _HEADING.match(line)
-    if heading is None:
-        return None
-    title = heading.group(2)
+    return None if heading is None else title_days(heading.group(2))
+
+
+def title_days(title: str) -> tuple[dt.date, dt.date] | None:
+    """The first and last day a heading's title names (see heading_days)."""
     first = _first_date(title)
     week = _HEADING_WEEK.search(title)
     if week is not None and (first is None or week.start() < first[0]):
@@ -152,8 +156,13 @@ def heading_date(line: str) -> dt.date | None:
     return None if days is None else days[0]
 
 
-def note_line_times(lines: Sequence[str], path: str) -> list[TimeRange | None]:
+def note_line_times(
+    lines: Sequence[str], path: str, levels: Sequence[int] | None = None
+) -> list[TimeRange | None]:
     """The time range each line of a note names, None for a line nothing dates.
+
+    `levels` is each line's heading level (markdown_blocks.heading_levels, read here when not
+    given); a setext heading's title is its first line.
 
     A dated heading dates its section (until the next heading of the same or a higher level);
     other lines take the day of a dated file name, else None (the mtime, but only for a chunk
@@ -165,19 +174,14 @@ def note_line_times(lines: Sequence[str], path: str) -> list[TimeRange | None]:
     # Open sections: (heading level, range) from the outermost in.
     sections: list[tuple[int, TimeRange | None]] = []
     times: list[TimeRange | None] = []
-    in_fence = False
-    for line in lines:
-        if _FENCE.match(line):
-            in_fence = not in_fence
-        elif not in_fence:
-            heading = _HEADING.match(line)
-            if heading is not None:
-                level = len(heading.group(1))
-                while sections and sections[-1][0] >= level:
-                    sections.pop()
-                dated = heading_days(line)
-                days = None if dated is None else (day_range(dated[0])[0], day_range(dated[1])[1])
-                sections.append((level, days))
+    for line, level in zip(lines, heading_levels(lines) if levels is None else levels, strict=True):
+        if level:
+            while sections and sections[-1][0] >= level:
+                sections.pop()
+            atx = _HEADING.match(line)
+            dated = title_days(line.strip() if atx is None else atx.group(2))
+            days = None if dated is None else (day_range(dated[0])[0], day_range(dated[1])[1])
+            sections.append((level, days))
         current = next((r for _, r in reversed(sections) if r is not None), default)
         times.append(current)
     return times

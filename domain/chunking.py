@@ -2,13 +2,15 @@
 
 Improves on the reference system's chunker:
 - the budget is measured with `estimate_tokens`, so CJK chunks are not ~4x too large;
-- lengths are code points (Python `str`), so an emoji is never cut in half;
+- lengths are code points (Python `str`), and a cut inside a long word steps back to keep one
+  visible character whole (an emoji ZWJ sequence, a flag, a letter with its accents);
 - CRLF and lone CR become LF before splitting (no `\\r` left in chunk text);
 - the overlap carried into a chunk never makes it exceed the budget;
 - chunks with nothing but whitespace (or nothing new beyond their overlap) are dropped, and
   blank lines at a chunk's edges are left out of it;
 - ids include the chunk's ordinal, so identical chunks of one file get distinct ids;
-- markdown headings (outside code fences) start a chunk when that costs at most half a chunk;
+- markdown headings (ATX and setext, outside code fences: markdown_blocks.py) start a chunk when
+  that costs at most half a chunk;
 - a note's chunk carries the headings above it as `context`, which the indexes read with it;
 - a note's line longer than a chunk is cut between sentences (line_pieces.py), not in a word.
 """
@@ -30,8 +32,9 @@ from memlane.domain.chunk_times import (
 from memlane.domain.chunks import Chunk, ChunkingPolicy
 from memlane.domain.cjk import WIDE_CHARACTERS
 from memlane.domain.hashing import chunk_id, sha256_text
-from memlane.domain.heading_trail import TrailReader, heading_level, indexed_text
-from memlane.domain.line_pieces import sentences, words
+from memlane.domain.heading_trail import TrailReader, indexed_text
+from memlane.domain.line_pieces import sentences, splits_cluster, words
+from memlane.domain.markdown_blocks import heading_levels
 from memlane.domain.sources import Source
 
 # Cost model, in quarter-tokens ("units"): real tokenizers (cl100k, o200k, e5's sentencepiece)
@@ -90,23 +93,6 @@ def _is_high_surrogate(char: str) -> bool:
     return "\ud800" <= char <= "\udbff"
 
 
-_FENCE: Final = re.compile(r" {0,3}(?:```|~~~)")
-
-
-def _heading_levels(lines: Sequence[str]) -> list[int]:
-    """Each line's markdown heading level, 0 for other lines (a `#` line inside a code fence is a
-    comment)."""
-    levels: list[int] = []
-    in_fence = False
-    for line in lines:
-        if _FENCE.match(line):
-            in_fence = not in_fence
-            levels.append(0)
-        else:
-            levels.append(0 if in_fence else heading_level(line))
-    return levels
-
-
 def _heading_cut(buffer: Sequence[_Segment], carried: int, budget: int) -> int | None:
     """Index of the last heading that starts in the second half of a full buffer, if any.
 
@@ -123,7 +109,8 @@ def _heading_cut(buffer: Sequence[_Segment], carried: int, budget: int) -> int |
 
 
 def _hard_cut(text: str, budget: int) -> list[str]:
-    """Cut `text` into pieces of at most `budget` units, wherever the budget falls."""
+    """Cut `text` into pieces of at most `budget` units where the budget falls, stepping back
+    so a visible character is not cut in two unless it alone fills a piece."""
     pieces: list[str] = []
     start = 0
     used = 0
@@ -134,6 +121,12 @@ def _hard_cut(text: str, budget: int) -> list[str]:
             # Keep a (lone-surrogate encoded) pair together unless it alone fills the piece.
             if _is_high_surrogate(text[cut - 1]) and cut - 1 > start:
                 cut -= 1
+            # Likewise one visible character (an emoji ZWJ sequence, a flag, accents).
+            back = cut
+            while back > start and splits_cluster(text, back):
+                back -= 1
+            if back > start:
+                cut = back
             pieces.append(text[start:cut])
             start = cut
             used = _units(text[start : position + 1])
@@ -288,16 +281,16 @@ def chunk_text(
         lines.pop()
     budget = max(MIN_BUDGET_UNITS, policy.tokens * UNITS_PER_TOKEN)
     overlap = max(0, policy.overlap * UNITS_PER_TOKEN)
+    levels = heading_levels(lines)
     line_times: Sequence[TimeRange | None] | None = None
     if mtime is not None:
         line_times = (
             transcript_line_times(line_timestamps, mtime)
             if line_timestamps is not None
-            else note_line_times(lines, path)
+            else note_line_times(lines, path, levels)
         )
 
     chunks: list[Chunk] = []
-    levels = _heading_levels(lines)
     trail = TrailReader(lines, levels) if heading_context else None
 
     def flush(buffer: Sequence[_Segment], carried: int) -> None:

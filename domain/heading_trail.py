@@ -1,7 +1,5 @@
 """Domain: the headings above a note's chunk, read with its text by the model and keyword index.
 
-Also the one reader of markdown ATX headings (`heading_level`), which the chunker uses too.
-
 A note cut into chunks loses its title and section names after the first chunk: the second
 chunk of a paper's abstract no longer says which paper it is from, the third of a project note
 no longer names the project. The chunk's own text (and so what a hit shows, with its line
@@ -13,7 +11,8 @@ paper), in both legs 0.722 -> 0.725.
 
 Only the headings the chunk does not hold itself count: the nearest one of each level above its
 first line, where a heading closes every deeper level before it, and a chunk that opens with a
-heading of level L keeps only the levels above L. Lines inside code fences are not headings.
+heading of level L keeps only the levels above L. Which lines are headings is markdown_blocks.py's
+call (ATX and setext headings, none inside code fences); a heading is named by its first line.
 """
 
 from __future__ import annotations
@@ -27,25 +26,12 @@ HEADING_CHARS: Final = 160
 TRAIL_CHARS: Final = 320
 
 
-def heading_level(line: str) -> int:
-    """The level (1-6) of a markdown ATX heading line, 0 for any other line."""
-    stripped = line.lstrip(" ")
-    if len(line) - len(stripped) > 3:
-        return 0
-    level = len(stripped) - len(stripped.lstrip("#"))
-    if not 1 <= level <= 6:
-        return 0
-    if len(stripped) > level and stripped[level] not in " \t":
-        return 0
-    return level
-
-
 class TrailReader:
     """Reads a note's lines once, in order, and tells the heading trail above each chunk."""
 
     def __init__(self, lines: Sequence[str], levels: Sequence[int]) -> None:
-        """`levels` is each line's heading level (0 for other lines and inside code fences), as
-        the chunker saw it."""
+        """`levels` is each line's heading level (markdown_blocks.heading_levels), as the chunker
+        saw it."""
         self._lines = lines
         self._levels = levels
         self._open: dict[int, str] = {}  # level -> heading line, over the lines read so far

@@ -126,6 +126,16 @@ class TestNoteLines:
 
         assert times == [_day(2026, 11, 17), _day(2026, 11, 18), _day(2026, 11, 18)]
 
+    def test_a_dated_setext_heading_dates_its_section(self) -> None:
+        times = note_line_times(["intro", "", "17 Nov 2026", "-----------", "x"], "n.md")
+
+        assert times == [None, None] + [_day(2026, 11, 17)] * 3
+
+    def test_a_heading_after_a_tilde_line_in_a_backtick_fence_is_still_code(self) -> None:
+        times = note_line_times(["```", "~~~", "## 2026-11-17", "```", "x"], "n.md")
+
+        assert set(times) == {None}
+
     def test_a_heading_inside_a_code_fence_is_not_a_heading(self) -> None:
         times = note_line_times(["```", "## 2026-11-17", "```", "x"], "n.md")
 

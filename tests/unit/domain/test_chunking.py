@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from itertools import pairwise
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -220,6 +221,17 @@ class TestMarkdownHeadings:
         chunks = chunk_text("memory", "a.md", text, ChunkingPolicy(20, 0))
         assert spans(chunks) == [(1, 4), (5, 6)]
 
+    def test_a_tilde_line_inside_a_backtick_fence_does_not_end_it(self) -> None:
+        text = "\n".join(["```", "~~~", "a" * 40, "# comment", "b" * 20, "```", "c" * 30])
+        chunks = chunk_text("memory", "a.md", text, ChunkingPolicy(20, 0))
+        assert spans(chunks) == [(1, 5), (6, 7)]
+
+    def test_a_setext_heading_in_the_second_half_starts_the_next_chunk(self) -> None:
+        text = "\n".join(["a" * 45, "", "Section", "-------", "b" * 20])
+        chunks = chunk_text("memory", "a.md", text, ChunkingPolicy(20, 5))
+        assert spans(chunks) == [(1, 1), (3, 5)]
+        assert chunks[1].text.startswith("Section\n---")
+
     def test_a_chunk_starting_at_a_heading_carries_no_overlap(self) -> None:
         text = "\n".join(["a" * 45, "b" * 30, "# Heading", "c" * 10])
         chunks = chunk_text("memory", "a.md", text, ChunkingPolicy(20, 10))
@@ -246,6 +258,33 @@ class TestChunkTextMultilingual:
         assert "".join(c.text for c in chunks) == text
         for chunk in chunks:
             chunk.text.encode("utf-8")  # raises on a lone surrogate
+
+    @pytest.mark.parametrize(
+        "cluster",
+        [
+            "\U0001f468\u200d\U0001f469\u200d\U0001f467\u200d\U0001f466",  # family: ZWJ
+            "\U0001f469\U0001f3fd\u200d\U0001f4bb",  # technologist, skin tone, ZWJ
+            "\U0001f1ef\U0001f1f5",  # a flag: two regional indicators
+            "e\u0301\u0302",  # a letter with two combining accents
+            "\u2764\ufe0f",  # a heart with its emoji variation selector
+        ],
+    )
+    def test_a_visible_character_is_never_cut_in_two(self, cluster: str) -> None:
+        for lead in range(len(cluster) + 1):  # every offset of the clusters against the budget
+            text = "a" * lead + cluster * 40
+            chunks = chunk_text("memory", "a.md", text, ChunkingPolicy(8, 0))
+            assert "".join(c.text for c in chunks) == text
+            for chunk in chunks:
+                body = chunk.text.lstrip("a")
+                assert len(body) % len(cluster) == 0 and body == cluster * (
+                    len(body) // len(cluster)
+                )
+
+    def test_a_cluster_longer_than_the_budget_is_still_cut(self) -> None:
+        text = "x" + "\u0301" * 100  # one letter under a hundred accents
+        chunks = chunk_text("memory", "a.md", text, ChunkingPolicy(8, 0))
+        assert "".join(c.text for c in chunks) == text
+        assert len(chunks) > 1
 
     def test_raw_surrogate_pairs_are_kept_together(self) -> None:
         pair = "\ud83d\ude00"

@@ -12,9 +12,10 @@ from memlane.domain.heading_trail import (
     HEADING_CHARS,
     TRAIL_CHARS,
     TrailReader,
-    heading_level,
     indexed_text,
 )
+from memlane.domain.markdown_blocks import atx_level as heading_level
+from memlane.domain.markdown_blocks import heading_levels
 
 SMALL = ChunkingPolicy(tokens=12, overlap=0)  # 48 units: two 20-character lines per chunk
 LINE = "x" * 20
@@ -59,6 +60,10 @@ class TestTrailReader:
         lines = ["# Notes", "```", "# comment", "```", "x"]
         levels = [1, 0, 0, 0, 0]  # as the chunker reads them: the fenced line is no heading
         assert TrailReader(lines, levels).above(4) == "# Notes"
+
+    def test_a_setext_heading_is_named_by_its_text(self) -> None:
+        lines = ["Project", "=======", "x", "", "Decisions", "---------", "y"]
+        assert TrailReader(lines, heading_levels(lines)).above(6) == "Project\nDecisions"
 
     def test_reading_in_order_gives_each_chunk_its_own_trail(self) -> None:
         lines = ["# A", "x", "## B", "y", "# C", "z"]
@@ -119,15 +124,22 @@ class TestChunksOfNotes:
     @settings(max_examples=200, deadline=None)
     @given(
         st.lists(
-            st.sampled_from(["# A", "## B", "### C", "text line here", "", "```", "# x y z"]),
+            st.sampled_from(
+                ["# A", "## B", "### C", "text line here", "", "```", "~~~", "# x y z", "---", "="]
+            ),
             min_size=1,
             max_size=40,
         )
     )
     def test_every_trail_is_made_of_heading_lines_above_the_chunk(self, lines: list[str]) -> None:
         text = "\n".join(lines)
+        levels = heading_levels(lines)
         for chunk in chunk_text("memory", "n.md", text, SMALL, heading_context=True):
             assert chunk.hash == sha256_text(indexed_text(chunk.context, chunk.text))
+            above = [
+                line.strip()
+                for line, level in zip(lines[: chunk.start_line - 1], levels, strict=False)
+                if level
+            ]
             for heading in filter(None, chunk.context.split("\n")):
-                assert heading_level(heading) > 0
-                assert heading in lines[: chunk.start_line - 1]
+                assert heading in above
