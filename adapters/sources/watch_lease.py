@@ -28,6 +28,7 @@ from typing import Any
 
 import structlog
 
+from memlane.adapters.unix_socket_paths import socket_address
 from memlane.application.ports.watch_lease import LeaseHolder
 
 log = structlog.get_logger()
@@ -83,9 +84,10 @@ class FileWatchLease:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old = os.umask(0o177)  # born 0600
         try:
-            listener.bind(str(self._socket_path))
+            with socket_address(str(self._socket_path)) as address:
+                listener.bind(address)
             listener.listen(16)
-        except OSError as exc:  # e.g. a path longer than AF_UNIX allows: readers scan
+        except OSError as exc:  # e.g. no /proc for a path past AF_UNIX's limit: readers scan
             listener.close()
             log.warning("watch_lease_not_answering", path=str(self._socket_path), error=str(exc))
             return
@@ -101,7 +103,8 @@ class FileWatchLease:
         conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             conn.settimeout(_ANSWER_TIMEOUT_S)
-            conn.connect(str(self._socket_path))
+            with socket_address(str(self._socket_path)) as address:
+                conn.connect(address)
             conn.sendall(_QUESTION)
             return conn.recv(1) == _FRESH
         except OSError:

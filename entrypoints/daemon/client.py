@@ -22,6 +22,7 @@ import sys
 from typing import Final
 
 from memlane import __version__
+from memlane.adapters.unix_socket_paths import socket_address
 from memlane.entrypoints.daemon.protocol import (
     ProtocolError,
     hello,
@@ -150,7 +151,8 @@ def _ask(state: str, sock_file: str, request: dict[str, object]) -> dict[str, ob
     try:
         conn.settimeout(_HELLO_TIMEOUT_S)
         try:
-            conn.connect(sock_file)
+            with socket_address(sock_file) as address:
+                conn.connect(address)
         except (ConnectionRefusedError, FileNotFoundError):
             _remove_if_stale(state, sock_file)
             return None

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from memlane import __version__
+from memlane.adapters.unix_socket_paths import socket_address
 from memlane.entrypoints.daemon.paths import daemon_dir, lock_path, log_path, socket_path
 from memlane.entrypoints.daemon.protocol import (
     hello,
@@ -100,7 +101,8 @@ def probe(state: Path, timeout: float = 2.0) -> DaemonState:
     conn = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     conn.settimeout(timeout)
     try:
-        conn.connect(str(socket_path(state)))
+        with socket_address(str(socket_path(state))) as address:
+            conn.connect(address)
         send(conn, hello(__version__))
         theirs = receive(conn)
     except OSError:

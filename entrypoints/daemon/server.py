@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO, cast
 
 from memlane import __version__
+from memlane.adapters.unix_socket_paths import socket_address
 from memlane.entrypoints.daemon.hosting import (
     Hosted,
     NotServed,
@@ -101,12 +102,16 @@ class Daemon:
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         old = os.umask(0o177)  # born 0600: no moment where another user could connect
         try:
-            listener.bind(str(path))
+            with socket_address(str(path)) as address:
+                listener.bind(address)
+        except OSError:
+            listener.close()
+            raise
         finally:
             os.umask(old)
+        self._listener = listener
         path.chmod(0o600)
         listener.listen(64)
-        self._listener = listener
 
     def serve_forever(self) -> None:
         assert self._listener is not None
@@ -128,8 +133,9 @@ class Daemon:
             with contextlib.suppress(OSError):
                 self._listener.shutdown(socket.SHUT_RDWR)
             self._listener.close()
-        with contextlib.suppress(FileNotFoundError):
-            socket_path(self.state).unlink()
+        if self._listener is not None:  # only a socket we bound: not whatever blocked ours
+            with contextlib.suppress(OSError):  # gone already, or no longer ours to remove
+                socket_path(self.state).unlink()
         with self._agents_lock:
             managers = [m for a, m in self._agents.items() if a not in self._adopted]
             self._agents = {}

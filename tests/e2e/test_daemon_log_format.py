@@ -64,7 +64,6 @@ def server() -> Iterator[Server]:
 
 @pytest.fixture
 def home(server: Server) -> Iterator[Home]:
-    # A short root: the watch lease's socket path must fit AF_UNIX's 108 bytes.
     root = Path(tempfile.mkdtemp(prefix="ml", dir="/tmp"))
     made = make_home(root)
     search = {

@@ -199,11 +199,32 @@ def test_an_mcp_stdio_server_serves_the_cli_and_its_host(home: Home) -> None:
     assert lock_holder(home.state) is None and not socket_path(home.state).exists()
 
 
-def test_a_watch_that_cannot_serve_says_so_and_watches_on(tmp_path: Path) -> None:
-    deep = tmp_path / ("d" * 100)  # the socket's path is over AF_UNIX's 108 bytes
+def test_a_state_dir_past_af_unix_path_limit_is_served(tmp_path: Path) -> None:
+    """The socket's path is over AF_UNIX's 107 bytes; it is bound and reached through its
+    folder's /proc/self/fd name, so the watch serves the CLI and its lease answers searches."""
+    deep = tmp_path / ("d" * 100)
     deep.mkdir()
     home = make_home(deep)
+    assert len(str(socket_path(home.state))) > 107
     home.run(*home.base(), "--workspace", str(home.ws), "index", check=True)
+    watch, log = _start(home, "--workspace", str(home.ws), "watch")
+    try:
+        assert until(lambda: _serving(home, watch.pid, "watch"), timeout=120)
+        assert stat.S_IMODE(socket_path(home.state).stat().st_mode) == 0o600
+        before = home.answered()
+        (home.ws / "memory" / "new.md").write_text("The heron fishes at dawn.\n")
+        found = home.run(*home.base(), "search", "--json", "heron", check=True)
+        assert home.answered() == before + 1  # the watch process answered it
+        assert [h["path"] for h in json.loads(found.stdout)["results"]] == ["memory/new.md"]
+        assert "cannot serve" not in log.read_text()
+    finally:
+        code, err = _end(watch, log)
+    assert code == 0, err
+
+
+def test_a_watch_that_cannot_serve_says_so_and_watches_on(home: Home) -> None:
+    # A folder where the socket goes: it can be neither removed nor bound.
+    (daemon_dir(home.state) / socket_path(home.state).name).mkdir(parents=True)
     watch, log = _start(home, "--workspace", str(home.ws), "watch")
     try:
         assert until(lambda: _said(log, "watching; Ctrl-C to stop"), timeout=120)

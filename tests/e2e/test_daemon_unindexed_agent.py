@@ -40,9 +40,7 @@ def _answer(done: subprocess.CompletedProcess[str]) -> tuple[int, str, str]:
 
 @pytest.fixture
 def home() -> Iterator[Home]:
-    # A short root: under pytest-xdist the tmp_path of a long test name puts the watch lease's
-    # socket past AF_UNIX's 108 bytes, and the daemon's warning about it (searches then scan;
-    # tests/e2e/test_daemon_shared.py covers that case) would differ from in-process stderr.
+    # A short root: the daemon's log compared below names paths; short ones keep it readable.
     root = Path(tempfile.mkdtemp(prefix="mu", dir="/tmp"))
     made = make_home(root)
     made.run(*made.base(), "--workspace", str(made.ws), "index", check=True)

@@ -168,3 +168,21 @@ def test_a_holder_that_does_not_answer_is_not_trusted(tmp_path: Path) -> None:
         assert reader.confirm() is False
     finally:
         _end(child)
+
+
+def test_a_lease_deeper_than_af_unix_path_limit_still_answers(tmp_path: Path) -> None:
+    """The socket's path is past AF_UNIX's 107 bytes: bound and reached through its folder."""
+    deep = tmp_path / ("d" * 60) / ("e" * 60)
+    deep.mkdir(parents=True)
+    path = deep / "watch.lease"
+    assert len(f"{path}.sock") > 107
+    holder = FileWatchLease(str(path))
+    assert holder.acquire("scope-a") is True
+    try:
+        holder.answer(lambda: True)
+        assert Path(f"{path}.sock").stat().st_mode & 0o777 == 0o600
+        assert FileWatchLease(str(path)).confirm() is True
+    finally:
+        holder.release()
+    assert not Path(f"{path}.sock").exists()
+    assert FileWatchLease(str(path)).confirm() is False
