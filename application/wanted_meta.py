@@ -15,6 +15,7 @@ from memlane.domain.index_meta import (
     SCHEMA_VERSION,
     IndexMeta,
 )
+from memlane.domain.redaction_scope import redaction_fingerprint
 from memlane.domain.sources import Source
 
 
@@ -56,6 +57,7 @@ class WantedMeta:
             provider_key="",
             dimensions=None,
             workspace=self._workspace,
+            redaction=redaction_fingerprint(self._settings.redaction),
         )
         if provider is not None:
             return replace(

@@ -26,6 +26,7 @@ ReindexReason: TypeAlias = Literal[
     "chunking_changed",
     "schema_changed",
     "provider_fallback",
+    "redaction_changed",
 ]
 
 

@@ -49,6 +49,9 @@ class IndexMeta:
     # The workspace the index serves ("" in indexes from before it was recorded). Not a shape:
     # a different one is refused before any sync, or moved to on purpose (application/workspace).
     workspace: str = ""
+    # What the text was masked with (redaction_scope.redaction_fingerprint); "" in indexes from
+    # before it was recorded, which are rebuilt once so the current masking reaches them.
+    redaction: str = ""
 
 
 def reindex_reason(
@@ -71,6 +74,8 @@ def reindex_reason(
         return "sources_changed"
     if stored.scope_hash not in {wanted.scope_hash, legacy_scope_hash or wanted.scope_hash}:
         return "scope_changed"
+    if stored.redaction != wanted.redaction:
+        return "redaction_changed"
     return None
 
 
@@ -112,6 +117,7 @@ def index_meta_to_json(meta: IndexMeta) -> str:
             "session_chunk_tokens": meta.session_chunk_tokens,
             "session_chunk_overlap": meta.session_chunk_overlap,
             "workspace": meta.workspace,
+            "redaction": meta.redaction,
         }
     )
 
@@ -134,4 +140,5 @@ def index_meta_from_json(text: str) -> IndexMeta:
         session_chunk_tokens=int(data.get("session_chunk_tokens", -1)),
         session_chunk_overlap=int(data.get("session_chunk_overlap", -1)),
         workspace=str(data.get("workspace", "")),  # absent before issue #14: none recorded
+        redaction=str(data.get("redaction", "")),  # absent before session 30: rebuilt once
     )

@@ -367,6 +367,16 @@ def _has_nested_repetition(body: str) -> bool:
     return False
 
 
+def built_in_rules() -> tuple[str, ...]:
+    """What the built-in masking rules are, as text: the assignment rule and every catalogue
+    entry with its flags, needles and form (an index records their fingerprint)."""
+    catalogue = (
+        f"{p.name}\0{p.regex}\0{int(p.flags)}\0{','.join(p.needles)}\0{p.pem}"
+        for p in SECRET_PATTERNS
+    )
+    return (f"{ASSIGNMENT_KIND}\0{_ASSIGNMENT}\0{int(_DEFAULT_FLAGS)}", *catalogue)
+
+
 class Redactor:
     """Masks secrets with the default patterns, then the configured extra patterns.
 

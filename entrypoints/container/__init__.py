@@ -23,7 +23,7 @@ from memlane.application.ports.note_writer import NoteWriter
 from memlane.application.ports.sync_lock import SyncLock
 from memlane.application.reports import RecoveryStats
 from memlane.application.writing import WriteNote
-from memlane.domain.config import MemorySettings, RedactionSettings
+from memlane.domain.config import MemorySettings
 from memlane.domain.redaction import Redactor
 from memlane.domain.sources import Source
 from memlane.entrypoints.config.runtime import RuntimeConfig, progress_every_seconds
@@ -47,8 +47,7 @@ if TYPE_CHECKING:
 
 def scope_hash(settings: MemorySettings, workspace: Path) -> str:
     """Fingerprint of the index's scope beyond its sources and chunking (recorded separately):
-    the extra paths as the index names them, relative to the workspace, and redaction settings
-    other than the defaults. A change rebuilds.
+    the extra paths as the index names them, relative to the workspace. A change rebuilds.
 
     Nothing host-local goes in: hosts sharing one agent's index in PostgreSQL may keep its
     workspace, state and transcripts at different absolute paths and must not rebuild each
@@ -60,17 +59,8 @@ def scope_hash(settings: MemorySettings, workspace: Path) -> str:
         "scope": 2,
         "extraPaths": sorted(set(source.indexed_extra_roots)),
     }
-    # What is masked is part of what the index holds: turning redaction on or off, adding a
-    # pattern or masking notes too rebuilds, or secrets indexed before stay searchable (QA).
-    # Only settings other than the defaults are hashed, so the default's fingerprint, which
-    # every existing index recorded, is unchanged.
-    redaction = settings.redaction
-    if redaction != RedactionSettings():
-        scope["redaction"] = {
-            "enabled": redaction.enabled,
-            "extraPatterns": sorted(set(redaction.extra_patterns)),
-            "notes": redaction.notes,
-        }
+    # What is masked is recorded apart (IndexMeta.redaction, domain/redaction_scope.py), with
+    # the built-in catalogue, and rebuilds as `redaction_changed`.
     return hashlib.sha256(json.dumps(scope).encode()).hexdigest()
 
 

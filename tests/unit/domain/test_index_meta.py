@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import pytest
@@ -9,6 +10,8 @@ import pytest
 from memlane.domain.index_meta import (
     KEYWORD_ONLY_MODEL,
     IndexMeta,
+    index_meta_from_json,
+    index_meta_to_json,
     reindex_reason,
     vector_label,
 )
@@ -46,6 +49,7 @@ class TestReindexReason:
             ({"chunk_overlap": 0}, "chunking_changed"),
             ({"sources": ("memory",)}, "sources_changed"),
             ({"scope_hash": "other"}, "scope_changed"),
+            ({"redaction": "other"}, "redaction_changed"),
         ],
     )
     def test_a_shape_change_rebuilds(self, change: dict[str, object], reason: str) -> None:
@@ -89,3 +93,19 @@ class TestVectorLabel:
 
     def test_the_same_provider_configuration_keeps_its_label(self) -> None:
         assert vector_label("m", "k" * 64) == vector_label("m", "k" * 64)
+
+
+class TestRedactionRecorded:
+    def test_it_survives_the_stored_json(self) -> None:
+        meta = replace(META, redaction="abc")
+        assert index_meta_from_json(index_meta_to_json(meta)) == meta
+
+    def test_an_index_from_before_it_was_recorded_is_rebuilt_once(self) -> None:
+        wanted = replace(META, redaction="abc")
+        legacy = json.loads(index_meta_to_json(wanted))
+        del legacy["redaction"]
+
+        stored = index_meta_from_json(json.dumps(legacy))
+
+        assert reindex_reason(stored, wanted) == "redaction_changed"
+        assert reindex_reason(wanted, wanted) is None

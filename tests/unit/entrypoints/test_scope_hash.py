@@ -54,10 +54,12 @@ class TestScopeHash:
             RedactionSettings(notes=True),
         ],
     )
-    def test_other_redaction_settings_change_it(self, redaction: RedactionSettings) -> None:
-        """Secrets indexed under the old settings would stay searchable without a rebuild."""
+    def test_redaction_is_recorded_apart_not_in_the_scope(
+        self, redaction: RedactionSettings
+    ) -> None:
+        """IndexMeta.redaction rebuilds as `redaction_changed` (test_redaction_scope.py)."""
         ws = Path("/w")
 
-        assert scope_hash(MemorySettings(redaction=redaction), ws) != scope_hash(
+        assert scope_hash(MemorySettings(redaction=redaction), ws) == scope_hash(
             MemorySettings(), ws
         )
