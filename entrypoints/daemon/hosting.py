@@ -11,12 +11,13 @@ client prints is the in-process answer by construction.
 from __future__ import annotations
 
 import io
+import sys
 import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol, TextIO
+from typing import TYPE_CHECKING, Protocol, TextIO, cast
 
 if TYPE_CHECKING:
     from memlane.application.memory import MemoryManager
@@ -114,3 +115,18 @@ class ThreadStreams:
 
     def fileno(self) -> int:
         return self._target().fileno()  # a buffer raises io.UnsupportedOperation, as it should
+
+
+def install_streams() -> tuple[TextIO, TextIO]:
+    """Make sys.stdout / sys.stderr write to a hosted request's buffers (ThreadStreams);
+    returns the real streams."""
+    real_out, real_err = sys.stdout, sys.stderr
+    sys.stdout = cast(TextIO, ThreadStreams(real_out, "stdout"))
+    sys.stderr = cast(TextIO, ThreadStreams(real_err, "stderr"))
+    return real_out, real_err
+
+
+def client_terminal() -> bool:
+    """Whether the client this thread answers has a terminal for its stderr."""
+    hosted = current()
+    return hosted is not None and hosted.stderr_tty

@@ -25,16 +25,16 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO, cast
+from typing import TYPE_CHECKING, Any
 
 from memlane import __version__
 from memlane.adapters.unix_socket_paths import socket_address
 from memlane.entrypoints.daemon.hosting import (
     Hosted,
     NotServed,
-    ThreadStreams,
-    current,
+    client_terminal,
     hosting,
+    install_streams,
 )
 from memlane.entrypoints.daemon.paths import daemon_dir, lock_path, socket_path
 from memlane.entrypoints.daemon.protocol import (
@@ -410,20 +410,6 @@ def _parse(argv: list[str]) -> tuple[Path, list[str]]:
     return Path(args.state_dir).expanduser().resolve(), options
 
 
-def _client_terminal() -> bool:
-    hosted = current()
-    return hosted is not None and hosted.stderr_tty
-
-
-def install_streams() -> tuple[TextIO, TextIO]:
-    """Make sys.stdout / sys.stderr write to a hosted request's buffers (hosting.ThreadStreams);
-    returns the real streams."""
-    real_out, real_err = sys.stdout, sys.stderr
-    sys.stdout = cast(TextIO, ThreadStreams(real_out, "stdout"))
-    sys.stderr = cast(TextIO, ThreadStreams(real_err, "stderr"))
-    return real_out, real_err
-
-
 def main(argv: list[str] | None = None) -> int:
     state, options = _parse(sys.argv[1:] if argv is None else argv)
     daemon = Daemon(state)
@@ -435,7 +421,7 @@ def main(argv: list[str] | None = None) -> int:
 
     # Log lines of a request go to that client's stderr (the streams above), as in-process:
     # console lines when that stderr is a terminal, JSON lines otherwise and in our own log.
-    configure_logging(json=True, level="warning", console_when=_client_terminal)
+    configure_logging(json=True, level="warning", console_when=client_terminal)
     signal.signal(signal.SIGTERM, lambda *_: daemon.stop())
     signal.signal(signal.SIGINT, lambda *_: daemon.stop())
     try:

@@ -21,8 +21,9 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, TextIO
 
 from memlane.entrypoints.daemon.control import lock_owner
+from memlane.entrypoints.daemon.hosting import install_streams
 from memlane.entrypoints.daemon.paths import socket_path
-from memlane.entrypoints.daemon.server import Daemon, install_streams
+from memlane.entrypoints.daemon.server import Daemon
 
 if TYPE_CHECKING:
     from memlane.application.memory import MemoryManager
