@@ -120,33 +120,36 @@ def _line_with(text: str, event: str) -> str:
     return _ANSI.sub("", lines[0]).strip()
 
 
-def test_a_daemon_answered_log_line_is_a_console_line_on_a_terminal(
-    home: Home, server: Server
-) -> None:
+def _search_through_daemon(home: Home, server: Server, *, terminal: bool) -> str:
+    """What a search the daemon answers writes to the client's stderr, once the key is refused
+    (a pseudo-terminal or a pipe)."""
     with stopped_at_end(home):
         start_daemon(home)
         before = home.answered()
         server.refusing = True
-
-        shown = _on_terminal(home, "search", "rollback")
-
+        if terminal:
+            shown = _on_terminal(home, "search", "rollback")
+        else:
+            done = home.run(*home.base(), "search", "rollback")
+            assert done.returncode == 0, done.stderr
+            shown = done.stderr
         assert home.answered() == before + 1  # the daemon answered it
-        line = _line_with(shown, EVENT)
-        assert not line.startswith("{"), line
-        assert "[warning" in line and f"{EVENT} " in line and "provider=openai" in line
+    return shown
+
+
+def test_a_daemon_answered_log_line_is_a_console_line_on_a_terminal(
+    home: Home, server: Server
+) -> None:
+    line = _line_with(_search_through_daemon(home, server, terminal=True), EVENT)
+
+    assert not line.startswith("{"), line
+    assert "[warning" in line and f"{EVENT} " in line and "provider=openai" in line
 
 
 def test_the_same_line_stays_json_when_the_clients_stderr_is_not_a_terminal(
     home: Home, server: Server
 ) -> None:
-    with stopped_at_end(home):
-        start_daemon(home)
-        before = home.answered()
-        server.refusing = True
+    shown = _search_through_daemon(home, server, terminal=False)
 
-        done = home.run(*home.base(), "search", "rollback")
-
-        assert home.answered() == before + 1
-        assert done.returncode == 0, done.stderr
-        logged = json.loads(_line_with(done.stderr, f'"{EVENT}"'))
-        assert (logged["event"], logged["provider"]) == (EVENT, "openai")
+    logged = json.loads(_line_with(shown, f'"{EVENT}"'))
+    assert (logged["event"], logged["provider"]) == (EVENT, "openai")
