@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-import numpy as np
 from sqlalchemy import Connection
 
 from memlane.adapters.index_rows import chunk_from_row
@@ -24,6 +23,8 @@ TABLE = "chunk_pieces"
 
 def put(conn: Connection, model: str, pieces: Mapping[ChunkId, Sequence[Vector]]) -> None:
     """Store each chunk's piece vectors for `model` (replacing what it had)."""
+    import numpy as np  # here, not at the top: a keyword-only command never loads it
+
     values = [
         (cid, model, len(vs), np.asarray(vs, dtype="<f4").tobytes())
         for cid, vs in pieces.items()
@@ -73,6 +74,8 @@ def cosines(
     conn: Connection, query: Vector, model: str, ids: Sequence[str]
 ) -> dict[ChunkId, tuple[float, float | None]]:
     """(cosine, best piece's cosine or None) of each id with a vector of `model`."""
+    import numpy as np
+
     q = np.asarray(query, dtype=np.float32)
     q /= float(np.linalg.norm(q)) or 1.0
     out: dict[ChunkId, tuple[float, float | None]] = {}

@@ -9,6 +9,7 @@ transactions mean what they say (pysqlite's implicit BEGIN would otherwise start
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sqlite3
 from dataclasses import dataclass
@@ -53,13 +54,23 @@ class VectorExtension:
     error: str | None = None
 
 
+def _vec0_path() -> str:
+    """The sqlite-vec extension's file (without its suffix, which SQLite adds), found without
+    importing the `sqlite_vec` package: its `__init__` imports numpy (~0.1 s of every CLI start)
+    for helpers memlane does not use."""
+    spec = importlib.util.find_spec("sqlite_vec")
+    folders = None if spec is None else spec.submodule_search_locations
+    if not folders:
+        raise ModuleNotFoundError("No module named 'sqlite_vec'")
+    return str(Path(next(iter(folders))) / "vec0")
+
+
 def _load_vector_extension(dbapi_connection: Any, status: VectorExtension) -> None:
     try:
-        import sqlite_vec
-
+        extension = _vec0_path()
         dbapi_connection.enable_load_extension(True)
         try:
-            sqlite_vec.load(dbapi_connection)
+            dbapi_connection.load_extension(extension)
         finally:
             dbapi_connection.enable_load_extension(False)
     except Exception as exc:  # any failure means "no extension": fall back, report why

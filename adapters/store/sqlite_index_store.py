@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection
 
@@ -43,9 +44,7 @@ from memlane.adapters.store.piece_backlog import SqliteBacklog
 from memlane.adapters.store.rebuild import SqliteIndexRebuild
 from memlane.adapters.store.temp_files import rebuilding_elsewhere, temp_path_for
 from memlane.adapters.store.vec0 import Vec0Table
-from memlane.adapters.store.vector_code_index import CodeVectorIndex
 from memlane.adapters.store.vector_codec import from_blob
-from memlane.adapters.store.vector_search import VectorSearch, vector_index
 from memlane.application.ports.embedding import Vector
 from memlane.application.ports.index_store import (
     CacheKey,
@@ -74,6 +73,9 @@ from memlane.domain.index_meta import (
 from memlane.domain.search import Candidate, TimeWindow
 from memlane.domain.sources import ALL_SOURCES, Source
 
+if TYPE_CHECKING:
+    from memlane.adapters.store.vector_search import VectorIndex, VectorSearch
+
 
 class SqliteIndexStore:
     """The live index in a `SqliteDatabase` (see the module docstring for the quirks)."""
@@ -83,7 +85,7 @@ class SqliteIndexStore:
         self._db = db
         self._vector_search = vector_search
         self._vec0 = Vec0Table(db)
-        self._vectors = vector_index(vector_search, self._vec0, db.path)
+        self._engine: VectorIndex | None = None  # made by the first vector search (`_vectors`)
         self._keywords = KeywordSearch()
         self._progress = progress_counts.ProgressCounts()
         # The rows' state and the meta notes a process leaves for the next (piece_walk.py).
@@ -411,8 +413,20 @@ class SqliteIndexStore:
         """Return how often a read-only failure was recovered by reopening the database."""
         return self._db.recovery_stats()
 
+    @property
+    def _vectors(self) -> VectorIndex:
+        """The vector leg's engine, made when first used: its modules load numpy (~0.1 s), which
+        a command that searches no vector (keyword-only, `get`, `events`) never needs."""
+        if self._engine is None:
+            from memlane.adapters.store.vector_search import vector_index
+
+            self._engine = vector_index(self._vector_search, self._vec0, self._db.path)
+        return self._engine
+
     def vector_index_state(self) -> VectorIndexState:
         """Return the vector engine and, for the code file, its state (see IndexStore)."""
+        from memlane.adapters.store.vector_code_index import CodeVectorIndex
+
         if not isinstance(self._vectors, CodeVectorIndex):
             return VectorIndexState(self._vector_search, None, "no index file (exact or vec0)")
         with self._db.read() as conn:
@@ -425,7 +439,8 @@ class SqliteIndexStore:
 
     def invalidate_caches(self) -> None:
         """Forget in-process caches (after the file was swapped under this store)."""
-        self._vectors.invalidate()
+        if self._engine is not None:
+            self._engine.invalidate()
         self._progress.forget()
 
     def close(self) -> None:

@@ -50,3 +50,22 @@ def test_a_host_app_importing_memlane_keeps_rich_available(tmp_path: Path) -> No
     modules = _loaded(tmp_path, "import memlane.entrypoints.api\nimport structlog.dev\n")
 
     assert "rich.traceback" in modules  # structlog found rich, as it would without memlane
+
+
+def test_a_keyword_only_index_and_search_never_load_numpy(tmp_path: Path) -> None:
+    """numpy is ~0.1 s of a process's start; only the vector modules need it, loaded when a
+    vector is stored or searched (the store's engine, the blob codec, sqlite-vec found by path)."""
+    (tmp_path / "ws" / "memory").mkdir(parents=True)
+    (tmp_path / "ws" / "memory" / "a.md").write_text("# Deploys\n\nThe rollback uses tags.\n")
+    where = f"'--state-dir', {str(tmp_path / 'state')!r}, '--workspace', {str(tmp_path / 'ws')!r}"
+    for command in ("'index'", "'search', 'rollback'"):
+        code = (
+            "import os\nos.environ['MEMLANE_PROVIDER'] = 'none'\n"
+            "os.environ['MEMLANE_NO_DAEMON'] = '1'\n"
+            f"sys.argv = ['memlane', {where}, {command}]\n"
+            "from memlane.entrypoints.launch import main\nmain()\n"
+        )
+        modules = _loaded(tmp_path, code)
+
+        assert "memlane.adapters.store.sqlite_index_store" in modules, command  # it did open
+        assert "numpy" not in modules, command
