@@ -21,7 +21,7 @@ from tests.e2e.test_cli_trust import keyword_only, make_home, run, status, store
 
 pytestmark = pytest.mark.e2e
 
-NOTES = 6000  # keyword-only: several seconds of indexing, time enough to kill it half-way
+NOTES = 2500  # keyword-only: seconds of indexing, time enough to kill it half-way
 
 
 def _indexed_rows(path: Path) -> int:

@@ -23,7 +23,7 @@ from tests.pg_server import fresh_database
 
 pytestmark = [pytest.mark.e2e, pytest.mark.postgres]
 
-NOTES = 3000  # keyword-only: seconds of indexing, time enough to kill it half-way
+NOTES = 1200  # keyword-only: seconds of indexing, time enough to kill it half-way
 CONFIG = {
     "agents": {
         "defaults": {

@@ -83,16 +83,15 @@ class TestCliOnPostgres:
         """As on SQLite (test_daemon_unindexed_agent.py): `status`, `events` and `get` of an
         agent that was never indexed answer empty and write nothing to the shared database."""
         assert memlane(home, "index").returncode == 0  # the schema is there, `main` is indexed
-        for command in (
-            ["status"],
-            ["status", "--json"],
-            ["events", "--json"],
-            ["get", "MEMORY.md"],
-        ):
-            done = memlane(home, "--agent", "ghost", *command)
+        answers = {
+            command: memlane(home, "--agent", "ghost", *command.split())
+            for command in ("status --json", "events --json", "get MEMORY.md")
+        }
+        for command, done in answers.items():
             assert done.returncode == 0, (command, done.stderr)
-        shown = json.loads(memlane(home, "--agent", "ghost", "status", "--json").stdout)
+        shown = json.loads(answers["status --json"].stdout)
         assert (shown["files"], shown["chunks"], shown["lastSync"]) == (0, 0, None)
+        assert json.loads(answers["events --json"].stdout) == []
 
         engine = create_engine(home[1]["MEMLANE_STORE_URL"])
         try:
