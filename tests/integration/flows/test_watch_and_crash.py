@@ -90,6 +90,7 @@ class TestWatcherKeepsTheIndexFresh:
         wait_until(lambda: "sessions/chat.jsonl" in paths_found(manager, "kiwifruit"))
 
 
+FILES = 600  # the child is killed after 150: a quarter of the way
 CHILD = """
 import sys
 from memlane.entrypoints.api import open_manager
@@ -118,7 +119,7 @@ class TestKilledSync:
     ) -> None:
         """SIGKILL during a full reindex or an incremental sync, restart: same index as clean."""
         ws, state = tmp_path / "ws", tmp_path / "state"
-        for i in range(1500):
+        for i in range(FILES):
             path = ws / "memory" / f"d{i % 20}" / f"n{i}.md"
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(f"# Note {i}\n\nTopic {i % 13} owner person-{i % 7}.\n" * 3)
@@ -160,6 +161,6 @@ class TestKilledSync:
 
         got = _snapshot(state / "agents" / "main" / "memory.db")
         want = _snapshot(clean_state / "agents" / "main" / "memory.db")
-        assert got[0] == want[0] and len(want[0]) == 1500
+        assert got[0] == want[0] and len(want[0]) == FILES
         assert got[1] == want[1]
         assert got[2] == want[2] == len(want[1])
