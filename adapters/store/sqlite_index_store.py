@@ -18,6 +18,7 @@ only be touched by a connection that loaded the extension (see vec0.py).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -86,6 +87,7 @@ class SqliteIndexStore:
         self._vector_search = vector_search
         self._vec0 = Vec0Table(db)
         self._engine: VectorIndex | None = None  # made by the first vector search (`_vectors`)
+        self._engine_lock = threading.Lock()  # two threads' first searches make one engine
         self._keywords = KeywordSearch()
         self._progress = progress_counts.ProgressCounts()
         # The rows' state and the meta notes a process leaves for the next (piece_walk.py).
@@ -417,11 +419,16 @@ class SqliteIndexStore:
     def _vectors(self) -> VectorIndex:
         """The vector leg's engine, made when first used: its modules load numpy (~0.1 s), which
         a command that searches no vector (keyword-only, `get`, `events`) never needs."""
-        if self._engine is None:
+        engine = self._engine
+        if engine is None:
             from memlane.adapters.store.vector_search import vector_index
 
-            self._engine = vector_index(self._vector_search, self._vec0, self._db.path)
-        return self._engine
+            with self._engine_lock:
+                engine = self._engine
+                if engine is None:
+                    engine = vector_index(self._vector_search, self._vec0, self._db.path)
+                    self._engine = engine
+        return engine
 
     def vector_index_state(self) -> VectorIndexState:
         """Return the vector engine and, for the code file, its state (see IndexStore)."""
