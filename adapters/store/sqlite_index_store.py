@@ -18,7 +18,6 @@ only be touched by a connection that loaded the extension (see vec0.py).
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -41,6 +40,7 @@ from memlane.adapters.store import vector_progress as progress_counts
 from memlane.adapters.store.background_sample import sample_blobs
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.keyword_search import KeywordSearch
+from memlane.adapters.store.lazy_vector_engine import LazyVectorEngine
 from memlane.adapters.store.piece_backlog import SqliteBacklog
 from memlane.adapters.store.rebuild import SqliteIndexRebuild
 from memlane.adapters.store.temp_files import rebuilding_elsewhere, temp_path_for
@@ -75,7 +75,7 @@ from memlane.domain.search import Candidate, TimeWindow
 from memlane.domain.sources import ALL_SOURCES, Source
 
 if TYPE_CHECKING:
-    from memlane.adapters.store.vector_search import VectorIndex, VectorSearch
+    from memlane.adapters.store.vector_search import VectorSearch
 
 
 class SqliteIndexStore:
@@ -86,8 +86,7 @@ class SqliteIndexStore:
         self._db = db
         self._vector_search = vector_search
         self._vec0 = Vec0Table(db)
-        self._engine: VectorIndex | None = None  # made by the first vector search (`_vectors`)
-        self._engine_lock = threading.Lock()  # two threads' first searches make one engine
+        self._vectors = LazyVectorEngine(vector_search, self._vec0, db.path)
         self._keywords = KeywordSearch()
         self._progress = progress_counts.ProgressCounts()
         # The rows' state and the meta notes a process leaves for the next (piece_walk.py).
@@ -415,30 +414,10 @@ class SqliteIndexStore:
         """Return how often a read-only failure was recovered by reopening the database."""
         return self._db.recovery_stats()
 
-    @property
-    def _vectors(self) -> VectorIndex:
-        """The vector leg's engine, made when first used: its modules load numpy (~0.1 s), which
-        a command that searches no vector (keyword-only, `get`, `events`) never needs."""
-        engine = self._engine
-        if engine is None:
-            from memlane.adapters.store.vector_search import vector_index
-
-            with self._engine_lock:
-                engine = self._engine
-                if engine is None:
-                    engine = vector_index(self._vector_search, self._vec0, self._db.path)
-                    self._engine = engine
-        return engine
-
     def vector_index_state(self) -> VectorIndexState:
         """Return the vector engine and, for the code file, its state (see IndexStore)."""
-        from memlane.adapters.store.vector_code_index import CodeVectorIndex
-
-        if not isinstance(self._vectors, CodeVectorIndex):
-            return VectorIndexState(self._vector_search, None, "no index file (exact or vec0)")
         with self._db.read() as conn:
-            vectors, state = self._vectors.state(conn)
-        return VectorIndexState("codes", vectors, state)
+            return self._vectors.state(conn)
 
     def location(self) -> str:
         """Return the database file path (for a stand-in, the file it stands for)."""
@@ -446,8 +425,7 @@ class SqliteIndexStore:
 
     def invalidate_caches(self) -> None:
         """Forget in-process caches (after the file was swapped under this store)."""
-        if self._engine is not None:
-            self._engine.invalidate()
+        self._vectors.invalidate()
         self._progress.forget()
 
     def close(self) -> None:
