@@ -7,9 +7,7 @@ texts into raw vectors through `_post_json`. This base then:
   per-provider item cap, and runs them with at most `max_concurrency` requests in flight;
 * retries 429, 408, 5xx, timeouts and connection resets with exponential backoff and jitter,
   honouring `Retry-After` / `retry-after-ms` (a pause over a minute gives up at once: the
-  provider is unavailable for now), and classifies by HTTP status code, never by
-  a regex over the message, so "1536" in a message is not a 5xx and `insufficient_quota` (429) is
-  final (retrying a spent budget only burns time);
+  provider is unavailable for now); which failures are retried is `_retry_policy`'s call;
 * gives queries a real deadline: each attempt's httpx timeout is the time left, so a hung request
   is closed, not just abandoned;
 * validates every response (JSON, count, dimensions, numbers) and sanitises and L2-normalises
@@ -36,20 +34,18 @@ from typing import ClassVar, Protocol
 import httpx
 import structlog
 
-from memlane.adapters.embedding._wire import (
-    JSON,
-    RawVectors,
-    error_fields,
-    error_reasons,
-    pack_batches,
-    retry_after,
+from memlane.adapters.embedding._retry_policy import (
+    MAX_RETRY_AFTER,
+    Retryable,
+    classify,
+    give_up,
+    retry_delay,
 )
+from memlane.adapters.embedding._wire import JSON, RawVectors, pack_batches
 from memlane.adapters.embedding.keys import provider_key
 from memlane.application.ports.embedding import (
-    EmbeddingError,
     EmbeddingRejected,
     EmbeddingTimeout,
-    EmbeddingUnavailable,
     ProviderNotConfigured,
     Vector,
 )
@@ -61,25 +57,7 @@ from memlane.domain.url_passwords import mask_url_passwords
 log = structlog.get_logger()
 
 
-_BASE_DELAY = 0.5
-_MAX_DELAY = 8.0
-_JITTER = 0.2
-# A server asking for a longer pause than this is treated as unavailable for now.
-_MAX_RETRY_AFTER = 60.0
-_FINAL_429_CODES = frozenset({"insufficient_quota", "billing_hard_limit_reached"})
-# Google's ErrorInfo reasons for a key that is wrong (its status is a plain 400).
-_KEY_REASONS = frozenset({"API_KEY_INVALID", "API_KEY_EXPIRED"})
 _PROBE_TEXT = "dimension probe"
-
-
-@dataclass(frozen=True, slots=True)
-class _Retryable:
-    """A failed attempt that may succeed later (status None means a transport failure)."""
-
-    message: str
-    status: int | None
-    retry_after: float | None
-    timed_out: bool
 
 
 @dataclass(frozen=True, slots=True)
@@ -332,7 +310,7 @@ class HttpEmbeddingProvider(ABC):
                         method, url, json=json, files=files, data=data, timeout=timeout
                     )
             except httpx.TimeoutException as exc:
-                failure = _Retryable(f"timed out after {timeout:.1f}s", None, None, timed_out=True)
+                failure = Retryable(f"timed out after {timeout:.1f}s", None, None, timed_out=True)
                 cause: BaseException = exc
             except httpx.UnsupportedProtocol as exc:
                 raise EmbeddingRejected(
@@ -340,25 +318,31 @@ class HttpEmbeddingProvider(ABC):
                 ) from exc
             except httpx.TransportError as exc:
                 where = mask_url_passwords(self._base_url)
-                failure = _Retryable(
+                failure = Retryable(
                     f"connection failed: {type(exc).__name__} ({where})", None, None, False
                 )
                 cause = exc
             else:
                 if response.is_success or response.status_code in passthrough:
                     return response
-                failure = self._classify(response)
+                failure = classify(
+                    response,
+                    provider_id=self.provider_id,
+                    key_hint=self._key_hint(),
+                    redact=self._redact,
+                )
                 cause = httpx.HTTPStatusError(
                     failure.message, request=response.request, response=response
                 )
-            if failure.retry_after is not None and failure.retry_after > _MAX_RETRY_AFTER:
+            if failure.retry_after is not None and failure.retry_after > MAX_RETRY_AFTER:
                 # Waiting that long inside one call helps nobody: unavailable for now (the
                 # runtime's cool-down skips the provider meanwhile).
                 asked = f"{failure.message} (asks to retry in {failure.retry_after:.0f} s)"
-                raise self._give_up(replace(failure, message=asked), attempt + 1) from cause
-            delay = self._delay(attempt, failure)
+                failure = replace(failure, message=asked)
+                raise give_up(self.provider_id, failure, attempt + 1) from cause
+            delay = retry_delay(attempt, failure, self._jitter)
             if attempt >= self._max_retries or not self._fits(deadline, delay):
-                raise self._give_up(failure, attempt + 1) from cause
+                raise give_up(self.provider_id, failure, attempt + 1) from cause
             log.warning(
                 "embedding_request_retried",
                 provider=self.provider_id,
@@ -409,40 +393,12 @@ class HttpEmbeddingProvider(ABC):
     def _fits(self, deadline: float | None, delay: float) -> bool:
         return deadline is None or time.monotonic() + delay < deadline
 
-    def _classify(self, response: httpx.Response) -> _Retryable:
-        status = response.status_code
-        code, message = error_fields(response)
-        message = message or response.reason_phrase
-        text = " ".join(part for part in (str(status), code, self._redact(message)) if part)
-        if status == 429 and code not in _FINAL_429_CODES:
-            return _Retryable(text, status, retry_after(response), timed_out=False)
-        if status in (408, 409) or 500 <= status <= 599:
-            return _Retryable(text, status, retry_after(response), timed_out=False)
-        if status in (401, 403) or error_reasons(response) & _KEY_REASONS:
-            # Said before the server's text, which the one-line warnings may cut.
-            text = f"{self._key_hint()}: {text}"
-        raise EmbeddingRejected(f"{self.provider_id} embeddings failed: {text}")
-
     def _key_hint(self) -> str:
         """What to fix when the server refuses the credentials (never the key itself)."""
         where = f"remote.apiKey or {self.key_env[0]}" if self.key_env else "remote.apiKey"
         if self._secret:
             return f"the API key was refused or lacks access (check {where})"
         return f"the server wants an API key (set {where})"
-
-    def _delay(self, attempt: int, failure: _Retryable) -> float:
-        if failure.retry_after is not None:
-            return min(failure.retry_after, _MAX_RETRY_AFTER)
-        backoff = min(_MAX_DELAY, _BASE_DELAY * 2.0**attempt)
-        return backoff * (1 + self._jitter() * _JITTER)
-
-    def _give_up(self, failure: _Retryable, attempts: int) -> EmbeddingError:
-        message = (
-            f"{self.provider_id} embeddings failed after {attempts} attempt(s): {failure.message}"
-        )
-        if failure.timed_out:
-            return EmbeddingTimeout(message)
-        return EmbeddingUnavailable(message)
 
     def _redact(self, text: str) -> str:
         if self._secret and self._secret in text:
