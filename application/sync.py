@@ -16,6 +16,8 @@ In order, under one lock:
 5. tidy: prune the embedding cache and compact the event log;
 6. record: the per-file problems and, when the index changed, when and why (for `status` in a
    new process).
+Steps 1-6 are `sync_pass.SyncPass`; this module runs it one at a time, skips it while another
+process does the same work, and keeps what searches read (dirty, the last report, notices).
 
 A sync that finds nothing to do writes nothing (issue #14): every write above happens only
 when there is something to write, so a read-only index can still be synced against and searched.
@@ -33,7 +35,7 @@ import structlog
 from memlane.application.change_detection import ChangeDetector
 from memlane.application.embedding_runtime import EmbeddingRuntime
 from memlane.application.issues import IssueBoard
-from memlane.application.mass_delete import MassDeletion, refuse_mass_deletion
+from memlane.application.mass_delete import MassDeletion
 from memlane.application.messagebus import MessageBus
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.event_log import EventLog
@@ -47,22 +49,17 @@ from memlane.application.ports.index_store import (
 from memlane.application.ports.sync_lock import SyncLock
 from memlane.application.progress import ProgressTracker
 from memlane.application.reports import SyncProgress, SyncReport
-from memlane.application.sync_finish import record_finished, tidy_after_sync
 from memlane.application.sync_notices import SyncNotices
+from memlane.application.sync_pass import SyncPass
 from memlane.application.sync_report import (
-    SyncCounter,
     host_busy_report,
     rebuild_skipped_report,
     skipped_report,
 )
 from memlane.application.sync_trigger import SyncFailed, SyncTrigger
 from memlane.application.vector_backfill import BACKFILL_BATCH, VectorBackfill
-from memlane.domain import events
 from memlane.domain.config import MemorySettings
-from memlane.domain.index_meta import (
-    IndexMeta,
-    reindex_reason,
-)
+from memlane.domain.index_meta import IndexMeta
 
 log = structlog.get_logger()
 
@@ -94,9 +91,6 @@ class SyncService:
         workspace: str = "",
     ) -> None:
         self._store = store
-        self._workspace = workspace  # named in the mass-deletion refusal
-        # The scope fingerprint's older form: an index that recorded it is not rebuilt.
-        self._legacy_scope_hash = legacy_scope_hash
         # Set by `close_store`: a running backfill stops after its batch (the rest stays missing).
         self._closing = threading.Event()
         self._vectors = VectorBackfill(
@@ -112,17 +106,26 @@ class SyncService:
             batch=backfill_batch_size,
             pieces=settings.query.piece_weight > 0,
         )
+        self._pass = SyncPass(
+            store=store,
+            event_log=event_log,
+            bus=bus,
+            detector=detector,
+            runtime=runtime,
+            vectors=self._vectors,
+            wanted_meta=wanted_meta,
+            issues=issues,
+            progress=progress,
+            clock=clock,
+            settings=settings,
+            legacy_scope_hash=legacy_scope_hash,
+            workspace=workspace,
+        )
         # Shared stores: one sync of this agent at a time across processes and hosts.
         self._host_lock = host_lock
-        self._log = event_log
         self._bus = bus
-        self._detector = detector
-        self._runtime = runtime
-        self._wanted_meta = wanted_meta
         self._issues = issues
         self._progress = progress
-        self._clock = clock
-        self._settings = settings
         self._lock = threading.Lock()  # one sync at a time; close waits for the running one
         self._state_lock = threading.Lock()
         # None: this process has not synced yet and knows nothing about the files.
@@ -203,7 +206,7 @@ class SyncService:
                 return self._skipped(trigger, "sync_skipped_rebuild_elsewhere", report)
             self._bus.take_failures()  # a failure from before this sync is not this sync's
             try:
-                report = self._run(
+                report, finished_at = self._pass.run(
                     trigger,
                     force=force,
                     progress=progress,
@@ -214,6 +217,10 @@ class SyncService:
                 self._notices.refused(str(exc))  # every search says it until a sync goes through
                 raise
             failures = self._bus.take_failures()
+            with self._state_lock:
+                self._dirty = False
+                self._last = report
+                self._last_at = finished_at
         self._notices.went_through()
         if failures:
             with self._state_lock:
@@ -351,93 +358,3 @@ class SyncService:
         self._closing.set()
         with self._lock:
             self._store.close()
-
-    def _run(
-        self,
-        trigger: SyncTrigger,
-        *,
-        force: bool,
-        progress: Callable[[SyncProgress], None] | None,
-        backfill_limit: int | None,
-        allow_mass_delete: bool = False,
-    ) -> SyncReport:
-        started = self._clock.monotonic()
-        self._progress.start(progress)
-        counts = SyncCounter()
-        unsubscribe = self._bus.subscribe(counts)
-        try:
-            handled = self._bus.catch_up()  # whatever a crash left pending
-            caught_up = counts.indexed  # files the catch-up indexed: the detection finds them
-            stored = self._store.meta()
-            wanted = self._wanted_meta()
-            full = (
-                "user_requested"
-                if force
-                else reindex_reason(stored, wanted, legacy_scope_hash=self._legacy_scope_hash)
-            )
-            unchanged = held_back = 0
-            if full is not None:
-                if stored is not None and not allow_mass_delete:
-                    # A rebuild drops whatever the sources lack: the same guard first.
-                    self._refuse_mass_deletion(self._detector.detect().events)
-                handled += self._bus.publish(
-                    [events.ReindexRequired(occurred_at=self._clock.now(), reason=full)]
-                )
-            else:
-                assert stored is not None
-                detection = self._detector.detect(respect_thresholds=trigger.automatic)
-                if not allow_mass_delete:  # before the meta records a (moved) workspace
-                    self._refuse_mass_deletion(detection.events)
-                if stored != wanted:
-                    self._store.set_meta(wanted)
-                # What the catch-up just indexed is unchanged to the detection after it: it was
-                # counted as indexed already (a killed or failed sync reported files twice).
-                unchanged = max(0, detection.unchanged - caught_up)
-                held_back = detection.held_back
-                self._progress.set_phase("index", total=len(detection.events))
-                handled += self._bus.publish(detection.events)
-            if counts.rebuilt:
-                # The catch-up rebuilt every file (an interrupted --force); the detection after
-                # it finds them unchanged, and counting them again reported each file twice.
-                unchanged = 0
-            backfilled = self._vectors.run(limit=backfill_limit)
-            self._tidy(handled)
-        finally:
-            unsubscribe()
-        report = SyncReport(
-            reason=trigger.value,
-            # A rebuild the log still held (an interrupted --force) is one too.
-            full_reindex=full is not None or counts.rebuilt,
-            files_indexed=counts.indexed,
-            files_removed=counts.removed,
-            files_unchanged=unchanged,
-            files_held_back=held_back,
-            chunks_embedded=self._progress.chunks_embedded,
-            vectors_backfilled=backfilled,
-            events_handled=handled,
-            duration_ms=round((self._clock.monotonic() - started) * 1000, 2),
-            issues=self._issues.all(),
-            warnings=tuple(w for w in [self._runtime.warning] if w is not None),
-            vectors=self._vectors.index_progress(),
-        )
-        finished_at = self._clock.now().isoformat()
-        self._issues.persist()
-        record_finished(self._store, report, finished_at, changed=bool(handled or backfilled))
-        with self._state_lock:
-            self._dirty = False
-            self._last = report
-            self._last_at = finished_at
-        return report
-
-    def _refuse_mass_deletion(self, found: list[events.Event]) -> None:
-        refuse_mass_deletion(
-            found,
-            self._store,
-            limit=self._settings.sync.max_delete_percent,
-            workspace=self._workspace,
-            before_raising=lambda: self._progress.set_phase("idle"),
-        )
-
-    def _tidy(self, handled: int) -> None:
-        tidy_after_sync(self._store, self._log, self._settings.cache, handled=handled)
-        self._progress.set_phase("idle")
