@@ -17,55 +17,53 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 
 from memlane.domain.calendar_days import (
-    Days,
     holiday,
     holiday_near,
     latest_date,
     latest_day_of_month,
-    month_of,
     recent_days,
     unit_back,
     week_of,
 )
 from memlane.domain.chunk_times import SECONDS_PER_DAY, day_range
+from memlane.domain.time_month_words import (
+    Match,
+    Matcher,
+    month_number,
+    month_ranges,
+    months_named,
+    number_word,
+    weeks_of_month,
+)
 from memlane.domain.time_patterns import (
     AGO,
     CJK_DATE,
     DAY_OF_MONTH,
-    HAN_NUMBERS,
     HOLIDAY,
     ISO_DATE,
-    MONTH_DATES,
-    MONTH_RANGES,
     RECENT,
     SLASH_DATE,
-    WEEK_OF_MONTH_DATE,
     WEEKDAY,
     YEAR,
     bounded,
 )
 from memlane.domain.time_words_tables import (
     AFTER,
-    AMBIGUOUS_MONTHS,
     BEFORE,
     EARLIEST,
     HOLIDAYS,
     LAST_WEEKEND,
     LATEST,
-    MONTHS,
     NEXT_WEEKEND,
-    NUMBERS,
     RELATIVE_UNITS,
     THIS_WEEKEND,
     UNITS,
-    WEEK_OF_MONTH,
     WEEKDAYS,
-    WEEKEND_WORDS,
 )
 
 Order: TypeAlias = Literal["earliest", "latest"]
@@ -98,28 +96,7 @@ class TimeIntent:
         return "; ".join(parts)
 
 
-def _number(word: str) -> int | None:
-    if word.isdigit():
-        return int(word)
-    if word in NUMBERS:
-        return NUMBERS[word]
-    # 十一 .. 九十九 in Han numerals
-    if word and all(c in HAN_NUMBERS for c in word) and "十" in word:
-        tens, _, ones = word.partition("十")
-        return (NUMBERS.get(tens, 1) if tens else 1) * 10 + (NUMBERS.get(ones, 0) if ones else 0)
-    return None
-
-
-def _month_number(word: str) -> int | None:
-    if word.isdigit():
-        return int(word)
-    return MONTHS.get(word, _number(word))
-
-
 # --- matchers: each yields (start, end, days) for its matches in the lower-cased text ----------
-
-Match: TypeAlias = tuple[int, int, Days]
-Matcher: TypeAlias = Callable[[str, dt.date], Iterable[Match]]
 
 
 def _relative(text: str, today: dt.date) -> Iterable[Match]:
@@ -135,7 +112,7 @@ def _counted(patterns: Sequence[re.Pattern[str]], back: bool) -> Matcher:
         for pattern in patterns:
             for found in pattern.finditer(text):
                 number = found.groupdict().get("n")  # none: one unit ("in the past week")
-                count = 1 if number is None else _number(number)
+                count = 1 if number is None else number_word(number)
                 unit = UNITS[found.group("u")]
                 if count is None:
                     continue
@@ -146,101 +123,10 @@ def _counted(patterns: Sequence[re.Pattern[str]], back: bool) -> Matcher:
     return matcher
 
 
-def _months(text: str, today: dt.date) -> Iterable[Match]:
-    for pattern in _MONTH_RES:
-        for found in pattern.finditer(text):
-            groups = found.groupdict()
-            name = groups["m"]
-            day = int(groups["d"]) if groups.get("d") else None
-            year = int(groups["y"]) if groups.get("y") else None
-            pre = (groups.get("pre") or "").split()
-            if name in AMBIGUOUS_MONTHS and not (pre or day or year):
-                continue  # "May I ask", "march forward"
-            if pre == ["de"] and not (day or year):
-                continue  # "Rio de Janeiro": a bare "de" makes a month only with a day or year
-            days = _month_date(today, MONTHS[name], day, year, _MONTH_SIDE.get(" ".join(pre)))
-            if days is not None:
-                yield found.start(), found.end(), days
-
-
-# Words before a month that say which occurrence it is ("last March", "el pasado marzo").
-_MONTH_SIDE: Final = {
-    "this": "this", "next": "next", "last": "last", "letzten": "last", "el pasado": "last",
-}  # fmt: skip
-
-
-def _month_date(
-    today: dt.date, month: int, day: int | None, year: int | None, pre: str | None
-) -> Days | None:
-    """A named month (or day of it): in `year`, else "this March" this year's, "next March"
-    the first after today, "last March" the latest before today (asked in March, a year ago)
-    and otherwise the latest up to today."""
-    if year is not None or pre not in ("this", "next", "last"):
-        return latest_date(today, month, day, year)
-    if pre == "this":
-        return latest_date(today, month, day, today.year)
-    if pre == "next":
-        for ahead in range(today.year, today.year + 9):  # the first after today (leap days too)
-            later = latest_date(today, month, day, ahead)
-            if later is not None and later[0] > today:
-                return later
-        return None
-    days = latest_date(today, month, day, None)
-    if days is not None and days[1] >= today:  # "last": the latest up to the year before's end
-        before = days[0].year - 1
-        return latest_date(dt.date(before, 12, 31), month, day, None) if before >= 1 else None
-    return days
-
-
-def _month_ranges(text: str, today: dt.date) -> Iterable[Match]:
-    for pattern in _MONTH_RANGE_RES:
-        for found in pattern.finditer(text):
-            first, last = _month_number(found["m1"]), _month_number(found["m2"])
-            if first is None or last is None or not (1 <= first <= 12 and 1 <= last <= 12):
-                continue
-            end = latest_date(today, last, None, int(found["y2"]) if found["y2"] else None)
-            if end is None:
-                continue
-            # No year on the first month: the one that starts the range ending at `end`.
-            start_year = end[1].year if first <= last else end[1].year - 1
-            start = month_of(int(found["y1"]) if found["y1"] else start_year, first)
-            if start is not None and start[0] <= end[1]:
-                yield found.start(), found.end(), (start[0], end[1])
-
-
-def _nth_saturday(first: dt.date, last: dt.date, nth: int) -> dt.date | None:
-    """The month's nth Saturday (nth < 0: its last), None past the month's end."""
-    if nth < 0:
-        return last - dt.timedelta(days=(last.weekday() - 5) % 7)
-    saturday = first + dt.timedelta(days=(5 - first.weekday()) % 7 + 7 * (nth - 1))
-    return saturday if saturday <= last else None
-
-
-def _weeks_of_month(text: str, today: dt.date) -> Iterable[Match]:
-    for found in _WEEK_OF_MONTH_RE.finditer(text):
-        year = int(found.group("y")) if found.group("y") else None
-        month = latest_date(today, MONTHS[found.group("m")], None, year)
-        if month is None:
-            continue
-        first, last = month
-        nth = WEEK_OF_MONTH[found.group("o")]
-        if found.group("k") in WEEKEND_WORDS:
-            saturday = _nth_saturday(first, last, nth)
-            if saturday is not None:
-                yield found.start(), found.end(), (saturday, saturday + dt.timedelta(days=1))
-            continue
-        if nth < 0:
-            first = last - dt.timedelta(days=6)
-        else:
-            first = first + dt.timedelta(weeks=nth - 1)
-            last = min(last, first + dt.timedelta(days=6))
-        yield found.start(), found.end(), (first, last)
-
-
 def _numeric_dates(text: str, today: dt.date) -> Iterable[Match]:
     for pattern in (_CJK_DATE_RE, _ISO_DATE_RE):
         for found in pattern.finditer(text):
-            month = _month_number(found.group("m"))
+            month = month_number(found.group("m"))
             day = int(found.group("d")) if found.group("d") else None
             year = int(found.group("y")) if found.group("y") else None
             days = None if month is None else latest_date(today, month, day, year)
@@ -332,9 +218,6 @@ _RELATIVE_RE: Final = re.compile(bounded(RELATIVE_UNITS))
 _WEEKEND_RE: Final = re.compile(bounded(LAST_WEEKEND))
 _THIS_WEEKEND_RE: Final = re.compile(bounded(THIS_WEEKEND))
 _NEXT_WEEKEND_RE: Final = re.compile(bounded(NEXT_WEEKEND))
-_MONTH_RES: Final = tuple(re.compile(p) for p in MONTH_DATES)
-_MONTH_RANGE_RES: Final = tuple(re.compile(p) for p in MONTH_RANGES)
-_WEEK_OF_MONTH_RE: Final = re.compile(WEEK_OF_MONTH_DATE)
 _CJK_DATE_RE: Final = re.compile(CJK_DATE)
 _ISO_DATE_RE: Final = re.compile(ISO_DATE)
 _SLASH_DATE_RE: Final = re.compile(SLASH_DATE)
@@ -346,9 +229,9 @@ _MATCHERS: Final[tuple[Matcher, ...]] = (
     _relative,
     _counted(tuple(re.compile(p) for p in AGO), back=True),
     _counted(tuple(re.compile(p) for p in RECENT), back=False),
-    _months,
-    _month_ranges,
-    _weeks_of_month,
+    months_named,
+    month_ranges,
+    weeks_of_month,
     _numeric_dates,
     _slash_dates,
     _years,
