@@ -44,6 +44,11 @@ from memlane.entrypoints.daemon.protocol import (
     receive,
     send,
 )
+from memlane.entrypoints.daemon.served_agents import (
+    ServedAgents,
+    stored_agents,
+    without_workspace,
+)
 
 if TYPE_CHECKING:
     from memlane.application.memory import MemoryManager
@@ -70,13 +75,12 @@ class Daemon:
         self.state = state
         self.pid = os.getpid()
         self.served_by = served_by
-        self._adopted: set[str] = set()  # agents whose manager the host process owns
         self._lock_fd: int | None = None
         self._listener: socket.socket | None = None
-        self._agents: dict[str, MemoryManager] = {}
-        self._agents_lock = threading.Lock()
+        self._agents = ServedAgents()
         self._stopping = threading.Event()
         self._answered = 0  # requests answered (not fallen back): `daemon status --json`
+        self._answered_lock = threading.Lock()
 
     # ------------------------------------------------------------------ life cycle
 
@@ -136,10 +140,8 @@ class Daemon:
         if self._listener is not None:  # only a socket we bound: not whatever blocked ours
             with contextlib.suppress(OSError):  # gone already, or no longer ours to remove
                 socket_path(self.state).unlink()
-        with self._agents_lock:
-            managers = [m for a, m in self._agents.items() if a not in self._adopted]
-            self._agents = {}
-        for manager in managers:  # an adopted one is closed by the process that opened it
+        # An adopted manager is closed by the process that opened it.
+        for manager in self._agents.release_owned():
             try:
                 manager.close()
             except Exception as exc:  # the others must still close
@@ -155,9 +157,7 @@ class Daemon:
         agent, and no other agent: a request for another is answered in-process by the client.
         The manager must decide its scans by a change journal (`track_changes`) before its
         first served request, for the same freshness as the daemon's own managers."""
-        with self._agents_lock:
-            self._agents[agent_id] = manager
-            self._adopted.add(agent_id)
+        self._agents.adopt(agent_id, manager)
 
     def manager_for(
         self,
@@ -183,13 +183,13 @@ class Daemon:
         state = runtime.state_dir
         if not state.is_absolute() or state.resolve() != self.state.resolve():
             raise NotServed(f"it serves {self.state}, not {state}")
-        if self._adopted and runtime.agent_id not in self._adopted:
+        adopted = self._agents.adopted
+        if adopted and runtime.agent_id not in adopted:
             raise NotServed(
                 f"this `memlane {self.served_by}` serves agent "
-                f"{', '.join(sorted(self._adopted))!r} only, not {runtime.agent_id!r}"
+                f"{', '.join(sorted(adopted))!r} only, not {runtime.agent_id!r}"
             )
-        with self._agents_lock:
-            known = self._agents.get(runtime.agent_id)
+        known = self._agents.get(runtime.agent_id)
         bound = known is not None or _bound(runtime, hosted.env)
         manager = open_telling(
             on_notice,  # the line the command prints in-process, to the client's stderr
@@ -205,20 +205,19 @@ class Daemon:
         if not bound:
             hosted.closing.append(manager)
             return manager
-        with self._agents_lock:
-            known = self._agents.get(runtime.agent_id)
-            if known is manager:
-                return manager
-            if known is None and not self._stopping.is_set():
-                from memlane.entrypoints.container.lease import change_journal
 
-                self._agents[runtime.agent_id] = manager
-                # A search through the daemon scans only after a change (architecture.md,
-                # "The daemon"); the watcher keeps indexing in the background as `watch` does.
-                if manager.settings.sync.watch:  # off: no watcher, each search scans
-                    manager.track_changes(change_journal)
-                manager.start()
-                return manager
+        def start() -> None:
+            from memlane.entrypoints.container.lease import change_journal
+
+            # A search through the daemon scans only after a change (architecture.md,
+            # "The daemon"); the watcher keeps indexing in the background as `watch` does.
+            if manager.settings.sync.watch:  # off: no watcher, each search scans
+                manager.track_changes(change_journal)
+            manager.start()
+
+        stopping = self._stopping.is_set
+        if self._agents.claim(runtime.agent_id, manager, start=start, stopping=stopping):
+            return manager
         manager.close()  # built for this request only: another index state is served here
         raise NotServed(
             f"it serves agent {runtime.agent_id!r} with another workspace or configuration "
@@ -231,8 +230,8 @@ class Daemon:
         its index recorded). A failure is said in the log; a request opens what it asks for."""
         first = self._open_agent([*argv, "status", "--json"])
         opened = {first} if first else set()
-        others = [a for a in _stored_agents(self.state) if a not in opened]
-        shared = _without_workspace(argv)
+        others = [a for a in stored_agents(self.state) if a not in opened]
+        shared = without_workspace(argv)
         for agent in others:
             self._open_agent([*shared, "--agent", agent, "status", "--json"])
 
@@ -246,9 +245,8 @@ class Daemon:
             agent = str(json.loads(str(done.get("stdout")))["agentId"])
         except (ValueError, KeyError, TypeError):
             return None
-        with self._agents_lock:
-            serving = agent in self._agents
-        if not serving:  # no index bound to a workspace: opened by the request that syncs it
+        if self._agents.get(agent) is None:
+            # No index bound to a workspace: opened by the request that syncs it.
             _note(f"memlane daemon: agent {agent} has no index yet; not watched")
             return None
         _note(f"memlane daemon: serving agent {agent}")
@@ -284,7 +282,7 @@ class Daemon:
                     threading.Event().wait()  # never answers: the test kills us here
                 send(conn, reply)
                 if "fallback" not in reply:
-                    with self._agents_lock:
+                    with self._answered_lock:
                         self._answered += 1
             except (OSError, ProtocolError) as exc:  # a client that went away mid-request
                 _note(f"memlane daemon: a connection failed: {exc}")
@@ -363,25 +361,6 @@ def _lock_exclusive(fd: int) -> bool:
         except OSError:
             time.sleep(_LOCK_PAUSE_S)
     return False
-
-
-def _stored_agents(state: Path) -> list[str]:
-    """The agents with a SQLite index in the state dir (`agents/<id>/memory.db`)."""
-    return sorted(p.parent.name for p in (state / "agents").glob("*/memory.db"))
-
-
-def _without_workspace(argv: list[str]) -> list[str]:
-    """The start options less `--workspace`: it names the first agent's workspace only."""
-    kept: list[str] = []
-    skip = False
-    for arg in argv:
-        if skip:
-            skip = False
-        elif arg == "--workspace":
-            skip = True
-        else:
-            kept.append(arg)
-    return kept
 
 
 def _note(text: str) -> None:
