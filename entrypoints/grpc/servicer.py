@@ -55,6 +55,9 @@ REQUEST_ID_KEY: Final = "x-request-id"
 MAX_EVENT_BACKLOG: Final = 10_000  # events queued for one slow watcher before it is dropped
 _REPLAY_WINDOW: Final = 1000  # how far back `after_position` can resume
 _WAKE: Final = object()
+# Status details travel in HTTP/2 trailers, which gRPC caps (8 KiB soft, 16 KiB hard): an error
+# echoing a long bad value (a path, an agent id) arrived as RESOURCE_EXHAUSTED instead of itself.
+MAX_DETAILS: Final = 2_000
 _SANE_REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,64}")
 
 
@@ -123,6 +126,14 @@ def status_for(exc: BaseException) -> grpc.StatusCode | None:
 # ---- one call's bookkeeping ----
 
 
+def details(text: str) -> str:
+    """`text` cut to MAX_DETAILS characters, saying how much was cut."""
+    if len(text) <= MAX_DETAILS:
+        return text
+    keep = MAX_DETAILS - 40
+    return f"{text[:keep]}… ({len(text) - keep} characters cut)"
+
+
 def request_id_of(metadata: Sequence[tuple[str, str | bytes]] | None) -> str:
     """The caller's `x-request-id` when it is sane, else a new one."""
     for key, value in metadata or ():
@@ -171,7 +182,7 @@ class _Rpc:
         level(
             "rpc.handled", code=code.name, duration_ms=self.elapsed_ms(), error=type(exc).__name__
         )
-        self.context.abort(code, message(exc))
+        self.context.abort(code, details(message(exc)))
 
     def run(self, call: Callable[[], T]) -> T:
         """Run `call` with the ids bound; map any exception to a status."""
@@ -250,7 +261,7 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
                 trigger = SyncTrigger.parse(request.reason)
             except ValueError as exc:  # the trigger switches behaviour: never guess one
                 rpc.done(code=grpc.StatusCode.INVALID_ARGUMENT.name)
-                context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+                context.abort(grpc.StatusCode.INVALID_ARGUMENT, details(str(exc)))
         # Unset means wait: what every client did before the field existed.
         wait = request.wait_for_vectors if request.HasField("wait_for_vectors") else True
         report = rpc.run(
@@ -288,6 +299,9 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
                     f"known: {', '.join(sorted(EVENT_TYPES))}"
                 )
             )
+        if request.tail and request.HasField("after_position"):
+            # Two starting points: taking one silently would replay what the caller did not ask.
+            rpc.fail(InvalidQuery("give tail or after_position, not both"))
         with self._lock:
             if self._streams >= self._max_streams:
                 rpc.fail(ServerLimitError(f"at most {self._max_streams} event streams at once"))
@@ -311,7 +325,18 @@ class MemoryServicer(pb_grpc.MemoryServiceServicer):
         try:
             unsubscribe = rpc.run(lambda: self._manager.subscribe(on_event))
             last = request.after_position if request.HasField("after_position") else 0
-            for recorded in rpc.run(lambda: self._replay(request)):
+            replayed = rpc.run(lambda: self._replay(request))
+            newest = max((r.position for r in replayed), default=0)
+            if last > newest:
+                # Positions only grow, so a later one is from another or a replaced log; waiting
+                # for it would keep the stream open and silent until the log got that far.
+                rpc.fail(
+                    InvalidQuery(
+                        f"after_position {last} is past the end of the event log ({newest}): "
+                        "resume from a position this server sent, or ask for a tail"
+                    )
+                )
+            for recorded in replayed:
                 if recorded.position > last:
                     last = recorded.position
                     if not wanted or type_name(recorded.event) in wanted:

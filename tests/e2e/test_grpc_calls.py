@@ -107,6 +107,12 @@ class TestSearch:
         assert error.code is CODE.INVALID_ARGUMENT
         assert "since" in error.details
 
+    def test_a_long_unreadable_until_is_an_invalid_argument_cut_short(self, served: Served) -> None:
+        error = rpc_error(lambda: served.client.search("deploy", until="y" * 17_000))
+
+        assert error.code is CODE.INVALID_ARGUMENT
+        assert "until" in error.details and "characters cut)" in error.details
+
 
 class TestGet:
     def test_returns_the_requested_lines(self, served: Served) -> None:
@@ -129,6 +135,21 @@ class TestGet:
         error = rpc_error(lambda: served.client.get("memory/1999-01-01.md"))
 
         assert error.code is CODE.NOT_FOUND
+
+    @pytest.mark.parametrize("length", [9_000, 17_000])
+    def test_an_error_echoing_a_long_path_keeps_its_own_status(
+        self, served: Served, length: int
+    ) -> None:
+        """The details are cut below gRPC's trailer limits: before, a path of 9,000 or 17,000
+        characters came back as RESOURCE_EXHAUSTED ("metadata size exceeds ... limit")."""
+        path = "memory/" + "a" * length + ".md"
+
+        error = rpc_error(lambda: served.client.get(path))
+
+        assert error.code is not CODE.RESOURCE_EXHAUSTED, error.details
+        assert error.code in (CODE.PERMISSION_DENIED, CODE.NOT_FOUND, CODE.FAILED_PRECONDITION)
+        assert error.details.endswith("characters cut)")
+        assert len(error.details) <= 2_000
 
 
 class TestSync:

@@ -72,6 +72,41 @@ class TestWatchEvents:
 
         assert got == [2, 3]
 
+    def test_a_position_past_the_end_of_the_log_is_refused_not_waited_on(
+        self, canned_served: Served, canned: CannedManager
+    ) -> None:
+        """The log ends at 3: position 100 belongs to another (or a replaced) log, and the
+        stream used to stay open and silent until this log got that far."""
+        error = rpc_error(lambda: next(canned_served.client.events(after_position=100, timeout=10)))
+
+        assert error.code is CODE.INVALID_ARGUMENT
+        assert "after_position 100 is past the end of the event log (3)" in error.details
+        assert eventually(lambda: canned.subscribers == 0)
+
+    def test_the_last_position_itself_resumes_with_the_next_event(
+        self, canned_served: Served, canned: CannedManager
+    ) -> None:
+        stream = canned_served.client.events(after_position=3, timeout=10)
+        appended = canned.append(
+            FileChanged(occurred_at=T0, source="memory", path="MEMORY.md", mtime=1.0, size=2)
+        )
+
+        got = next(stream)
+        stream.close()
+
+        assert got.to_recorded() == appended
+
+    def test_tail_and_after_position_together_are_refused(
+        self, canned_served: Served, canned: CannedManager
+    ) -> None:
+        error = rpc_error(
+            lambda: next(canned_served.client.events(tail=1, after_position=2, timeout=10))
+        )
+
+        assert error.code is CODE.INVALID_ARGUMENT
+        assert "tail or after_position, not both" in error.details
+        assert canned.subscribers == 0
+
     def test_filters_by_type(self, canned_served: Served, canned: CannedManager) -> None:
         stream = canned_served.client.events(tail=3, types=["file_removed"], timeout=10)
         first = next(stream)

@@ -412,7 +412,10 @@ class SyncRequest(_message.Message):
     force: _builtins.bool
     """a safe full reindex"""
     reason: _builtins.str
-    """recorded with the sync; unset: "explicit" """
+    """The trigger, recorded with the sync: "explicit" (unset), "watch", "interval", "search",
+    "session-start", ...; another text is INVALID_ARGUMENT. "watch" and "interval" hold back
+    transcripts that grew less than the session-growth thresholds, as those syncs do.
+    """
     wait_for_vectors: _builtins.bool
     """Unset or true: return once every chunk has its vector (a first index with the bundled model
     takes hours). False: return once the files and keyword rows are committed (search answers);
@@ -818,7 +821,9 @@ class WatchEventsRequest(_message.Message):
     tail: _builtins.int
     """first replay the newest `tail` events already in the log"""
     after_position: _builtins.int
-    """or replay those after this position (at most 1000)"""
+    """Or replay those after this position (at most 1000), one sent by this server: a position
+    past the log's end, or given with `tail`, is INVALID_ARGUMENT.
+    """
     @_builtins.property
     def types(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
         """only these event types ("file_indexed", ...); empty: all"""
