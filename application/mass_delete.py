@@ -57,6 +57,9 @@ class MassDeletion(Exception):
             for r in self.removals
         )
         where = f" (workspace {workspace})" if workspace else ""
+        self.summary = (
+            f"{outcome}: it would remove {parts}, more than sync.maxDeletePercent ({limit:g} %)"
+        )
         super().__init__(
             f"{outcome}: it would remove {parts}, more than "
             f"sync.maxDeletePercent ({limit:g} %), because they are missing from the "

@@ -128,6 +128,9 @@ class StatusReporter:
             provider_name, model = self._runtime.requested, self._settings.model or None
         issues = self._issues.all()
         synced_at, sync_reason, held_back = self._last_sync()
+        # A sync that failed or was refused left the index behind the files, whichever process
+        # ran it (the verdict is in the log).
+        last_failure = self._verdicts.last_failure()
         vectors: VectorProgress | None = None
         reembedding: Reembedding | None = None
         fallback_from = selection.fallback_from if selection else None
@@ -156,7 +159,7 @@ class StatusReporter:
             files=sum(s.files for s in by_source),
             chunks=sum(s.chunks for s in by_source),
             by_source=by_source,
-            dirty=refused is not None or self._dirty(meta is None),
+            dirty=refused is not None or last_failure is not None or self._dirty(meta is None),
             vector_available=vector_ok,
             vector_error=vector_error,
             vector_dims=meta.dimensions if meta else None,
@@ -173,7 +176,7 @@ class StatusReporter:
             last_sync_reason=sync_reason,
             files_held_back=held_back,
             read_only=self._syncing.read_only,
-            last_sync_failure=self._verdicts.last_failure(),
+            last_sync_failure=last_failure,
             warnings=tuple(
                 w
                 for w in [

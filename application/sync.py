@@ -214,7 +214,7 @@ class SyncService:
                     allow_mass_delete=allow_mass_delete,
                 )
             except MassDeletion as exc:
-                self._notices.refused(str(exc))  # every search says it until a sync goes through
+                self._notices.refused(exc)  # every search says it until a sync goes through
                 raise
             failures = self._bus.take_failures()
             with self._state_lock:
@@ -346,6 +346,12 @@ class SyncService:
         """Why the last sync before a search or in the background stopped (a mass deletion),
         until a sync succeeds: every search says it, the index is stale meanwhile."""
         return self._notices.refusal
+
+    @property
+    def refused_by(self) -> MassDeletion | None:
+        """The refusal behind `refusal` (a new one for each sync refused), None once one went
+        through."""
+        return self._notices.refused_by
 
     def take_read_only_notice(self) -> str | None:
         """The read-only warning, the first time it is asked for after the index was found so."""

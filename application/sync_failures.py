@@ -16,7 +16,7 @@ from typing import Final, TypeVar
 
 import structlog
 
-from memlane.application.mass_delete import MassDeletion
+from memlane.application.mass_delete import ALLOW_HINT, MassDeletion
 from memlane.application.messagebus import MessageBus
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.event_log import EventLog, EventLogError
@@ -55,24 +55,40 @@ class SyncVerdicts:
     def run(self, trigger: SyncTrigger, sync: Callable[[], R]) -> R:
         """Run `sync` (a call of the SyncService), recording its verdict; its error is raised.
 
-        A refused mass deletion is no failure (the refusal is said on its own). A sync that
-        returns without running (skipped for another process's work, a read-only store) leaves
-        the verdict as it was: only a report that is the service's last one went through."""
+        A refused mass deletion is a verdict too: the index stays behind the files until a sync
+        goes through, and `status` in another process must say so (a search's or the
+        background's sync returns None for it, so the service's new refusal is looked at). A
+        sync that returns without running (skipped for another process's work, a read-only
+        store) leaves the verdict as it was: only a report that is the service's last one went
+        through."""
+        refused_before = self._syncing.refused_by
         try:
             report = sync()
-        except MassDeletion:
-            raise
         except Exception as exc:
             self.failed(trigger, exc)
             raise
         last = self._syncing.last_report  # None (no sync ran here yet) is no verdict
         if last is not None and report is last:
             self.went_through(trigger)
+        elif report is None:
+            refused = self._syncing.refused_by
+            if refused is not None and refused is not refused_before:
+                self.failed(trigger, refused)
         return report
 
     def failed(self, trigger: SyncTrigger, error: Exception) -> None:
         """Record that a sync for `trigger` failed with `error`."""
         reasons = _reasons(error)
+        try:
+            newest = self._newest()
+        except (EventLogError, StoreError):
+            newest = None
+        if newest is not None and newest.reasons == reasons:
+            # The same failure again (a watcher retrying a refused sync on every change): the
+            # log says it already, since it first happened.
+            with self._lock:
+                self._unkept = None
+            return
         event = events.SyncFailed(
             occurred_at=self._clock.now(), trigger=trigger.value, reasons="\n".join(reasons)
         )
@@ -137,6 +153,8 @@ def _reasons(error: Exception) -> tuple[str, ...]:
     Passwords of URLs are masked: the log is read by every `events` and `status`."""
     if isinstance(error, SyncFailed):
         lines = [f"{f.subject}: {f.error}" for f in error.failures]
+    elif isinstance(error, MassDeletion):
+        lines = [error.summary, f"if they were deleted on purpose: {ALLOW_HINT}"]
     else:
         first = (str(error).strip().splitlines() or [""])[0]
         lines = [f"{type(error).__name__}: {first}" if first else type(error).__name__]

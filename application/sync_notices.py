@@ -13,6 +13,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
+from memlane.application.mass_delete import MassDeletion
 from memlane.application.sync_report import HOST_BUSY, REBUILD_ELSEWHERE
 
 
@@ -21,13 +22,13 @@ class SyncNotices:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._refused: str | None = None  # why the last sync stopped (a mass deletion), if so
+        self._refused: MassDeletion | None = None  # why the last sync stopped, if it did
         self._read_only: str | None = None  # why the store could not be written, once seen
         self._read_only_told = False
         self._rebuild_elsewhere = False  # the last sync was skipped for another's rebuild
         self._host_busy = False  # a search's sync was skipped for another process's sync
 
-    def refused(self, why: str) -> None:
+    def refused(self, why: MassDeletion) -> None:
         with self._lock:
             self._refused = why
 
@@ -61,6 +62,10 @@ class SyncNotices:
 
     @property
     def refusal(self) -> str | None:
+        return None if self._refused is None else str(self._refused)
+
+    @property
+    def refused_by(self) -> MassDeletion | None:
         return self._refused
 
     @property

@@ -126,6 +126,27 @@ class TestMassDeletion:
         assert home.indexed() == len(NOTES)
         assert home.removals() == []
 
+    def test_a_later_status_says_the_index_is_behind_and_why(self, home: Home) -> None:
+        """Each command is its own process: `status` after a refused `index` said "Dirty: no"
+        and nothing else, while the index still held the deleted notes."""
+        assert home.run("index").returncode == 0
+        for name in NOTES:
+            (home.root / "ws" / name).unlink()
+        assert home.run("index").returncode == 1
+
+        text = home.run("status")
+        said = json.loads(home.run("status", "--json").stdout)
+
+        assert text.returncode == 0, text.stderr
+        assert "Dirty: yes" in text.stdout
+        assert "Last sync failed:" in text.stdout and "(explicit)" in text.stdout
+        assert "if they were deleted on purpose: memlane index --allow-mass-delete" in text.stdout
+        assert said["dirty"] is True
+        assert "would remove 4 of the 4 indexed notes" in said["lastSyncFailure"]["reasons"][0]
+        assert home.run("index", "--allow-mass-delete").returncode == 0
+        cleared = json.loads(home.run("status", "--json").stdout)
+        assert cleared["dirty"] is False and cleared["lastSyncFailure"] is None
+
     def test_removing_them_on_purpose_is_one_flag(self, home: Home) -> None:
         assert home.run("index").returncode == 0
         for name in NOTES:

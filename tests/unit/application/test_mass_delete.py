@@ -38,7 +38,9 @@ class TestTheGuard:
             world.manager().sync()
 
         assert _indexed(world) == sorted(NOTES)
-        assert world.log.last_position() == positions  # not even a FileDeleted was logged
+        # Not even a FileDeleted was logged: only the verdict, for `status` in any process.
+        logged = [type(r.event) for r in world.log.tail(5) if r.position > positions]
+        assert logged == [events.SyncFailed]
         text = str(refused.value)
         assert "5 of the 5 indexed notes" in text
         assert "--allow-mass-delete" in text and "sync.maxDeletePercent (20 %)" in text

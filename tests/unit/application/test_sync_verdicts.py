@@ -156,9 +156,11 @@ class TestTheLastSyncFailure:
         assert world.log.last_position() == before  # a read-only index can still be synced
         assert world.manager().status().last_sync_failure is None
 
-    def test_a_refused_mass_deletion_is_not_recorded_as_a_failure(
+    def test_a_refused_mass_deletion_is_said_by_a_later_process_until_a_sync_goes_through(
         self, world: World, scripted: _ScriptedSource
     ) -> None:
+        """A later `status` (another process) said "Dirty: no" and nothing of the refusal: only
+        the process that was refused knew, and the index stayed behind the files."""
         for name in "abcd":
             scripted.write(f"memory/{name}.md", NOTE)
         world.manager().sync()
@@ -168,4 +170,35 @@ class TestTheLastSyncFailure:
         with pytest.raises(MassDeletion):
             world.manager().sync()
 
-        assert world.manager().status().last_sync_failure is None  # said as a refusal instead
+        said = world.manager().status()  # another process, the same log
+        failure = said.last_sync_failure
+        assert failure is not None and failure.trigger == "explicit"
+        assert failure.reasons[0].startswith("sync stopped before removing anything: it would ")
+        assert failure.reasons[1] == (
+            "if they were deleted on purpose: memlane index --allow-mass-delete"
+        )
+        assert said.dirty
+
+        world.manager().sync(allow_mass_delete=True)
+
+        after = world.manager().status()
+        assert after.last_sync_failure is None and not after.dirty
+
+    def test_a_refusal_of_the_background_sync_is_recorded_once_however_often_it_retries(
+        self, world: World, scripted: _ScriptedSource
+    ) -> None:
+        for name in "abcd":
+            scripted.write(f"memory/{name}.md", NOTE)
+        world.manager().sync()
+        for name in "abcd":
+            scripted.delete(f"memory/{name}.md")
+        watcher = world.manager()
+        before = world.log.last_position()
+
+        for _ in range(3):  # what run_unless_read_only gives the scheduler: None, no error
+            assert watcher.refresh(SyncTrigger.WATCH) is None
+
+        verdicts = [r.event for r in world.log.tail(10) if r.position > before]
+        assert [type(e) for e in verdicts] == [events.SyncFailed]
+        failure = world.manager().status().last_sync_failure
+        assert failure is not None and failure.trigger == "watch"
