@@ -66,7 +66,12 @@ _REMOTE_MODEL_PREFIXES: Final = ("hf:", "http:", "https:")
 
 def build(merged: Merged, valid: ValidConfig) -> tuple[MemorySettings, list[IgnoredKey]]:
     """Stage 4: the agent's settings and the keys accepted and ignored (see the functions)."""
-    notices = [*ignored_settings(valid), *_adjusted_numbers(merged), *_unusable_weights(merged)]
+    notices = [
+        *ignored_settings(valid),
+        *_adjusted_numbers(merged),
+        *_unusable_weights(merged),
+        *_overlaps_cut(merged),
+    ]
     return settings_of(merged, valid), notices
 
 
@@ -222,10 +227,20 @@ def _input_type(read: _Reader, specific: str) -> str | None:
     return value or None
 
 
+_CHUNKING_KEYS: Final = (
+    ("chunking.tokens", "chunking.overlap"),
+    ("chunking.sessionTokens", "chunking.sessionOverlap"),
+)
+
+
 def _chunking(read: _Reader, tokens_key: str, overlap_key: str) -> ChunkingPolicy:
     tokens = read.typed(int, tokens_key)
-    overlap = read.typed(int, overlap_key)
-    return ChunkingPolicy(tokens=tokens, overlap=min(overlap, max(0, tokens - 1)))
+    return ChunkingPolicy(tokens=tokens, overlap=_overlap_used(read, tokens_key, overlap_key))
+
+
+def _overlap_used(read: _Reader, tokens_key: str, overlap_key: str) -> int:
+    """The overlap, kept below its chunk size (a chunk must move the window forward)."""
+    return min(read.typed(int, overlap_key), max(0, read.typed(int, tokens_key) - 1))
 
 
 def _sync(read: _Reader) -> SyncSettings:
@@ -321,6 +336,20 @@ def _unusable_weights(merged: Merged) -> list[IgnoredKey]:
         f"vectorWeight and textWeight are both 0: the {fusion} defaults {vector} / {text} are used"
     )
     return [IgnoredKey(read.origin(p), reason) for p in paths]
+
+
+def _overlaps_cut(merged: Merged) -> list[IgnoredKey]:
+    """An overlap at or above its chunk size is cut below it (`_chunking`): said, as every other
+    value used instead of the one written is (`tokens: 100, overlap: 400` became 99 unseen)."""
+    read = _Reader(merged)
+    found: list[IgnoredKey] = []
+    for tokens_key, overlap_key in _CHUNKING_KEYS:
+        overlap, used = read.typed(int, overlap_key), _overlap_used(read, tokens_key, overlap_key)
+        if used != overlap and read.raw(overlap_key) is not None:  # a default cut is no surprise
+            size = f"{tokens_key.split('.')[-1]} ({read.typed(int, tokens_key)})"
+            reason = f"{overlap} is not below {size}: {used} is used"
+            found.append(IgnoredKey(read.origin(overlap_key), reason, adjusted=True))
+    return found
 
 
 def ignored_settings(valid: ValidConfig) -> list[IgnoredKey]:

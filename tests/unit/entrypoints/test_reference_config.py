@@ -425,6 +425,15 @@ class TestNumbersBroughtIntoRange:
             ("{chunking: {tokens: 1.5}}", "1.5 is not a whole number: 1 is used"),
             ("{query: {maxResults: 500}}", "500 is outside [1, 100]: 100 is used"),
             ("{query: {minScore: 1.5}}", "1.5 is outside [0, 1]: 1.0 is used"),
+            # Each in range alone; the overlap must be below the size (was cut unseen).
+            (
+                "{chunking: {tokens: 100, overlap: 400}}",
+                "400 is not below tokens (100): 99 is used",
+            ),
+            (
+                "{chunking: {sessionTokens: 10, sessionOverlap: 500}}",
+                "500 is not below sessionTokens (10): 9 is used",
+            ),
         ],
     )
     def test_the_value_used_is_said(self, tmp_path: Path, block: str, said: str) -> None:
@@ -435,7 +444,7 @@ class TestNumbersBroughtIntoRange:
         assert [i.verb for i in runtime.ignored] == ["is adjusted"]
 
     def test_a_value_in_range_is_not_remarked(self, tmp_path: Path) -> None:
-        block = "{chunking: {tokens: 400.0}, query: {maxResults: 6, minScore: 0.2}}"
+        block = "{chunking: {tokens: 400.0, overlap: 399}, query: {maxResults: 6, minScore: 0.2}}"
 
         assert _with_search_block(tmp_path, block).ignored == ()
 
