@@ -34,9 +34,14 @@ class JsonlSessionSource:
     transcript; telling growth from a rewrite (size below the last offset) is the caller's job.
     """
 
-    def __init__(self, *, sessions_dir: str, max_file_bytes: int = 200_000_000) -> None:
+    def __init__(
+        self, *, sessions_dir: str, max_file_bytes: int = 200_000_000, configured: bool = False
+    ) -> None:
         self._dir = os.path.abspath(sessions_dir)
         self._max_file_bytes = max_file_bytes
+        # Named by `sessions.dir`: a folder that is not there is a typo or an unmounted disk,
+        # not an agent that has had no session yet.
+        self._configured = configured
 
     @property
     def source(self) -> Source:
@@ -53,6 +58,9 @@ class JsonlSessionSource:
             with os.scandir(self._dir) as it:
                 entries = list(it)
         except FileNotFoundError:
+            if self._configured:
+                reason = f"sessions folder does not exist: {self._dir} (sessions.dir)"
+                return ScanResult(files=[], issues=[SourceIssue(_PREFIX, reason)])
             # A fresh agent has had no session yet: nothing to index, nothing wrong (issue #14).
             return ScanResult(files=[], issues=[])
         except OSError as exc:

@@ -242,7 +242,10 @@ class Container(containers.DeclarativeContainer):
         runtime_config,
     )
     session_source = providers.Singleton(
-        lambda rc: JsonlSessionSource(sessions_dir=str(rc.sessions_dir)), runtime_config
+        lambda rc: JsonlSessionSource(
+            sessions_dir=str(rc.sessions_dir), configured=bool(rc.settings.sessions_dir)
+        ),
+        runtime_config,
     )
     watcher = providers.Factory(_WatchdogOnStart)  # the scheduler debounces its reports
     # The store is opened only when the local model is built (it reads the recorded kernel).

@@ -93,6 +93,25 @@ class TestPythonApi:
         assert third is not first
         third.close()
 
+    def test_a_sessions_dir_that_is_not_there_is_an_issue_the_default_one_is_not(
+        self, tmp_path: Path
+    ) -> None:
+        ws, env = _workspace(tmp_path), {"HOME": str(tmp_path)}
+        typo = tmp_path / "typo-sesions"
+        named = {"provider": "none", "sessions": {"dir": str(typo)}}
+
+        with open_manager(workspace=ws, state_dir=tmp_path / "a", config=named, env=env) as one:
+            one.sync()
+            issues = [(i.path, i.reason) for i in one.status().issues]
+        with open_manager(
+            workspace=ws, state_dir=tmp_path / "b", config={"provider": "none"}, env=env
+        ) as other:  # a fresh agent's own folder: no session yet, nothing wrong
+            other.sync()
+            default_issues = other.status().issues
+
+        assert issues == [("sessions", f"sessions folder does not exist: {typo} (sessions.dir)")]
+        assert list(default_issues) == []
+
     def test_awaitable_versions_do_not_block_the_event_loop(self, tmp_path: Path) -> None:
         ws = _workspace(tmp_path)
         manager = open_manager(

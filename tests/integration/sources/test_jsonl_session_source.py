@@ -41,6 +41,17 @@ class TestScan:
         assert result.files == []
         assert result.issues == []
 
+    def test_a_missing_folder_named_by_sessions_dir_is_reported(self, tmp_path: Path) -> None:
+        """A typo in `sessions.dir` meant no transcript was ever indexed, and nothing said so."""
+        missing = tmp_path / "typo-sesions"
+
+        result = JsonlSessionSource(sessions_dir=str(missing), configured=True).scan()
+
+        assert result.files == []
+        assert [(i.path, i.reason) for i in result.issues] == [
+            ("sessions", f"sessions folder does not exist: {missing} (sessions.dir)")
+        ]
+
     def test_links_are_followed_only_inside_the_folder(
         self, sessions: Path, tmp_path: Path
     ) -> None:
