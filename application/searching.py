@@ -68,9 +68,11 @@ class Searching:
         require_enabled(self._settings)
         check_query_text(query)
         now = self._clock.now().timestamp()
-        start = parse_time_bound(since, now=now, end=False, name="since")
-        stop = parse_time_bound(until, now=now, end=True, name="until")
         asked = parse_time_bound(as_of, now=now, end=False, name="as_of")
+        # A span (`7d`) counts back from when the question is asked.
+        said = now if asked is None else asked
+        start = parse_time_bound(since, now=said, end=False, name="since")
+        stop = parse_time_bound(until, now=said, end=True, name="until")
         check_window(start, stop)
         names = None if agents is None else self.check_agents(agents)
         stores = None if names is None else [(a, self._agents.index_of(a)) for a in names]

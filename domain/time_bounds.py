@@ -4,7 +4,9 @@ Accepted: an ISO 8601 date (`2026-11-01`: from its first second for `since`, to 
 `until`; whole UTC days), month (`2026-11`) or week (`2026-W47`: Monday to Sunday) taken whole
 the same way, a date and time (UTC unless it names a zone), epoch seconds (a number, or text of
 nine digits or more), a `datetime` / `date`, or a span back from now (`7d`, `12h`, `30m` minutes,
-`2w`, `3mo` months, `1y`). `now` is passed in.
+`2w`, `3mo` months, `1y`). `now` is passed in: the search passes its `as_of` when it has one, so
+`--since 7d --as-of 2026-11-20` is the week before that day. A time outside the years 1 to 9999
+is refused, whichever way it is written (a date there cannot be written at all).
 """
 
 from __future__ import annotations
@@ -43,6 +45,9 @@ _ISO_WEEK: Final = re.compile(r"(\d{4})-?W(\d{2})(?:-?([1-7]))?", re.IGNORECASE)
 # minutes past the epoch.
 _EPOCH_TEXT: Final = re.compile(r"\d{9,}(?:\.\d+)?")
 _BARE_NUMBER: Final = re.compile(r"[+-]?\d+(?:\.\d+)?")
+# The calendar's first and last second (datetime's years 1 to 9999), as epoch seconds.
+_FIRST: Final = dt.datetime(1, 1, 1, tzinfo=dt.UTC).timestamp()
+_LAST: Final = dt.datetime(9999, 12, 31, 23, 59, 59, tzinfo=dt.UTC).timestamp()
 
 
 def _aware(moment: dt.datetime) -> float:
@@ -54,6 +59,14 @@ def parse_time_bound(value: object, *, now: float, end: bool, name: str) -> floa
 
     `end` says which end a bare date stands for (its last second for `until`).
     """
+    seconds = _seconds(value, now=now, end=end, name=name)
+    if seconds is not None and not _FIRST <= seconds <= _LAST:
+        # Read as given, 1e20 matched nothing and the search answered "no results".
+        raise InvalidQuery(f"{name}: {value!r} is outside the years 1 to 9999")
+    return seconds
+
+
+def _seconds(value: object, *, now: float, end: bool, name: str) -> float | None:
     if value is None:
         return None
     if isinstance(value, bool):

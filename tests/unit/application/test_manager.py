@@ -66,6 +66,22 @@ class TestSearchValidation:
         assert [r.path for r in manager.search("QX-4471").results] == ["MEMORY.md"]
 
 
+class TestSpansCountBackFromTheQuestion:
+    def test_since_7d_is_the_week_before_as_of_not_before_the_clock(self, world: World) -> None:
+        """The clock reads 2026-11-20; asked as of 2026-10-05, `7d` used to start on 11-13,
+        after the day the question is asked, and a note from 10-02 was filtered out unsaid."""
+        world.embedder = None
+        world.memory.write("memory/2026-10-02.md", "# Parts\n\nOrdered the xray parts.\n")
+        world.memory.write("memory/2026-09-01.md", "# Parts\n\nLooked at xray parts.\n")
+        manager = world.manager()
+
+        asked = manager.search("xray parts", since="7d", as_of="2026-10-05")
+        by_clock = manager.search("xray parts", since="7d")
+
+        assert [r.path for r in asked.results] == ["memory/2026-10-02.md"]
+        assert list(by_clock.results) == []
+
+
 class TestFusion:
     NOTES: ClassVar[dict[str, str]] = {
         "memory/deploy.md": "# Deploy\n\nRoll back the deploy with the blue switch.\n",

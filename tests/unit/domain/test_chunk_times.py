@@ -265,6 +265,23 @@ class TestTimeBounds:
         with pytest.raises(InvalidQuery, match=r"nine digits or more.*2026-01-01"):
             parse_time_bound(value, now=NOW, end=False, name="since")
 
+    @pytest.mark.parametrize(
+        "value", [1e30, -1e12, "99999999999999999999", "999999999999.5", "9000y"]
+    )
+    def test_a_time_outside_the_calendar_is_refused_as_its_date_would_be(
+        self, value: object
+    ) -> None:
+        """1e30 was read as given and matched nothing: the search answered "no results",
+        while 10000-01-01, the same kind of time, was refused."""
+        with pytest.raises(InvalidQuery, match="since: .* is outside the years 1 to 9999"):
+            parse_time_bound(value, now=NOW, end=False, name="since")
+
+    def test_the_calendar_s_own_ends_are_times(self) -> None:
+        first = parse_time_bound("0001-01-01", now=NOW, end=False, name="since")
+        last = parse_time_bound("9999-12-31", now=NOW, end=True, name="until")
+        assert (first, last) == (-62_135_596_800.0, 253_402_300_799.0)
+        assert parse_time_bound(last, now=NOW, end=True, name="until") == last
+
     def test_an_empty_window_is_refused(self) -> None:
         with pytest.raises(InvalidQuery, match="empty"):
             check_window(20.0, 10.0)
