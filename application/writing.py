@@ -80,7 +80,10 @@ def check_note_path(path: str) -> str:
         if folder.startswith(".") or folder.lower() in _SKIPPED_DIRS:
             raise FileRefused(path, f"folder {folder!r} is never indexed")
     name = segments[-1]
-    if name.startswith(".") or not name.lower().endswith(".md") or len(name) <= len(".md"):
+    if name.startswith("."):
+        # Not the ".md" rule: ".hidden.md" ends in .md, and was refused saying it should.
+        raise FileRefused(path, "a name starting with '.' makes a hidden file: drop the dot")
+    if not name.lower().endswith(".md") or len(name) <= len(".md"):
         raise FileRefused(path, "notes are Markdown files: end the name in .md")
     return path
 

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import signal
-import sys
 import threading
 from dataclasses import asdict
 from types import FrameType
@@ -27,11 +26,17 @@ from memlane.domain.agents import parse_agents
 from memlane.domain.confidence import NO_STRONG_MATCH
 from memlane.domain.errors import DISABLED_REASON, MemoryDisabled
 from memlane.domain.events import event_to_record, type_name
-from memlane.domain.search import MAX_QUERY_CHARS, check_query_text
+from memlane.domain.search import check_query_text
 from memlane.domain.url_passwords import mask_url_passwords
 from memlane.entrypoints.casing import camel_dict, camel_keys
 from memlane.entrypoints.cli_daemon import daemon_group, daemon_json, daemon_text
-from memlane.entrypoints.cli_options import LOG_LEVELS, Options, errors, global_options
+from memlane.entrypoints.cli_options import (
+    LOG_LEVELS,
+    Options,
+    errors,
+    global_options,
+    query_from_stdin,
+)
 from memlane.entrypoints.cli_output import (
     check_time_options,
     config_details,
@@ -193,7 +198,7 @@ def search(
     """Search the memory (brings the index up to date first unless sync.onSearch is false)."""
     text = query_option or query
     if text == "-":  # argv caps one argument at 128 KiB; a longer paste comes on stdin
-        text = sys.stdin.read(MAX_QUERY_CHARS + 1)  # one past the limit: refused, not cut
+        text = query_from_stdin()
     if not text or not text.strip():
         raise click.UsageError("missing search query: give QUERY or --query TEXT")
     if not options.enabled():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import IO, TYPE_CHECKING, Any, Final
@@ -10,7 +11,8 @@ from typing import IO, TYPE_CHECKING, Any, Final
 import click
 
 from memlane.application.ports.index_store import StoreCorrupt, caused_by
-from memlane.domain.errors import MemoryDisabled
+from memlane.domain.errors import InvalidQuery, MemoryDisabled
+from memlane.domain.search import MAX_QUERY_CHARS
 from memlane.entrypoints.config.runtime import RuntimeConfig
 from memlane.entrypoints.daemon.hosting import NotServed, current
 from memlane.entrypoints.errors import kind_of
@@ -193,6 +195,18 @@ def errors() -> Iterator[None]:
         # Every other kind exits 1, click's code for a failed operation (the contract test
         # checks the table agrees).
         raise click.ClickException(f"{error_text(exc)}{hint}") from exc
+
+
+def query_from_stdin() -> str:
+    """`search --query -`: the query on standard input, refused (exit 2) past the limit."""
+    text = sys.stdin.read(MAX_QUERY_CHARS + 1)  # one past the limit: refused, not cut
+    if len(text) > MAX_QUERY_CHARS:  # its length is unknown: the rest was never read
+        with errors():
+            raise InvalidQuery(
+                f"query too long: more than {MAX_QUERY_CHARS} characters on standard input "
+                f"(at most {MAX_QUERY_CHARS})"
+            )
+    return text
 
 
 def disabled_line(agent_id: str, exc: MemoryDisabled) -> str:

@@ -113,6 +113,22 @@ class TestWriteNote:
 
         assert writer.calls == []
 
+    @pytest.mark.parametrize(
+        ("path", "why"),
+        [
+            ("memory/.hidden.md", "a name starting with '.' makes a hidden file: drop the dot"),
+            ("memory/.md", "a name starting with '.' makes a hidden file: drop the dot"),
+            ("memory/x.txt", "notes are Markdown files: end the name in .md"),
+            ("memory/.config/a.md", "folder '.config' is never indexed"),
+        ],
+    )
+    def test_a_refusal_gives_the_reason_that_applies(self, path: str, why: str) -> None:
+        """ ".hidden.md" was refused for not ending in .md."""
+        with pytest.raises(FileRefused) as refused:
+            check_note_path(path)
+
+        assert refused.value.reason == why
+
     def test_allowed_paths_pass_the_check_unchanged(self) -> None:
         assert check_note_path("memory/a/b/c.md") == "memory/a/b/c.md"
         assert check_note_path("memory/Notes.MD") == "memory/Notes.MD"
