@@ -273,7 +273,7 @@ class TestTimeBounds:
     ) -> None:
         """1e30 was read as given and matched nothing: the search answered "no results",
         while 10000-01-01, the same kind of time, was refused."""
-        with pytest.raises(InvalidQuery, match="since: .* is outside the years 1 to 9999"):
+        with pytest.raises(InvalidQuery, match=r"since: .* is outside the years 1 to 9999"):
             parse_time_bound(value, now=NOW, end=False, name="since")
 
     def test_the_calendar_s_own_ends_are_times(self) -> None:
