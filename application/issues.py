@@ -118,6 +118,12 @@ class IssueBoard:
             issue = self._issues.get((source, path))
         return issue is not None and issue.mtime == version.mtime and issue.size == version.size
 
+    def of_file(self, source: Source, path: str) -> RecordedIssue | None:
+        """The problem of one file, if it has one."""
+        with self._lock:
+            self._load()
+            return self._issues.get((source, path))
+
     def of_area(self, key: str) -> list[RecordedIssue]:
         """Return the problems kept under one key (`provider`, `index`, a source), by path."""
         with self._lock:

@@ -14,12 +14,18 @@ from dataclasses import replace
 
 from memlane.application.agent_directory import AgentDirectory
 from memlane.application.enabled import require_enabled
+from memlane.application.issues import IssueBoard
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.index_store import IndexStore
 from memlane.application.queries import Searcher
 from memlane.application.reports import SearchResponse
 from memlane.application.search_syncs import SearchSyncPolicy
-from memlane.application.stale_hits import stale_paths, stale_warning
+from memlane.application.stale_hits import (
+    stale_paths,
+    stale_warning,
+    unindexed_versions,
+    unindexed_warning,
+)
 from memlane.application.sync import SyncService
 from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
 from memlane.domain.agents import parse_agents
@@ -41,9 +47,11 @@ class Searching:
         agents: AgentDirectory,
         clock: Clock,
         store: IndexStore,
+        issues: IssueBoard,
     ) -> None:
         self._settings = settings
         self._store = store
+        self._issues = issues
         self._searcher = searcher
         self._policy = policy
         self._syncing = syncing
@@ -109,9 +117,18 @@ class Searching:
         """With `sync.onSearch: false` the index is searched as it is: name the hits' files
         changed since they were indexed (one stat per distinct file, application/stale_hits.py).
         With it on, this agent's index was synced before the search (the CLI's refresh) or is
-        kept so by the process's watcher, and nothing is checked."""
-        if self._settings.sync.on_search or not response.results:
+        kept so by the process's watcher: only the files whose new version the sync could not
+        index are named (from the problems it recorded)."""
+        if not response.results:
             return None
+        if self._settings.sync.on_search:
+            found = unindexed_versions(
+                response.results,
+                store=self._store,
+                issues=self._issues,
+                agent_id=self._agents.agent_id,
+            )
+            return unindexed_warning(found)
         paths = stale_paths(
             response.results,
             store=self._store,

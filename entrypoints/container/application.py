@@ -229,6 +229,7 @@ class Application(containers.DeclarativeContainer):
         agents=agents,
         clock=clock,
         store=store,
+        issues=issues,
     )
     reading = providers.Singleton(Reading, settings=settings, agents=agents, redact=redact)
     reporting = providers.Singleton(

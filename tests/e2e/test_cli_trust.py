@@ -321,6 +321,23 @@ class TestProblemsSurviveTheProcess:
                 "sessions/chat.jsonl",
             ], args
 
+    def test_a_note_that_turned_binary_is_named_on_its_old_hits(self, tmp_path: Path) -> None:
+        """Its indexed rows stay (nothing lost), and a search answered from them said nothing:
+        the old text looked current, and `get` of the hit then failed."""
+        home = make_home(tmp_path)
+        assert run(home, "index").returncode == 0
+        (home / "ws" / "memory" / "2026-11-17.md").write_bytes(b"pgbouncer\x00binary")
+
+        searched = run(home, "search", "pgbouncer", "--json")  # syncs first, then answers
+        again = run(home, "search", "pgbouncer")  # a new process, nothing changed since
+
+        assert searched.returncode == 0, searched.stderr
+        answer = json.loads(searched.stdout)
+        assert [r["path"] for r in answer["results"]] == ["memory/2026-11-17.md"]
+        (warning,) = [w for w in answer["warnings"] if w.startswith("not indexed again")]
+        assert "memory/2026-11-17.md (binary content (NUL byte))" in warning
+        assert "warning: not indexed again after a change" in again.stderr
+
     def test_a_fresh_workspace_without_sessions_has_no_problem(self, tmp_path: Path) -> None:
         home = make_home(tmp_path)
         config = keyword_only(sources=["memory", "sessions"])

@@ -95,3 +95,41 @@ class TestStaleHits:
 
         assert _stale(response.warnings) == []
         assert world.memory.stats == []
+
+
+class TestVersionsTheSyncCouldNotIndex:
+    """A note that turned binary keeps its indexed rows (nothing is lost), so its hits showed
+    the old text with no word about it, and `get` of the hit then failed."""
+
+    def _unindexed(self, warnings: tuple[str, ...]) -> list[str]:
+        return [w for w in warnings if w.startswith("not indexed again")]
+
+    def test_a_note_that_turned_binary_is_named_with_its_problem(self, world: World) -> None:
+        manager = _indexed(world, on_search=True)
+        world.memory.write("memory/vault.md", b"vault\x00key")
+
+        manager.sync()
+        response = manager.search("vault key")
+
+        (warning,) = self._unindexed(response.warnings)
+        assert "memory/vault.md (binary content (NUL byte))" in warning
+        assert "MEMORY.md" not in warning
+        assert "memory/vault.md" in {r.path for r in response.results}  # still answered
+
+    def test_it_is_said_by_another_process_from_the_recorded_problem(self, world: World) -> None:
+        manager = _indexed(world, on_search=True)
+        world.memory.write("memory/vault.md", b"vault\x00key")
+        manager.sync()
+
+        response = world.manager().search("vault key")  # a new process, from the index alone
+
+        assert len(self._unindexed(response.warnings)) == 1
+
+    def test_once_the_note_is_text_again_nothing_is_said(self, world: World) -> None:
+        manager = _indexed(world, on_search=True)
+        world.memory.write("memory/vault.md", b"vault\x00key")
+        manager.sync()
+        world.memory.write("memory/vault.md", OTHER + "\nMore about the vault key.\n")
+        manager.sync()
+
+        assert self._unindexed(manager.search("vault key").warnings) == []
