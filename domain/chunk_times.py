@@ -6,7 +6,10 @@ Transcripts carry a timestamp per message; notes are dated by a dated file name
 `## 2026-11-17 – 2026-11-20` or an ISO week `## 2026-W47` covers its days; a slash date only when
 its order is plain, so `## 11/12/2026` dates nothing; a setext heading, underlined, the same),
 which dates the lines of its section;
-anything else has the file's mtime. A date without a time covers its whole UTC day.
+anything else has the file's mtime. A date without a time covers its whole UTC day. A chunk
+spans the times of its lines: one holding a dated section and undated text (a preamble, an
+undated section) spans both, so a filter on either time finds it; an undated heading or rule
+line alone does not stretch it (a title above dated sections says nothing about when).
 Pure functions: the mtime is passed in.
 """
 
@@ -201,6 +204,32 @@ def transcript_line_times(timestamps: Sequence[float | None], mtime: float) -> l
         value = last if last is not None else fallback
         times.append((value, value))
     return times
+
+
+_NO_TEXT: Final = re.compile(r"[\s=\-*_]*")
+
+
+def note_chunk_time(
+    lines: Sequence[str],
+    levels: Sequence[int],
+    line_times: Sequence[TimeRange | None],
+    mtime: float,
+) -> TimeRange:
+    """The time range of a note chunk of `lines` (their heading levels and `note_line_times`):
+    the span of its dated lines, widened to the mtime when it also holds undated text (a line
+    that is no heading, no rule or setext underline, not blank); the mtime when nothing in it
+    is dated. Before, undated text beside a dated section took that section's day, so `--since`
+    the mtime's day missed text written then."""
+    dated = span(line_times)
+    if dated is None:
+        return mtime, mtime
+    undated_text = any(
+        t is None and level == 0 and not _NO_TEXT.fullmatch(line)
+        for line, level, t in zip(lines, levels, line_times, strict=True)
+    )
+    if not undated_text:
+        return dated
+    return min(dated[0], mtime), max(dated[1], mtime)
 
 
 def span(times: Sequence[TimeRange | None]) -> TimeRange | None:

@@ -25,6 +25,7 @@ from typing import Final
 
 from memlane.domain.chunk_times import (
     TimeRange,
+    note_chunk_time,
     note_line_times,
     span,
     transcript_line_times,
@@ -308,7 +309,11 @@ def chunk_text(
         first, last = _map_line(start, line_numbers), _map_line(end, line_numbers)
         times = None
         if line_times is not None and mtime is not None:
-            times = span(line_times[start - 1 : end]) or (mtime, mtime)
+            if line_timestamps is not None:  # a transcript: every line has a time
+                times = span(line_times[start - 1 : end]) or (mtime, mtime)
+            else:
+                window = slice(start - 1, end)
+                times = note_chunk_time(lines[window], levels[window], line_times[window], mtime)
         chunks.append(
             Chunk(
                 id=chunk_id(source, path, first, last, content_hash, len(chunks)),

@@ -174,6 +174,37 @@ class TestChunks:
         assert (undated[0].time_start, undated[0].time_end) == (MTIME, MTIME)
         assert (dated[0].time_start, dated[0].time_end) == _day(2026, 11, 17)
 
+    def test_undated_text_beside_a_dated_section_widens_the_chunk_to_the_mtime(self) -> None:
+        """The preferences were written at the mtime; the chunk was dated 17 Nov alone, so
+        `--since` the mtime's day did not find them."""
+        text = (
+            "# Long-term memory\n\n## Preferences\nThe user prefers dark mode.\n\n"
+            "## 2026-11-17\nWe decided the rollback uses blue-green.\n"
+        )
+        (chunk,) = chunk_text("memory", "MEMORY.md", text, ChunkingPolicy(), mtime=MTIME)
+
+        assert (chunk.time_start, chunk.time_end) == (MTIME, _day(2026, 11, 17)[1])
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "# Log\n---\n## 17 Nov 2026\nx\n",  # a title and a rule
+            "Log\n===\n\n## 17 Nov 2026\nx\n",  # a setext title and its underline
+            "## 17 Nov 2026\nx\n\n***\n\n",  # a closing rule
+        ],
+    )
+    def test_headings_and_rules_alone_do_not_widen_it(self, text: str) -> None:
+        (chunk,) = chunk_text("memory", "log.md", text, ChunkingPolicy(), mtime=MTIME)
+
+        assert (chunk.time_start, chunk.time_end) == _day(2026, 11, 17)
+
+    def test_a_chunk_of_the_dated_section_alone_keeps_its_day(self) -> None:
+        text = "intro text\n\n## 17 Nov 2026\n" + "dated line\n" * 60
+        chunks = chunk_text("memory", "log.md", text, ChunkingPolicy(40, 0), mtime=MTIME)
+
+        assert (chunks[0].time_start, chunks[0].time_end) == (MTIME, _day(2026, 11, 17)[1])
+        assert (chunks[-1].time_start, chunks[-1].time_end) == _day(2026, 11, 17)
+
     def test_transcript_chunks_span_their_messages(self) -> None:
         chunks = chunk_text(
             "sessions",
