@@ -85,6 +85,23 @@ class TestCli:
         assert done.returncode == 0, done.stderr
         assert json.loads(done.stdout)["results"] == []
 
+    def test_undated_text_beside_a_dated_section_is_found_by_its_own_time(self, home: Path) -> None:
+        """The preferences, undated, were written now (the mtime): they took the section's
+        day, 17 Nov, and `--since 1d` missed them."""
+        (home / "ws" / "MEMORY.md").write_text(
+            "# Long-term memory\n\n## Preferences\nThe user prefers dark mode.\n\n"
+            "## 2026-11-17\nWe decided the rollback uses blue-green.\n",
+            encoding="utf-8",
+        )
+
+        recent = run_cli(home, "search", "--json", "dark mode", "--since", "1d")
+        dated = run_cli(home, "search", "--json", "blue-green", "--until", "2026-11-17")
+
+        assert recent.returncode == 0, recent.stderr
+        assert [r["path"] for r in json.loads(recent.stdout)["results"]] == ["MEMORY.md"]
+        assert [r["path"] for r in json.loads(dated.stdout)["results"]] == ["MEMORY.md"]
+        assert json.loads(dated.stdout)["results"][0]["time"].startswith("2026-11-17T00:00:00Z/")
+
 
 class TestPythonApi:
     def test_search_filters_and_dates(self, manager: MemoryManager) -> None:
