@@ -32,6 +32,8 @@ MAX_TEXT_BYTES: Final = 64 * 1024  # one call: a note, not a document dump
 MAX_NOTE_BYTES: Final = 1024 * 1024  # the whole note after writing; well under the indexer's cap
 _ROOT_NOTE: Final = "MEMORY.md"
 _MEMORY_DIR: Final = "memory/"
+# The longest file or folder name the common file systems take (ext4, APFS, NTFS: 255).
+_MAX_NAME_BYTES: Final = 255
 # Folders the memory source never lists: a note written there could never be found again.
 _SKIPPED_DIRS: Final = frozenset(
     {"node_modules", "venv", "site-packages", "dist", "build", "__pycache__"}
@@ -76,6 +78,8 @@ def check_note_path(path: str) -> str:
     for segment in segments:
         if segment in {"", ".", ".."}:
             raise FileRefused(path, "path is not in normal form (no '..', '.' or '//')")
+    if any(len(segment.encode("utf-8", "surrogatepass")) > _MAX_NAME_BYTES for segment in segments):
+        raise FileRefused(path, f"a name in the path is longer than {_MAX_NAME_BYTES} bytes")
     for folder in segments[1:-1]:
         if folder.startswith(".") or folder.lower() in _SKIPPED_DIRS:
             raise FileRefused(path, f"folder {folder!r} is never indexed")

@@ -5,6 +5,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import stat as stat_mod
 from collections.abc import Iterable, Sequence
@@ -115,7 +116,7 @@ def check_real_prefixes(
         except FileNotFoundError as exc:
             raise FileMissing(display, "no such file") from exc
         except OSError as exc:
-            raise FileUnreadable(display, exc.strerror or str(exc)) from exc
+            raise _unreadable(display, exc) from exc
         if stat_mod.S_ISLNK(mode):
             _require_inside(display, current, allowed_real_roots)
 
@@ -163,6 +164,15 @@ def folder_target_problem(real: str, allowed_real_roots: Sequence[str]) -> str |
     return "symlink target is in a hidden or tool folder"
 
 
+def _unreadable(display: str, exc: OSError) -> SourceError:
+    """The error for a file that could not be opened: a name too long for the file system is
+    no file at all (its "File name too long" came with advice to check permissions and the
+    disk), anything else is unreadable."""
+    if exc.errno == errno.ENAMETOOLONG:
+        return FileRefused(display, "a name in the path is longer than the file system allows")
+    return FileUnreadable(display, exc.strerror or str(exc))
+
+
 def stat_regular(display: str, abs_path: str) -> os.stat_result:
     """Stat (following symlinks) and require a regular file."""
     try:
@@ -170,7 +180,7 @@ def stat_regular(display: str, abs_path: str) -> os.stat_result:
     except FileNotFoundError as exc:
         raise FileMissing(display, "no such file") from exc
     except OSError as exc:
-        raise FileUnreadable(display, exc.strerror or str(exc)) from exc
+        raise _unreadable(display, exc) from exc
     if not stat_mod.S_ISREG(st.st_mode):
         raise FileUnreadable(display, "not a regular file")
     return st
@@ -189,7 +199,7 @@ def read_regular(display: str, abs_path: str, offset: int, max_bytes: int) -> by
     except FileNotFoundError as exc:
         raise FileMissing(display, "no such file") from exc
     except OSError as exc:
-        raise FileUnreadable(display, exc.strerror or str(exc)) from exc
+        raise _unreadable(display, exc) from exc
     try:
         st = os.fstat(fd)
         if not stat_mod.S_ISREG(st.st_mode):

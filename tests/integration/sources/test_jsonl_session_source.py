@@ -141,6 +141,15 @@ class TestPathRules:
         with pytest.raises(FileRefused):
             JsonlSessionSource(sessions_dir=str(sessions)).read_bytes(path)
 
+    def test_a_name_too_long_for_the_file_system_is_refused_saying_so(self, sessions: Path) -> None:
+        source = JsonlSessionSource(sessions_dir=str(sessions))
+        path = "sessions/" + "a" * 300 + ".jsonl"
+
+        with pytest.raises(FileRefused) as refused:
+            source.read_bytes(path)
+
+        assert refused.value.reason == "a name in the path is longer than the file system allows"
+
     def test_a_missing_transcript_is_missing(self, sessions: Path) -> None:
         with pytest.raises(FileMissing):
             JsonlSessionSource(sessions_dir=str(sessions)).stat("sessions/none.jsonl")

@@ -120,6 +120,10 @@ class TestWriteNote:
             ("memory/.md", "a name starting with '.' makes a hidden file: drop the dot"),
             ("memory/x.txt", "notes are Markdown files: end the name in .md"),
             ("memory/.config/a.md", "folder '.config' is never indexed"),
+            # Said before any write: the disk's own "File name too long" came with advice to
+            # check permissions and the disk.
+            ("memory/" + "a" * 253 + ".md", "a name in the path is longer than 255 bytes"),
+            ("memory/" + "é" * 128 + "/a.md", "a name in the path is longer than 255 bytes"),
         ],
     )
     def test_a_refusal_gives_the_reason_that_applies(self, path: str, why: str) -> None:
