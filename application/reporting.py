@@ -40,7 +40,11 @@ class Reporting:
             # healthy one.
             report = replace(report, warnings=(DISABLED_REASON, *report.warnings))
         watcher = self._watcher.holder()
-        return report if watcher is None else replace(report, watcher=watcher)
+        if watcher is None:
+            return report
+        # A watching process with changes it has not indexed yet: the index is behind the
+        # files, whichever process asks (another one said "Dirty: no" beside "changes pending").
+        return replace(report, watcher=watcher, dirty=report.dirty or not watcher.fresh)
 
     def recent_events(self, limit: int) -> list[RecordedEvent]:
         return self._log.tail(limit)

@@ -68,6 +68,22 @@ class TestSearchSkipsTheScanOnlyOnAFreshWatchersWord:
         assert (watcher is not None) == (pid is not None and scope == LEASE_SCOPE)
 
 
+class TestStatusInAnotherProcess:
+    @pytest.mark.parametrize("fresh", [False, True])
+    def test_a_watcher_with_changes_pending_makes_the_index_dirty(
+        self, world: World, fresh: bool
+    ) -> None:
+        """Another process's status said "Dirty: no" beside "Watcher: ..., changes pending"."""
+        world.lease = FakeWatchLease(holder_pid=4242, scope=LEASE_SCOPE, fresh=fresh)
+        world.memory.write("MEMORY.md", NOTE)
+        world.manager().sync()
+
+        report = world.manager().status()  # a process that has not synced: it knows nothing
+
+        assert report.watcher is not None and report.watcher.fresh is fresh
+        assert report.dirty is not fresh
+
+
 class TestTheWordIsConfirmedBeforeTheScanIsSkipped:
     def test_a_fresh_word_the_holder_does_not_confirm_means_a_scan(self, leased: World) -> None:
         """The lease said fresh before the watcher heard of the change just made: asked now,
