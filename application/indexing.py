@@ -26,6 +26,8 @@ from memlane.domain.sources import FileStat, Source
 from memlane.domain.text_decoding import decode_text
 from memlane.domain.transcripts import parse_transcript, render_transcript
 
+_REASONS_SHOWN = 3  # of a transcript's skipped lines, in its issue
+
 
 @dataclass(frozen=True, slots=True)
 class PreparedFile:
@@ -82,7 +84,9 @@ class FilePreparer:
         if source == "sessions":
             transcript = parse_transcript(data)
             if transcript.skipped_lines:
-                problems.append(f"{transcript.skipped_lines} transcript line(s) skipped")
+                problems.append(_skipped(transcript.skipped_lines, transcript.problems))
+            if transcript.replaced_bytes:
+                problems.append(f"invalid UTF-8: {transcript.replaced_bytes} byte(s) replaced")
             rendered = render_transcript(transcript, self._redact)
             chunks = chunk_text(
                 source,
@@ -111,6 +115,13 @@ class FilePreparer:
             source=source, path=path, hash=content_hash, mtime=stat.mtime, size=len(data)
         )
         return PreparedFile(file=indexed, chunks=chunks, problems=problems)
+
+
+def _skipped(count: int, problems: tuple[str, ...]) -> str:
+    """A transcript's skipped lines with the first reasons (they name lines, never content)."""
+    shown = "; ".join(problems[:_REASONS_SHOWN])
+    more = f"; and {len(problems) - _REASONS_SHOWN} more" if len(problems) > _REASONS_SHOWN else ""
+    return f"{count} transcript line(s) skipped ({shown}{more})"
 
 
 def write_prepared(

@@ -53,6 +53,9 @@ class Transcript:
     messages: tuple[TranscriptMessage, ...]
     skipped_lines: int
     problems: tuple[str, ...]
+    # Invalid UTF-8 sequences read as U+FFFD, as the reference reads them and as notes are read:
+    # one bad byte used to drop the whole message.
+    replaced_bytes: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,14 +128,17 @@ def _epoch_seconds(number: float) -> float:
     return number
 
 
-def _decode_record(raw: bytes, max_line_bytes: int) -> dict[str, object] | None:
-    """The JSON object on one line, None for a blank line; raises _LineError for a broken one."""
-    if len(raw) > max_line_bytes:
-        raise _LineError(f"longer than {max_line_bytes} bytes")
+def _decode_line(raw: bytes) -> tuple[str, int]:
+    """The line's text and how many invalid UTF-8 sequences became U+FFFD in it."""
     try:
-        line = raw.decode("utf-8")
+        return raw.decode("utf-8"), 0
     except UnicodeDecodeError:
-        raise _LineError("invalid UTF-8") from None
+        line = raw.decode("utf-8", errors="replace")
+        return line, line.count("\ufffd") - raw.count("\ufffd".encode())
+
+
+def _decode_record(line: str) -> dict[str, object] | None:
+    """The JSON object on one line, None for a blank line; raises _LineError for a broken one."""
     if not line.strip():
         return None
     try:
@@ -181,9 +187,14 @@ def parse_transcript(data: bytes, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTE
         raw_lines.pop()
     messages: list[TranscriptMessage] = []
     problems: list[str] = []
+    replaced = 0
     for number, raw in enumerate(raw_lines, start=1):
         try:
-            record = _decode_record(raw, max_line_bytes)
+            if len(raw) > max_line_bytes:
+                raise _LineError(f"longer than {max_line_bytes} bytes")
+            line, bad = _decode_line(raw)
+            record = _decode_record(line)
+            replaced += bad
         except _LineError as error:
             is_partial = number == len(raw_lines) and not complete_last
             reason = f"truncated last line ({error})" if is_partial else str(error)
@@ -194,7 +205,10 @@ def parse_transcript(data: bytes, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTE
             if message is not None:
                 messages.append(message)
     return Transcript(
-        messages=tuple(messages), skipped_lines=len(problems), problems=tuple(problems)
+        messages=tuple(messages),
+        skipped_lines=len(problems),
+        problems=tuple(problems),
+        replaced_bytes=replaced,
     )
 
 

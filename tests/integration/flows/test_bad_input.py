@@ -32,8 +32,13 @@ def test_bad_files_are_reported_and_the_good_ones_indexed(tmp_path: Path) -> Non
     sessions = tmp_path / "state" / "agents" / "main" / "sessions"
     sessions.mkdir(parents=True)
     good = json.dumps({"type": "message", "message": {"role": "user", "content": "walrus call"}})
+    latin = {"type": "message", "message": {"role": "user", "content": "caf\u00e9 narwhal"}}
     (sessions / "chat.jsonl").write_bytes(
-        good.encode() + b"\n{broken json\n\xff\xfe\xfd\n" + good.encode()[:20]
+        good.encode()
+        + b"\n{broken json\n\xff\xfe\xfd\n"
+        + json.dumps(latin, ensure_ascii=False).encode("latin-1")  # one invalid UTF-8 byte
+        + b"\n"
+        + good.encode()[:20]
     )
 
     manager = open_manager(
@@ -44,6 +49,7 @@ def test_bad_files_are_reported_and_the_good_ones_indexed(tmp_path: Path) -> Non
     )
     report = manager.sync()
     found = {r.path for r in manager.search("walrus", max_results=10).results}
+    narwhal = [r.path for r in manager.search("narwhal").results]
     issues = {i.path: i.reason for i in manager.status().issues}
     manager.close()
 
@@ -56,6 +62,8 @@ def test_bad_files_are_reported_and_the_good_ones_indexed(tmp_path: Path) -> Non
     assert "memory/binary.md" in issues and "binary" in issues["memory/binary.md"]
     assert "memory/huge.md" in issues
     assert "invalid UTF-8" in issues["memory/latin1.md"]
-    assert "skipped" in issues["sessions/chat.jsonl"]
+    assert "3 transcript line(s) skipped (line 2: malformed JSON; " in issues["sessions/chat.jsonl"]
+    assert "invalid UTF-8: 1 byte(s) replaced" in issues["sessions/chat.jsonl"]
+    assert narwhal == ["sessions/chat.jsonl"]  # the message with the bad byte was kept
     assert any("escape" in path for path in issues)
     assert report.files_indexed >= 4

@@ -98,7 +98,7 @@ class TestFilePreparer:
         assert "User: my key is ***" in chunk.text and "Assistant: noted" in chunk.text
         assert (chunk.start_line, chunk.end_line) == (1, 3)
         assert chunk.timestamp is not None
-        assert prepared.problems == ["1 transcript line(s) skipped"]
+        assert prepared.problems == ["1 transcript line(s) skipped (line 2: malformed JSON)"]
 
     def test_transcripts_use_their_own_chunking_policy(self) -> None:
         sessions = FakeFileSource(source_name="sessions")

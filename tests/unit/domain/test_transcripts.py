@@ -113,12 +113,25 @@ class TestBrokenLines:
         assert parsed.skipped_lines == 6
         assert parsed.problems == (
             "line 1: malformed JSON",
-            "line 2: invalid UTF-8",
+            "line 2: malformed JSON",  # its bad bytes read as U+FFFD, then the JSON fails
             "line 3: not a JSON object",
             "line 4: not a JSON object",
             "line 6: longer than 150 bytes",
             "line 7: longer than 150 bytes",
         )
+
+    def test_a_message_with_an_invalid_utf8_byte_is_kept_with_it_replaced(self) -> None:
+        """The reference reads transcripts as UTF-8 with replacement, as notes are read here:
+        one bad byte used to drop the whole user message."""
+        data = (
+            b'{"type":"message","message":{"role":"user","content":"caf\xe9 order for emu"}}\n'
+            + jsonl(wrapped("assistant", "noted"))
+        )
+
+        parsed = parse_transcript(data)
+
+        assert [m.text for m in parsed.messages] == ["caf\ufffd order for emu", "noted"]
+        assert (parsed.skipped_lines, parsed.replaced_bytes) == (0, 1)
 
     def test_deeply_nested_json_is_skipped_not_raised(self) -> None:
         data = b"[" * 100_000 + b"\n" + jsonl(wrapped("user", "after"))
