@@ -27,6 +27,7 @@ Environment variables read here (all optional; empty values count as unset):
 | `MEMLANE_WORKSPACE` | workspace directory (below `--workspace`, above the config) |
 | `MEMLANE_AGENT` | agent id (below `--agent`) |
 | `OPENCLAW_STATE_DIR` | the reference system's state directory: its `openclaw.json` is the config file when neither `--config` nor `MEMLANE_CONFIG` names one (and a `~/.memlane/config.json5` does not exist); its transcripts and workspace are the defaults |
+| `OPENCLAW_PROFILE` | with `OPENCLAW_STATE_DIR`, the default agent's default workspace is `workspace-<profile>` there, as the reference names it |
 | `MEMLANE_PROVIDER`, `MEMLANE_MODEL`, `MEMLANE_FALLBACK` | `memorySearch.provider` / `.model` / `.fallback` |
 | each provider's `key_env` (domain/providers.py: `OPENAI_API_KEY`, `GEMINI_API_KEY` then `GOOGLE_API_KEY`, ...) | the provider's key when the config sets no `remote.apiKey` |
 | each provider's `base_url_env` (`OPENAI_BASE_URL`, `OLLAMA_HOST`) | the base URL when the config sets no `remote.baseUrl` (the variables those vendors' own tools read) |
@@ -36,6 +37,7 @@ Environment variables read here (all optional; empty values count as unset):
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -60,6 +62,9 @@ from memlane.entrypoints.config.read import (
 )
 from memlane.entrypoints.config.reading.overrides import apply_overrides
 from memlane.entrypoints.config.validate import IgnoredKey, validate, validate_agent_id
+
+ENV_REFERENCE_PROFILE = "OPENCLAW_PROFILE"
+_PROFILE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}")
 
 __all__ = [
     "IgnoredKey",
@@ -194,7 +199,8 @@ def resolve_runtime(
             sessions = reference / "agents" / agent / "sessions"
         if not chosen:
             is_default = agent == valid.default_agent
-            chosen_workspace = reference / ("workspace" if is_default else f"workspace-{agent}")
+            folder = _reference_workspace(env) if is_default else f"workspace-{agent}"
+            chosen_workspace = reference / folder
             origin = "default"  # configured, by the reference's rule: not the current directory
     return RuntimeConfig(
         agent_id=agent,
@@ -250,6 +256,21 @@ def _store_path(
     if settings.store.path:
         return _configured_path(settings.store.path, state, agent_id, env)
     return state / "agents" / agent_id / "memory.db"
+
+
+def _reference_workspace(env: Mapping[str, str]) -> str:
+    """The reference's default workspace folder: `workspace-<profile>` when `OPENCLAW_PROFILE` is
+    set (ignored, it indexed the plain `workspace` unsaid), else `workspace`."""
+    profile = env.get(ENV_REFERENCE_PROFILE, "").strip()
+    if not profile:
+        return "workspace"
+    if not _PROFILE.fullmatch(profile):
+        raise ConfigError(
+            ENV_REFERENCE_PROFILE,
+            f"{profile!r} is not a profile name (letters, digits, '-', '_' and '.', not "
+            "starting with '.')",
+        )
+    return f"workspace-{profile}"
 
 
 def _sessions_dir(

@@ -287,6 +287,30 @@ class TestInstallation:
         assert ops.sessions_dir == state / "agents" / "ops" / "sessions"
         assert ops.store_path == tmp_path / ".memlane" / "agents" / "ops" / "memory.db"
 
+    def test_a_profile_names_the_default_agents_workspace(self, tmp_path: Path) -> None:
+        """The reference's `workspace-<profile>`: OPENCLAW_PROFILE was ignored unsaid, and the
+        plain `workspace` indexed instead."""
+        state = tmp_path / "oc"
+        write(state / "openclaw.json", '{agents: {list: [{id: "main"}, {id: "ops"}]}}')
+        env = {"HOME": str(tmp_path), "OPENCLAW_STATE_DIR": str(state), "OPENCLAW_PROFILE": "work"}
+
+        main = resolve_runtime(env=env, cwd=tmp_path)
+        ops = resolve_runtime(env=env, cwd=tmp_path, agent_id="ops")
+
+        assert main.workspace == state / "workspace-work"
+        assert ops.workspace == state / "workspace-ops"  # other agents: their own, as before
+
+    @pytest.mark.parametrize("profile", ["../x", ".hidden", "a/b"])
+    def test_a_profile_that_is_no_folder_name_is_refused(
+        self, tmp_path: Path, profile: str
+    ) -> None:
+        state = tmp_path / "oc"
+        write(state / "openclaw.json", "{}")
+        env = {"HOME": str(tmp_path), "OPENCLAW_STATE_DIR": str(state), "OPENCLAW_PROFILE": profile}
+
+        with pytest.raises(ConfigError, match=r"OPENCLAW_PROFILE: .* is not a profile name"):
+            resolve_runtime(env=env, cwd=tmp_path)
+
     def test_a_memlane_config_wins_over_the_installation(self, tmp_path: Path) -> None:
         write(tmp_path / ".memlane" / "config.json5", "{}")
         write(tmp_path / "oc" / "openclaw.json", "{}")
