@@ -13,6 +13,7 @@ import asyncio
 from collections.abc import Callable, Sequence
 
 from memlane.application.agent_directory import AgentDirectory
+from memlane.application.holders import Holders
 from memlane.application.in_thread import in_thread
 from memlane.application.ports.change_journal import ChangeJournal
 from memlane.application.ports.event_log import RecordedEvent
@@ -55,6 +56,7 @@ class MemoryManager:
         self._reading = reading
         self._reporting = reporting
         self._closed = False
+        self._holders = Holders()
         self._close_hooks: list[Callable[[], None]] = []
 
     def sync(
@@ -203,9 +205,13 @@ class MemoryManager:
         """Call `hook` once when the manager closes (the API uses it to forget the manager)."""
         self._close_hooks.append(hook)
 
-    def close(self) -> None:
-        """Stop background work and release the store; idempotent."""
-        if self._closed:
+    def retain(self) -> None:
+        """One more holder (`memlane.open` of a live manager): the last holder's `close` closes."""
+        self._holders.add()
+
+    def close(self, *, every_holder: bool = False) -> None:
+        """Stop background work and release the store once no holder is left; idempotent."""
+        if self._closed or not self._holders.release(every=every_holder):
             return
         self._closed = True
         for hook in self._close_hooks:

@@ -30,6 +30,8 @@ _managers: dict[str, MemoryManager] = {}
 _creating = threading.Lock()
 _runtimes: weakref.WeakKeyDictionary[MemoryManager, RuntimeConfig] = weakref.WeakKeyDictionary()
 _warned: set[IgnoredKey] = set()
+# The managers `open_manager` has handed out: another open of one is one more holder.
+_opened: weakref.WeakSet[MemoryManager] = weakref.WeakSet()
 
 
 def _log_ignored(found: IgnoredKey) -> None:
@@ -67,7 +69,7 @@ def resolve_config(
         state=str(
             resolve_state_dir(None if state_dir is None else os.fspath(state_dir), environ, here)
         ),
-        flags=_flatten(config) if config is not None else None,
+        flags=_block(config) if config is not None else None,
     )
 
 
@@ -104,7 +106,7 @@ def open_manager(
     A line about the binding (a new index takes the current directory, a move) is logged as
     a warning (`open_telling` hands it to the caller instead).
     """
-    return open_telling(
+    manager = open_telling(
         None,
         workspace=workspace,
         agent_id=agent_id,
@@ -115,6 +117,12 @@ def open_manager(
         start_background=start_background,
         move_workspace=move_workspace,
     )
+    with _creating:
+        if manager in _opened:
+            manager.retain()  # each caller closes its own hold; the last one closes it
+        else:
+            _opened.add(manager)
+    return manager
 
 
 def open_telling(
@@ -223,7 +231,7 @@ def close_all() -> None:
         managers = list(_managers.values())
         _managers.clear()
     for manager in managers:
-        manager.close()
+        manager.close(every_holder=True)
 
 
 def _build(
@@ -295,6 +303,16 @@ def _refuse_a_file_in_the_way(folder: Path) -> None:
 
 def _key(runtime: RuntimeConfig) -> str:
     return f"{runtime.agent_id}:{runtime.workspace}:{runtime.store_path}:{runtime.settings!r}"
+
+
+def _block(config: object) -> dict[str, object]:
+    """The `config` argument as dotted overrides; ConfigError for one that is no mapping (a
+    list or a string crashed with AttributeError)."""
+    if not isinstance(config, Mapping):
+        raise ConfigError(
+            "config", f"must be a memorySearch block (a mapping), not {type(config).__name__}"
+        )
+    return _flatten(config)
 
 
 def _flatten(block: Mapping[str, object], prefix: str = "") -> dict[str, object]:

@@ -87,11 +87,39 @@ class TestPythonApi:
         with first as memory:
             memory.sync()
             assert memory.search("Tuesdays").results[0].path == "memory/2026-11-03.md"
+        second.close()  # the last holder: now it closes
         third = open_manager(
             workspace=ws, state_dir=tmp_path / "s", config={"provider": "none"}, env=env
         )
         assert third is not first
         third.close()
+
+    @pytest.mark.parametrize("config", [["provider"], "provider: none"])
+    def test_a_config_that_is_no_mapping_is_a_config_error(
+        self, tmp_path: Path, config: object
+    ) -> None:
+        import memlane
+
+        with pytest.raises(memlane.ConfigError, match="config: must be a memorySearch block"):
+            memlane.open(workspace=_workspace(tmp_path), state_dir=tmp_path / "s", config=config)  # type: ignore[arg-type]
+
+    def test_one_holders_close_leaves_the_manager_to_the_others(self, tmp_path: Path) -> None:
+        """The README's `with memlane.open(...)` inside another holder's block closed the
+        shared manager: the outer search then failed with "the database is closed"."""
+        import memlane
+
+        kw: dict[str, object] = {"workspace": _workspace(tmp_path), "state_dir": tmp_path / "s"}
+        kw |= {"config": {"provider": "none"}, "env": {"HOME": str(tmp_path)}}
+        with memlane.open(**kw) as outer:  # type: ignore[arg-type]
+            outer.sync()
+            with memlane.open(**kw) as inner:  # type: ignore[arg-type]
+                assert inner is outer
+                assert inner.search("Tuesdays").results
+            assert outer.search("Tuesdays").results  # still open
+
+        reopened = memlane.open(**kw)  # type: ignore[arg-type]
+        assert reopened is not outer  # the last holder closed it
+        reopened.close()
 
     def test_a_sessions_dir_that_is_not_there_is_an_issue_the_default_one_is_not(
         self, tmp_path: Path
