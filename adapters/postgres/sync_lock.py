@@ -39,7 +39,9 @@ class PostgresSyncLock:
         """Wait until no other session syncs the agent (logging the wait); release on exit."""
         with self._db.session() as conn:
             if not self._take(conn):
-                log.info("sync_waiting_for_other_process", agent=self._agent)
+                # A warning: at the default level an `index` otherwise showed only "0/0 files"
+                # for as long as the other process synced, with no word of why.
+                log.warning("sync_waiting_for_other_process", agent=self._agent)
                 conn.exec_driver_sql("SELECT pg_advisory_lock(%s)", (self._key,))
                 log.info("sync_lock_acquired", agent=self._agent)
             try:
