@@ -54,12 +54,13 @@ from memlane.application.sync_pass import SyncPass
 from memlane.application.sync_report import (
     host_busy_report,
     rebuild_skipped_report,
+    settings_elsewhere_report,
     skipped_report,
 )
 from memlane.application.sync_trigger import SyncFailed, SyncTrigger
 from memlane.application.vector_backfill import BACKFILL_BATCH, VectorBackfill
 from memlane.domain.config import MemorySettings
-from memlane.domain.index_meta import IndexMeta
+from memlane.domain.index_meta import IndexMeta, reindex_reason
 
 log = structlog.get_logger()
 
@@ -123,6 +124,7 @@ class SyncService:
         )
         # Shared stores: one sync of this agent at a time across processes and hosts.
         self._host_lock = host_lock
+        self._wanted_meta = wanted_meta
         self._bus = bus
         self._issues = issues
         self._progress = progress
@@ -133,6 +135,11 @@ class SyncService:
         self._last: SyncReport | None = None
         self._last_at: str | None = None
         self._notices = SyncNotices()
+        self._legacy_scope_hash = legacy_scope_hash
+        # The meta this process left the index with after its last sync (None before it synced):
+        # a different one found by a later automatic sync is another process's settings.
+        self._left: IndexMeta | None = None
+        self._said_settings: IndexMeta | None = None  # the foreign meta already warned about
 
     @property
     def dirty(self) -> bool:
@@ -200,6 +207,9 @@ class SyncService:
                 report = skipped_report(trigger, elsewhere, self._issues.all())
                 event = "sync_skipped_first_index_elsewhere"
                 return self._skipped(trigger, event, report, files_done=done, files_total=total)
+            if trigger.automatic and (why := self._settings_changed_elsewhere()) is not None:
+                report = settings_elsewhere_report(trigger, self._issues.all(), why)
+                return self._skipped(trigger, "sync_skipped_settings_changed_elsewhere", report)
             if not force and self._store.rebuild_elsewhere():
                 self._notices.skipped_for_rebuild()
                 report = rebuild_skipped_report(trigger, self._issues.all())
@@ -217,10 +227,12 @@ class SyncService:
                 self._notices.refused(exc)  # every search says it until a sync goes through
                 raise
             failures = self._bus.take_failures()
+            left = self._store.meta()
             with self._state_lock:
                 self._dirty = False
                 self._last = report
                 self._last_at = finished_at
+                self._left = left
         self._notices.went_through()
         if failures:
             with self._state_lock:
@@ -228,6 +240,26 @@ class SyncService:
             log.error("sync_failed", reason=trigger.value, failures=len(failures))
             raise SyncFailed(failures)
         return report
+
+    def _settings_changed_elsewhere(self) -> str | None:
+        """Why not to sync automatically, when another process rebuilt the index with other
+        settings (sources, model, chunking) since this one synced it: a watcher started before a
+        config change and the CLI run after it rebuilt the whole index back and forth, each on
+        its own settings, at every change and search. A command the user runs (not automatic)
+        still rebuilds to its own settings, as asked. Warned once per foreign meta."""
+        left = self._left
+        if left is None:
+            return None
+        stored = self._store.meta()
+        if stored is None or stored == left:
+            return None
+        why = reindex_reason(stored, self._wanted_meta(), legacy_scope_hash=self._legacy_scope_hash)
+        if why is None:
+            return None
+        if self._said_settings != stored:
+            self._said_settings = stored
+            log.warning("sync_skipped_settings_changed_elsewhere", reason=why)
+        return why
 
     def _skipped(
         self, trigger: SyncTrigger, event: str, report: SyncReport, **said: int

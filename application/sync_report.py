@@ -66,6 +66,22 @@ def host_busy_report(trigger: SyncTrigger, issues: Sequence[SourceIssue]) -> Syn
     return _nothing_done(trigger, issues, HOST_BUSY)
 
 
+def settings_elsewhere_report(
+    trigger: SyncTrigger, issues: Sequence[SourceIssue], reason: str
+) -> SyncReport:
+    """The report of an automatic sync not run because another process rebuilt the index with
+    other settings since this one last synced it."""
+    return _nothing_done(trigger, issues, settings_elsewhere(reason))
+
+
+def settings_elsewhere(reason: str) -> str:
+    """What a process whose settings are no longer the index's says (`reason`: the rebuild's)."""
+    return (
+        f"another process rebuilt the index with other settings ({reason}) since this process "
+        "synced it: this process does not rebuild it back; restart it to use the new settings"
+    )
+
+
 def _nothing_done(trigger: SyncTrigger, issues: Sequence[SourceIssue], why: str) -> SyncReport:
     return SyncReport(
         reason=trigger.value,

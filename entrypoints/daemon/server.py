@@ -221,8 +221,15 @@ class Daemon:
         manager.close()  # built for this request only: another index state is served here
         raise NotServed(
             f"it serves agent {runtime.agent_id!r} with another workspace or configuration "
-            "(restart it: memlane daemon stop, memlane daemon start)"
+            f"({self._restart_hint()})"
         )
+
+    def _restart_hint(self) -> str:
+        """How to give the served agent the new settings: `daemon stop` refuses a `watch`,
+        `serve` or `mcp` process lending its socket, which was the hint it got."""
+        if self.served_by == "daemon":
+            return "restart it: memlane daemon stop, memlane daemon start"
+        return f"restart `memlane {self.served_by}` (pid {self.pid}) to use them"
 
     def open_initial(self, argv: list[str]) -> None:
         """Open and watch the agent the daemon was started for (its options, its directory),
