@@ -10,8 +10,9 @@ not as an error; `from` 0 (or unset) is the first line and a negative `from` is 
 `lines` 0 (or unset) means to the end. A note's lines are numbered as the chunker numbers a
 hit's: LF, CRLF and a lone CR end a line, a form feed, NEL or U+2028 does not. The spellings the
 reference accepts are brought to the indexed form before the FileSource checks them:
-`./memory/x.md`, `memory\\x.md` and an absolute path inside the workspace. Nothing else is
-rewritten (no `..` folding), so every escape the FileSource refused before is still refused.
+`./memory/x.md`, `memory\\x.md` and an absolute path inside the workspace, or outside it as
+an extra path's file is indexed (`../shared/x.md`). Nothing else is rewritten (no `..` folding
+of relative paths), so every escape the FileSource refused before is still refused.
 """
 
 from __future__ import annotations
@@ -186,6 +187,10 @@ def normalise_path(path: str, workspace: str | None = None) -> str:
         candidate = posixpath.normpath(path)
         if candidate.startswith(root.rstrip("/") + "/"):
             return candidate[len(root.rstrip("/")) + 1 :]
+        if posixpath.isabs(path) and posixpath.isabs(root):
+            # Outside the workspace: an extra path's file is indexed as `../shared/x.md`; the
+            # source refuses it unless it lies in an extra path (the reference read it).
+            return posixpath.relpath(candidate, root)
     return path
 
 

@@ -174,6 +174,28 @@ class TestExtraPaths:
             source.read_bytes("../notes/node_modules/c.md")
 
 
+class TestAbsolutePathsInGet:
+    """`get` of an absolute path in an extra folder, which the reference read, was refused as
+    absolute; outside every extra path it is still refused, by the source."""
+
+    def test_an_extra_folders_file_reads_and_others_are_refused(
+        self, ws: Path, tmp_path: Path
+    ) -> None:
+        from memlane.application.reading import read_lines
+
+        _write(tmp_path / "extdir" / "e1.md", "extra note\n")
+        _write(tmp_path / "private" / "secret.md", "secret\n")
+        source = FilesystemMemorySource(workspace=str(ws), extra_paths=[str(tmp_path / "extdir")])
+        sources = {"memory": source}
+
+        got = read_lines(sources, str(tmp_path / "extdir" / "e1.md"), workspace=str(ws))
+
+        assert (got.path, got.text) == ("../extdir/e1.md", "extra note\n")
+        for probe in (tmp_path / "private" / "secret.md", ws / ".." / "private" / "secret.md"):
+            with pytest.raises(FileRefused):
+                read_lines(sources, str(probe), workspace=str(ws))
+
+
 class TestSymlinks:
     def test_a_link_inside_the_workspace_is_followed(self, ws: Path) -> None:
         _write(ws / "archive" / "old.md", "old")
