@@ -12,9 +12,11 @@ from memlane.adapters.sources.filesystem import FilesystemMemorySource
 from memlane.application.ports.file_source import (
     FileMissing,
     FileRefused,
+    FileSource,
     FileTooLarge,
     FileUnreadable,
 )
+from memlane.domain.sources import Source
 
 pytestmark = pytest.mark.integration
 
@@ -186,7 +188,7 @@ class TestAbsolutePathsInGet:
         _write(tmp_path / "extdir" / "e1.md", "extra note\n")
         _write(tmp_path / "private" / "secret.md", "secret\n")
         source = FilesystemMemorySource(workspace=str(ws), extra_paths=[str(tmp_path / "extdir")])
-        sources = {"memory": source}
+        sources: dict[Source, FileSource] = {"memory": source}
 
         got = read_lines(sources, str(tmp_path / "extdir" / "e1.md"), workspace=str(ws))
 
