@@ -13,6 +13,7 @@ changed the analysis: keyword_analysis.py makes the agent's postings again first
 
 from __future__ import annotations
 
+import itertools
 import json
 import uuid
 from collections.abc import Mapping, Sequence
@@ -98,6 +99,7 @@ class PostgresIndexStore:
         self._progress = vector_counts.KeptProgress(agent)
         # The keyword leg's path of the last search (keyword_search.PRUNED, FULL or PHRASES).
         self.last_keyword_plan = ""
+        self._files_written = itertools.count(1)
 
     @property
     def database(self) -> PostgresDatabase:
@@ -142,6 +144,8 @@ class PostgresIndexStore:
             rows.put_file(conn, self._agent, file)
 
         self._db.write(work)
+        if next(self._files_written) in rows.ANALYSE_AFTER_FILES:
+            self._db.write(rows.analyse_tables)
 
     def set_meta(self, meta: IndexMeta) -> None:
         """Store the meta; a new `dimensions` drops vectors of the old one (see IndexWriter)."""
