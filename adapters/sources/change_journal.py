@@ -116,13 +116,16 @@ class InotifyChangeJournal:
 
     def _plan(self) -> None:
         """Watch every root (again): adding a watch twice is harmless, the kernel reuses it."""
-        self._folders = [root for root in self._roots if os.path.isdir(root)]
+        self._folders = [r for r in self._roots if os.path.isdir(r) and not os.path.islink(r)]
         self._links = set()
         self._targets = set()
         self._unwatched = set()
         for root in self._roots:
             if root in self._folders:
                 self._watch_tree(root)
+            elif os.path.islink(root):  # a root given as its link: its own folder, for its
+                self._watch_name(root)  # name (no root's walk covers it), then where it leads
+                self._follow_link(root)
             else:  # a file, or a root not there yet: its parent, for its one name
                 self._watch_name(root)
         self._starting = False

@@ -111,17 +111,24 @@ class FilesystemMemorySource:
         """Real paths of MEMORY.md, memory.md, memory/, extra roots and followed folder links.
 
         Files are given as files (a watcher observes their parent non-recursively); folders
-        are meant to be watched recursively, minus ignored folders.
+        are meant to be watched recursively, minus ignored folders. A root that is itself a
+        symlink (an extra path `~/shared -> /mnt/a`) is given twice: its real path, watched, and
+        the link, which a watcher follows as a link (its folder, for its name), so pointing it
+        elsewhere is seen: the real path alone kept the old target watched and said nothing.
         """
         walk = self._walk_everything()
         roots: list[str] = []
+        links: list[str] = []
         for area in self._areas():
             real = os.path.realpath(area.root)
             if os.path.lexists(area.root) and not is_within_any(real, walk.allowed):
                 continue  # an escaping symlink: reported by scan, never watched
             roots.append(real)
+            if os.path.islink(area.root):
+                links.append(area.root)
         roots.extend(walk.linked_dirs)
-        return _drop_nested(roots)
+        kept = _drop_nested(roots)
+        return kept + [link for link in links if not is_within_any(link, kept)]
 
     def _areas(self) -> list[_Area]:
         ws = self._workspace

@@ -185,6 +185,10 @@ class WatchdogChangeWatcher:
     def _make_plan(self) -> WatchPlan:
         plan = WatchPlan()
         for root in self._roots:
+            if os.path.islink(root):  # a root given as its link: where it leads may change
+                plan.add(os.path.dirname(root), recursive=False)  # no root's walk covers it
+                self._plan_link(plan, root)
+                continue
             is_dir = os.path.isdir(root)
             is_file = os.path.lexists(root) and not is_dir
             if is_file or (not is_dir and self._relevant_name(root)):

@@ -125,3 +125,55 @@ def test_lost_events_count_as_a_change_and_later_folders_are_still_followed(
     (ws / "memory" / "made-during" / "n.md").write_text("new\n")
     later = journal.seen()
     assert later is not None and later > overflowed
+
+
+class TestARootThatIsALink:
+    """An extra path that is a symlink is given by the source as its real path and as the link;
+    pointing the link elsewhere is seen (before, only the old target was watched)."""
+
+    def _roots(self, ws: Path, link: Path) -> list[str]:
+        from memlane.adapters.sources.filesystem import FilesystemMemorySource
+
+        roots = FilesystemMemorySource(workspace=str(ws), extra_paths=[str(link)]).watch_roots()
+        assert str(link) in roots  # the link itself, beside its real path
+        return roots
+
+    def test_a_folder_link_pointed_elsewhere_stops_the_journal_vouching(
+        self, ws: Path, tmp_path: Path, journals: list[InotifyChangeJournal]
+    ) -> None:
+        for name in ("one", "two"):
+            (tmp_path / name).mkdir()
+            (tmp_path / name / "n.md").write_text(f"{name}\n")
+        link = tmp_path / "shared"
+        link.symlink_to(tmp_path / "one")
+        journal = InotifyChangeJournal(self._roots(ws, link))
+        journals.append(journal)
+        assert journal.seen() == 0
+
+        (tmp_path / "tmp-link").symlink_to(tmp_path / "two")
+        (tmp_path / "tmp-link").replace(link)
+
+        assert journal.seen() is None  # its new target is not watched: the caller must scan
+
+    def test_a_file_link_pointed_elsewhere_is_counted_and_its_new_target_watched(
+        self, ws: Path, tmp_path: Path, journals: list[InotifyChangeJournal]
+    ) -> None:
+        (tmp_path / "t").mkdir()
+        for name in ("a.md", "b.md"):
+            (tmp_path / "t" / name).write_text(f"{name}\n")
+        link = tmp_path / "note.md"
+        link.symlink_to(tmp_path / "t" / "a.md")
+        journal = InotifyChangeJournal(self._roots(ws, link))
+        journals.append(journal)
+        start = journal.seen()
+        assert start == 0
+
+        (tmp_path / "tmp.md").symlink_to(tmp_path / "t" / "b.md")
+        (tmp_path / "tmp.md").replace(link)
+        relinked = journal.seen()
+        with (tmp_path / "t" / "b.md").open("a") as note:
+            note.write("edited\n")
+        edited = journal.seen()
+
+        assert relinked is not None and relinked > start
+        assert edited is not None and edited > relinked
