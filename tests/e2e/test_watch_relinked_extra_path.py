@@ -11,24 +11,14 @@ import json
 import os
 import subprocess
 import sys
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from memlane.adapters.sources.watch_lease import FileWatchLease
+from tests.e2e._daemon_support import until
 
 pytestmark = pytest.mark.e2e
-
-
-def _until(check: Callable[[], bool], timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.1)
-    return check()
 
 
 @pytest.mark.parametrize("kind", ["folder", "file"])
@@ -69,14 +59,14 @@ def test_a_relinked_extra_path_is_searched_where_it_now_leads(tmp_path: Path, ki
             assert watch.stderr is not None
             while "watching" not in watch.stderr.readline():
                 assert watch.poll() is None
-            assert _until(fresh)
+            assert until(fresh)
             assert any("hoopoe" in s for s in search("hoopoe"))
 
             relinked = tmp_path / "relinked"
             relinked.symlink_to(second)
             relinked.replace(link)  # `ln -sfn`: a new link renamed over the old one
 
-            assert _until(lambda: any("lemming" in s for s in search("lemming")))
+            assert until(lambda: any("lemming" in s for s in search("lemming")))
             assert search("hoopoe") == []  # the old target's notes are gone from the index
         finally:
             watch.terminate()

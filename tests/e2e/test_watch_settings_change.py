@@ -9,26 +9,16 @@ import os
 import subprocess
 import sys
 import threading
-import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from memlane.adapters.sources.watch_lease import FileWatchLease
+from tests.e2e._daemon_support import until
 
 pytestmark = pytest.mark.e2e
 
 BLOCK = "{agents: {defaults: {memorySearch: {provider: 'none', %s sync: {watchDebounceMs: 200}}}}}"
-
-
-def _until(check: Callable[[], bool], timeout: float = 30.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if check():
-            return True
-        time.sleep(0.1)
-    return check()
 
 
 def test_the_watcher_yields_to_the_new_settings_and_says_so(tmp_path: Path) -> None:
@@ -70,14 +60,14 @@ def test_the_watcher_yields_to_the_new_settings_and_says_so(tmp_path: Path) -> N
             while "watching" not in watch.stderr.readline():
                 assert watch.poll() is None
             reader.start()
-            assert _until(fresh)
+            assert until(fresh)
             config.write_text(BLOCK % "sources: ['memory'],")  # the config changes
 
             searched = run("search", "alpha")  # the CLI's settings: one rebuild, to 1 file
             with (ws / "MEMORY.md").open("a") as note:
                 note.write("\nA change the watcher sees.\n")
             # The watcher's sync of that change is where it used to rebuild back to 2 files.
-            assert _until(lambda: "sync_skipped_settings_changed_elsewhere" in "".join(lines))
+            assert until(lambda: "sync_skipped_settings_changed_elsewhere" in "".join(lines))
             again = run("search", "alpha")
         finally:
             watch.terminate()
