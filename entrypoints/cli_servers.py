@@ -42,7 +42,8 @@ def store_group() -> None:
 def store_copy(options: Options, target: str, all_agents: bool) -> None:
     """Copy the index (chunks, vectors, cache, events, meta) without re-embedding."""
     from memlane.application.store_copy import copy_agents
-    from memlane.entrypoints.config.runtime import resolve_runtime, store_url_for
+    from memlane.entrypoints.config.running.credentials import store_url_for
+    from memlane.entrypoints.config.runtime import resolve_runtime
     from memlane.entrypoints.container import (
         configured_transfer,
         stored_agents,

@@ -22,8 +22,8 @@ Eight modules a newcomer walks in that order: the four stages, the driver, `keys
 `schema.py` and this one. `keys.py` is the declarative key table every stage reads (kind,
 choices, range, doc; defaults come from the domain's settings objects); `schema.py` publishes it
 (JSON Schema, README key list, `status --json`). `runtime.py` drives the stages for an entry
-point and adds the paths (state dir, index, transcripts, workspace) and what the environment
-gives at use (API keys, base URLs, the store URL). Every error is a ConfigError naming the key
+point and adds the paths (state dir, index, transcripts, workspace); its part `running/` reads
+what the environment gives at use (API keys, base URLs, the store URL). Every error is a ConfigError naming the key
 (dotted path) or the file.
 
 Where a module grew past the ~400-line guide, its parts sit in a folder named for it; a part
@@ -34,4 +34,6 @@ calls no other module of this package, so the record of calls above still holds:
                  ${VAR}), overrides.py (MEMLANE_* and flags)
     validating/  of validate.py: leaves.py (one value against its row), models_providers.py
     building/    of build.py: provider_choice.py (which provider and endpoints an id names)
+    running/     of runtime.py: credentials.py (API keys, base URLs, the store URL, read when a
+                 provider or the store is used, not while the stages run)
 """

@@ -15,8 +15,8 @@ own, in memlane's state directory: a `store.path` there points at the reference'
 which memlane must not open, so it is reported as ignored.
 
 The tree functions (`resolve_settings`, `ignored_settings`, ...) run the same stages on a tree
-already read. The credential functions (`api_key_for`, ...) read what the environment adds when
-a provider or the store is used.
+already read. What the environment adds when a provider or the store is used (API keys, base
+URLs, the store URL) is read by `running/credentials.py`, when it is used.
 
 Environment variables read here (all optional; empty values count as unset):
 
@@ -47,7 +47,7 @@ import structlog
 from memlane.application.progress import DEFAULT_LOG_EVERY_SECONDS
 from memlane.domain.config import MemorySettings
 from memlane.domain.errors import ConfigError
-from memlane.domain.providers import default_model, provider_info
+from memlane.domain.providers import default_model
 from memlane.entrypoints.config.build import build, settings_of
 from memlane.entrypoints.config.build import ignored_settings as _ignored_settings
 from memlane.entrypoints.config.merge import merge
@@ -293,49 +293,7 @@ def _configured_path(value: str, state: Path, agent_id: str, env: Mapping[str, s
     return path if path.is_absolute() else state / path
 
 
-# --- what the environment adds when a provider or the store is used --------------------------
-
-
-def api_key_for(provider: str, settings: MemorySettings, env: Mapping[str, str]) -> str | None:
-    """Return the API key for `provider`.
-
-    Order, as in the reference: `remote.apiKey` (or its env ref) > `models.providers.<id>.apiKey`
-    > the provider's environment variables (not for an isolated OpenAI-compatible endpoint).
-    Returns None when no key is found (the caller then tries the next provider or goes
-    keyword-only) and always for `local` / `none` / `auto`, which need no key themselves.
-
-    Raises:
-        ConfigError: a key refers to an environment variable that is not set.
-    """
-    try:
-        key_env = provider_info(provider).key_env
-    except KeyError:
-        return None
-    if not key_env:
-        return None
-    endpoint = settings.endpoint(provider)
-    levels = [
-        ("memorySearch.remote.apiKey", settings.remote.api_key, settings.remote.api_key_ref),
-    ]
-    if endpoint is not None:
-        levels.append(
-            (f"models.providers.{provider}.apiKey", endpoint.api_key, endpoint.api_key_ref)
-        )
-    for key, value, ref in levels:
-        if value:
-            return value
-        if ref is not None:
-            found = env_value(env, ref.id)
-            if found is None:
-                raise ConfigError(key, f"environment variable {ref.id} is not set")
-            return found
-    if endpoint is not None and endpoint.isolated:
-        return None
-    for name in key_env:
-        value = env_value(env, name)
-        if value is not None:
-            return value
-    return None
+# --- store settings the chosen driver does not read -------------------------------------------
 
 
 def _unused_store_settings(settings: MemorySettings, env: Mapping[str, str]) -> list[IgnoredKey]:
@@ -353,69 +311,6 @@ def _unused_store_settings(settings: MemorySettings, env: Mapping[str, str]) -> 
     if env.get(ENV_STORE_URL, "").strip():  # read here: the read stage has run (one pass)
         found.append(IgnoredKey(ENV_STORE_URL, reason))
     return found
-
-
-def store_url_for(settings: MemorySettings, env: Mapping[str, str]) -> str:
-    """Return the PostgreSQL URL: config `store.url` (or its env ref) > `MEMLANE_STORE_URL`.
-
-    The URL may omit the password: libpq then reads `PGPASSWORD` or `~/.pgpass` itself.
-
-    Raises:
-        ConfigError: no URL is configured, or the env ref names an unset variable.
-    """
-    store = settings.store
-    if store.url:
-        return store.url
-    if store.url_ref is not None:
-        value = env_value(env, store.url_ref.id)
-        if value is None:
-            raise ConfigError(
-                "memorySearch.store.url", f"environment variable {store.url_ref.id} is not set"
-            )
-        return value
-    value = env_value(env, ENV_STORE_URL)
-    if value is None:
-        raise ConfigError(
-            "memorySearch.store.url",
-            f'store.driver "postgres" needs store.url or {ENV_STORE_URL} (postgresql://...)',
-        )
-    return value
-
-
-def base_url_for(provider: str, settings: MemorySettings, env: Mapping[str, str]) -> str | None:
-    """Return the base URL: `remote.baseUrl` > `models.providers.<id>.baseUrl` > the provider's
-    `base_url_env` > None.
-
-    None means the adapter's own default. `OLLAMA_HOST` may omit the scheme (`host:port`), as
-    the Ollama CLI allows; `http://` is added then.
-    """
-    if settings.remote.base_url:
-        return settings.remote.base_url
-    endpoint = settings.endpoint(provider)
-    if endpoint is not None and endpoint.base_url:
-        return endpoint.base_url
-    try:
-        info = provider_info(provider)
-    except KeyError:
-        return None
-    found = env_value(env, info.base_url_env) if info.base_url_env else None
-    if found is None or not info.base_url_env_is_host or "://" in found:
-        return found
-    return f"http://{found}"
-
-
-def headers_for(provider: str, settings: MemorySettings) -> dict[str, str]:
-    """Request headers: the host config's provider headers, then `remote.headers` (later wins)."""
-    endpoint = settings.endpoint(provider)
-    merged = dict(endpoint.headers) if endpoint is not None else {}
-    merged.update(settings.remote.headers)
-    return merged
-
-
-def key_optional(provider: str, settings: MemorySettings) -> bool:
-    """True for an isolated OpenAI-compatible endpoint: local servers often take no key."""
-    endpoint = settings.endpoint(provider)
-    return endpoint is not None and endpoint.isolated
 
 
 # Unusable MEMLANE_PROGRESS_SECONDS values already said: both readers of one command (its

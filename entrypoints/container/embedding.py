@@ -22,7 +22,12 @@ from memlane.domain.config import MemorySettings
 from memlane.domain.errors import ConfigError
 from memlane.domain.index_meta import IndexMeta
 from memlane.domain.providers import PROVIDERS
-from memlane.entrypoints.config.runtime import api_key_for, base_url_for, headers_for, key_optional
+from memlane.entrypoints.config.running.credentials import (
+    api_key_for,
+    base_url_for,
+    headers_for,
+    key_optional,
+)
 
 if TYPE_CHECKING:
     from memlane.adapters.embedding._http import HttpEmbeddingProvider

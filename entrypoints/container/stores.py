@@ -32,7 +32,8 @@ from memlane.application.ports.sync_lock import SyncLock
 from memlane.domain.agents import UnknownAgent
 from memlane.domain.errors import ConfigError
 from memlane.domain.url_passwords import mask_url_passwords
-from memlane.entrypoints.config.runtime import RuntimeConfig, store_path, store_url_for
+from memlane.entrypoints.config.running.credentials import store_url_for
+from memlane.entrypoints.config.runtime import RuntimeConfig, store_path
 
 if TYPE_CHECKING:
     from memlane.adapters.postgres.database import PostgresDatabase

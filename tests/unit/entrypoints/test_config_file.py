@@ -15,10 +15,9 @@ from memlane.entrypoints.config.read import (
     load_config,
     parse_config,
 )
+from memlane.entrypoints.config.running.credentials import api_key_for, base_url_for
 from memlane.entrypoints.config.runtime import (
-    api_key_for,
     apply_overrides,
-    base_url_for,
     resolve_runtime,
     resolve_settings,
     sessions_dir,

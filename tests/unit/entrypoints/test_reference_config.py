@@ -15,13 +15,15 @@ from memlane.entrypoints.config.read import (
     load_config,
     substitute,
 )
-from memlane.entrypoints.config.runtime import (
-    RuntimeConfig,
+from memlane.entrypoints.config.running.credentials import (
     api_key_for,
     base_url_for,
     headers_for,
-    ignored_settings,
     key_optional,
+)
+from memlane.entrypoints.config.runtime import (
+    RuntimeConfig,
+    ignored_settings,
     resolve_runtime,
     resolve_settings,
 )

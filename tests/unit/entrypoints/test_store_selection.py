@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from memlane.domain.errors import ConfigError
-from memlane.entrypoints.config.runtime import resolve_settings, store_url_for
+from memlane.entrypoints.config.running.credentials import store_url_for
+from memlane.entrypoints.config.runtime import resolve_settings
 from memlane.entrypoints.config.schema import effective_settings
 
 URL = "postgresql://memlane:s3cret@db.internal:5432/memory"
