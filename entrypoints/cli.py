@@ -23,7 +23,6 @@ from memlane.application.ports.event_log import EventLogError
 from memlane.application.ports.index_store import StoreCorrupt, StoreError, caused_by
 from memlane.application.sync_trigger import SyncFailed
 from memlane.domain.agents import parse_agents
-from memlane.domain.confidence import NO_STRONG_MATCH
 from memlane.domain.errors import DISABLED_REASON, MemoryDisabled
 from memlane.domain.events import event_to_record, type_name
 from memlane.domain.search import check_query_text
@@ -41,9 +40,8 @@ from memlane.entrypoints.cli_output import (
     check_time_options,
     config_details,
     event_json,
-    fmt,
     readable_strings,
-    result_json,
+    search_output,
     status_text,
     summary,
     verbose_text,
@@ -233,46 +231,7 @@ def search(
         )
     for warning in response.warnings:  # on stderr in both forms: a pipe must not hide it
         click.echo(f"warning: {warning}", err=True)
-    if as_json:
-        payload: dict[str, object] = {
-            "results": [result_json(r, explain) for r in response.results],
-            "provider": response.provider,
-            "model": response.model,
-            "mode": response.mode,
-            "noStrongMatch": response.no_strong_match,
-        }
-        if response.warnings:
-            payload["warnings"] = list(response.warnings)
-        if response.time_words:
-            payload["timeWords"] = response.time_words
-        click.echo(json.dumps(payload, ensure_ascii=False, indent=2))
-        return
-    if explain and response.time_words:
-        click.echo(f"time words: {response.time_words}")
-    if not response.results:
-        click.echo("No matches.")
-        return
-    if response.no_strong_match:
-        click.echo(f"{NO_STRONG_MATCH}\n")
-    blocks = []
-    for r in response.results:
-        head = f"{r.score:.3f} {r.path}:{r.start_line}-{r.end_line}"
-        if r.time is not None:
-            head += f" {r.time}"
-        if r.confidence is not None:
-            head += f" (confidence {r.confidence:.1f})"
-        if r.agent is not None:
-            head = f"[{r.agent}] {head}"
-        if explain and r.explanation is not None:
-            e = r.explanation
-            head += (
-                f"  [vector={fmt(e.vector_score)} text={fmt(e.text_score)} "
-                f"decay={e.decay_factor:.3f} time={e.time_boost:.3f} rank={e.mmr_rank}"
-                + (f" piece={e.best_piece:.3f}" if e.best_piece is not None else "")
-                + "]"
-            )
-        blocks.append(f"{head}\n{r.snippet.strip()}")
-    click.echo("\n\n".join(blocks))
+    click.echo(search_output(response, as_json=as_json, explain=explain))
 
 
 @cli.command()

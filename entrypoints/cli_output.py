@@ -12,7 +12,8 @@ from dataclasses import asdict
 from pathlib import PurePath
 
 from memlane.application.ports.event_log import RecordedEvent
-from memlane.application.reports import StatusReport, SyncReport
+from memlane.application.reports import SearchResponse, StatusReport, SyncReport
+from memlane.domain.confidence import NO_STRONG_MATCH
 from memlane.domain.events import event_to_record, type_name
 from memlane.domain.sources import readable_path
 from memlane.entrypoints.casing import camel_dict
@@ -63,6 +64,48 @@ def result_json(r: object, explain: bool) -> dict[str, object]:
     if explain and r.explanation is not None:
         data["explain"] = camel_dict(asdict(r.explanation))
     return data
+
+
+def search_output(response: SearchResponse, *, as_json: bool, explain: bool) -> str:
+    """What `search` prints on stdout: the JSON payload, or one block per hit (its score, place,
+    time, confidence and, with `--explain`, what made the score), "No matches." when none."""
+    if as_json:
+        payload: dict[str, object] = {
+            "results": [result_json(r, explain) for r in response.results],
+            "provider": response.provider,
+            "model": response.model,
+            "mode": response.mode,
+            "noStrongMatch": response.no_strong_match,
+        }
+        if response.warnings:
+            payload["warnings"] = list(response.warnings)
+        if response.time_words:
+            payload["timeWords"] = response.time_words
+        return json.dumps(payload, ensure_ascii=False, indent=2)
+    lines = [f"time words: {response.time_words}"] if explain and response.time_words else []
+    if not response.results:
+        return "\n".join([*lines, "No matches."])
+    if response.no_strong_match:
+        lines.append(f"{NO_STRONG_MATCH}\n")
+    blocks = []
+    for r in response.results:
+        head = f"{r.score:.3f} {r.path}:{r.start_line}-{r.end_line}"
+        if r.time is not None:
+            head += f" {r.time}"
+        if r.confidence is not None:
+            head += f" (confidence {r.confidence:.1f})"
+        if r.agent is not None:
+            head = f"[{r.agent}] {head}"
+        if explain and r.explanation is not None:
+            e = r.explanation
+            head += (
+                f"  [vector={fmt(e.vector_score)} text={fmt(e.text_score)} "
+                f"decay={e.decay_factor:.3f} time={e.time_boost:.3f} rank={e.mmr_rank}"
+                + (f" piece={e.best_piece:.3f}" if e.best_piece is not None else "")
+                + "]"
+            )
+        blocks.append(f"{head}\n{r.snippet.strip()}")
+    return "\n".join([*lines, "\n\n".join(blocks)])
 
 
 def event_json(record: RecordedEvent) -> dict[str, object]:

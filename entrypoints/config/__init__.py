@@ -23,8 +23,8 @@ Eight modules a newcomer walks in that order: the four stages, the driver, `keys
 choices, range, doc; defaults come from the domain's settings objects); `schema.py` publishes it
 (JSON Schema, README key list, `status --json`). `runtime.py` drives the stages for an entry
 point and adds the paths (state dir, index, transcripts, workspace); its part `running/` reads
-what the environment gives at use (API keys, base URLs, the store URL). Every error is a ConfigError naming the key
-(dotted path) or the file.
+what the environment gives at use (API keys, base URLs, the store URL). Every error is a
+ConfigError naming the key (dotted path) or the file.
 
 Where a module grew past the ~400-line guide, its parts sit in a folder named for it; a part
 calls no other module of this package, so the record of calls above still holds:
