@@ -1,15 +1,17 @@
-"""Adapter helper: which folders the watcher observes, and where a symlink leads."""
+"""Adapter helper: which folders the watcher observes, where a symlink leads, and which paths
+and files of a planned tree are the watcher's business."""
 
-# ruff: noqa: PTH110, PTH112, PTH115, PTH118, PTH119, PTH120
+# ruff: noqa: PTH110, PTH112, PTH115, PTH118, PTH119, PTH120, PTH206
 # (str paths with os.scandir keep a 10k-file walk stat-bound; pathlib objects would double it)
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import stat
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from memlane.adapters.sources._paths import has_suffix, is_ignored_dir
+from memlane.adapters.sources._paths import has_suffix, is_ignored_dir, is_within
 
 # The kernel gives up on a chain of links after 40 hops (ELOOP); so do we.
 _MAX_HOPS = 40
@@ -28,6 +30,19 @@ class WatchPlan:
 
     def add(self, path: str, *, recursive: bool) -> None:
         self.watches[path] = self.watches.get(path, False) or recursive
+
+    def holds(self, path: str, *, is_dir: bool, ignored: frozenset[str]) -> bool:
+        """Whether `path` lies in a root folder, outside ignored folders (a root itself is held
+        as a folder, not as a file)."""
+        for root in self.dir_roots:
+            if path == root:
+                return is_dir
+            if is_within(path, root):
+                segments = os.path.relpath(path, root).split(os.sep)
+                folders = segments if is_dir else segments[:-1]
+                if not any(is_ignored_dir(f, ignored) for f in folders):
+                    return True
+        return False
 
 
 @dataclass(slots=True)
@@ -131,3 +146,26 @@ def drop_covered_by_recursive(watches: dict[str, bool]) -> None:
                 del watches[path]
                 break
             child, ancestor = ancestor, os.path.dirname(ancestor)
+
+
+def has_relevant_name(path: str, suffixes: Sequence[str]) -> bool:
+    """Whether the file's name ends with one of the watched suffixes (given lower-case)."""
+    name = os.path.basename(path)
+    return any(has_suffix(name, suffix) for suffix in suffixes)
+
+
+def relevant_files(folder: str, suffixes: Sequence[str]) -> Iterator[str]:
+    """The regular files of `folder` (links followed) with a watched suffix; none when it
+    cannot be read (it vanished, or lost its permissions, since it was planned)."""
+    try:
+        with os.scandir(folder) as it:
+            entries = list(it)
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            st = entry.stat()
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode) and has_relevant_name(entry.name, suffixes):
+            yield entry.path

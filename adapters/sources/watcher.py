@@ -1,12 +1,11 @@
 """Adapter: ChangeWatcher on watchdog that never descends into ignored folders."""
 
-# ruff: noqa: PTH112, PTH113, PTH114, PTH119, PTH120, PTH206
+# ruff: noqa: PTH112, PTH113, PTH114, PTH120
 # (str paths with os.scandir keep a 10k-file scan stat-bound; pathlib objects would double it)
 
 from __future__ import annotations
 
 import os
-import stat as stat_mod
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Final, Literal, TypeAlias
@@ -29,13 +28,15 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 from watchdog.observers.polling import PollingObserverVFS
 
 from memlane.adapters.sources._inotify_observer import native_observer
-from memlane.adapters.sources._paths import IGNORED_DIRS, has_suffix, is_ignored_dir, is_within
+from memlane.adapters.sources._paths import IGNORED_DIRS, is_ignored_dir
 from memlane.adapters.sources._watch_plan import (
     WatchPlan,
     drop_covered_by_recursive,
+    has_relevant_name,
     is_followed,
     link_hops,
     nearest_existing,
+    relevant_files,
     walk_tree,
 )
 
@@ -191,7 +192,7 @@ class WatchdogChangeWatcher:
                 continue
             is_dir = os.path.isdir(root)
             is_file = os.path.lexists(root) and not is_dir
-            if is_file or (not is_dir and self._relevant_name(root)):
+            if is_file or (not is_dir and has_relevant_name(root, self._suffixes)):
                 plan.file_roots.add(root)
                 plan.add(nearest_existing(os.path.dirname(root)), recursive=False)
             elif not is_dir:
@@ -327,7 +328,7 @@ class WatchdogChangeWatcher:
         structural = event.is_directory
         for path in paths:
             if event.is_directory:
-                if not isinstance(event, DirCreatedEvent) and self._in_dir_root(path, is_dir=True):
+                if not isinstance(event, DirCreatedEvent) and self._held(path, is_dir=True):
                     relevant.append(path)
                 continue
             link_changed = self._link_changed(event, path)
@@ -336,7 +337,7 @@ class WatchdogChangeWatcher:
                 link_changed
                 or path in self._plan.file_roots
                 or path in self._plan.link_targets  # a linked note was edited
-                or (self._relevant_name(path) and self._in_dir_root(path, is_dir=False))
+                or (has_relevant_name(path, self._suffixes) and self._held(path, is_dir=False))
             ):
                 relevant.append(path)
         if not relevant and not structural:
@@ -357,23 +358,10 @@ class WatchdogChangeWatcher:
         if isinstance(event, FileDeletedEvent):
             return False
         at_target = path in self._plan.link_targets
-        return (at_target or self._in_dir_root(path, is_dir=False)) and os.path.islink(path)
+        return (at_target or self._held(path, is_dir=False)) and os.path.islink(path)
 
-    def _relevant_name(self, path: str) -> bool:
-        name = os.path.basename(path)
-        return any(has_suffix(name, suffix) for suffix in self._suffixes)
-
-    def _in_dir_root(self, path: str, *, is_dir: bool) -> bool:
-        """Whether `path` lies in a root folder, outside ignored folders."""
-        for root in self._plan.dir_roots:
-            if path == root:
-                return is_dir
-            if is_within(path, root):
-                segments = os.path.relpath(path, root).split(os.sep)
-                folders = segments if is_dir else segments[:-1]
-                if not any(is_ignored_dir(f, self._ignored) for f in folders):
-                    return True
-        return False
+    def _held(self, path: str, *, is_dir: bool) -> bool:
+        return self._plan.holds(path, is_dir=is_dir, ignored=self._ignored)
 
     def _deliver_loop(self) -> None:
         while True:
@@ -406,25 +394,11 @@ class WatchdogChangeWatcher:
             new = self._plan
         found: set[str] = set()
         for folder in new.covered - old.covered:
-            found.update(self._relevant_children(folder))
+            found.update(relevant_files(folder, self._suffixes))
         for root in new.file_roots:
             if os.path.dirname(root) not in old.watches and os.path.isfile(root):
                 found.add(root)
         return found
-
-    def _relevant_children(self, folder: str) -> Iterator[str]:
-        try:
-            with os.scandir(folder) as it:
-                entries = list(it)
-        except OSError:
-            return
-        for entry in entries:
-            try:
-                st = entry.stat()
-            except OSError:
-                continue
-            if stat_mod.S_ISREG(st.st_mode) and self._relevant_name(entry.name):
-                yield entry.path
 
     def _deliver(self, batch: list[str]) -> None:
         callback = self._on_change
