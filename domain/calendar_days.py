@@ -120,7 +120,8 @@ def holiday(rule: tuple[int, int] | str, year: int) -> dt.date | None:
 
 def holiday_near(rule: tuple[int, int] | str, today: dt.date, which: str | None) -> dt.date | None:
     """The holiday's occurrence a question means: "next" the first after today, "this" this
-    year's, otherwise ("last", bare) the latest up to today."""
+    year's, "last" the latest before today (asked on Christmas Day, last year's), bare the
+    latest up to today."""
     if which == "this":
         return holiday(rule, today.year)
     if which == "next":
@@ -131,6 +132,6 @@ def holiday_near(rule: tuple[int, int] | str, today: dt.date, which: str | None)
         return None
     for year in (today.year, today.year - 1):
         found = holiday(rule, year)
-        if found is not None and found <= today:
+        if found is not None and (found < today or (found == today and which != "last")):
             return found
     return None

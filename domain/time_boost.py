@@ -30,10 +30,13 @@ from memlane.domain.time_questions import asks_when, mentioned_windows, term_wei
 from memlane.domain.time_words import TimeIntent, read_time_words
 
 
-def _overlap_weight(start: float, end: float, since: float, until: float) -> float:
+def _overlap_weight(
+    start: float, end: float, since: float, until: float, reach: float | None = None
+) -> float:
     if end >= since and start <= until:
         return 1.0
-    reach = max(SECONDS_PER_DAY, (until - since) / 2)
+    if reach is None:
+        reach = max(SECONDS_PER_DAY, (until - since) / 2)
     gap = since - end if end < since else start - until
     return max(0.0, 1.0 - gap / reach)
 
@@ -55,7 +58,7 @@ def _stated_time(item: Fused) -> bool:
     )
 
 
-def _window_weight(item: Fused, since: float, until: float) -> float:
+def _window_weight(item: Fused, since: float, until: float, reach: float | None) -> float:
     """The larger of the weights of when the text was written and of the times it mentions.
 
     A mention is read against the chunk's start ("last Friday" in a message of 9 October is 6
@@ -64,12 +67,12 @@ def _window_weight(item: Fused, since: float, until: float) -> float:
     it the question means."""
     if item.time_start is None or item.time_end is None:
         return 0.0
-    weight = _overlap_weight(item.time_start, item.time_end, since, until)
+    weight = _overlap_weight(item.time_start, item.time_end, since, until, reach)
     if weight >= 1.0 or not _stated_time(item):
         return weight
     for first, last in mentioned_windows(item.text, item.time_start):
         if last - first <= until - since:
-            weight = max(weight, _overlap_weight(first, last, since, until))
+            weight = max(weight, _overlap_weight(first, last, since, until, reach))
     return weight
 
 
@@ -117,7 +120,7 @@ def apply_time_boost(
     for index, item in enumerate(fused):
         window = 0.0
         if intent.since is not None and intent.until is not None:
-            window = _window_weight(item, intent.since, intent.until)
+            window = _window_weight(item, intent.since, intent.until, intent.reach)
         lifted = 1.0 + strength * window + order_strength * order.get(index, 0.0)
         factor = lifted / (1.0 + strength + order_strength)
         out.append(replace(item, score=item.score * factor, time_boost=factor))

@@ -18,6 +18,7 @@ from memlane.domain.time_words_tables import (
     AMBIGUOUS_MONTHS,
     MONTHS,
     NUMBERS,
+    ORDINAL_WORDS,
     WEEK_OF_MONTH,
     WEEKEND_WORDS,
 )
@@ -43,6 +44,11 @@ def number_word(word: str) -> int | None:
     return None
 
 
+def _day_number(word: str) -> int:
+    """A day of the month in digits or as an ordinal word ("fourth")."""
+    return int(word) if word.isdigit() else ORDINAL_WORDS[word]
+
+
 def month_number(word: str) -> int | None:
     """A month written as a number or a name (in any language of the tables)."""
     if word.isdigit():
@@ -55,7 +61,7 @@ def months_named(text: str, today: dt.date) -> Iterable[Match]:
         for found in pattern.finditer(text):
             groups = found.groupdict()
             name = groups["m"]
-            day = int(groups["d"]) if groups.get("d") else None
+            day = _day_number(groups["d"]) if groups.get("d") else None
             year = int(groups["y"]) if groups.get("y") else None
             pre = (groups.get("pre") or "").split()
             if name in AMBIGUOUS_MONTHS and not (pre or day or year):

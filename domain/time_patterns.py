@@ -13,6 +13,7 @@ from typing import Final
 from memlane.domain.time_words_tables import (
     COMING_WEEKDAY_PREFIXES,
     COMING_WEEKDAY_SUFFIXES,
+    DAY_FOLLOWERS,
     HOLIDAY_PREFIXES,
     HOLIDAYS,
     JOINED_AFTER,
@@ -21,8 +22,11 @@ from memlane.domain.time_words_tables import (
     MONTH_PREPOSITIONS,
     MONTHS,
     NEXT_WEEKDAY_PREFIXES,
+    NOT_A_HOLIDAY_AFTER,
+    NOT_A_WEEKDAY_BEFORE,
     NUMBERS,
     ORDINAL_NOUNS,
+    ORDINAL_WORDS,
     RECENT_PREFIXES,
     THIS_WEEKDAY_PREFIXES,
     UNITS,
@@ -99,6 +103,9 @@ MONTH_DATES: Final = (
     rf"(?<!\w)(?:(?:on\s+)?the\s+)?(?P<d>\d{{1,2}})"
     rf"(?:(?:st|nd|rd|th)\s+of\s+|{ORDINAL}\s+(?:de\s+)?)(?P<m>{MONTH_WORDS})(?![\w'])"
     rf"(?:,?\s+(?:de\s+)?(?P<y>\d{{4}}))?",
+    # the fourth of July, the first of May 2025
+    rf"(?<!\w)(?:(?:on\s+)?the\s+)?(?P<d>{alternation(ORDINAL_WORDS)})\s+of\s+"
+    rf"(?P<m>{MONTH_WORDS})(?![\w'])(?:,?\s+(?P<y>\d{{4}}))?",
 )
 # between March and May (2025), from May to July, entre marzo y mayo, de março a maio, von März
 # bis Mai, entre mars et mai, 3月から5月, 3月到5月, 3월부터 5월까지: the first month's start to
@@ -113,7 +120,7 @@ MONTH_RANGES: Final = (
 # last Christmas, next Easter, Christmas Eve 2024, Weihnachten, 圣诞节, クリスマスイブ
 HOLIDAY: Final = (
     rf"(?:(?<![\w'])(?P<w>{alternation(HOLIDAY_PREFIXES)})\s+)?(?P<h>{bounded(HOLIDAYS)})"
-    r"(?:\s+(?P<y>\d{4})(?!\d))?"
+    rf"(?!\s+(?:{alternation(NOT_A_HOLIDAY_AFTER)})(?!\w))(?:\s+(?P<y>\d{{4}})(?!\d))?"
 )
 WEEK_OF_MONTH_DATE: Final = (
     rf"(?<![\w'])(?:(?:the|la|a|die|der)\s+)?(?P<o>{alternation(WEEK_OF_MONTH)})\s+"
@@ -130,7 +137,7 @@ ISO_DATE: Final = r"(?<!\d)(?P<y>\d{4})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?!
 # either) and something says it is a date (a year, or "on" / "since" / … before it), since
 # "3/16 inch" and "1/2 cup" are not.
 SLASH_DATE: Final = (
-    r"(?<![\w/.])(?:(?:on|by|since|until|till|from|due|before|after)\s+(?P<a>\d{1,2})/(?P<b>\d{1,2})"
+    r"(?<![\w/.])(?:(?:on|by|since|until|till|from|to|through|thru|due|before|after)\s+(?P<a>\d{1,2})/(?P<b>\d{1,2})"
     r"(?:/(?P<y>\d{4}))?|(?P<a2>\d{1,2})/(?P<b2>\d{1,2})/(?P<y2>\d{4}))(?![\w/]|\.\d)"
 )
 YEAR: Final = (
@@ -139,7 +146,8 @@ YEAR: Final = (
 )
 DAY_OF_MONTH: Final = (
     rf"(?<!\w)(?:on\s+)?the\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)(?!\w)"
-    rf"(?![\s-]+(?:{alternation(ORDINAL_NOUNS)})(?:s|es)?(?!\w))",
+    rf"(?![\s-]+(?:{alternation(ORDINAL_NOUNS)})(?:s|es)?(?!\w))"
+    rf"(?=\s*(?:$|[^\w\s-]|(?:{alternation(DAY_FOLLOWERS)})(?![\w-])))",
     r"(?<!\w)(?:el\s+)?día\s+(?P<d>\d{1,2})(?!\d)",
     r"(?<!\w)(?:no\s+)?dia\s+(?P<d>\d{1,2})(?!\d)",
     r"(?<!\w)am\s+(?P<d>\d{1,2})\.(?!\d)",
@@ -153,7 +161,8 @@ WEEKDAY: Final = (
     rf"|(?P<coming>(?<![\w'])(?:{alternation(COMING_WEEKDAY_PREFIXES)}))"
     rf"|(?P<this>(?<![\w'])(?:{alternation(p for p in THIS_WEEKDAY_PREFIXES if p.isascii())})"
     rf"|{joined(p for p in THIS_WEEKDAY_PREFIXES if not p.isascii())}))?"
-    rf"(?P<w>{bounded(WEEKDAYS)})"
+    + "".join(f"(?<!{re.escape(word)} )" for word in NOT_A_WEEKDAY_BEFORE)
+    + rf"(?P<w>{bounded(WEEKDAYS)})(?!\.\w| gras\b|\s+of\s+(?:the|each|every)\s+month)"
     # "Friday prochain" (the coming one), "the Friday before last" (a week before last Friday)
     rf"(?:(?P<after>{alternation(COMING_WEEKDAY_SUFFIXES)})|(?P<before_last>\s+before\s+last\b))?"
 )

@@ -16,12 +16,14 @@ Measured alternative: dateparser 1.5 (a maintained library) took 1.6 s on its fi
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, TypeAlias
 
 from memlane.domain.calendar_days import (
+    Days,
     holiday,
     holiday_near,
     latest_date,
@@ -52,6 +54,7 @@ from memlane.domain.time_patterns import (
     YEAR,
     bounded,
 )
+from memlane.domain.time_spans import CALENDAR_START, OPEN_REACH_DAYS, widen
 from memlane.domain.time_words_tables import (
     AFTER,
     BEFORE,
@@ -82,6 +85,9 @@ class TimeIntent:
     until: float | None = None
     order: Order | None = None
     order_phrase: str | None = None
+    # How far either side of the window a hit still gets some lift (seconds); None: half the
+    # window's width, at least a day (domain/time_boost.py). An open window's is a day.
+    reach: float | None = None
 
     def describe(self) -> str:
         """`"last week" → 2026-11-09..2026-11-15; earliest ("first time")`, for --explain."""
@@ -90,6 +96,8 @@ class TimeIntent:
             first = dt.datetime.fromtimestamp(self.since, tz=dt.UTC).date()
             last = dt.datetime.fromtimestamp(self.until, tz=dt.UTC).date()
             span = first.isoformat() if first == last else f"{first}..{last}"
+            if first == CALENDAR_START:
+                span = f"up to {last}"
             parts.append(f'"{self.phrase}" → {span}')
         if self.order is not None:
             parts.append(f'{self.order} ("{self.order_phrase}")')
@@ -101,6 +109,8 @@ class TimeIntent:
 
 def _relative(text: str, today: dt.date) -> Iterable[Match]:
     for found in _RELATIVE_RE.finditer(text):
+        if _OF_RE.match(text, found.end()):
+            continue  # "the last year of the project", "the last night of the trip"
         unit, offset = RELATIVE_UNITS[found.group(0)]
         days = unit_back(today, unit, -offset)
         if days is not None:
@@ -215,6 +225,7 @@ def _weekend(text: str, today: dt.date) -> Iterable[Match]:
 
 
 _RELATIVE_RE: Final = re.compile(bounded(RELATIVE_UNITS))
+_OF_RE: Final = re.compile(r"\s+of(?!\w)")
 _WEEKEND_RE: Final = re.compile(bounded(LAST_WEEKEND))
 _THIS_WEEKEND_RE: Final = re.compile(bounded(THIS_WEEKEND))
 _NEXT_WEEKEND_RE: Final = re.compile(bounded(NEXT_WEEKEND))
@@ -274,6 +285,12 @@ def _within_calendar(matches: Iterable[Match]) -> Iterator[Match]:
         return
 
 
+def _reread(text: str, start: int, end: int, day: dt.date) -> Days | None:
+    """The window of the longest expression found at text[start:end] read as if asked on `day`."""
+    at = [m for m in _found(text[start:end], day) if m[0] == 0]
+    return max(at, key=lambda m: m[1])[2] if at else None
+
+
 def named_windows(text: str, as_of: float) -> list[tuple[float, float]]:
     """Every window the time expressions of `text` name, read against `as_of` (epoch seconds,
     whole UTC days, inclusive): a memory's "last Friday" is the Friday before it was written."""
@@ -295,12 +312,15 @@ def read_time_words(text: str, as_of: float) -> TimeIntent | None:
         return None
     head = text[:MAX_CHARS].lower()
     found = _found(head, today)
-    phrase = since = until = None
+    phrase = since = until = reach = None
     rest = head
     if found:
-        start, end, (first, last) = min(found, key=lambda m: (m[0], -(m[1] - m[0])))
+        primary = min(range(len(found)), key=lambda i: (found[i][0], found[i][0] - found[i][1]))
+        span = widen(head, found, primary, today, functools.partial(_reread, head))
+        start, end, (first, last) = span.start, span.end, span.days
         phrase = head[start:end].strip()
         since, until = day_range(first)[0], day_range(last)[1]
+        reach = OPEN_REACH_DAYS * SECONDS_PER_DAY if span.open else None
         # A word inside the phrase does not order: "the day before yesterday" asks for a day.
         rest = head[:start] + " " * (end - start) + head[end:]
     order: Order | None = None
@@ -312,7 +332,7 @@ def read_time_words(text: str, as_of: float) -> TimeIntent | None:
             break
     if phrase is None and order is None:
         return None
-    return TimeIntent(phrase, since, until, order, order_phrase)
+    return TimeIntent(phrase, since, until, order, order_phrase, reach)
 
 
 def window_days(intent: TimeIntent) -> float:

@@ -74,7 +74,8 @@ RELATIVE_UNITS: Final[dict[str, tuple[str, int]]] = {
     "la semana pasada": ("week", -1), "esta semana": ("week", 0),
     "semana passada": ("week", -1), "nesta semana": ("week", 0),
     "letzte woche": ("week", -1), "vergangene woche": ("week", -1),
-    "letzten woche": ("week", -1), "vorige woche": ("week", -1), "diese woche": ("week", 0),
+    "letzten woche": ("week", -1), "letzter woche": ("week", -1), "vorige woche": ("week", -1),
+    "diese woche": ("week", 0),
     "la semaine dernière": ("week", -1), "la semaine passée": ("week", -1),
     "cette semaine": ("week", 0),
     "الأسبوع الماضي": ("week", -1), "الاسبوع الماضي": ("week", -1),
@@ -252,6 +253,32 @@ ORDINAL_NOUNS: Final = (
     "choice", "rule", "point", "problem", "issue", "reason", "thing", "largest", "biggest",
     "best", "most", "highest", "lowest", "smallest", "longest", "oldest", "youngest", "last",
 )  # fmt: skip
+# What may follow "the 17th" when it is a day: the end of a clause or a small word ("on the 17th
+# at the standup", "the 17th, we deployed"). Any other word makes it a rank: "the 3rd party",
+# "the 2nd argument", "the 12th man" (ORDINAL_NOUNS names the commonest for the dash forms).
+DAY_FOLLOWERS: Final = (
+    "of", "at", "in", "on", "for", "from", "when", "with", "to", "and", "or", "but", "so",
+    "we", "i", "you", "he", "she", "they", "it", "me", "us", "him", "her", "them", "my", "our",
+    "your", "his", "their", "was", "were", "is", "are", "be", "been", "did", "do", "does",
+    "had", "has", "have", "will", "would", "could", "should", "can", "that", "this", "which",
+    "who", "what", "where", "why", "how", "if", "because", "as", "after", "before", "until",
+    "till", "by", "about", "around", "morning", "afternoon", "evening", "night", "again",
+    "too", "also", "then", "there", "here", "last", "next", "this", "or so", "already",
+)  # fmt: skip
+# Counted days written as words, for "the fourth of July".
+ORDINAL_WORDS: Final[dict[str, int]] = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9, "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13,
+    "fourteenth": 14, "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18,
+    "nineteenth": 19, "twentieth": 20, "twenty-first": 21, "twenty-second": 22,
+    "twenty-third": 23, "twenty-fourth": 24, "twenty-fifth": 25, "twenty-sixth": 26,
+    "twenty-seventh": 27, "twenty-eighth": 28, "twenty-ninth": 29, "thirtieth": 30,
+    "thirty-first": 31,
+}  # fmt: skip
+# Words before a weekday or after a holiday that make it no day: "every Monday" (each one),
+# "Good Friday", "Black Friday", "Cyber Monday", "an Easter egg", "the Christmas tree".
+NOT_A_WEEKDAY_BEFORE: Final = ("every", "every other", "each", "good", "black", "cyber")
+NOT_A_HOLIDAY_AFTER: Final = ("egg", "eggs", "tree", "trees", "card", "cards", "carol", "carols")
 WEEK_WORDS: Final = ("week", "semana", "woche", "semaine")
 # "the first weekend of August": the Saturday and Sunday of the month's first (… last) Saturday.
 WEEKEND_WORDS: Final = ("weekend", "week-end", "fin de semana", "fim de semana", "wochenende")

@@ -223,3 +223,31 @@ def test_hold_places_keeps_hits_of_two_stores_that_share_a_chunk_id() -> None:
     after = _boosted(before, [0.5, 1.0])
     held = hold_places(before, after, max_drop=1)
     assert sorted(h.path for h in held) == ["a/MEMORY.md", "b/MEMORY.md"]
+
+
+class TestOpenWindows:
+    """ "since 2023" opens the window up to the day asked; its neighbourhood stays a day, not half
+    the (long) window: a memory of 2021 must not be lifted as almost inside it."""
+
+    def test_since_lifts_what_came_after_and_not_what_came_long_before(self) -> None:
+        intent = _intent("what changed since 2023")
+        inside = _hit(1, "inside", 0.5, _at(2023, 11, 20))
+        long_before = _hit(2, "long before", 0.5, _at(2021, 6, 1))
+        day_before = _hit(3, "day before", 0.5, _at(2022, 12, 31, 23))
+
+        out = {
+            str(h.chunk_id): h.time_boost
+            for h in apply_time_boost([inside, long_before, day_before], intent, strength=1.0)
+        }
+
+        assert out["c1"] == 1.0
+        assert out["c2"] == 0.5  # no lift: a year and a half outside
+        assert 0.5 < out["c3"] < 1.0  # an hour before the window: the neighbourhood
+
+    def test_since_is_wider_than_the_day_it_names(self) -> None:
+        intent = _intent("what changed since Monday")  # asked Friday 2023-12-01
+        thursday = _hit(1, "x", 0.5, _at(2023, 11, 30, 9))
+
+        (out,) = apply_time_boost([thursday], intent, strength=1.0)
+
+        assert out.time_boost == 1.0

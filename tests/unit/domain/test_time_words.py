@@ -47,7 +47,7 @@ WINDOWS: list[tuple[str, str, str]] = [
     # English: named months and days
     ("in March", "2026-03-01", "2026-03-31"),
     ("what did I buy in December", "2025-12-01", "2025-12-31"),
-    ("since May", "2026-05-01", "2026-05-31"),
+    ("since May", "2026-05-01", "2026-11-20"),  # up to the day asked
     ("in November", "2026-11-01", "2026-11-30"),
     ("last March", "2026-03-01", "2026-03-31"),
     ("January", "2026-01-01", "2026-01-31"),
@@ -92,7 +92,7 @@ WINDOWS: list[tuple[str, str, str]] = [
     ("what did I log on 11/17", "2026-11-17", "2026-11-17"),
     ("the invoice of 17/11/2026", "2026-11-17", "2026-11-17"),
     ("the 12/25/2025 party", "2025-12-25", "2025-12-25"),
-    ("what changed since 10/31?", "2026-10-31", "2026-10-31"),
+    ("what changed since 10/31?", "2026-10-31", "2026-11-20"),
     # month ranges: the first month's start to the second's end, latest occurrence
     ("what did I work on between March and May", "2026-03-01", "2026-05-31"),
     ("from May to July 2025", "2025-05-01", "2025-07-31"),
@@ -274,6 +274,32 @@ WINDOWS: list[tuple[str, str, str]] = [
     ("내일 회의", "2026-11-21", "2026-11-21"),
     ("다음 주 금요일", "2026-11-27", "2026-11-27"),
     ("다음 달", "2026-12-01", "2026-12-31"),
+    # spans: a range joins two expressions; "since" opens a window up to the day asked
+    ("what config changed since Monday", "2026-11-16", "2026-11-20"),
+    ("anything new since 2025", "2025-01-01", "2026-11-20"),
+    ("what have we shipped since the 10th", "2026-11-10", "2026-11-20"),
+    ("ever since last Christmas", "2025-12-25", "2026-11-20"),
+    ("seit letzter Woche", "2026-11-09", "2026-11-20"),
+    ("desde marzo", "2026-03-01", "2026-11-20"),
+    ("depuis lundi", "2026-11-16", "2026-11-20"),
+    ("先週から何が変わった", "2026-11-09", "2026-11-20"),
+    ("从上周开始", "2026-11-09", "2026-11-20"),
+    ("지난주부터 바뀐 것", "2026-11-09", "2026-11-20"),
+    ("from 2026-11-16 to 2026-11-19", "2026-11-16", "2026-11-19"),
+    ("from Monday to Wednesday", "2026-11-16", "2026-11-18"),
+    ("between the 1st and the 5th", "2026-11-01", "2026-11-05"),
+    ("from 11/17 to 11/19", "2026-11-17", "2026-11-19"),
+    ("de lunes a miércoles", "2026-11-16", "2026-11-18"),
+    ("von Montag bis Mittwoch", "2026-11-16", "2026-11-18"),
+    ("月曜日から水曜日まで", "2026-11-16", "2026-11-18"),
+    ("월요일부터 수요일까지", "2026-11-16", "2026-11-18"),
+    ("the week of November 9", "2026-11-09", "2026-11-15"),
+    # a counted day written as a word
+    ("the fourth of July parade", "2026-07-04", "2026-07-04"),
+    ("on the first of May", "2026-05-01", "2026-05-01"),
+    # what still reads as a day: the end of a clause or a small word after it
+    ("the 17th, we deployed", "2026-11-17", "2026-11-17"),
+    ("what did we do at Friday's meeting", "2026-11-13", "2026-11-13"),
 ]
 
 # Words that look like time but are not, in the same languages.
@@ -317,6 +343,23 @@ NOT_TIME: list[str] = [
     "what happened the 3rd time I ran the tests",
     "our 1st-place finish",
     "the 2nd steps of the recipe",
+    "the 3rd party library",
+    "pass the 2nd argument",
+    "the 12th man",
+    # weekdays and holidays that name no day
+    "black Friday sales",
+    "the Good Friday agreement",
+    "we meet every other Friday",
+    "every Monday standup",
+    "the second Monday of the month",
+    "the Monday.com integration",
+    "the mardi gras party",
+    "an Easter egg in the UI",
+    "the Christmas tree library",
+    # "last year" / "last month" of something: a part of it, not a time
+    "the last year of the project",
+    "the last month of the quarter",
+    "what was I up to in the last night of the trip",
     "a 3/16 inch drill bit",
     "add 1/2 cup of sugar",
     "it failed on 3/4 of the runs",  # 3/4: March 4 or 3 April, so not read
@@ -381,6 +424,51 @@ class TestNotTime:
         intent = read_time_words(question, AS_OF)
 
         assert intent is None or intent.since is None
+
+
+class TestSpans:
+    def test_until_opens_the_window_from_the_calendar_start(self) -> None:
+        intent = read_time_words("what was decided until yesterday", AS_OF)
+
+        assert intent is not None and intent.until == _day("2026-11-19") + 86_399
+        assert intent.since is not None and intent.since < _day("1900-01-01")
+        assert intent.describe() == '"until yesterday" → up to 2026-11-19'
+
+    @pytest.mark.parametrize("question", ["since Monday", "until yesterday", "先週から"])
+    def test_an_open_window_reaches_a_day_beyond_it(self, question: str) -> None:
+        intent = read_time_words(question, AS_OF)
+
+        assert intent is not None and intent.reach == 86_400
+
+    def test_a_closed_window_keeps_the_default_reach(self) -> None:
+        intent = read_time_words("from Monday to Wednesday", AS_OF)
+
+        assert intent is not None and intent.reach is None
+
+    def test_up_to_is_not_until(self) -> None:
+        intent = read_time_words("what was I up to yesterday", AS_OF)
+
+        assert intent is not None and intent.phrase == "yesterday"
+        assert (intent.since, intent.until) == (_day("2026-11-19"), _day("2026-11-19") + 86_399)
+
+    def test_a_range_that_runs_backwards_is_not_joined(self) -> None:
+        # Wednesday (18th) is after Monday (16th): "from Wednesday to Monday" names no range here
+        intent = read_time_words("from Wednesday to Monday", AS_OF)
+
+        assert intent is not None and intent.phrase == "wednesday"
+
+    def test_a_bare_and_joins_no_range(self) -> None:
+        intent = read_time_words("yesterday and the 17th", AS_OF)
+
+        assert intent is not None and intent.phrase == "yesterday"
+
+    def test_last_christmas_asked_on_christmas_day_is_last_years(self) -> None:
+        christmas = _day("2026-12-25") + 12 * 3600
+        intent = read_time_words("what did we cook last Christmas", christmas)
+
+        assert intent is not None and intent.since == _day("2025-12-25")
+        bare = read_time_words("what are we cooking at Christmas", christmas)
+        assert bare is not None and bare.since == _day("2026-12-25")
 
 
 class TestOrder:
@@ -545,3 +633,22 @@ class TestTheCalendarsEnds:
         intent = read_time_words("last year", float(calendar.timegm((9999, 12, 31, 12, 0, 0))))
 
         assert intent is not None and intent.describe() == '"last year" → 9998-01-01..9998-12-31'
+
+
+class TestRangeEnds:
+    """A range's end without a year is read from the range's start, not from the day asked."""
+
+    @pytest.mark.parametrize(
+        ("question", "first", "last"),
+        [
+            ("1961年6月24日-27日の災害", "1961-06-24", "1961-06-27"),
+            ("1942年7月22日から9月10日にかけて", "1942-07-22", "1942-09-10"),
+            ("from March 3 2020 to April 5", "2020-03-03", "2020-04-05"),
+            ("2006年8月3日から2020年3月まで", "2006-08-03", "2020-03-31"),
+        ],
+    )
+    def test_the_end_follows_the_start(self, question: str, first: str, last: str) -> None:
+        intent = read_time_words(question, AS_OF)
+
+        assert intent is not None
+        assert (intent.since, intent.until) == (_day(first), _day(last) + 86_399)
