@@ -57,7 +57,12 @@ from memlane.domain.config import MemorySettings, candidate_limit
 from memlane.domain.decay import apply_temporal_decay
 from memlane.domain.embedding import query_embedding_input
 from memlane.domain.index_meta import vector_label
-from memlane.domain.keywords import MAX_FTS_TERMS, stop_words_only, terms_left_out
+from memlane.domain.keywords import (
+    MAX_FTS_TERMS,
+    fts_query_terms,
+    stop_words_only,
+    terms_left_out,
+)
 from memlane.domain.mmr import mmr_rerank
 from memlane.domain.relevance import apply_relevance_floor, floor_for
 from memlane.domain.scoring import (
@@ -228,6 +233,7 @@ class Searcher:
         if hybrid.mmr.enabled:  # diversify among the results that qualify, not the whole pool
             kept = mmr_rerank(kept, lambda_=hybrid.mmr.lambda_, limit=max_results)
         kept = kept[:max_results]
+        terms = fts_query_terms(text)  # where each snippet is placed
         results = [
             search_result(
                 item,
@@ -236,6 +242,7 @@ class Searcher:
                 explain=query.explain,
                 agents=legs.many,
                 background=background,
+                terms=terms,
             )
             for rank, item in enumerate(kept, start=1)
         ]

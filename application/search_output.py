@@ -19,7 +19,7 @@ from memlane.domain.config import MAX_RESULTS_LIMIT
 from memlane.domain.errors import InvalidQuery
 from memlane.domain.scoring import Fused
 from memlane.domain.search import Candidate, SearchResult
-from memlane.domain.snippets import citation_for, make_snippet
+from memlane.domain.snippets import citation_for, focused_snippet
 
 
 def checked_max_results(value: int | None, default: int) -> int:
@@ -71,10 +71,12 @@ def search_result(
     explain: bool,
     agents: bool = False,
     background: Background | None = None,
+    terms: Sequence[str] = (),
 ) -> SearchResult:
-    """One fused chunk as callers get it: its snippet (with its citation when asked), the
-    explanation, the agent, the time and the vector score's standing as `confidence`."""
-    snippet = make_snippet(item.text)
+    """One fused chunk as callers get it: its snippet (where the query's keyword `terms` are,
+    with its citation when asked), the explanation, the agent, the time and the vector score's
+    standing as `confidence`."""
+    snippet = focused_snippet(item.text, terms)
     citation = citation_for(item.path, item.start_line, item.end_line) if citations else None
     if citation is not None:
         snippet = f"{_trimmed(snippet)}\n\nSource: {citation}"

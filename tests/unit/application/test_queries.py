@@ -290,6 +290,20 @@ class TestResults:
         assert hit.snippet.endswith("\n\nSource: memory/cats.md#L1-L3")
         assert response.citation is None
 
+    def test_a_long_chunk_shows_the_lines_holding_the_query_words(self) -> None:
+        memory = FakeFileSource(source_name="memory")
+        steps = [f"{i}. Check the service health, then restart the pods." for i in range(1, 25)]
+        steps[19] = "NOTE: the failover bridge's recovery word is quokka-lighthouse."
+        memory.write("memory/runbook.md", "\n".join(steps) + "\n")
+        store = FakeIndexStore()
+        preparer = FilePreparer({"memory": memory}, ChunkingPolicy())
+        write_prepared(store, preparer.prepare("memory", "memory/runbook.md"), None)
+
+        (hit,) = search(searcher(store, None), "failover bridge recovery word").results
+
+        assert hit.start_line == 1  # the hit is the whole chunk; its snippet shows line 20
+        assert "quokka-lighthouse" in hit.snippet and hit.snippet.startswith("… ")
+
     def test_scores_are_rounded_and_explanations_only_on_request(self) -> None:
         s = searcher(index(None), None)
 

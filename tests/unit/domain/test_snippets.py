@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import unicodedata
 
-from memlane.domain.snippets import citation_for, make_snippet
+from memlane.domain.snippets import citation_for, focused_snippet, make_snippet
 
 
 class TestMakeSnippet:
@@ -95,3 +95,67 @@ class TestSnippetGraphemes:
         han = "\u1112\u1161\u11ab"  # 한 as three jamo
         assert make_snippet(han + han, limit=4) == han
         assert make_snippet("\ud55c\u11ab\u1100", limit=1) == ""  # 한 + a final: one syllable
+
+
+class TestFocusedSnippet:
+    """A chunk longer than the snippet shows the part holding the query's words."""
+
+    STEPS = "\n".join(
+        f"{i}. Step {i}: check the health and restart the pods." for i in range(1, 31)
+    )
+
+    def _runbook(self) -> str:
+        lines = self.STEPS.split("\n")
+        lines[24] = "NOTE: the recovery word for the failover bridge is quokka-lighthouse."
+        return "\n".join(lines)
+
+    def test_the_snippet_moves_to_the_lines_holding_the_words(self) -> None:
+        text = self._runbook()
+        assert text.index("quokka") > 700  # the head alone would not show it
+
+        snippet = focused_snippet(text, ["recovery", "word", "failover", "bridge"])
+
+        assert "quokka-lighthouse" in snippet
+        assert snippet.startswith("… ") and len(snippet) <= 700
+        assert snippet[2:].removesuffix(" …") in text  # lines of the chunk, unchanged
+
+    def test_the_snippet_starts_at_a_line(self) -> None:
+        snippet = focused_snippet(self._runbook(), ["failover"])
+
+        assert self._runbook()[self._runbook().index(snippet[2:12]) - 1] == "\n"
+
+    def test_words_the_head_already_shows_keep_the_head(self) -> None:
+        snippet = focused_snippet(self._runbook(), ["health", "restart"])
+
+        assert snippet.startswith("1. Step 1:") and snippet.endswith(" …")
+
+    def test_a_hit_found_by_meaning_alone_keeps_its_head(self) -> None:
+        text = self._runbook()
+
+        assert focused_snippet(text, []) == focused_snippet(text, ["absent"])
+        assert focused_snippet(text, []).startswith("1. Step 1:")
+
+    def test_a_long_word_matches_its_other_endings(self) -> None:
+        text = "filler line\n" * 80 + "We deployed the gateway on Tuesday.\n"
+
+        assert "deployed the gateway" in focused_snippet(text, ["deploying"])
+
+    def test_a_short_latin_term_matches_whole_words_only(self) -> None:
+        text = "see item 14 and 24 here\n" * 40 + "harbor 4 shipped\n"
+
+        assert "harbor 4 shipped" in focused_snippet(text, ["harbor", "4"])
+
+    def test_inside_one_long_line_it_starts_at_the_sentence(self) -> None:
+        text = "Intro words that say nothing. " * 40 + "The PENGUIN-77 ticket is the login bug."
+
+        snippet = focused_snippet(text, ["penguin", "77"])
+
+        assert snippet.startswith("… The PENGUIN-77 ticket")
+
+    def test_cjk_terms_are_found_inside_text(self) -> None:
+        text = "无关的内容。" * 150 + "数据库迁移推迟到下周。"
+
+        assert "数据库迁移推迟" in focused_snippet(text, ["数据", "据库", "迁移", "推迟"])
+
+    def test_a_short_text_is_whole(self) -> None:
+        assert focused_snippet("short note", ["note"]) == "short note"
