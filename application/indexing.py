@@ -87,6 +87,8 @@ class FilePreparer:
                 problems.append(_skipped(transcript.skipped_lines, transcript.problems))
             if transcript.replaced_bytes:
                 problems.append(f"invalid UTF-8: {transcript.replaced_bytes} byte(s) replaced")
+            if transcript.unread:
+                problems.append(transcript.unread)
             rendered = render_transcript(transcript, self._redact)
             chunks = chunk_text(
                 source,

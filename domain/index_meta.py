@@ -26,8 +26,9 @@ SCHEMA_VERSION = 1
 # (2: transcripts chunked apart from notes; 3: notes indexed with their heading trail;
 # 4: a line longer than a chunk is cut between sentences or words, not at the exact budget;
 # 5: setext headings, a fence closed only by its own marker, no cut inside a visible character;
-# 6: a note chunk holding undated text beside a dated section spans the mtime too).
-CHUNKER_VERSION = 6
+# 6: a note chunk holding undated text beside a dated section spans the mtime too;
+# 7: transcripts in Claude Code's record shape are read, not indexed as empty).
+CHUNKER_VERSION = 7
 KEYWORD_ONLY_MODEL = "fts-only"
 
 

@@ -1,14 +1,17 @@
 """Domain: parsing JSONL session transcripts into user/assistant messages and rendering them.
 
 Accepted records, one JSON object per line:
-- `{"type": "message", "message": {"role": ..., "content": ...}}` (the reference shape);
+- `{"type": "message", "message": {"role": ..., "content": ...}}` (the reference shape), and
+  `{"type": "user" | "assistant", "message": {...}}` (the shape Claude Code writes);
 - `{"role": ..., "content": ...}` without a `message` object (an extension: the flat shape many
   agent runtimes write; a `type`, if present, must then be "message").
 Only roles "user" and "assistant" are kept. `content` is a string or a list of blocks, of which
 `{"type": "text", "text": ...}` blocks are kept and joined with a space. Whitespace runs
 (newlines included) collapse to one space. Other well-formed records (tool results, system
 prompts, session headers) are ignored silently; broken lines are skipped, counted and described
-without their content. Parsing never raises on bad input.
+without their content, and so is a user or assistant message in any other record shape (its
+record type named: a transcript must not index as nothing without a word). Parsing never
+raises on bad input.
 """
 
 from __future__ import annotations
@@ -56,6 +59,8 @@ class Transcript:
     # Invalid UTF-8 sequences read as U+FFFD, as the reference reads them and as notes are read:
     # one bad byte used to drop the whole message.
     replaced_bytes: int = 0
+    # User or assistant messages in a record shape not read, described ("" when none).
+    unread: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,15 +157,28 @@ def _decode_record(line: str) -> dict[str, object] | None:
     return cast("dict[str, object]", record)
 
 
+# Record types whose `message` object is a message: the reference's, and the one Claude Code
+# writes (`{"type": "user", "message": {"role": "user", ...}}`).
+_MESSAGE_TYPES: Final = ("message", "user", "assistant")
+
+
+class _UnreadShape(Exception):
+    """A user or assistant message in a record shape that is not read (said, not guessed at)."""
+
+
 def _message_of(record: dict[str, object], number: int) -> TranscriptMessage | None:
     inner = record.get("message")
     if isinstance(inner, dict):
-        if record.get("type") != "message":
-            return None
         message = cast("dict[str, object]", inner)
+        if record.get("type") not in _MESSAGE_TYPES:
+            if message.get("role") in ("user", "assistant"):
+                raise _UnreadShape(json.dumps(record.get("type")))
+            return None
     elif "message" not in record and record.get("type", "message") == "message":
         message = record
     else:
+        if record.get("role") in ("user", "assistant"):
+            raise _UnreadShape(json.dumps(record.get("type")))
         return None
     role = message.get("role")
     if role not in ("user", "assistant"):
@@ -187,6 +205,8 @@ def parse_transcript(data: bytes, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTE
         raw_lines.pop()
     messages: list[TranscriptMessage] = []
     problems: list[str] = []
+    unread: dict[str, int] = {}  # record type -> first line holding a message it hides
+    unread_count = 0
     replaced = 0
     for number, raw in enumerate(raw_lines, start=1):
         try:
@@ -201,14 +221,21 @@ def parse_transcript(data: bytes, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTE
             problems.append(f"line {number}: {reason}")
             continue
         if record is not None:
-            message = _message_of(record, number)
+            try:
+                message = _message_of(record, number)
+            except _UnreadShape as shape:
+                unread.setdefault(shape.args[0], number)
+                unread_count += 1
+                continue
             if message is not None:
                 messages.append(message)
+    shapes = ", ".join(f'"type": {kind} from line {line}' for kind, line in unread.items())
     return Transcript(
         messages=tuple(messages),
         skipped_lines=len(problems),
         problems=tuple(problems),
         replaced_bytes=replaced,
+        unread=f"{unread_count} message(s) in a record shape not read ({shapes})" if unread else "",
     )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 
 import pytest
@@ -99,6 +100,18 @@ class TestFilePreparer:
         assert (chunk.start_line, chunk.end_line) == (1, 3)
         assert chunk.timestamp is not None
         assert prepared.problems == ["1 transcript line(s) skipped (line 2: malformed JSON)"]
+
+    def test_messages_in_a_shape_not_read_are_a_problem_of_the_file(self) -> None:
+        sessions = FakeFileSource(source_name="sessions")
+        record = {"type": "chat", "message": {"role": "user", "content": "the vpn host"}}
+        sessions.write("sessions/a.jsonl", json.dumps(record) + "\n")
+
+        prepared = preparer(sessions=sessions).prepare("sessions", "sessions/a.jsonl")
+
+        assert prepared.chunks == []
+        assert prepared.problems == [
+            '1 message(s) in a record shape not read ("type": "chat" from line 1)'
+        ]
 
     def test_transcripts_use_their_own_chunking_policy(self) -> None:
         sessions = FakeFileSource(source_name="sessions")

@@ -56,12 +56,43 @@ class TestRecordShapes:
 
     def test_records_of_other_types_are_ignored_silently(self) -> None:
         data = jsonl(
-            {"type": "session", "id": "abc", "role": "user", "content": "header"},
-            {"type": "custom", "message": {"role": "user", "content": "not a message record"}},
+            {"type": "session", "id": "abc", "cwd": "/home/me"},
+            {"type": "toolResult", "message": {"role": "toolResult", "content": "42"}},
+            {"type": "compaction", "summary": "earlier turns"},
             wrapped("user", "kept"),
         )
         parsed = parse_transcript(data)
         assert [m.text for m in parsed.messages] == ["kept"]
+        assert (parsed.skipped_lines, parsed.unread) == (0, "")
+
+    def test_claude_code_records_are_read(self) -> None:
+        data = jsonl(
+            {"type": "user", "message": {"role": "user", "content": "vpn-stg is the host"}},
+            {"type": "assistant", "message": {"role": "assistant", "content": [
+                {"type": "text", "text": "noted"}, {"type": "tool_use", "name": "x"}]}},
+            {"type": "user", "message": {"role": "user", "content": [
+                {"type": "tool_result", "content": "ok"}]}},  # a tool's answer: no text
+        )  # fmt: skip
+        parsed = parse_transcript(data)
+        assert [(m.role, m.text) for m in parsed.messages] == [
+            ("user", "vpn-stg is the host"),
+            ("assistant", "noted"),
+        ]
+        assert parsed.unread == ""
+
+    def test_a_message_in_a_shape_not_read_is_said_with_its_type(self) -> None:
+        data = jsonl(
+            {"type": "custom", "message": {"role": "user", "content": "not read"}},
+            {"type": "turn", "role": "assistant", "content": "nor this"},
+            {"type": "custom", "message": {"role": "assistant", "content": "again"}},
+            wrapped("user", "kept"),
+        )
+        parsed = parse_transcript(data)
+        assert [m.text for m in parsed.messages] == ["kept"]
+        assert parsed.unread == (
+            '3 message(s) in a record shape not read ("type": "custom" from line 1, '
+            '"type": "turn" from line 2)'
+        )
         assert parsed.skipped_lines == 0
 
     def test_content_of_other_kinds_and_empty_text_are_ignored(self) -> None:
