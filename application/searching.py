@@ -108,10 +108,27 @@ class Searching:
         rebuilding = self._syncing.rebuild_notice
         host_busy = self._syncing.take_host_busy_notice()
         stale = self._stale_notice(response)
-        notices = [n for n in (pending, refusal, read_only, rebuilding, host_busy, stale) if n]
+        empty = None
+        if not response.results and start is None and stop is None and names is None:
+            empty = self._empty_index_notice()
+        notices = [
+            n for n in (pending, refusal, read_only, rebuilding, host_busy, stale, empty) if n
+        ]
         if not notices:
             return response
         return replace(response, warnings=(*response.warnings, *notices))
+
+    def _empty_index_notice(self) -> str | None:
+        """A search of an index holding no file answers "no matches" as if the memory had
+        nothing on the question: say that it holds nothing at all, and where it looked (read
+        only when a search found nothing, so a large index pays the count rarely)."""
+        if any(count.files for count in self._store.counts()):
+            return None
+        return (
+            f"the index holds no files: no notes (MEMORY.md, memory.md, memory/**/*.md, "
+            f"extraPaths) in the workspace {self._agents.workspace} and no transcripts were "
+            f"found; `memlane status --deep` lists what was looked at"
+        )
 
     def _stale_notice(self, response: SearchResponse) -> str | None:
         """With `sync.onSearch: false` the index is searched as it is: name the hits' files
