@@ -11,10 +11,7 @@ Warnings (a configured provider that cannot run) go to stderr as `warning: ...` 
 from __future__ import annotations
 
 import json
-import signal
-import threading
 from dataclasses import asdict
-from types import FrameType
 
 import click
 
@@ -46,7 +43,7 @@ from memlane.entrypoints.cli_output import (
     summary,
     verbose_text,
 )
-from memlane.entrypoints.cli_servers import mcp, serve, store_group, ui
+from memlane.entrypoints.cli_servers import mcp, serve, store_group, ui, watch
 from memlane.entrypoints.config.schema import json_schema
 from memlane.entrypoints.daemon import hosting
 from memlane.entrypoints.errors import failure_payload
@@ -64,11 +61,14 @@ from memlane.entrypoints.progress_display import sync_progress
     help="JSON5 config file (default $MEMLANE_CONFIG, else ~/.memlane/config.json5).",
 )
 @click.option("--state-dir", help="State directory (default $MEMLANE_STATE_DIR, else ~/.memlane).")
-@click.option("--agent", help="Agent id (default: the config's default agent, else 'main').")
+@click.option(
+    "--agent",
+    help="Agent id (default $MEMLANE_AGENT, else the config's default agent, else 'main').",
+)
 @click.option(
     "--workspace",
-    help="Workspace holding MEMORY.md and memory/ (default: the config's, else the one the "
-    "index recorded, else the current directory for a new index).",
+    help="Workspace holding MEMORY.md and memory/ (default $MEMLANE_WORKSPACE, else the "
+    "config's, else the one the index recorded, else the current directory for a new index).",
 )
 @click.option(
     "--log-level",
@@ -76,7 +76,12 @@ from memlane.entrypoints.progress_display import sync_progress
     show_default=True,
     type=click.Choice(LOG_LEVELS),
 )
-@click.option("--log-json", is_flag=True, help="Log JSON lines on stderr.")
+@click.option(
+    "--log-json",
+    is_flag=True,
+    help="Log JSON lines on stderr on a terminal too (when stderr is not a terminal, log lines "
+    "are JSON already; results and warning: lines are not logs).",
+)
 @click.option(
     "--no-daemon",
     is_flag=True,
@@ -245,7 +250,7 @@ def search(
     help="Read a hit of another agent's memory (the agent a `search --agents` hit names), "
     "from the workspace its index recorded.",
 )
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="The lines as JSON (path, from, text, ...).")
 @global_options
 @click.pass_obj
 def get(
@@ -277,7 +282,7 @@ def get(
 
 
 @cli.command()
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="The report as JSON.")
 @click.option("--deep", is_flag=True, help="Probe the provider and rescan the sources.")
 @click.option("--verbose", is_flag=True, help="Also the config file, ignored keys and settings.")
 @global_options
@@ -320,45 +325,8 @@ def config_schema() -> None:
 
 
 @cli.command()
-@global_options
-@click.pass_obj
-def watch(options: Options) -> None:
-    """Keep the index fresh in the foreground (watcher, interval, session growth)."""
-    if not options.enabled():
-        return
-    manager = options.manager()
-    stop = threading.Event()
-
-    def on_signal(_sig: int, _frame: FrameType | None) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    with errors():
-        # Missing vectors (a first index) are embedded by the background syncer, batch by batch
-        # between syncs: watching starts as soon as the keyword rows are in.
-        report = manager.sync(wait_for_vectors=False)
-    click.echo(summary(report), err=True)
-    vectors = manager.status().vectors
-    if vectors is not None and not vectors.complete:
-        click.echo(f"{vectors.text()}: embedding the rest in the background", err=True)
-    from memlane.entrypoints.daemon.sharing import serving_socket
-
-    with serving_socket(manager, "watch", disabled=options.daemon_disabled()):
-        manager.start()  # the file watcher as `sync.watch` says (default on)
-        if not manager.settings.sync.watch:
-            click.echo(
-                "sync.watch is false: no file watcher; interval and session-growth syncs only",
-                err=True,
-            )
-        click.echo("watching; Ctrl-C to stop", err=True)
-        stop.wait()
-        click.echo("stopping", err=True)
-
-
-@cli.command()
 @click.option("--limit", type=click.IntRange(1, 10_000), default=20, show_default=True)
-@click.option("--json", "as_json", is_flag=True)
+@click.option("--json", "as_json", is_flag=True, help="The events as JSON.")
 @global_options
 @click.pass_obj
 def events(options: Options, limit: int, as_json: bool) -> None:
@@ -379,6 +347,7 @@ def events(options: Options, limit: int, as_json: bool) -> None:
 
 
 cli.add_command(store_group)
+cli.add_command(watch)
 cli.add_command(serve)
 cli.add_command(mcp)
 cli.add_command(ui)

@@ -244,7 +244,7 @@ def global_options(command: Callable[..., None]) -> Callable[..., None]:
     (`--version` and `--help` excepted: they answer at once, wherever they stand)."""
     command = click.option(
         "--log-json", is_flag=True, default=None, expose_value=False, callback=_set_logging,
-        help="Log JSON lines on stderr (also before the command).",
+        help="Log JSON lines on stderr on a terminal too (also before the command).",
     )(command)  # fmt: skip
     command = click.option(
         "--log-level", type=click.Choice(LOG_LEVELS), default=None, expose_value=False,
@@ -257,7 +257,8 @@ def global_options(command: Callable[..., None]) -> Callable[..., None]:
     # Read by the console script before the CLI loads (daemon/client.py); accepted here too.
     return click.option(
         "--no-daemon", is_flag=True, expose_value=False, callback=_set_no_daemon,
-        help="Work in-process (no daemon); watch and serve: do not serve the daemon socket.",
+        help="Work in-process, not through a running daemon; watch, serve and mcp: do not serve "
+        "the daemon socket either.",
     )(command)  # fmt: skip
 
 

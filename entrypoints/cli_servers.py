@@ -1,4 +1,5 @@
-"""Entry points: the CLI commands that serve or move the index (serve, mcp, store copy)."""
+"""Entry points: the CLI commands that run until stopped or move the index (watch, serve, mcp,
+ui, store copy)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ import os
 import signal
 import threading
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING
 
 import click
@@ -22,6 +24,7 @@ if TYPE_CHECKING:
 
 
 from memlane.entrypoints.cli_options import Options, errors, global_options, listen_errors
+from memlane.entrypoints.cli_output import summary
 
 
 @click.group("store")
@@ -240,3 +243,40 @@ def ui(
     settings = UiOptions(host, port, token, read_only, open_browser)
     manager = options.manager()
     run_ui(manager, settings, on_ready=lambda: click.echo(f"memlane ui: {settings.url}", err=True))
+
+
+@click.command()
+@global_options
+@click.pass_obj
+def watch(options: Options) -> None:
+    """Keep the index fresh in the foreground (watcher, interval, session growth)."""
+    if not options.enabled():
+        return
+    manager = options.manager()
+    stop = threading.Event()
+
+    def on_signal(_sig: int, _frame: FrameType | None) -> None:
+        stop.set()
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    with errors():
+        # Missing vectors (a first index) are embedded by the background syncer, batch by batch
+        # between syncs: watching starts as soon as the keyword rows are in.
+        report = manager.sync(wait_for_vectors=False)
+    click.echo(summary(report), err=True)
+    vectors = manager.status().vectors
+    if vectors is not None and not vectors.complete:
+        click.echo(f"{vectors.text()}: embedding the rest in the background", err=True)
+    from memlane.entrypoints.daemon.sharing import serving_socket
+
+    with serving_socket(manager, "watch", disabled=options.daemon_disabled()):
+        manager.start()  # the file watcher as `sync.watch` says (default on)
+        if not manager.settings.sync.watch:
+            click.echo(
+                "sync.watch is false: no file watcher; interval and session-growth syncs only",
+                err=True,
+            )
+        click.echo("watching; Ctrl-C to stop", err=True)
+        stop.wait()
+        click.echo("stopping", err=True)
