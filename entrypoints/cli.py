@@ -29,6 +29,7 @@ from memlane.entrypoints.cli_daemon import daemon_group, daemon_json, daemon_tex
 from memlane.entrypoints.cli_options import (
     LOG_LEVELS,
     Options,
+    QueryCommand,
     errors,
     global_options,
     query_from_stdin,
@@ -166,7 +167,7 @@ def index(
     click.echo(summary(report))
 
 
-@cli.command()
+@cli.command(cls=QueryCommand)
 @click.argument("query", required=False)
 @click.option(
     "--query", "query_option", help="The query (wins over the argument); '-' reads it from stdin."

@@ -197,6 +197,24 @@ def errors() -> Iterator[None]:
         raise click.ClickException(f"{error_text(exc)}{hint}") from exc
 
 
+class QueryCommand(click.Command):
+    """A command taking a query: an unknown option may be the query itself (`search "--dry-run"`:
+    the shell has removed the quotes), so the error says how to search for it."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.NoSuchOption as exc:
+            if exc.possibilities:  # a near option: more likely a typo (--max-result)
+                raise
+            name = exc.option_name
+            raise click.UsageError(
+                f"No such option: {name}. To search for text that starts with '-', put it after "
+                f"`--` (memlane {ctx.info_name} -- {name}) or use --query={name}",
+                ctx=ctx,
+            ) from None
+
+
 def query_from_stdin() -> str:
     """`search --query -`: the query on standard input, refused (exit 2) past the limit."""
     text = sys.stdin.read(MAX_QUERY_CHARS + 1)  # one past the limit: refused, not cut
