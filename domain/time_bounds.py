@@ -3,7 +3,8 @@
 Accepted: an ISO 8601 date (`2026-11-01`: from its first second for `since`, to its last for
 `until`; whole UTC days), month (`2026-11`) or week (`2026-W47`: Monday to Sunday) taken whole
 the same way, a date and time (UTC unless it names a zone), epoch seconds (a number, or text of
-nine digits or more), a `datetime` / `date`, or a span back from now (`7d`, `12h`, `30m` minutes,
+nine digits or more; a whole number from 1000 to 9999 is refused, as a year meant), a
+`datetime` / `date`, or a span back from now (`7d`, `12h`, `30m` minutes,
 `2w`, `3mo` months, `1y`). `now` is passed in: the search passes its `as_of` when it has one, so
 `--since 7d --as-of 2026-11-20` is the week before that day. A time outside the years 1 to 9999
 is refused, whichever way it is written (a date there cannot be written at all).
@@ -62,7 +63,10 @@ def parse_time_bound(value: object, *, now: float, end: bool, name: str) -> floa
     seconds = _seconds(value, now=now, end=end, name=name)
     if seconds is not None and not _FIRST <= seconds <= _LAST:
         # Read as given, 1e20 matched nothing and the search answered "no results".
-        raise InvalidQuery(f"{name}: {value!r} is outside the years 1 to 9999")
+        hint = ""
+        if _FIRST <= seconds / 1_000 <= _LAST:
+            hint = f" (as epoch milliseconds it would be {seconds / 1_000:.0f} seconds)"
+        raise InvalidQuery(f"{name}: {value!r} is outside the years 1 to 9999{hint}")
     return seconds
 
 
@@ -74,6 +78,13 @@ def _seconds(value: object, *, now: float, end: bool, name: str) -> float | None
     if isinstance(value, int | float):
         if not math.isfinite(value):
             raise InvalidQuery(f"{name} must be a finite time")
+        if value == int(value) and 1_000 <= value <= 9_999:
+            # Read as epoch seconds, 2026 is 1970-01-01T00:33:46: a filter that keeps
+            # everything and says nothing. A year is far likelier meant.
+            raise InvalidQuery(
+                f"{name}: {value!r} is epoch seconds in 1970, not the year; write a year as a "
+                "date (2026-01-01)"
+            )
         return float(value)
     if isinstance(value, dt.datetime):
         return _aware(value)

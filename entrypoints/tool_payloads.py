@@ -60,7 +60,7 @@ def memory_search_tool(
             agents=_agents(params),
             since=params.get("since"),  # type: ignore[arg-type]  # checked by the manager
             until=params.get("until"),  # type: ignore[arg-type]
-            as_of=params.get("asOf", params.get("as_of")),  # type: ignore[arg-type]
+            as_of=_one_of(params, "asOf", "as_of"),  # type: ignore[arg-type]
         )
     except Exception as exc:
         if kind_of(exc) is None:  # a bug: the caller's own handler logs it
@@ -157,6 +157,14 @@ def _agents(params: Mapping[str, object]) -> tuple[str, ...] | None:
     return None if value is None else parse_agents(value)
 
 
+def _one_of(params: Mapping[str, object], name: str, alias: str) -> object:
+    """The argument given as `name` or its `alias`; InvalidQuery when both are given with other
+    values (which one was meant cannot be told, and taking one would ignore the other unsaid)."""
+    if name in params and alias in params and params[name] != params[alias]:
+        raise InvalidQuery(f"{name} and {alias} are the same argument: give one")
+    return params.get(name, params.get(alias))
+
+
 def _check_times(params: Mapping[str, object]) -> None:
     """Refuse an unreadable time argument under the name the caller wrote (`asOf`): the manager
     would name its Python keyword (`as_of`). The manager still checks the window (it knows now)."""
@@ -173,7 +181,7 @@ def _number(
     error names the argument as the caller wrote it (`maxResults`, or its alias)."""
     if name not in params and alias in params:
         name = alias
-    value = params.get(name)
+    value = _one_of(params, name, alias)
     if value is None:
         return None
     number: object = value

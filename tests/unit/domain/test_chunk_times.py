@@ -328,3 +328,21 @@ class TestTimeBounds:
         # goes without its time instead of a traceback failing every search.
         assert iso_time(bad, bad) is None
         assert iso_time(0.0, bad) is None
+
+
+class TestNumbersThatAreNoEpochSeconds:
+    """A number is epoch seconds; one that reads as a year or as milliseconds is refused with
+    what it would have meant, not read quietly into a filter that keeps everything."""
+
+    @pytest.mark.parametrize("value", [2026, 2026.0, 1999])
+    def test_a_year_given_as_a_number_is_refused(self, value: float) -> None:
+        with pytest.raises(InvalidQuery, match=r"epoch seconds in 1970, not the year"):
+            parse_time_bound(value, now=NOW, end=False, name="since")
+
+    def test_epoch_milliseconds_are_refused_with_the_seconds_they_would_be(self) -> None:
+        with pytest.raises(InvalidQuery, match=r"as epoch milliseconds it would be 1763370000"):
+            parse_time_bound(1_763_370_000_000, now=NOW, end=False, name="since")
+
+    @pytest.mark.parametrize("value", [0, 1_763_370_000, -86_400, 2026.5])
+    def test_other_numbers_are_epoch_seconds(self, value: float) -> None:
+        assert parse_time_bound(value, now=NOW, end=False, name="since") == float(value)
