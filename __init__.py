@@ -135,7 +135,7 @@ def open(
     The same (agent, workspace, settings) returns the same live manager until it is closed.
     Raises ConfigError for an unknown or out-of-range setting, WorkspaceMismatch when the
     index recorded another workspace (and `move_workspace` is off), WorkspaceMissing when the
-    workspace folder does not exist.
+    workspace folder does not exist or is not a folder.
     """
     from memlane.entrypoints.api import open_manager
 

@@ -61,14 +61,15 @@ class WorkspaceMismatch(WorkspaceError):
 class WorkspaceMissing(WorkspaceError):
     """The workspace folder does not exist (or is not a folder)."""
 
-    def __init__(self, path: str, *, recorded: bool) -> None:
+    def __init__(self, path: str, *, recorded: bool, not_a_folder: bool = False) -> None:
         self.path = path
         hint = (
             f"it is the one the index recorded: if it moved, run `{MOVE_HINT}`"
             if recorded
-            else "create it or name another one with --workspace"
+            else "create it or name another one: --workspace, or memlane.open(workspace=...)"
         )
-        super().__init__(f"workspace folder does not exist: {path} ({hint})")
+        what = "is not a folder (a file is there)" if not_a_folder else "folder does not exist"
+        super().__init__(f"workspace {what}: {path} ({hint})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,11 +98,13 @@ def bind_workspace(
     *,
     store: str,
     is_folder: Callable[[str], bool],
+    exists: Callable[[str], bool] = lambda _path: False,
     move: bool = False,
 ) -> WorkspaceBinding:
     """Decide which workspace the index at `store` serves (see the module docstring).
 
-    `recorded` is the workspace the index recorded (None or "" when none). With `move`, the
+    `recorded` is the workspace the index recorded (None or "" when none); `exists` tells a
+    path that is something other than a folder (a file) from a missing one. With `move`, the
     requested workspace (the current directory when none is named) replaces the recorded one.
 
     Raises:
@@ -111,7 +114,7 @@ def bind_workspace(
     recorded = recorded or None
     if request.origin != "cwd" and not is_folder(request.path):
         # A named folder that is missing is the first thing to fix, whatever the index holds.
-        raise WorkspaceMissing(request.path, recorded=False)
+        raise WorkspaceMissing(request.path, recorded=False, not_a_folder=exists(request.path))
     notice: str | None = None
     moved_from: str | None = None
     if recorded is None:
@@ -133,5 +136,5 @@ def bind_workspace(
             recorded=recorded, requested=request.path, origin=request.origin, store=store
         )
     if not is_folder(path):
-        raise WorkspaceMissing(path, recorded=path == recorded)
+        raise WorkspaceMissing(path, recorded=path == recorded, not_a_folder=exists(path))
     return WorkspaceBinding(path=path, notice=notice, moved_from=moved_from)

@@ -45,6 +45,7 @@ def bound_runtime(
         recorded,
         store=store,
         is_folder=os.path.isdir,
+        exists=os.path.lexists,
         move=move,
     )
     if binding.notice is not None and on_notice is not None:

@@ -12,6 +12,7 @@ from memlane.application.workspace import (
 )
 
 FOLDERS = {"/ws", "/elsewhere", "/new"}
+FILES = {"/notes.md"}
 
 
 def bind(
@@ -22,6 +23,7 @@ def bind(
         recorded,
         store="/state/memory.db",
         is_folder=FOLDERS.__contains__,
+        exists=(FOLDERS | FILES).__contains__,
         move=move,
     )
     return binding.path, binding.notice
@@ -62,6 +64,14 @@ class TestBindWorkspace:
     def test_a_named_missing_folder_is_refused_before_anything_else(self) -> None:
         with pytest.raises(WorkspaceMissing, match="does not exist: /gone"):
             bind("/gone", "flag", "/ws")
+
+    def test_a_file_named_as_the_workspace_is_said_to_be_no_folder(self) -> None:
+        with pytest.raises(WorkspaceMissing, match=r"is not a folder \(a file is there\): /notes"):
+            bind("/notes.md", "flag", "/ws")
+
+    def test_the_hint_names_the_python_form_too(self) -> None:
+        with pytest.raises(WorkspaceMissing, match=r"memlane.open\(workspace=\.\.\.\)"):
+            bind("/gone", "flag", None)
 
     def test_a_recorded_folder_that_vanished_says_how_to_move(self) -> None:
         with pytest.raises(WorkspaceMissing, match="--move-workspace"):
