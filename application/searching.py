@@ -31,7 +31,7 @@ from memlane.application.vector_backfill import SEARCH_BACKFILL_LIMIT
 from memlane.domain.agents import parse_agents
 from memlane.domain.config import MemorySettings
 from memlane.domain.search import SearchQuery, check_query_text, check_window
-from memlane.domain.time_bounds import TimeInput, parse_time_bound
+from memlane.domain.time_bounds import TimeInput, is_span, parse_time_bound
 
 
 class Searching:
@@ -81,6 +81,8 @@ class Searching:
         said = now if asked is None else asked
         start = parse_time_bound(since, now=said, end=False, name="since")
         stop = parse_time_bound(until, now=said, end=True, name="until")
+        if stop is None and asked is not None and is_span(since):
+            stop = asked  # `--since 7d --as-of D`: the seven days up to D
         check_window(start, stop)
         names = None if agents is None else self.check_agents(agents)
         stores = None if names is None else [(a, self._agents.index_of(a)) for a in names]

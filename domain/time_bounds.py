@@ -6,7 +6,8 @@ the same way, a date and time (UTC unless it names a zone), epoch seconds (a num
 nine digits or more; a whole number from 1000 to 9999 is refused, as a year meant), a
 `datetime` / `date`, or a span back from now (`7d`, `12h`, `30m` minutes,
 `2w`, `3mo` months, `1y`). `now` is passed in: the search passes its `as_of` when it has one, so
-`--since 7d --as-of 2026-11-20` is the week before that day. A time outside the years 1 to 9999
+`--since 7d --as-of 2026-11-20` is the week before that day (and, with no `until`, the search
+ends the window there: `is_span`). A time outside the years 1 to 9999
 is refused, whichever way it is written (a date there cannot be written at all).
 """
 
@@ -68,6 +69,12 @@ def parse_time_bound(value: object, *, now: float, end: bool, name: str) -> floa
             hint = f" (as epoch milliseconds it would be {seconds / 1_000:.0f} seconds)"
         raise InvalidQuery(f"{name}: {value!r} is outside the years 1 to 9999{hint}")
     return seconds
+
+
+def is_span(value: object) -> bool:
+    """Whether `value` is a span back from now (`7d`): with an `as_of`, a window that ends
+    then (the week before that day, not the week before and everything after it)."""
+    return isinstance(value, str) and _SPAN.fullmatch(value.strip()) is not None
 
 
 def _seconds(value: object, *, now: float, end: bool, name: str) -> float | None:

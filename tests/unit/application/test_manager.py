@@ -81,6 +81,20 @@ class TestSpansCountBackFromTheQuestion:
         assert [r.path for r in asked.results] == ["memory/2026-10-02.md"]
         assert list(by_clock.results) == []
 
+    def test_a_span_with_as_of_ends_then(self, world: World) -> None:
+        """`--since 7d --as-of D` is the week up to D: a note written after D is not in it."""
+        world.embedder = None
+        world.memory.write("memory/2026-10-02.md", "# Parts\n\nOrdered the xray parts.\n")
+        world.memory.write("memory/2026-10-20.md", "# Parts\n\nReturned the xray parts.\n")
+        manager = world.manager()
+
+        span = manager.search("xray parts", since="7d", as_of="2026-10-05")
+        dated = manager.search("xray parts", since="2026-09-28", as_of="2026-10-05")
+
+        assert [r.path for r in span.results] == ["memory/2026-10-02.md"]
+        # A date written out is the caller's own bound: as_of does not end it.
+        assert {r.path for r in dated.results} == {"memory/2026-10-02.md", "memory/2026-10-20.md"}
+
 
 class TestFusion:
     NOTES: ClassVar[dict[str, str]] = {
