@@ -65,10 +65,8 @@ def walk_tree(root: str, ignored: frozenset[str]) -> WalkedTree:
     while stack:
         current = stack.pop()
         order.append(current)
-        try:
-            with os.scandir(current) as it:
-                entries = list(it)
-        except OSError:
+        entries = _listed(current)
+        if entries is None:
             continue
         for entry in entries:
             try:
@@ -157,15 +155,19 @@ def has_relevant_name(path: str, suffixes: Sequence[str]) -> bool:
 def relevant_files(folder: str, suffixes: Sequence[str]) -> Iterator[str]:
     """The regular files of `folder` (links followed) with a watched suffix; none when it
     cannot be read (it vanished, or lost its permissions, since it was planned)."""
-    try:
-        with os.scandir(folder) as it:
-            entries = list(it)
-    except OSError:
-        return
-    for entry in entries:
+    for entry in _listed(folder) or ():
         try:
             st = entry.stat()
         except OSError:
             continue
         if stat.S_ISREG(st.st_mode) and has_relevant_name(entry.name, suffixes):
             yield entry.path
+
+
+def _listed(folder: str) -> list[os.DirEntry[str]] | None:
+    """The entries of `folder`, None when it cannot be read (gone, or no permission)."""
+    try:
+        with os.scandir(folder) as it:
+            return list(it)
+    except OSError:
+        return None
