@@ -1,12 +1,12 @@
 """Domain: masking secrets (API keys, tokens, passwords, private keys) in text before indexing.
 
 The env-style assignment pattern below, the catalogue of secret formats (domain/secret_patterns.py)
-and any extra patterns all search the original text. Each match names a span: the last non-empty
-capture group, or the whole match; a PEM private key is the whole block. Overlapping spans are
-merged, and each merged span is masked once: a PEM block keeps only its first and last line;
-anything else becomes `***` when shorter than 18 characters, else its first 6 + `…` + last 4
-characters. A mask keeps the line breaks of what it replaces, so the line numbers of the text
-after a mask do not move.
+and any extra patterns (compiled and vetted by domain/extra_patterns.py) all search the original
+text. Each match names a span: the last non-empty capture group, or the whole match; a PEM private
+key is the whole block. Overlapping spans are merged, and each merged span is masked once: a PEM
+block keeps only its first and last line; anything else becomes `***` when shorter than 18
+characters, else its first 6 + `…` + last 4 characters. A mask keeps the line breaks of what it
+replaces, so the line numbers of the text after a mask do not move.
 
 Fixes over the reference system's redaction:
 - an assignment's name must look like a secret's name (`OPENAI_API_KEY`, `db-password`,
@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Final
 
-from memlane.domain.errors import ConfigError
+from memlane.domain.extra_patterns import compile_extra
 from memlane.domain.secret_patterns import SECRET_PATTERNS, WS_CHARS
 
 MASK: Final = "***"
@@ -297,76 +297,6 @@ def _assignment_starts(text: str) -> Iterator[int]:
         scanned = hit.end()
 
 
-_JS_FLAGS: Final = {"i": re.IGNORECASE, "m": re.MULTILINE, "s": re.DOTALL}
-_IGNORED_JS_FLAGS: Final = frozenset("guyd")
-
-
-_SLASH_FORM: Final = re.compile(r"/(.+)/([a-z]*)", re.DOTALL)
-
-
-def _compile_extra(source: str, key: str) -> re.Pattern[str]:
-    body, flags = source, re.IGNORECASE
-    slashed = _SLASH_FORM.fullmatch(source)
-    if slashed is not None and set(slashed.group(2)) <= {*_JS_FLAGS, *_IGNORED_JS_FLAGS}:
-        body, flags = slashed.group(1), re.NOFLAG
-        for letter in slashed.group(2):
-            flags |= _JS_FLAGS.get(letter, re.NOFLAG)
-    if not body:
-        raise ConfigError(key, "empty pattern")
-    if _has_nested_repetition(body):
-        raise ConfigError(key, "nested repetition such as (a+)+ can take exponential time")
-    try:
-        return re.compile(body, flags)
-    except re.error as exc:
-        raise ConfigError(key, f"invalid regular expression: {exc}") from exc
-
-
-def _quantifier_at(body: str, index: int) -> bool:
-    """Whether an unbounded or multi-count quantifier (`*`, `+`, `{n,}`, `{n,m}`) starts here."""
-    if index >= len(body):
-        return False
-    if body[index] in "*+":
-        return True
-    found = re.match(r"\{(\d*)(,?)(\d*)\}", body[index:])
-    if found is None:
-        return False
-    low, comma, high = found.groups()
-    if comma:
-        return not high or int(high) > 1
-    return int(low or "0") > 1
-
-
-def _has_nested_repetition(body: str) -> bool:
-    """Heuristic: a group containing a repeated item is itself repeated, as in `(a+)+`."""
-    repeated_inside: list[bool] = []
-    index = 0
-    while index < len(body):
-        char = body[index]
-        if char == "\\":
-            index += 2
-            continue
-        if char == "[":
-            index += 1
-            if index < len(body) and body[index] == "^":
-                index += 1
-            if index < len(body) and body[index] == "]":
-                index += 1
-            while index < len(body) and body[index] != "]":
-                index += 2 if body[index] == "\\" else 1
-        elif char == "(":
-            repeated_inside.append(False)
-        elif char == ")" and repeated_inside:
-            inner = repeated_inside.pop()
-            if inner and _quantifier_at(body, index + 1):
-                return True
-            if repeated_inside and (inner or _quantifier_at(body, index + 1)):
-                repeated_inside[-1] = True
-        elif _quantifier_at(body, index) and repeated_inside:
-            repeated_inside[-1] = True
-        index += 1
-    return False
-
-
 def built_in_rules() -> tuple[str, ...]:
     """What the built-in masking rules are, as text: the assignment rule and every catalogue
     entry with its flags, needles and form (an index records their fingerprint)."""
@@ -402,7 +332,7 @@ class Redactor:
         ]
         rules += [
             _Rule(
-                _compile_extra(source, f"redaction.extraPatterns[{index}]"),
+                compile_extra(source, f"redaction.extraPatterns[{index}]"),
                 f"extra-pattern-{index}",
             )
             for index, source in enumerate(extra_patterns)

@@ -15,25 +15,27 @@ texts into raw vectors through `_post_json`. This base then:
 * names what to fix when the key is refused (401, 403, Google's `API_KEY_INVALID`), never
   the key itself.
 
+What a provider is built from (`HttpOptions`, the `BatchRunner` shape) is in _http_options.py.
+
 Errors raised: the port's EmbeddingError tree only (see application.ports.embedding).
 """
 
 from __future__ import annotations
 
 import math
-import random
 import threading
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from types import MappingProxyType
-from typing import ClassVar, Protocol
+from typing import ClassVar
 
 import httpx
 import structlog
 
+from memlane.adapters.embedding._http_options import BatchRunner, HttpOptions
 from memlane.adapters.embedding._retry_policy import (
     MAX_RETRY_AFTER,
     Retryable,
@@ -58,48 +60,6 @@ log = structlog.get_logger()
 
 
 _PROBE_TEXT = "dimension probe"
-
-
-@dataclass(frozen=True, slots=True)
-class HttpOptions:
-    """How to reach and drive one HTTP provider; the same object fits every provider.
-
-    Empty `model` / `base_url` mean the provider's own default. `dimensions` is the output
-    dimensionality to request (providers without `supports_output_dimensions` only use it as the
-    known vector size). `batch` is used by providers with `supports_batch`.
-    """
-
-    api_key: str | None = None
-    model: str = ""
-    base_url: str = ""
-    headers: Mapping[str, str] = field(default_factory=dict)
-    timeout: float = 60.0
-    query_timeout: float = 20.0
-    max_concurrency: int = 4
-    max_retries: int = 3
-    dimensions: int | None = None
-    batch: BatchSettings | None = None
-    # An OpenAI-compatible server that may take no key (LM Studio, a local vLLM).
-    key_optional: bool = False
-    # `input_type` labels of asymmetric models on OpenAI-compatible servers; None: not sent.
-    query_input_type: str | None = None
-    document_input_type: str | None = None
-    transport: httpx.BaseTransport | None = None
-    sleep: Callable[[float], None] = time.sleep
-    jitter: Callable[[], float] = random.random
-
-
-class BatchRunner(Protocol):
-    """A provider's batch API behind its failure policy (batch.BatchEmbedder)."""
-
-    @property
-    def active(self) -> bool:
-        """False once batch mode was switched off for the life of the provider."""
-        ...
-
-    def try_embed(self, texts: Sequence[str]) -> RawVectors | None:
-        """Raw vectors in input order, or None when the caller must embed inline."""
-        ...
 
 
 class HttpEmbeddingProvider(ABC):

@@ -21,7 +21,8 @@ from types import MappingProxyType
 import httpx
 from typing_extensions import override
 
-from memlane.adapters.embedding._http import BatchRunner, HttpEmbeddingProvider
+from memlane.adapters.embedding._http import HttpEmbeddingProvider
+from memlane.adapters.embedding._http_options import BatchRunner
 from memlane.adapters.embedding._wire import JSON, RawVectors, as_floats
 from memlane.adapters.embedding.batch import BatchEmbedder
 from memlane.adapters.embedding.gemini_batch import GeminiBatchFlow

@@ -17,7 +17,8 @@ from types import MappingProxyType
 import httpx
 from typing_extensions import override
 
-from memlane.adapters.embedding._http import HttpEmbeddingProvider, HttpOptions
+from memlane.adapters.embedding._http import HttpEmbeddingProvider
+from memlane.adapters.embedding._http_options import HttpOptions
 from memlane.adapters.embedding._wire import JSON, RawVectors, as_floats, error_fields
 from memlane.application.ports.embedding import EmbeddingRejected
 

@@ -17,7 +17,8 @@ from types import MappingProxyType
 
 from typing_extensions import override
 
-from memlane.adapters.embedding._http import BatchRunner, HttpEmbeddingProvider
+from memlane.adapters.embedding._http import HttpEmbeddingProvider
+from memlane.adapters.embedding._http_options import BatchRunner
 from memlane.adapters.embedding._wire import JSON, RawVectors, vectors_from_data
 from memlane.adapters.embedding.batch import BatchEmbedder, FileBatchFlow
 from memlane.domain.config import BatchSettings

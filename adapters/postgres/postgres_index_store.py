@@ -1,14 +1,14 @@
 """Adapter: IndexStore for one agent in a shared PostgreSQL database (pgvector + BM25 postings).
 
-The class is a composition; the SQL lives in the modules it calls: `rows` (files, chunks,
-postings), `keyword_search` (BM25 as FTS5 computes it), `vectors` (pgvector HNSW and the
-agent's dimension), `embedding_cache` and `meta`. Every statement filters by the agent id, which
-leads every primary key.
+The class is a composition; the SQL lives in the modules it calls: `chunk_writes` (the work of
+a file's or vectors' write), `rows` (files, chunks, postings), `vectors` (the agent's dimension),
+`embedding_cache` and `meta`. Every statement filters by the agent id, which leads every primary
+key. What a search reads (both legs, the pieces, the background sample) is the base class's,
+`search_reads.PostgresSearchReads`.
 
-Quirks absorbed here: the keyword leg accepts the OR-of-phrases MATCH expressions the domain
-builds and gives [] for any other FTS5 syntax (analysis.py); text analysis runs before the
-write transaction, so a transaction never waits on Python work (but once after an upgrade that
-changed the analysis: keyword_analysis.py makes the agent's postings again first).
+Quirk absorbed here: text analysis runs before the write transaction, so a transaction never
+waits on Python work (but once after an upgrade that changed the analysis: keyword_analysis.py
+makes the agent's postings again first).
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from memlane.adapters import progress_notes
 from memlane.adapters.piece_walk import PieceBacklog
 from memlane.adapters.postgres import (
     chunk_pieces,
+    chunk_writes,
     embedding_cache,
     first_index,
-    keyword_analysis,
     keyword_search,
     maintenance,
     rows,
@@ -35,11 +35,11 @@ from memlane.adapters.postgres import (
 )
 from memlane.adapters.postgres import meta as meta_rows
 from memlane.adapters.postgres import vectors as vector_leg
-from memlane.adapters.postgres.analysis import Fts5Analyser, parse_match
+from memlane.adapters.postgres.analysis import Fts5Analyser
 from memlane.adapters.postgres.database import PostgresDatabase
 from memlane.adapters.postgres.piece_backlog import PostgresBacklog
 from memlane.adapters.postgres.rebuild import PostgresIndexRebuild
-from memlane.adapters.sample_cosines import sample_cosines
+from memlane.adapters.postgres.search_reads import PostgresSearchReads
 from memlane.application.ports.embedding import Vector
 from memlane.application.ports.index_store import (
     CacheKey,
@@ -53,19 +53,16 @@ from memlane.application.ports.index_store import (
     VectorIndexState,
     VectorProgress,
     check_file_rows,
-    check_query_dims,
     check_vector,
     check_vector_batch,
-    vector_search_wanted,
 )
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.index_meta import IndexMeta
-from memlane.domain.search import Candidate, TimeWindow
 from memlane.domain.sources import Source
 
 
-class PostgresIndexStore:
-    """The live index of one agent in a `PostgresDatabase`."""
+class PostgresIndexStore(PostgresSearchReads):
+    """The live index of one agent in a `PostgresDatabase` (its searches: search_reads.py)."""
 
     def __init__(
         self,
@@ -97,7 +94,6 @@ class PostgresIndexStore:
         self._notes = PostgresBacklog(db, agent)
         self._piece_backlog = PieceBacklog(self._notes)
         self._progress = vector_counts.KeptProgress(agent)
-        # The keyword leg's path of the last search (keyword_search.PRUNED, FULL or PHRASES).
         self.last_keyword_plan = ""
         self._files_written = itertools.count(1)
 
@@ -124,26 +120,12 @@ class PostgresIndexStore:
         dims = check_file_rows(file, chunks, vectors)
         self._check_analysis()
         tokens = self._analyser.document_tokens([c.indexed_text for c in chunks])
-        batch = [
-            (
-                c,
-                None if v is None else vector_leg.to_wire(v),
-                model,
-                None if v is None else len(v),
+        batch = chunk_writes.wire_rows(chunks, vectors, model)
+        self._db.write(
+            lambda conn: chunk_writes.replace_file(
+                conn, self._agent, file, batch, tokens, dims, register=self._registers
             )
-            for c, v in zip(chunks, vectors, strict=True)
-        ]
-
-        def work(conn: Connection) -> None:
-            self._register(conn)
-            vector_leg.ensure_dims(conn, self._agent, dims)
-            kept = [c.id for c in chunks]
-            chunk_pieces.delete_lost(conn, self._agent, file.source, file.path, kept)
-            rows.delete_file_chunks(conn, self._agent, file.source, file.path)
-            rows.insert_chunks(conn, self._agent, batch, tokens, rows.now(conn))
-            rows.put_file(conn, self._agent, file)
-
-        self._db.write(work)
+        )
         if next(self._files_written) in rows.ANALYSE_AFTER_FILES:
             self._db.write(rows.analyse_tables)
 
@@ -166,13 +148,7 @@ class PostgresIndexStore:
 
     def delete_file(self, source: Source, path: str) -> None:
         """Remove every row of one file in one transaction (no-op if it is not indexed)."""
-
-        def work(conn: Connection) -> None:
-            chunk_pieces.delete_lost(conn, self._agent, source, path)
-            rows.delete_file_chunks(conn, self._agent, source, path)
-            rows.delete_file(conn, self._agent, source, path)
-
-        self._db.write(work)
+        self._db.write(lambda conn: chunk_writes.delete_file(conn, self._agent, source, path))
 
     def set_vectors(self, model: str, vectors: Mapping[ChunkId, Vector]) -> None:
         """Attach vectors to existing chunks in one transaction (unknown ids are ignored)."""
@@ -181,18 +157,9 @@ class PostgresIndexStore:
             return
         ids = list(vectors)
         values = [vector_leg.to_wire(vectors[i]) for i in ids]
-
-        def work(conn: Connection) -> None:
-            vector_leg.ensure_dims(conn, self._agent, size)
-            conn.exec_driver_sql(
-                "UPDATE memlane_chunks c SET embedding = u.e, dims = %s, model = %s, "
-                "updated_at = %s FROM unnest(%s::text[], %b::vector[]) AS u(i, e) "
-                "WHERE c.agent = %s AND c.id = u.i",
-                (size, model, rows.now(conn), ids, values, self._agent),
-            )
-            rows.vectors_changed(conn, self._agent)
-
-        self._db.write(work)
+        self._db.write(
+            lambda conn: chunk_writes.set_vectors(conn, self._agent, model, size, ids, values)
+        )
 
     def set_pieces(self, model: str, pieces: Mapping[ChunkId, Sequence[Vector]]) -> None:
         """Attach note chunks' piece vectors of `model` in one transaction (see IndexStore)."""
@@ -279,13 +246,6 @@ class PostgresIndexStore:
         """Note chunks lacking pieces of `model`, counted up to `at_most` (see IndexStore)."""
         return self._piece_backlog.owed(model, at_most)
 
-    def piece_cosines(
-        self, vector: Vector, *, model: str, ids: Sequence[ChunkId]
-    ) -> dict[ChunkId, tuple[float, float | None]]:
-        """Each chunk's cosine with `vector` and its best piece's (see IndexStore)."""
-        with self._db.read() as conn:
-            return chunk_pieces.cosines(conn, self._agent, vector, model, ids)
-
     def vector_progress(self, model: str) -> VectorProgress:
         """Count the chunks with a vector of `model`, and all chunks (see IndexStore); counted
         again only when the agent's rows changed since, by this process or one before it
@@ -317,73 +277,6 @@ class PostgresIndexStore:
 
         self._db.write(work)
         return True
-
-    def search_vector(
-        self,
-        vector: Vector,
-        *,
-        model: str,
-        sources: Sequence[Source],
-        limit: int,
-        window: TimeWindow | None = None,
-    ) -> list[Candidate]:
-        """Return the `limit` chunks nearest to `vector` by cosine (see IndexStore)."""
-        if not vector_search_wanted(vector, sources, limit):
-            return []
-        with self._db.read() as conn:
-            dims = meta_rows.vector_dims(conn, self._agent)
-            if dims is None:
-                return []
-            check_query_dims(vector, dims)
-            scored = vector_leg.top(
-                conn,
-                self._agent,
-                vector,
-                dims=dims,
-                model=model,
-                sources=sources,
-                limit=limit,
-                window=window,
-            )
-            return rows.candidates(conn, self._agent, scored)
-
-    def background_cosines(self, vector: Vector, *, model: str, limit: int) -> list[float]:
-        """Cosines with the first `limit` vectors by chunk id (see IndexStore)."""
-        check_vector(vector)
-        if limit <= 0 or not vector:
-            return []
-        with self._db.read() as conn:
-            sample = vector_leg.sample(conn, self._agent, model, limit)
-        return sample_cosines(vector, sample)
-
-    def search_keyword(
-        self,
-        match: str,
-        *,
-        sources: Sequence[Source],
-        limit: int,
-        window: TimeWindow | None = None,
-    ) -> list[Candidate]:
-        """Return the `limit` best bm25 matches of an OR-of-phrases expression (see module)."""
-        if limit <= 0 or not sources or not match.strip():
-            return []
-        phrases = parse_match(match)
-        if phrases is None:
-            return []
-        tokens = self._analyser.tokens(phrases)
-        self._check_analysis()
-        with self._db.read() as conn:
-            scored, self.last_keyword_plan = keyword_search.window_top(
-                conn, self._agent, tokens, sources, limit, cache=self._hit_cache, window=window
-            )
-            return rows.candidates(conn, self._agent, scored)
-
-    def keyword_document_counts(self, terms: Sequence[str]) -> tuple[int, list[int]]:
-        """The agent's keyword rows and rows holding each term (see IndexStore)."""
-        phrases = self._analyser.tokens(list(terms))
-        self._check_analysis()
-        with self._db.read() as conn:
-            return keyword_search.document_counts(conn, self._agent, phrases, self._hit_cache)
 
     def cache_get(self, key: CacheKey, hashes: Sequence[ContentHash]) -> dict[ContentHash, Vector]:
         """Return cached vectors for the hashes found (reading does not refresh recency)."""
@@ -427,11 +320,11 @@ class PostgresIndexStore:
         if self._owns_analyser:
             self._analyser.close()
 
-    def _check_analysis(self) -> None:
-        if not self._analysis_checked:
-            keyword_analysis.bring_up_to_date(self._db, self._agent, self._analyser)
-            self._analysis_checked = True
+    @property
+    def _registers(self) -> bool:
+        # The live agent is listed in memlane_agents, not the temporary id a rebuild writes under.
+        return self._agent == self._cache_agent
 
     def _register(self, conn: Connection) -> None:
-        if self._agent == self._cache_agent:
+        if self._registers:
             meta_rows.register_agent(conn, self._agent)

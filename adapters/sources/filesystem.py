@@ -1,17 +1,21 @@
-"""Adapter: FileSource for memory notes (MEMORY.md, memory/**/*.md, extra paths) on local disk."""
+"""Adapter: FileSource for memory notes (MEMORY.md, memory/**/*.md, extra paths) on local disk.
 
-# ruff: noqa: PTH100, PTH110, PTH111, PTH112, PTH114, PTH116, PTH118, PTH119, PTH206
+This module knows the places notes come from and serves reads; one scan's walk of them (folders
+listed, links followed second, deduplication) is _note_walk.py's.
+"""
+
+# ruff: noqa: PTH100, PTH110, PTH111, PTH112, PTH114, PTH118, PTH206
 # (str paths with os.scandir keep a 10k-file scan stat-bound; pathlib objects would double it)
 
 from __future__ import annotations
 
 import os
 import stat as stat_mod
-from collections import deque
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Final
 
+from memlane.adapters.sources._note_walk import NOTE_SUFFIX, OUTSIDE_HINT, NoteWalk
 from memlane.adapters.sources._paths import (
     check_real_prefixes,
     folder_target_problem,
@@ -28,12 +32,8 @@ from memlane.adapters.sources._paths import (
 from memlane.application.ports.file_source import FileRefused, ScanResult, SourceError
 from memlane.domain.sources import FileStat, Source, SourceIssue, is_utf8_name
 
-_SUFFIX: Final = ".md"
 _TOP_LEVEL_NAMES: Final = ("MEMORY.md", "memory.md")
 _MEMORY_DIR: Final = "memory"
-_OUTSIDE_HINT: Final = (
-    "symlink target is outside the workspace and extra paths (add it as an extra path)"
-)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,23 +44,6 @@ class _Area:
     rel: str  # `root` in indexed form ("memory", "../notes", "." for the workspace)
     is_dir: bool
     exact_name: bool = False  # MEMORY.md / memory.md: the name itself is the rule
-
-
-@dataclass(slots=True)
-class _Walk:
-    """Mutable state of one scan: dedupe sets and what was found."""
-
-    allowed: list[str]
-    files: list[FileStat] = field(default_factory=list)
-    issues: list[SourceIssue] = field(default_factory=list)
-    seen_files: set[tuple[int, int]] = field(default_factory=set)
-    seen_dirs: set[tuple[int, int]] = field(default_factory=set)
-    linked_dirs: list[str] = field(default_factory=list)
-    deferred: deque[tuple[str, str]] = field(default_factory=deque)  # symlinks: (path, rel)
-
-
-def _join_rel(parent: str, name: str) -> str:
-    return name if parent == "." else f"{parent}/{name}"
 
 
 class FilesystemMemorySource:
@@ -144,8 +127,8 @@ class FilesystemMemorySource:
     def _allowed_real_roots(self) -> list[str]:
         return [os.path.realpath(p) for p in (self._workspace, *self._extras)]
 
-    def _walk_everything(self) -> _Walk:
-        walk = _Walk(allowed=self._allowed_real_roots())
+    def _walk_everything(self) -> NoteWalk:
+        walk = NoteWalk(allowed=self._allowed_real_roots())
         if not os.path.isdir(self._workspace):
             walk.issues.append(SourceIssue(path=".", reason="workspace folder does not exist"))
         for name in _TOP_LEVEL_NAMES:
@@ -153,10 +136,10 @@ class FilesystemMemorySource:
         self._add_memory_dir(walk)
         for area in self._areas()[3:]:
             self._add_extra(walk, area)
-        self._follow_links(walk)
+        walk.follow_links()
         return walk
 
-    def _add_top_level(self, walk: _Walk, name: str) -> None:
+    def _add_top_level(self, walk: NoteWalk, name: str) -> None:
         path = os.path.join(self._workspace, name)
         try:
             lst = os.lstat(path)
@@ -165,9 +148,9 @@ class FilesystemMemorySource:
         if stat_mod.S_ISLNK(lst.st_mode):
             walk.deferred.append((path, name))
         else:
-            self._record(walk, lst, name)
+            walk.record(lst, name)
 
-    def _add_memory_dir(self, walk: _Walk) -> None:
+    def _add_memory_dir(self, walk: NoteWalk) -> None:
         path = os.path.join(self._workspace, _MEMORY_DIR)
         if not os.path.lexists(path):
             ws = self._workspace
@@ -177,7 +160,7 @@ class FilesystemMemorySource:
                 )
             return
         if os.path.islink(path) and not is_within_any(os.path.realpath(path), walk.allowed):
-            walk.issues.append(SourceIssue(path=_MEMORY_DIR, reason=_OUTSIDE_HINT))
+            walk.issues.append(SourceIssue(path=_MEMORY_DIR, reason=OUTSIDE_HINT))
             return
         if os.path.islink(path):
             problem = folder_target_problem(os.path.realpath(path), walk.allowed)
@@ -189,9 +172,9 @@ class FilesystemMemorySource:
             return
         if os.path.islink(path):
             walk.linked_dirs.append(os.path.realpath(path))
-        self._walk_dir(walk, path, _MEMORY_DIR)
+        walk.walk_dir(path, _MEMORY_DIR)
 
-    def _add_extra(self, walk: _Walk, area: _Area) -> None:
+    def _add_extra(self, walk: NoteWalk, area: _Area) -> None:
         if not is_utf8_name(area.rel):  # a `${VAR}` of raw bytes, say: no path below is text
             walk.issues.append(SourceIssue(path=area.rel, reason="extra path is not valid UTF-8"))
         elif not os.path.exists(area.root):
@@ -200,139 +183,11 @@ class FilesystemMemorySource:
                 reason = "extra path is a broken symlink"
             walk.issues.append(SourceIssue(path=area.rel, reason=reason))
         elif area.is_dir:
-            self._walk_dir(walk, area.root, area.rel)
-        elif not has_suffix(area.root, _SUFFIX):
+            walk.walk_dir(area.root, area.rel)
+        elif not has_suffix(area.root, NOTE_SUFFIX):
             walk.issues.append(SourceIssue(path=area.rel, reason="extra path is not a .md file"))
         else:
-            self._add_file(walk, area.root, area.rel)
-
-    def _add_file(self, walk: _Walk, path: str, rel: str) -> None:
-        try:
-            st = os.stat(path)
-        except FileNotFoundError:
-            walk.issues.append(SourceIssue(path=rel, reason="broken symlink"))
-            return
-        except OSError as exc:
-            walk.issues.append(SourceIssue(path=rel, reason=f"cannot stat: {exc.strerror}"))
-            return
-        self._record(walk, st, rel)
-
-    def _record(self, walk: _Walk, st: os.stat_result, rel: str) -> None:
-        if not stat_mod.S_ISREG(st.st_mode):
-            walk.issues.append(SourceIssue(path=rel, reason="not a regular file"))
-            return
-        key = (st.st_dev, st.st_ino)
-        if key in walk.seen_files:
-            return
-        walk.seen_files.add(key)
-        walk.files.append(FileStat(source="memory", path=rel, mtime=st.st_mtime, size=st.st_size))
-
-    def _walk_dir(self, walk: _Walk, root: str, root_rel: str) -> bool:
-        """Walk a folder in sorted order without following links (they are deferred).
-
-        Returns False when the folder was already walked (a loop or a second route to it).
-        """
-        try:
-            root_st = os.stat(root)
-        except OSError as exc:
-            walk.issues.append(SourceIssue(path=root_rel, reason=f"cannot stat: {exc.strerror}"))
-            return False
-        if not self._enter(walk, root_st):
-            return False
-        stack = [(root, root_rel)]
-        while stack:
-            dir_path, dir_rel = stack.pop()
-            try:
-                with os.scandir(dir_path) as entries:
-                    children = sorted(entries, key=lambda e: e.name, reverse=True)
-            except OSError as exc:
-                walk.issues.append(
-                    SourceIssue(path=dir_rel, reason=f"unreadable folder: {exc.strerror}")
-                )
-                continue
-            for entry in children:
-                pushed = self._visit(walk, entry, _join_rel(dir_rel, entry.name))
-                if pushed is not None:
-                    stack.append(pushed)
-        return True
-
-    def _visit(self, walk: _Walk, entry: os.DirEntry[str], rel: str) -> tuple[str, str] | None:
-        """Handle one directory entry; return a folder to descend into, if any."""
-        name = entry.name
-        is_note = has_suffix(name, _SUFFIX)
-        try:
-            if entry.is_symlink():
-                walk.deferred.append((entry.path, rel))
-                return None
-            if entry.is_dir(follow_symlinks=False):
-                if is_ignored_dir(name):
-                    return None
-                if not is_utf8_name(name):
-                    walk.issues.append(
-                        SourceIssue(path=rel, reason="folder name is not valid UTF-8")
-                    )
-                    return None
-                if not self._enter(walk, entry.stat(follow_symlinks=False)):
-                    return None
-                return (entry.path, rel)
-            if not is_note:
-                return None
-            if not is_utf8_name(name):
-                walk.issues.append(SourceIssue(path=rel, reason="file name is not valid UTF-8"))
-                return None
-            self._record(walk, entry.stat(follow_symlinks=False), rel)
-        except FileNotFoundError:
-            return None  # vanished while listing: the next scan will tell
-        except OSError as exc:
-            walk.issues.append(SourceIssue(path=rel, reason=f"cannot stat: {exc.strerror}"))
-        return None
-
-    def _follow_links(self, walk: _Walk) -> None:
-        """Second pass: follow the links met so far, so real paths win deduplication."""
-        while walk.deferred:
-            path, rel = walk.deferred.popleft()
-            self._follow_link(walk, path, rel)
-
-    def _follow_link(self, walk: _Walk, path: str, rel: str) -> None:
-        name = os.path.basename(path)
-        is_note = has_suffix(name, _SUFFIX)
-        try:
-            st = os.stat(path)
-        except OSError:
-            if is_note:
-                walk.issues.append(SourceIssue(path=rel, reason="broken symlink or symlink loop"))
-            return
-        is_dir = stat_mod.S_ISDIR(st.st_mode)
-        if (is_dir and is_ignored_dir(name)) or (not is_dir and not is_note):
-            return
-        real = os.path.realpath(path)
-        if not is_within_any(real, walk.allowed):
-            walk.issues.append(SourceIssue(path=rel, reason=_OUTSIDE_HINT))
-            return
-        problem = (
-            folder_target_problem(real, walk.allowed)
-            if is_dir
-            else note_target_problem(real, walk.allowed, _SUFFIX)
-        )
-        if problem is not None:
-            walk.issues.append(SourceIssue(path=rel, reason=problem))
-            return
-        if not is_utf8_name(name):
-            kind = "folder" if is_dir else "file"
-            walk.issues.append(SourceIssue(path=rel, reason=f"{kind} name is not valid UTF-8"))
-            return
-        if not is_dir:
-            self._record(walk, st, rel)
-        elif self._walk_dir(walk, path, rel):
-            walk.linked_dirs.append(real)
-
-    @staticmethod
-    def _enter(walk: _Walk, st: os.stat_result) -> bool:
-        key = (st.st_dev, st.st_ino)
-        if key in walk.seen_dirs:
-            return False
-        walk.seen_dirs.add(key)
-        return True
+            walk.add_file(area.root, area.rel)
 
     # ----------------------------------------------------------------------------- reading
 
@@ -365,7 +220,7 @@ class FilesystemMemorySource:
                 continue
             real = os.path.realpath(abs_path)
             if real != abs_path:  # a link on the way: the allow-list applies to its target too
-                problem = note_target_problem(real, allowed, _SUFFIX)
+                problem = note_target_problem(real, allowed, NOTE_SUFFIX)
                 if problem is not None:
                     first_error = first_error or FileRefused(path, problem)
                     continue
@@ -375,11 +230,11 @@ class FilesystemMemorySource:
     @staticmethod
     def _area_serves(area: _Area, abs_path: str) -> bool:
         if not area.is_dir:
-            return abs_path == area.root and (area.exact_name or has_suffix(abs_path, _SUFFIX))
+            return abs_path == area.root and (area.exact_name or has_suffix(abs_path, NOTE_SUFFIX))
         if abs_path == area.root or not is_within(abs_path, area.root):
             return False
         *folders, name = abs_path[len(area.root.rstrip(os.sep)) + 1 :].split(os.sep)
-        return has_suffix(name, _SUFFIX) and not any(is_ignored_dir(f) for f in folders)
+        return has_suffix(name, NOTE_SUFFIX) and not any(is_ignored_dir(f) for f in folders)
 
 
 def _normalise_extra_paths(workspace: str, extra_paths: Sequence[str]) -> list[str]:
@@ -398,5 +253,5 @@ def _normalise_extra_paths(workspace: str, extra_paths: Sequence[str]) -> list[s
 def _drop_nested(roots: Sequence[str]) -> list[str]:
     """Dedupe and drop roots already inside another (possibly not yet existing) root folder."""
     unique = sorted(set(roots))
-    folders = [r for r in unique if os.path.isdir(r) or not has_suffix(r, _SUFFIX)]
+    folders = [r for r in unique if os.path.isdir(r) or not has_suffix(r, NOTE_SUFFIX)]
     return [r for r in unique if not any(f != r and is_within(r, f) for f in folders)]

@@ -3,6 +3,7 @@
 The class is a composition; the SQL lives in the modules it calls:
 
 * `rows` — files, chunks and their FTS5 keyword rows, and FTS5's own keyword ranking;
+* `chunk_writes` — the work inside a write of chunk rows, and what it changes of the kept counts;
 * `keyword_search` — the keyword leg: FTS5's ranking, pruned to the rows that can reach the top k;
 * `embedding_cache` — the vectors reused across reindexes;
 * `vec0` — the sqlite-vec mirror of the chunk vectors and the vector dimension;
@@ -29,6 +30,7 @@ from memlane.adapters.piece_walk import PieceBacklog
 from memlane.adapters.sample_cosines import sample_cosines
 from memlane.adapters.store import (
     chunk_pieces,
+    chunk_writes,
     embedding_cache,
     first_index,
     keyword_window,
@@ -66,7 +68,6 @@ from memlane.application.ports.index_store import (
 from memlane.application.reports import RecoveryStats
 from memlane.domain.chunks import Chunk, ChunkId, ContentHash
 from memlane.domain.index_meta import (
-    KEYWORD_ONLY_MODEL,
     IndexMeta,
     index_meta_from_json,
     index_meta_to_json,
@@ -116,32 +117,8 @@ class SqliteIndexStore:
         dims = check_file_rows(file, chunks, vectors)
 
         def work(conn: Connection) -> progress_counts.Change | None:
-            before = progress_counts.version(conn)
-            counted = self._progress.model_at(before)
-            self._vec0.ensure_dims(conn, dims)
-            old = rows.file_rids(conn, file.source, file.path)
-            gone = None if counted is None else progress_counts.rows_with(conn, old, counted)
-            lost = chunk_pieces.file_ids(conn, file.source, file.path) - {c.id for c in chunks}
-            chunk_pieces.delete(conn, sorted(lost))
-            rows.delete_rids(conn, old, self._vec0)
-            rows.insert_chunks(
-                conn,
-                [(c, v, model) for c, v in zip(chunks, vectors, strict=True)],
-                rows.now(conn),
-                self._vec0,
-            )
-            rows.put_file(conn, file)
-            meta_table.bump_generation(conn)
-            if counted is None or gone is None:
-                return None
-            labels = [model if v is not None else KEYWORD_ONLY_MODEL for v in vectors]
-            added = labels.count(counted)
-            return progress_counts.Change(
-                before=before,
-                after=progress_counts.version(conn),
-                model=counted,
-                done=added - gone.done,
-                total=len(chunks) - gone.total,
+            return chunk_writes.replace_file(
+                conn, self._vec0, self._progress, file, chunks, vectors, model, dims
             )
 
         self._progress.committed(self._db.write(work))
@@ -165,49 +142,18 @@ class SqliteIndexStore:
         """Remove every row of one file in one transaction (no-op if it is not indexed)."""
 
         def work(conn: Connection) -> progress_counts.Change | None:
-            before = progress_counts.version(conn)
-            counted = self._progress.model_at(before)
-            old = rows.file_rids(conn, source, path)
-            gone = None if counted is None else progress_counts.rows_with(conn, old, counted)
-            chunk_pieces.delete(conn, sorted(chunk_pieces.file_ids(conn, source, path)))
-            rows.delete_rids(conn, old, self._vec0)
-            rows.delete_file(conn, source, path)
-            meta_table.bump_generation(conn)
-            if counted is None or gone is None:
-                return None
-            after = progress_counts.version(conn)
-            return progress_counts.Change(before, after, counted, -gone.done, -gone.total)
+            return chunk_writes.delete_file(conn, self._vec0, self._progress, source, path)
 
         self._progress.committed(self._db.write(work))
 
     def set_vectors(self, model: str, vectors: Mapping[ChunkId, Vector]) -> None:
-        """Attach vectors to existing chunks in one transaction (unknown ids are ignored).
-
-        A chunk whose vector changes is re-inserted under a new rid (see vector_matrix.py).
-        """
+        """Attach vectors to existing chunks in one transaction (see chunk_writes.set_vectors)."""
         size = check_vector_batch(vectors)
         if size is None:
             return
 
         def work(conn: Connection) -> progress_counts.Change | None:
-            before = progress_counts.version(conn)
-            counted = self._progress.model_at(before)
-            self._vec0.ensure_dims(conn, size)
-            found = rows.chunks_by_id(conn, list(vectors))
-            rids = [rid for rid, _ in found]
-            had = None if counted is None else progress_counts.rows_with(conn, rids, counted)
-            rows.delete_rids(conn, rids, self._vec0)
-            rows.insert_chunks(
-                conn,
-                [(chunk, vectors[chunk.id], model) for _, chunk in found],
-                rows.now(conn),
-                self._vec0,
-            )
-            meta_table.bump_generation(conn)
-            if counted is None or had is None:
-                return None
-            gained = (len(found) if model == counted else 0) - had.done
-            return progress_counts.Change(before, progress_counts.version(conn), counted, gained, 0)
+            return chunk_writes.set_vectors(conn, self._vec0, self._progress, model, vectors, size)
 
         self._progress.committed(self._db.write(work))
 

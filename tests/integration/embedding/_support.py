@@ -17,7 +17,8 @@ from typing import Any
 import httpx
 import pytest
 
-from memlane.adapters.embedding._http import HttpEmbeddingProvider, HttpOptions
+from memlane.adapters.embedding._http import HttpEmbeddingProvider
+from memlane.adapters.embedding._http_options import HttpOptions
 from memlane.adapters.embedding.gemini import GeminiEmbeddingProvider
 from memlane.adapters.embedding.mistral import MistralEmbeddingProvider
 from memlane.adapters.embedding.ollama import OllamaEmbeddingProvider

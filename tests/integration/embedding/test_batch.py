@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from memlane.adapters.embedding._http import HttpOptions
+from memlane.adapters.embedding._http_options import HttpOptions
 from memlane.adapters.embedding.openai import OpenAIEmbeddingProvider
 from memlane.adapters.embedding.voyage import VoyageEmbeddingProvider
 from memlane.application.document_embedder import DocumentEmbedder

@@ -7,7 +7,7 @@ import math
 import httpx
 import pytest
 
-from memlane.adapters.embedding._http import HttpOptions
+from memlane.adapters.embedding._http_options import HttpOptions
 from memlane.adapters.embedding.gemini import GeminiEmbeddingProvider
 from memlane.application.ports.embedding import EmbeddingRejected, ProviderNotConfigured
 from tests.integration.embedding._support import SECRET, Script, body_of, raw_vector, status

@@ -10,7 +10,7 @@ import httpx
 import pytest
 import structlog
 
-from memlane.adapters.embedding._http import HttpOptions
+from memlane.adapters.embedding._http_options import HttpOptions
 from memlane.adapters.embedding.gemini import GeminiEmbeddingProvider
 from memlane.domain.config import BatchSettings
 from memlane.domain.embedding import sanitize_and_normalize

@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from memlane.adapters.embedding._http import HttpEmbeddingProvider, HttpOptions
+from memlane.adapters.embedding._http import HttpEmbeddingProvider
+from memlane.adapters.embedding._http_options import HttpOptions
 from memlane.adapters.embedding.ollama import OllamaEmbeddingProvider
 from memlane.application.ports.embedding import EmbeddingRejected, EmbeddingUnavailable
 from tests.integration.embedding._support import CASES, SECRET, ProviderCase

@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import httpx
 import pytest
 
-from memlane.adapters.embedding._http import HttpOptions
+from memlane.adapters.embedding._http_options import HttpOptions
 from memlane.adapters.embedding.openai import OpenAIEmbeddingProvider
 from memlane.application.ports.embedding import (
     EmbeddingRejected,

@@ -18,7 +18,7 @@ import httpx
 import pytest
 import structlog
 
-from memlane.adapters.embedding._http import HttpOptions
+from memlane.adapters.embedding._http_options import HttpOptions
 from memlane.adapters.embedding.voyage import VoyageEmbeddingProvider
 from memlane.domain.config import BatchSettings
 from memlane.domain.embedding import sanitize_and_normalize
