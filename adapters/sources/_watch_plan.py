@@ -1,7 +1,7 @@
 """Adapter helper: which folders the watcher observes, where a symlink leads, and which paths
 and files of a planned tree are the watcher's business."""
 
-# ruff: noqa: PTH110, PTH112, PTH115, PTH118, PTH119, PTH120, PTH206
+# ruff: noqa: PTH110, PTH112, PTH114, PTH115, PTH118, PTH119, PTH120, PTH206
 # (str paths with os.scandir keep a 10k-file walk stat-bound; pathlib objects would double it)
 
 from __future__ import annotations
@@ -171,3 +171,69 @@ def _listed(folder: str) -> list[os.DirEntry[str]] | None:
             return list(it)
     except OSError:
         return None
+
+
+def make_plan(
+    roots: Sequence[str], *, suffixes: Sequence[str], ignored: frozenset[str], polling: bool
+) -> WatchPlan:
+    """The folders to watch for `roots` (folders, files, links to either): a root folder's
+    tree, recursively where no ignored folder lies below, else folder by folder around the
+    ignored ones (polling prunes them itself: one recursive watch); a file root's folder; the
+    folder of each hop of a followed link."""
+    plan = WatchPlan()
+    for root in roots:
+        if os.path.islink(root):  # a root given as its link: where it leads may change
+            plan.add(os.path.dirname(root), recursive=False)  # no root's walk covers it
+            _plan_link(plan, root, suffixes, ignored)
+            continue
+        is_dir = os.path.isdir(root)
+        is_file = os.path.lexists(root) and not is_dir
+        if is_file or (not is_dir and has_relevant_name(root, suffixes)):
+            plan.file_roots.add(root)
+            plan.add(nearest_existing(os.path.dirname(root)), recursive=False)
+        elif not is_dir:
+            plan.dir_roots.append(root)
+            plan.add(nearest_existing(os.path.dirname(root)), recursive=False)
+        else:
+            plan.dir_roots.append(root)
+            _plan_tree(plan, root, suffixes, ignored, polling=polling)
+    drop_covered_by_recursive(plan.watches)
+    return plan
+
+
+def _plan_tree(
+    plan: WatchPlan,
+    root: str,
+    suffixes: Sequence[str],
+    ignored: frozenset[str],
+    *,
+    polling: bool,
+) -> None:
+    tree = walk_tree(root, ignored)
+    plan.covered.update(tree.order)
+    for link in tree.links:
+        _plan_link(plan, link, suffixes, ignored)
+    if polling:
+        plan.add(root, recursive=True)  # the polling snapshot prunes ignored folders itself
+        return
+    queue = [root]
+    while queue:
+        current = queue.pop()
+        if current in tree.dirty:
+            plan.add(current, recursive=False)
+            queue.extend(tree.children.get(current, ()))
+        else:
+            plan.add(current, recursive=True)
+
+
+def _plan_link(
+    plan: WatchPlan, link: str, suffixes: Sequence[str], ignored: frozenset[str]
+) -> None:
+    """Watch the folder of each hop of a followed link's chain (its target's included)."""
+    hops = link_hops(link)
+    if not hops or not is_followed(link, hops[-1], suffixes, ignored):
+        return
+    plan.links.update((link, *hops[:-1]))
+    plan.link_targets.add(hops[-1])
+    for hop in hops:
+        plan.add(nearest_existing(os.path.dirname(hop)), recursive=False)

@@ -1,6 +1,6 @@
 """Adapter: ChangeWatcher on watchdog that never descends into ignored folders."""
 
-# ruff: noqa: PTH112, PTH113, PTH114, PTH120
+# ruff: noqa: PTH113, PTH114, PTH120
 # (str paths with os.scandir keep a 10k-file scan stat-bound; pathlib objects would double it)
 
 from __future__ import annotations
@@ -31,13 +31,9 @@ from memlane.adapters.sources._inotify_observer import native_observer
 from memlane.adapters.sources._paths import IGNORED_DIRS, is_ignored_dir
 from memlane.adapters.sources._watch_plan import (
     WatchPlan,
-    drop_covered_by_recursive,
     has_relevant_name,
-    is_followed,
-    link_hops,
-    nearest_existing,
+    make_plan,
     relevant_files,
-    walk_tree,
 )
 
 Mode: TypeAlias = Literal["native", "polling"]
@@ -184,52 +180,12 @@ class WatchdogChangeWatcher:
     # ----------------------------------------------------------------------------- planning
 
     def _make_plan(self) -> WatchPlan:
-        plan = WatchPlan()
-        for root in self._roots:
-            if os.path.islink(root):  # a root given as its link: where it leads may change
-                plan.add(os.path.dirname(root), recursive=False)  # no root's walk covers it
-                self._plan_link(plan, root)
-                continue
-            is_dir = os.path.isdir(root)
-            is_file = os.path.lexists(root) and not is_dir
-            if is_file or (not is_dir and has_relevant_name(root, self._suffixes)):
-                plan.file_roots.add(root)
-                plan.add(nearest_existing(os.path.dirname(root)), recursive=False)
-            elif not is_dir:
-                plan.dir_roots.append(root)
-                plan.add(nearest_existing(os.path.dirname(root)), recursive=False)
-            else:
-                plan.dir_roots.append(root)
-                self._plan_tree(plan, root)
-        drop_covered_by_recursive(plan.watches)
-        return plan
-
-    def _plan_tree(self, plan: WatchPlan, root: str) -> None:
-        tree = walk_tree(root, self._ignored)
-        plan.covered.update(tree.order)
-        for link in tree.links:
-            self._plan_link(plan, link)
-        if self._mode == "polling":
-            plan.add(root, recursive=True)  # the polling snapshot prunes ignored folders itself
-            return
-        queue = [root]
-        while queue:
-            current = queue.pop()
-            if current in tree.dirty:
-                plan.add(current, recursive=False)
-                queue.extend(tree.children.get(current, ()))
-            else:
-                plan.add(current, recursive=True)
-
-    def _plan_link(self, plan: WatchPlan, link: str) -> None:
-        """Watch the folder of each hop of a followed link's chain (its target's included)."""
-        hops = link_hops(link)
-        if not hops or not is_followed(link, hops[-1], self._suffixes, self._ignored):
-            return
-        plan.links.update((link, *hops[:-1]))
-        plan.link_targets.add(hops[-1])
-        for hop in hops:
-            plan.add(nearest_existing(os.path.dirname(hop)), recursive=False)
+        return make_plan(
+            self._roots,
+            suffixes=self._suffixes,
+            ignored=self._ignored,
+            polling=self._mode == "polling",
+        )
 
     def _apply(self, plan: WatchPlan) -> None:
         """Bring scheduled watches in line with `plan`, falling back to polling if needed."""
