@@ -60,6 +60,7 @@ from memlane.domain.index_meta import vector_label
 from memlane.domain.keywords import (
     MAX_FTS_TERMS,
     fts_query_terms,
+    marks_only,
     stop_words_only,
     terms_left_out,
 )
@@ -120,9 +121,17 @@ class Searcher:
         vector leg runs and an agent's index was embedded with another model.
         """
         text = check_query_text(query.text)
+        if marks_only(text):
+            return self._nothing_asked(
+                f"the query {text.strip()!r} holds no word, only punctuation or signs: nothing "
+                "to search for; ask with the words that matter (a name, a topic, a term)"
+            )
         fillers = stop_words_only(text)
         if fillers is not None:
-            return self._nothing_asked(fillers)
+            return self._nothing_asked(
+                f"the query has only stop words ({', '.join(fillers)}): nothing to search for; "
+                "ask with the words that matter (a name, a topic, a term from the notes)"
+            )
         window = check_window(query.since, query.until)
         legs = Legs(stores, self._store, window)
         max_results = checked_max_results(query.max_results, self._settings.query.max_results)
@@ -257,9 +266,9 @@ class Searcher:
             no_strong_match=response_mark(mode, vector, keyword, background),
         )
 
-    def _nothing_asked(self, fillers: Sequence[str]) -> SearchResponse:
-        """The answer to a query of stop words only: no hits (whatever shares "what", "is",
-        "it" would come back ranked as if relevant, issue #30) and a warning saying why."""
+    def _nothing_asked(self, warning: str) -> SearchResponse:
+        """The answer to a query of stop words or marks only: no hits (whatever shares "what",
+        "is", "it" would come back ranked as if relevant, issue #30) and a warning saying why."""
         provider = self._runtime.usable
         hybrid = self._settings.query.hybrid.enabled
         return SearchResponse(
@@ -268,10 +277,7 @@ class Searcher:
             model=provider.model if provider is not None else None,
             mode="keyword" if provider is None else ("hybrid" if hybrid else "vector"),
             fallback=self._runtime.selection.fallback_from,
-            warnings=(
-                f"the query has only stop words ({', '.join(fillers)}): nothing to search for; "
-                "ask with the words that matter (a name, a topic, a term from the notes)",
-            ),
+            warnings=(warning,),
         )
 
     def _background(self, provider: EmbeddingProvider, query: list[float]) -> Background | None:

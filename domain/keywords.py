@@ -280,6 +280,19 @@ def terms_left_out(query: str) -> bool:
     return False
 
 
+def marks_only(query: str) -> bool:
+    """Whether `query` holds no letter, digit or pictograph, only punctuation, math signs and
+    spaces (`*`, `:`, `"?"`): both legs would rank whatever they rank for nothing."""
+    return all(
+        unicodedata.category(c)[0] in "PZC" or unicodedata.category(c) in _SIGNS for c in query
+    )
+
+
+# Symbol categories that carry no subject: math (+ = <), currency ($ €), modifiers (^ `).
+# Other symbols (So: 🚫, ©, ✓) may be what a note holds, and are searched.
+_SIGNS: Final = frozenset({"Sm", "Sc", "Sk"})
+
+
 def stop_words_only(query: str) -> list[str] | None:
     """The words of `query` when every one is a stop word ("what is it"), else None (a query
     with any content term, or none at all). Such a query asks for nothing in particular: both

@@ -141,6 +141,24 @@ class TestStopWordsOnly:
             "words that matter (a name, a topic, a term from the notes)",
         )
 
+    @pytest.mark.parametrize("query", ["*", ": ?", '"', "+ = $", "。"])
+    def test_a_query_of_marks_only_gets_no_hits_and_says_why(self, query: str) -> None:
+        provider = FakeEmbeddingProvider()
+        s = searcher(index(provider), provider)
+
+        response = search(s, query)
+
+        assert response.results == []
+        (warning,) = response.warnings
+        assert warning.startswith(f"the query {query.strip()!r} holds no word")
+
+    def test_a_pictograph_is_searched(self) -> None:
+        provider = FakeEmbeddingProvider()
+
+        response = search(searcher(index(provider), provider), "🚫")
+
+        assert response.results and not response.warnings
+
     def test_one_content_word_is_enough_to_search(self) -> None:
         provider = FakeEmbeddingProvider()
 
