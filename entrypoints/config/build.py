@@ -53,6 +53,7 @@ from memlane.entrypoints.config.building.provider_choice import (
     named,
     split_secret,
 )
+from memlane.entrypoints.config.key_table.row import shown_number
 from memlane.entrypoints.config.keys import KEYS_BY_PATH
 from memlane.entrypoints.config.merge import Merged
 from memlane.entrypoints.config.validate import Flat, IgnoredKey, ValidConfig
@@ -315,8 +316,8 @@ def _adjusted_numbers(merged: Merged) -> list[IgnoredKey]:
         if isinstance(written, bool) or not isinstance(written, int | float) or used == written:
             continue
         key = KEYS_BY_PATH[path]
-        low = "" if key.low is None else f"{key.low:g}"
-        high = "" if key.high is None else f"{key.high:g}"
+        low = "" if key.low is None else shown_number(key.low)
+        high = "" if key.high is None else shown_number(key.high)
         whole = key.kind == "integer" and used == math.floor(written)
         why = "is not a whole number" if whole else f"is outside [{low}, {high}]"
         found.append(IgnoredKey(leaf.origin, f"{written!r} {why}: {used!r} is used", adjusted=True))

@@ -61,7 +61,12 @@ from memlane.entrypoints.config.read import (
     state_dir,
 )
 from memlane.entrypoints.config.reading.overrides import apply_overrides
-from memlane.entrypoints.config.validate import IgnoredKey, validate, validate_agent_id
+from memlane.entrypoints.config.validate import (
+    IgnoredKey,
+    ValidConfig,
+    validate,
+    validate_agent_id,
+)
 
 ENV_REFERENCE_PROFILE = "OPENCLAW_PROFILE"
 _PROFILE = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}")
@@ -180,7 +185,7 @@ def resolve_runtime(
         # name (a remote provider's) would otherwise be listed by `status` and used nowhere.
         ignored.append(
             IgnoredKey(
-                raw.set_by_env.get("model", "memorySearch.model"),
+                _origin(valid, "model", raw.set_by_env.get("model", "memorySearch.model")),
                 f"the local provider does not take a model name ({settings.model!r}): it runs the "
                 "bundled model, or the file local.modelPath names",
             )
@@ -286,6 +291,15 @@ def _workspace(chosen: str | None, env: Mapping[str, str], cwd: Path) -> Path:
         return cwd
     path = expand_user(chosen, env)
     return path if path.is_absolute() else cwd / path
+
+
+def _origin(valid: ValidConfig, key: str, fallback: str) -> str:
+    """Where the chosen agent's `key` was written (its dotted path, or the variable that set
+    it), as every other notice names a key."""
+    for block in (valid.entry_blocks.get(valid.agent, {}), valid.defaults_block):
+        if key in block:
+            return block[key].origin
+    return fallback
 
 
 def _configured_path(value: str, state: Path, agent_id: str, env: Mapping[str, str] | None) -> Path:

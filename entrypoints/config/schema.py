@@ -14,6 +14,7 @@ from typing import Final
 
 from memlane.domain.config import MemorySettings
 from memlane.domain.url_passwords import mask_url_passwords
+from memlane.entrypoints.config.key_table.row import shown_number
 from memlane.entrypoints.config.keys import MEMORY_KEYS, MEMORY_SEARCH_KEYS, Key
 from memlane.entrypoints.config.validate import AGENT_ID_PATTERN
 
@@ -121,16 +122,10 @@ def describe(key: Key) -> str:
     """The key's doc with its range (clamped, not rejected) and, for integers, the flooring."""
     text = key.doc
     if key.low is not None or key.high is not None:
-        text += f" Clamped to [{_number(key.low)}, {_number(key.high)}]."
+        text += f" Clamped to [{shown_number(key.low)}, {shown_number(key.high)}]."
     if key.kind == "integer":
         text += " Floored to an integer."
     return text
-
-
-def _number(value: float | None) -> str:
-    if value is None:
-        return "-"
-    return f"{value:,.0f}".replace(",", " ") if float(value).is_integer() else str(value)
 
 
 def _json(value: object) -> object:

@@ -76,3 +76,11 @@ INT: Final = "integer"
 NUM: Final = "number"
 BOOL: Final = "bool"
 STR: Final = "string"
+
+
+def shown_number(value: float | None) -> str:
+    """A bound as the docs and notices write it: whole numbers with spaces between thousands
+    (9 007 199 254 740 991, not 9.0072e+15), "-" for none."""
+    if value is None:
+        return "-"
+    return f"{value:,.0f}".replace(",", " ") if float(value).is_integer() else str(value)

@@ -392,7 +392,12 @@ class TestAModelNameTheLocalProviderCannotUse:
             (
                 {},
                 '{agents: {defaults: {memorySearch: {provider: "local", model: "text-e-3"}}}}',
-                "memorySearch.model",
+                "agents.defaults.memorySearch.model",
+            ),
+            (
+                {},
+                '{agents: {list: [{id: "main", memorySearch: {provider: "local", model: "m"}}]}}',
+                "agents.list[0].memorySearch.model",
             ),
         ],
     )
@@ -451,6 +456,8 @@ class TestNumbersBroughtIntoRange:
             ("{chunking: {tokens: 1.5}}", "1.5 is not a whole number: 1 is used"),
             ("{query: {maxResults: 500}}", "500 is outside [1, 100]: 100 is used"),
             ("{query: {minScore: 1.5}}", "1.5 is outside [0, 1]: 1.0 is used"),
+            # A large bound as the docs write it, not 9.0072e+15
+            ("{chunking: {tokens: 0}}", "0 is outside [1, 9 007 199 254 740 991]: 1 is used"),
             # Each in range alone; the overlap must be below the size (was cut unseen).
             (
                 "{chunking: {tokens: 100, overlap: 400}}",
