@@ -82,7 +82,8 @@ class Searching:
         start = parse_time_bound(since, now=said, end=False, name="since")
         stop = parse_time_bound(until, now=said, end=True, name="until")
         if stop is None and asked is not None and is_span(since):
-            stop = asked  # `--since 7d --as-of D`: the seven days up to D
+            # `--since 7d --as-of D`: the seven days up to D, the day asked included
+            stop = parse_time_bound(as_of, now=now, end=True, name="as_of")
         check_window(start, stop)
         names = None if agents is None else self.check_agents(agents)
         stores = None if names is None else [(a, self._agents.index_of(a)) for a in names]
@@ -111,7 +112,9 @@ class Searching:
         host_busy = self._syncing.take_host_busy_notice()
         stale = self._stale_notice(response)
         empty = None
-        if not response.results and start is None and stop is None and names is None:
+        # Not while the first sync runs, was refused or a rebuild is under way: those say why.
+        quiet = start is None and stop is None and names is None
+        if not response.results and quiet and not (pending or refusal or rebuilding):
             empty = self._empty_index_notice()
         notices = [
             n for n in (pending, refusal, read_only, rebuilding, host_busy, stale, empty) if n

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import re
 import unicodedata
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from typing import Final
+
+from memlane.domain.snippet_window import best_start, term_places
 
 DEFAULT_SNIPPET_LIMIT: Final = 700
 # How far back a cut may move to end at a space: a word is rarely longer, and a text without
@@ -25,18 +26,11 @@ def focused_snippet(text: str, terms: Sequence[str], limit: int = DEFAULT_SNIPPE
     start, by its first letters when long ("deploying" ~ "deployed", as the stemmer matches).
     Without terms, or with none in the text, the snippet is the chunk's head.
     """
-    if limit <= _MARKS_WIDTH or len(text) <= limit:
+    if limit <= _MARKS_WIDTH or len(text.rstrip()) <= limit:
         return make_snippet(text, limit)
-    places = _term_places(text, terms)
     # Judged on what surely shows: the marks and a cut moved back to a space take some room.
     room = max(1, limit - _MARKS_WIDTH - _WORD_BACKTRACK)
-    # The most terms; among starts showing as many, the one that centres them (ties: earlier).
-    best, best_key = 0, (_covered(places, 0, room), 0.0)
-    for start in _window_starts(text, places):
-        count = _covered(places, start, room)
-        key = (count, -_off_centre(places, start, room))
-        if count and key > best_key:
-            best, best_key = start, key
+    best = best_start(text, term_places(text, terms), room)
     if best == 0:
         return _marked_end(text, make_snippet(text, limit - 2))
     body = make_snippet(text[best:], limit - 4)
@@ -48,56 +42,6 @@ _MARKS_WIDTH: Final = 4  # "… " before and " …" after
 
 def _marked_end(text: str, snippet: str) -> str:
     return snippet if len(snippet) >= len(text.rstrip()) else f"{snippet} …"
-
-
-def _term_places(text: str, terms: Sequence[str]) -> list[tuple[int, int, int]]:
-    """(start, end, term index) of every occurrence of the terms in `text`."""
-    places: list[tuple[int, int, int]] = []
-    for index, term in enumerate(dict.fromkeys(t for t in terms if t.strip())):
-        if term.isascii() and term.isalnum():
-            stem = term[: max(5, len(term) - 3)] if len(term) >= 6 else term
-            tail = "" if stem != term else r"(?![^\W_])"
-            pattern = re.compile(rf"(?<![^\W_]){re.escape(stem)}{tail}", re.IGNORECASE)
-        else:
-            pattern = re.compile(re.escape(term), re.IGNORECASE)
-        places.extend((m.start(), m.end(), index) for m in pattern.finditer(text))
-    return places
-
-
-def _covered(places: Sequence[tuple[int, int, int]], start: int, limit: int) -> int:
-    return len({index for begin, end, index in places if begin >= start and end <= start + limit})
-
-
-def _off_centre(places: Sequence[tuple[int, int, int]], start: int, limit: int) -> float:
-    """How far the middle of the occurrences shown from `start` is from the window's middle."""
-    shown = [(b + e) / 2 for b, e, _ in places if b >= start and e <= start + limit]
-    return abs((min(shown) + max(shown)) / 2 - (start + limit / 2)) if shown else 0.0
-
-
-def _window_starts(text: str, places: Sequence[tuple[int, int, int]]) -> Iterator[int]:
-    """Where a snippet may start: each line's start, and inside a line longer than the limit the
-    word before an occurrence (a sentence's start when one is near)."""
-    line_start = 0
-    for line in text.splitlines(keepends=True):
-        if line_start:
-            yield line_start
-        line_start += len(line)
-    for begin, _, _ in places:
-        line_begin = text.rfind("\n", 0, begin) + 1
-        if begin - line_begin <= _LEAD:
-            continue  # the line's start is a candidate already
-        sentence = max(
-            text.rfind(". ", begin - _LEAD, begin), text.rfind("。", begin - _LEAD, begin)
-        )
-        if sentence >= 0:
-            yield sentence + (1 if text[sentence] == "。" else 2)
-            continue
-        space = text.rfind(" ", begin - _LEAD // 2, begin)
-        yield space + 1 if space >= 0 else begin
-
-
-# How far before an occurrence inside a long line a snippet may start, to show its sentence.
-_LEAD: Final = 160
 
 
 def make_snippet(text: str, limit: int = DEFAULT_SNIPPET_LIMIT) -> str:

@@ -65,7 +65,7 @@ def parse_time_bound(value: object, *, now: float, end: bool, name: str) -> floa
     if seconds is not None and not _FIRST <= seconds <= _LAST:
         # Read as given, 1e20 matched nothing and the search answered "no results".
         hint = ""
-        if _FIRST <= seconds / 1_000 <= _LAST:
+        if abs(seconds) >= 1e12 and _FIRST <= seconds / 1_000 <= _LAST:  # 2001 on, in ms
             hint = f" (as epoch milliseconds it would be {seconds / 1_000:.0f} seconds)"
         raise InvalidQuery(f"{name}: {value!r} is outside the years 1 to 9999{hint}")
     return seconds

@@ -141,13 +141,19 @@ SLASH_DATE: Final = (
     r"(?:/(?P<y>\d{4}))?|(?P<a2>\d{1,2})/(?P<b2>\d{1,2})/(?P<y2>\d{4}))(?![\w/]|\.\d)"
 )
 YEAR: Final = (
-    r"(?<!\w)(?:in|during|since|en|em|im jahr|im|seit|durante)\s+(?P<y>(?:19|20)\d{2})(?!\w)",
+    # not "since 2025" inside "since 2025-06-01": the date is the expression
+    r"(?<!\w)(?:in|during|since|en|em|im jahr|im|seit|durante)\s+(?P<y>(?:19|20)\d{2})"
+    r"(?!\w|[-/.]\d)",
     r"(?P<y>(?:19|20)\d{2})\s*[年년](?!\s*\d)",
 )
 DAY_OF_MONTH: Final = (
-    rf"(?<!\w)(?:on\s+)?the\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)(?!\w)"
+    # "on the 17th ...": a day unless a rank's noun follows ("on the 3rd floor")
+    rf"(?<!\w)on\s+the\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)(?!\w)"
+    rf"(?![\s-]+(?:{alternation(ORDINAL_NOUNS)})(?:s|es)?(?!\w))",
+    # a bare "the 17th": a day only at a clause's end or before a small word ("the 3rd party")
+    rf"(?<!\w)the\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)(?!\w)"
     rf"(?![\s-]+(?:{alternation(ORDINAL_NOUNS)})(?:s|es)?(?!\w))"
-    rf"(?=\s*(?:$|[^\w\s-]|(?:{alternation(DAY_FOLLOWERS)})(?![\w-])))",
+    rf"(?=\s*(?:$|[^\w\s]|(?:{alternation(DAY_FOLLOWERS)})(?![\w-])))",
     r"(?<!\w)(?:el\s+)?día\s+(?P<d>\d{1,2})(?!\d)",
     r"(?<!\w)(?:no\s+)?dia\s+(?P<d>\d{1,2})(?!\d)",
     r"(?<!\w)am\s+(?P<d>\d{1,2})\.(?!\d)",

@@ -19,6 +19,7 @@ must not lift 2024. Pure: no I/O, no clock.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import re
 from collections.abc import Callable, Sequence
@@ -106,7 +107,8 @@ def widen(
     if days[0] == days[1]:  # "the week of November 9": the week that holds the day
         week = _WEEK_OF_RE.search(text[:start] + ("of " if text.startswith("of ", start) else ""))
         if week is not None:
-            start, days = min(start, week.start()), week_of(days[0])
+            with contextlib.suppress(OverflowError):  # the week of 9999-12-31 leaves the calendar
+                start, days = min(start, week.start()), week_of(days[0])
     opener = _OWN_OPENER_RE.match(text, start)
     own = opener["w"] if opener is not None else None
     before = text[:start] if own is None else text[:start] + own
@@ -133,24 +135,25 @@ def widen(
 
 
 def _range_end(days: Days, nxt: tuple[int, int, Days], reread: Reread) -> dt.date | None:
-    """The last day of a range from `days` to the expression `nxt`, None when it runs backwards.
+    """The last day of a range from `days` to the expression `nxt`, None when no reading of it
+    ends at or after the start.
 
-    An end that carries no year is read against the day asked, so "1942年7月22日から9月10日"
-    would end in this year's September: when the end lies far past the start (over a year, and
-    over twenty times the start's own width), it is read again as if asked on the start's first
-    day, a month later, a year later; the first reading at or after the start ends the range."""
+    An end is read against the day asked, which is wrong for a range that is not about now:
+    "1942年7月22日から9月10日" would end in this year's September, and "from Monday to
+    Wednesday" asked on a Tuesday in last week's Wednesday (a bare weekday or "the 19th" is its
+    last occurrence). So an end before the start, or far past it (over a year, and over twenty
+    times the start's own width), is read again as if asked on the start's first day, a week, a
+    month, a year later; the first reading at or after the start ends the range."""
     end = nxt[2]
-    if end[1] < days[0]:
-        return None
     width = (days[1] - days[0]).days + 1
-    if (end[1] - days[0]).days <= max(_A_YEAR_DAYS, 20 * width):
+    if end[1] >= days[0] and (end[1] - days[0]).days <= max(_A_YEAR_DAYS, 20 * width):
         return end[1]
-    for ahead in (0, 31, _A_YEAR_DAYS):
+    for ahead in (0, 7, 31, _A_YEAR_DAYS):
         try:
             asked = days[0] + dt.timedelta(days=ahead)
+            again = reread(nxt[0], nxt[1], asked)
         except OverflowError:
             break
-        again = reread(nxt[0], nxt[1], asked)
         if again is not None and again[0] >= days[0]:
             return again[1]
     return None

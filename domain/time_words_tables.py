@@ -263,7 +263,9 @@ DAY_FOLLOWERS: Final = (
     "had", "has", "have", "will", "would", "could", "should", "can", "that", "this", "which",
     "who", "what", "where", "why", "how", "if", "because", "as", "after", "before", "until",
     "till", "by", "about", "around", "morning", "afternoon", "evening", "night", "again",
-    "too", "also", "then", "there", "here", "last", "next", "this", "or so", "already",
+    "too", "also", "then", "there", "here", "last", "next", "or so", "already", "through",
+    "thru", "not", "during", "between", "via", "while", "regarding", "went", "just", "late",
+    "early", "until", "till",
 )  # fmt: skip
 # Counted days written as words, for "the fourth of July".
 ORDINAL_WORDS: Final[dict[str, int]] = {

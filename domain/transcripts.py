@@ -166,19 +166,32 @@ class _UnreadShape(Exception):
     """A user or assistant message in a record shape that is not read (said, not guessed at)."""
 
 
+def _shown_type(kind: object) -> str:
+    """A record's type as an issue names it: a short string quoted, anything else by its kind
+    (the issue describes the file, it does not copy what the file holds)."""
+    if kind is None:
+        return "none"
+    if isinstance(kind, str) and len(kind) <= _TYPE_SHOWN:
+        return json.dumps(kind, ensure_ascii=False)
+    return "<a long string>" if isinstance(kind, str) else f"<a {type(kind).__name__}>"
+
+
+_TYPE_SHOWN: Final = 40
+
+
 def _message_of(record: dict[str, object], number: int) -> TranscriptMessage | None:
     inner = record.get("message")
     if isinstance(inner, dict):
         message = cast("dict[str, object]", inner)
         if record.get("type") not in _MESSAGE_TYPES:
             if message.get("role") in ("user", "assistant"):
-                raise _UnreadShape(json.dumps(record.get("type")))
+                raise _UnreadShape(_shown_type(record.get("type")))
             return None
-    elif "message" not in record and record.get("type", "message") == "message":
+    elif "message" not in record and record.get("type", "message") in _MESSAGE_TYPES:
         message = record
     else:
         if record.get("role") in ("user", "assistant"):
-            raise _UnreadShape(json.dumps(record.get("type")))
+            raise _UnreadShape(_shown_type(record.get("type")))
         return None
     role = message.get("role")
     if role not in ("user", "assistant"):

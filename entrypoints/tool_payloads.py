@@ -160,9 +160,15 @@ def _agents(params: Mapping[str, object]) -> tuple[str, ...] | None:
 def _one_of(params: Mapping[str, object], name: str, alias: str) -> object:
     """The argument given as `name` or its `alias`; InvalidQuery when both are given with other
     values (which one was meant cannot be told, and taking one would ignore the other unsaid)."""
-    if name in params and alias in params and params[name] != params[alias]:
+    given, other = params.get(name), params.get(alias)
+    if given is not None and other is not None and given != other and not _both_nan(given, other):
         raise InvalidQuery(f"{name} and {alias} are the same argument: give one")
-    return params.get(name, params.get(alias))
+    return given if given is not None else other
+
+
+def _both_nan(one: object, other: object) -> bool:
+    """NaN is unset for a number (the reference ignores it), and NaN != NaN."""
+    return all(isinstance(v, float) and math.isnan(v) for v in (one, other))
 
 
 def _check_times(params: Mapping[str, object]) -> None:

@@ -3,6 +3,8 @@ nothing on this", when it has nothing at all (a wrong or empty workspace)."""
 
 from __future__ import annotations
 
+from memlane.application.ports.file_source import ScanResult
+from tests.fakes.file_source import FakeFileSource
 from tests.unit.application.conftest import World
 
 
@@ -32,3 +34,21 @@ class TestEmptyIndexNotice:
         response = world.manager().search("deploy", since="2026-01-01", until="2026-01-02")
 
         assert _empty(response.warnings) == []
+
+    def test_no_notice_when_the_first_sync_failed(self, world: World) -> None:
+        """The first sync's own notice says why nothing is found; "the index holds no files"
+        would blame the workspace for it."""
+        world.memory = _UnreadableScan(source_name="memory")
+
+        response = world.manager().search("deploy rollback")
+
+        assert response.results == []
+        assert any("first sync" in w for w in response.warnings), response.warnings
+        assert _empty(response.warnings) == []
+
+
+class _UnreadableScan(FakeFileSource):
+    """A notes folder whose listing fails: the first sync cannot run."""
+
+    def scan(self) -> ScanResult:
+        raise OSError("the disk went away")

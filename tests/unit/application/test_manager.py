@@ -90,8 +90,11 @@ class TestSpansCountBackFromTheQuestion:
 
         span = manager.search("xray parts", since="7d", as_of="2026-10-05")
         dated = manager.search("xray parts", since="2026-09-28", as_of="2026-10-05")
+        on_the_day = manager.search("xray parts", since="7d", as_of="2026-10-02")
 
         assert [r.path for r in span.results] == ["memory/2026-10-02.md"]
+        # A date as as_of ends the window at its last second: the day asked is in it.
+        assert [r.path for r in on_the_day.results] == ["memory/2026-10-02.md"]
         # A date written out is the caller's own bound: as_of does not end it.
         assert {r.path for r in dated.results} == {"memory/2026-10-02.md", "memory/2026-10-20.md"}
 

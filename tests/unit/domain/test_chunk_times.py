@@ -343,6 +343,12 @@ class TestNumbersThatAreNoEpochSeconds:
         with pytest.raises(InvalidQuery, match=r"as epoch milliseconds it would be 1763370000"):
             parse_time_bound(1_763_370_000_000, now=NOW, end=False, name="since")
 
+    def test_seconds_past_the_year_9999_get_no_milliseconds_hint(self) -> None:
+        with pytest.raises(InvalidQuery) as refused:
+            parse_time_bound(253_402_300_800, now=NOW, end=False, name="since")
+
+        assert "milliseconds" not in str(refused.value)
+
     @pytest.mark.parametrize("value", [0, 1_763_370_000, -86_400, 2026.5])
     def test_other_numbers_are_epoch_seconds(self, value: float) -> None:
         assert parse_time_bound(value, now=NOW, end=False, name="since") == float(value)

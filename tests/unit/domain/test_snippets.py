@@ -146,11 +146,39 @@ class TestFocusedSnippet:
         assert "harbor 4 shipped" in focused_snippet(text, ["harbor", "4"])
 
     def test_inside_one_long_line_it_starts_at_the_sentence(self) -> None:
-        text = "Intro words that say nothing. " * 40 + "The PENGUIN-77 ticket is the login bug."
+        text = (
+            "Intro words that say nothing. " * 40
+            + "The PENGUIN-77 ticket is the login bug. "
+            + "Outro words. " * 60
+        )
 
         snippet = focused_snippet(text, ["penguin", "77"])
 
         assert snippet.startswith("… The PENGUIN-77 ticket")
+
+    def test_words_near_the_end_still_fill_the_snippet(self) -> None:
+        """The window moves back from the chunk's end: not a half-empty snippet."""
+        text = "Intro words that say nothing. " * 40 + "The PENGUIN-77 ticket is the login bug."
+
+        snippet = focused_snippet(text, ["penguin", "77"])
+
+        assert snippet.endswith("The PENGUIN-77 ticket is the login bug.")
+        assert len(snippet) > 600 and snippet.startswith("… ")
+
+    def test_the_last_line_of_a_runbook_comes_with_the_lines_before_it(self) -> None:
+        lines = [f"{i}. Check the gauges on rack {i} and note them." for i in range(1, 40)]
+        text = "\n".join([*lines, "Rollback: run deploy.sh --rollback v41"])
+
+        snippet = focused_snippet(text, ["rollback"])
+
+        assert snippet.endswith("Rollback: run deploy.sh --rollback v41")
+        assert len(snippet) > 600 and snippet.startswith("… ")
+        assert text[text.index(snippet[2:20]) - 1] == "\n"  # from a line's start
+
+    def test_trailing_whitespace_does_not_make_a_cut(self) -> None:
+        text = "x" * 690 + " " * 30
+
+        assert focused_snippet(text, ["x"]) == "x" * 690
 
     def test_cjk_terms_are_found_inside_text(self) -> None:
         text = "无关的内容。" * 150 + "数据库迁移推迟到下周。"

@@ -451,11 +451,17 @@ class TestSpans:
         assert intent is not None and intent.phrase == "yesterday"
         assert (intent.since, intent.until) == (_day("2026-11-19"), _day("2026-11-19") + 86_399)
 
-    def test_a_range_that_runs_backwards_is_not_joined(self) -> None:
-        # Wednesday (18th) is after Monday (16th): "from Wednesday to Monday" names no range here
+    def test_an_end_before_the_start_is_read_after_it(self) -> None:
+        # Asked Friday the 20th: Wednesday is the 18th, and the Monday after it the 23rd.
         intent = read_time_words("from Wednesday to Monday", AS_OF)
 
-        assert intent is not None and intent.phrase == "wednesday"
+        assert intent is not None
+        assert (intent.since, intent.until) == (_day("2026-11-18"), _day("2026-11-23") + 86_399)
+
+    def test_a_range_whose_end_never_follows_its_start_is_not_joined(self) -> None:
+        intent = read_time_words("from 2026-11-18 to 2026-11-02", AS_OF)
+
+        assert intent is not None and intent.phrase == "2026-11-18"
 
     def test_a_bare_and_joins_no_range(self) -> None:
         intent = read_time_words("yesterday and the 17th", AS_OF)
@@ -652,3 +658,55 @@ class TestRangeEnds:
 
         assert intent is not None
         assert (intent.since, intent.until) == (_day(first), _day(last) + 86_399)
+
+
+class TestReviewedCases:
+    """Cases a review of the span reader found (asked on Wednesday 2026-11-18 unless said)."""
+
+    WEDNESDAY = float(calendar.timegm((2026, 11, 18, 12, 0, 0)))
+
+    def _window(self, question: str, as_of: float | None = None) -> tuple[str, str] | None:
+        intent = read_time_words(question, self.WEDNESDAY if as_of is None else as_of)
+        if intent is None or intent.since is None or intent.until is None:
+            return None
+        first = dt.datetime.fromtimestamp(intent.since, tz=dt.UTC).date().isoformat()
+        last = dt.datetime.fromtimestamp(intent.until, tz=dt.UTC).date().isoformat()
+        return first, last
+
+    def test_the_week_of_the_calendar_s_last_day_reads_without_failing(self) -> None:
+        assert self._window("notes from the week of 9999-12-31") == ("9999-12-31", "9999-12-31")
+
+    @pytest.mark.parametrize(
+        "question",
+        [
+            "on the 17th during the standup",
+            "on the 17th not the 18th",
+            "the meeting on the 17th went well",
+            "on the 17th via slack",
+        ],
+    )
+    def test_on_the_nth_is_a_day_whatever_follows(self, question: str) -> None:
+        assert self._window(question) == ("2026-11-17", "2026-11-17")
+
+    @pytest.mark.parametrize(
+        ("question", "first", "last"),
+        [
+            ("from the 1st through the 5th", "2026-11-01", "2026-11-05"),
+            ("the 16th - the 19th", "2026-11-16", "2026-11-19"),
+            # an end later this week or month: read after the start, not as its last occurrence
+            ("from monday to wednesday", "2026-11-16", "2026-11-18"),
+            ("between monday and friday", "2026-11-16", "2026-11-20"),
+            ("from the 16th to the 19th", "2026-11-16", "2026-11-19"),
+            ("from 11/17 to 11/19", "2026-11-17", "2026-11-19"),
+            ("月曜日から水曜日まで", "2026-11-16", "2026-11-18"),
+            # a date after "since" is the date, not its year
+            ("since 2025-06-01", "2025-06-01", "2026-11-18"),
+        ],
+    )
+    def test_ranges_and_since(self, question: str, first: str, last: str) -> None:
+        assert self._window(question) == (first, last)
+
+    def test_a_range_asked_inside_it_on_its_third_day(self) -> None:
+        third = float(calendar.timegm((2026, 11, 3, 12, 0, 0)))
+
+        assert self._window("between the 1st and the 5th", third) == ("2026-11-01", "2026-11-05")

@@ -80,6 +80,27 @@ class TestRecordShapes:
         ]
         assert parsed.unread == ""
 
+    def test_flat_records_typed_user_or_assistant_are_read(self) -> None:
+        data = jsonl({"type": "user", "role": "user", "content": "flat typed"})
+
+        parsed = parse_transcript(data)
+
+        assert [m.text for m in parsed.messages] == ["flat typed"] and parsed.unread == ""
+
+    def test_an_unread_record_s_type_is_named_short_never_copied_whole(self) -> None:
+        data = jsonl(
+            {"message": {"role": "user", "content": "no type"}},
+            {"type": "x" * 300, "message": {"role": "user", "content": "long type"}},
+            {"type": {"nested": "secret"}, "role": "assistant", "content": "odd type"},
+        )
+
+        unread = parse_transcript(data).unread
+
+        assert unread == (
+            '3 message(s) in a record shape not read ("type": none from line 1, '
+            '"type": <a long string> from line 2, "type": <a dict> from line 3)'
+        )
+
     def test_a_message_in_a_shape_not_read_is_said_with_its_type(self) -> None:
         data = jsonl(
             {"type": "custom", "message": {"role": "user", "content": "not read"}},

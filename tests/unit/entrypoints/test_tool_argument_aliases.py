@@ -50,3 +50,20 @@ def test_get_refuses_from_and_from_line_that_differ() -> None:
     assert (
         payload["error"] == "invalid arguments: from and from_line are the same argument: give one"
     )
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"asOf": None, "as_of": "2026-11-20"},  # null is unset
+        {"maxResults": 2, "max_results": None},
+        {"minScore": float("nan"), "min_score": float("nan")},  # NaN is unset, and NaN != NaN
+    ],
+)
+def test_an_unset_form_beside_the_other_is_no_conflict(params: dict[str, object]) -> None:
+    world = World()
+    world.memory.write("MEMORY.md", "# Pets\n\nThe office cat is Miso.\n")
+
+    payload = memory_search_tool(world.manager(), {"query": "cat", **params})
+
+    assert "error" not in payload
