@@ -29,7 +29,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from memlane.application.memory import MemoryManager
-from memlane.application.ports.file_source import FileMissing, FileRefused
+from memlane.application.ports.file_source import FileMissing, FileRefused, FileTooLarge
 from memlane.application.reading import source_of
 from memlane.application.reports import StatusReport
 from memlane.application.search_syncs import FIRST_SYNC_RUNNING
@@ -46,6 +46,8 @@ from memlane.entrypoints.ui.security import Sessions, UiGate, session_of
 from memlane.entrypoints.ui.status_page import status_html, status_json
 
 DEFAULT_PORT: Final = 8766
+# Lines shown above a hit when the page of a long note starts near it.
+LINES_BEFORE_HIT: Final = 200
 EVENTS_SHOWN: Final = 200
 MAX_FORM_BYTES: Final = 4096
 _STATIC: Final = {"ui.css": "text/css", "ui.js": "text/javascript"}
@@ -120,11 +122,13 @@ def build_ui_app(manager: MemoryManager, options: UiOptions, *, start: bool = Tr
                         agents=form.agents or None,
                         since=form.since or None,
                         until=form.until or None,
+                        max_results=form.n,
                     )
                 )
                 if not state.first_sync.is_set() and FIRST_SYNC_RUNNING not in response.warnings:
                     response = replace(response, warnings=(*response.warnings, FIRST_SYNC_RUNNING))
-                results = results_html(form, response)
+                asked = form.n or manager.settings.query.max_results
+                results = results_html(form, response, asked=asked)
             except InvalidQuery as exc:
                 results, status = error_html(str(exc)), 400
             except Exception as exc:  # the one error table, shown, never a crashed page
@@ -151,10 +155,16 @@ def build_ui_app(manager: MemoryManager, options: UiOptions, *, start: bool = Tr
                 body = transcript_html(shown, messages, highlight)
             else:
                 got = await run_in_threadpool(lambda: manager.get(path, agent=other))
+                if got.more_from is not None and highlight.start >= got.more_from:
+                    # The hit lies past the first page of a long note: the page starts near it.
+                    start = max(1, highlight.start - LINES_BEFORE_HIT)
+                    got = await run_in_threadpool(
+                        lambda: manager.get(path, from_line=start, agent=other)
+                    )
                 body = note_html(got, highlight)
         except InvalidQuery as exc:
             return _html(message_page(title="Bad request", text=str(exc), agent=agent), 400)
-        except FileRefused as exc:
+        except (FileRefused, FileTooLarge) as exc:
             return _html(message_page(title="Refused", text=error_text(exc), agent=agent), 403)
         except FileMissing as exc:
             return _html(message_page(title="Not found", text=error_text(exc), agent=agent), 404)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from urllib.parse import urlencode
 
 from memlane.application.reports import GetResult
 from memlane.domain.transcripts import TranscriptMessage
@@ -56,9 +57,20 @@ def note_html(got: GetResult, highlight: Highlight) -> Safe:
         if got.more_from is not None
         else Safe("")
     )
+    earlier = (
+        fill(
+            '<p class="empty">Lines 1–$before are not shown: the page starts near the hit '
+            '(<a href="$href">from the first line</a>).</p>',
+            before=f"{got.from_line - 1:,}",
+            href=f"/file?{urlencode({'path': got.path})}",
+        )
+        if got.from_line > 1
+        else Safe("")
+    )
     return fill(
-        '$head<div class="file note">$rows</div>$more',
+        '$head$earlier<div class="file note">$rows</div>$more',
         head=_head(got.path, "note", highlight),
+        earlier=earlier,
         rows=rows if lines else Safe(empty),
         more=more,
     )

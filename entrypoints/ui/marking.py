@@ -20,9 +20,9 @@ def query_terms(query: str) -> list[str]:
 
 
 def _term_cover(text: str, terms: Sequence[str]) -> list[bool]:
-    lowered = text.lower()
-    if len(lowered) != len(text):  # a few characters change length when lowered: match as is
-        lowered = text
+    # Lowered character by character: the few that grow when lowered ("İ") stay as they are,
+    # so positions still match the text and one such letter does not unmark the rest.
+    lowered = "".join(c if len(low := c.lower()) != 1 else low for c in text)
     covered = [False] * len(text)
     for term in terms:
         start = lowered.find(term)

@@ -9,12 +9,14 @@ from urllib.parse import urlencode
 
 from memlane.application.reports import SearchResponse
 from memlane.domain.confidence import NO_STRONG_MATCH
+from memlane.domain.config import MAX_RESULTS_LIMIT
 from memlane.domain.search import SearchResult
 from memlane.entrypoints.ui.charts import evidence_bars
 from memlane.entrypoints.ui.html import Safe, fill, join
 from memlane.entrypoints.ui.marking import marked, query_terms
 
-MAX_RESULTS: Final = 20
+# The most hits a page asks for when "more" is followed: the search's own bound.
+MAX_RESULTS: Final = MAX_RESULTS_LIMIT
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,20 +33,25 @@ class SearchForm:
     agents: str = ""
     since: str = ""
     until: str = ""
+    # Hits asked for (`n`); None: the configured maxResults. Set by the "more" link.
+    n: int | None = None
 
     @classmethod
     def from_query(cls, params: Mapping[str, str]) -> SearchForm:
+        asked = params.get("n", "")
         return cls(
             q=params.get("q", ""),
             agents=params.get("agents", ""),
             since=params.get("since", ""),
             until=params.get("until", ""),
+            n=min(int(asked), MAX_RESULTS) if asked.isdigit() and int(asked) > 0 else None,
         )
 
     def params(self) -> dict[str, str]:
         """The non-empty parameters (for links back to this search)."""
         pairs = {"q": self.q, "agents": self.agents, "since": self.since, "until": self.until}
-        return {k: v for k, v in pairs.items() if v}
+        kept = {k: v for k, v in pairs.items() if v}
+        return kept if self.n is None else {**kept, "n": str(self.n)}
 
 
 def form_html(form: SearchForm) -> Safe:
@@ -101,9 +108,10 @@ def _hit(index: int, result: SearchResult, terms: list[str]) -> Safe:
     )
 
 
-def results_html(form: SearchForm, response: SearchResponse) -> Safe:
+def results_html(form: SearchForm, response: SearchResponse, *, asked: int = 0) -> Safe:
     """The hits, the mode and provider they came from, any warning (incomplete answers) and the
-    note the CLI and the agent tools give when the search found no strong match."""
+    note the CLI and the agent tools give when the search found no strong match; a "more" link
+    when the search returned all `asked` hits (there may be others)."""
     terms = query_terms(form.q)
     warnings = join(fill('<p class="warning">$w</p>', w=w) for w in response.warnings)
     if response.no_strong_match:
@@ -119,7 +127,16 @@ def results_html(form: SearchForm, response: SearchResponse) -> Safe:
     if not response.results:
         return join([warnings, head, Safe('<p class="empty">No matches.</p>')])
     hits = join(_hit(i, r, terms) for i, r in enumerate(response.results))
-    return join([warnings, head, fill('<ol class="hits" id="hits">$h</ol>', h=hits)])
+    more = Safe("")
+    if asked and len(response.results) >= asked and asked < MAX_RESULTS:
+        wider = SearchForm(form.q, form.agents, form.since, form.until, min(asked * 2, MAX_RESULTS))
+        more = fill(
+            '<p class="meta"><a id="more" href="/search?$qs">more hits</a> (this page shows '
+            "the first $asked; query.maxResults sets how many)</p>",
+            qs=urlencode(wider.params()),
+            asked=asked,
+        )
+    return join([warnings, head, fill('<ol class="hits" id="hits">$h</ol>', h=hits), more])
 
 
 def error_html(text: str) -> Safe:

@@ -9,7 +9,8 @@
 * Each browser gets a random session cookie; a form that writes (POST) carries
   HMAC(process secret, session) as its CSRF token, checked in constant time.
 * Every response forbids inline scripts and styles and any other origin
-  (Content-Security-Policy), framing, MIME sniffing and referrers (the token may be in a URL).
+  (Content-Security-Policy), framing and MIME sniffing; a referrer goes to this origin only
+  (the token may be in a URL; "back to the search" needs the search's own address).
 """
 
 from __future__ import annotations
@@ -39,7 +40,7 @@ _HEADERS: Final = (
     ("content-security-policy", CSP),
     ("x-content-type-options", "nosniff"),
     ("x-frame-options", "DENY"),
-    ("referrer-policy", "no-referrer"),
+    ("referrer-policy", "same-origin"),
     ("cache-control", "no-store"),
 )
 _log = structlog.get_logger("memlane.ui")

@@ -132,6 +132,29 @@ class TestSearch:
         expect(page.locator(".msg time").first).to_contain_text("2026-11-20")
         page.screenshot(path=str(shots / "file-transcript.png"))
 
+    def test_back_to_the_search_returns_to_the_hits(self, page: Page, demo: UiProcess) -> None:
+        """It follows the referrer, which the page sends to its own origin only."""
+        _search(page, demo, "how do I roll back the deploy")
+        searched = page.url
+        page.locator("#hits .hit a.open").first.click()
+        page.wait_for_url(re.compile(r"/file\?"))
+
+        page.locator("a[data-back]").click()
+
+        page.wait_for_url(searched)
+        expect(page.locator("#hits .hit").first).to_be_visible()
+
+    def test_a_narrow_window_shows_the_whole_form_without_scrolling_sideways(
+        self, page: Page, demo: UiProcess, shots: Path
+    ) -> None:
+        page.set_viewport_size({"width": 400, "height": 800})
+        _search(page, demo, "deploy")
+
+        assert page.evaluate("document.documentElement.scrollWidth") <= 400
+        button = page.locator("form.search button").bounding_box()
+        assert button is not None and button["x"] + button["width"] <= 400
+        page.screenshot(path=str(shots / "search-narrow.png"))
+
     def test_a_note_holding_a_script_shows_as_text_and_runs_nothing(
         self, page: Page, demo: UiProcess, shots: Path
     ) -> None:

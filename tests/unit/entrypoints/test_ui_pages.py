@@ -44,6 +44,11 @@ class TestMarked:
             html == "<mark>Roll</mark> <mark>back</mark> &lt;b&gt;the&lt;/b&gt; <mark>deploy</mark>"
         )
 
+    def test_a_letter_that_grows_when_lowered_leaves_the_other_marks(self) -> None:
+        html = marked("İzmir office: the Tapir project, TAPIR budget.", ["tapir"])
+
+        assert html.count("<mark>") == 2
+
     def test_overlapping_cjk_bigrams_make_one_mark(self) -> None:
         html = marked("把数据库迁移到新服务器", query_terms("数据库迁移"))
 
