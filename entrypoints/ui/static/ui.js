@@ -73,6 +73,24 @@
     if (node && text !== undefined && text !== null) node.textContent = String(text);
   }
 
+  var failures = 0;
+
+  function showOffline(offline) {
+    // The figures on the page are the last ones read: say so when the server stops answering.
+    var note = document.getElementById("offline");
+    if (offline && !note) {
+      note = document.createElement("p");
+      note.id = "offline";
+      note.className = "warning";
+      note.setAttribute("role", "alert");
+      note.textContent = "The server is not answering: the figures below are the last ones it gave.";
+      var main = document.querySelector("main") || document.body;
+      main.insertBefore(note, main.firstChild);
+    } else if (!offline && note) {
+      note.remove();
+    }
+  }
+
   function poll() {
     if (document.hidden) {
       // A tab nobody looks at asks nothing (each status read counts the index).
@@ -102,12 +120,18 @@
         setText("dirty", data.dirty ? "yes" : "no");
         setText("first-sync", data.firstSyncDone ? "done" : "running");
         document.body.dataset.polled = String(Number(document.body.dataset.polled || 0) + 1);
+        failures = 0;
+        delete document.body.dataset.pollError;
+        showOffline(false);
       })
       .catch(function () {
+        failures += 1;
         document.body.dataset.pollError = "1";
+        showOffline(true);
       })
       .finally(function () {
-        setTimeout(poll, 1000);
+        // Asked less often while the server is away: one second, doubling to half a minute.
+        setTimeout(poll, Math.min(30000, 1000 * Math.pow(2, Math.min(failures, 5))));
       });
   }
 
