@@ -139,8 +139,9 @@ class Searching:
         """With `sync.onSearch: false` the index is searched as it is: name the hits' files
         changed since they were indexed (one stat per distinct file, application/stale_hits.py).
         With it on, this agent's index was synced before the search (the CLI's refresh) or is
-        kept so by the process's watcher: only the files whose new version the sync could not
-        index are named (from the problems it recorded)."""
+        kept so by the process's watcher: the files whose new version the sync could not index
+        are named (from the problems it recorded), and while changes wait to be indexed (the
+        watcher's debounce: a long-running UI or server) the hits' files are checked too."""
         if not response.results:
             return None
         if self._settings.sync.on_search:
@@ -150,14 +151,18 @@ class Searching:
                 issues=self._issues,
                 agent_id=self._agents.agent_id,
             )
-            return unindexed_warning(found)
+            said = unindexed_warning(found)
+            if said is not None or self._syncing.dirty_known is not True:
+                return said
+            # Changes seen and not yet indexed (a watcher's debounce, a sync under way): this
+            # search read the index as it was, so its hits' files are checked as without syncs.
         paths = stale_paths(
             response.results,
             store=self._store,
             sources=self._agents.sources,
             agent_id=self._agents.agent_id,
         )
-        return stale_warning(paths)
+        return stale_warning(paths, syncing=self._settings.sync.on_search)
 
     def check_agents(self, agents: Sequence[str] | str) -> list[str]:
         """The agent ids asked for, each one the store holds (its index opened once, as the

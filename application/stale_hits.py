@@ -81,14 +81,19 @@ def unindexed_warning(found: Sequence[tuple[str, str]]) -> str | None:
     return f"not indexed again after a change, so their hits show the text as last indexed: {each}"
 
 
-def stale_warning(paths: Sequence[str]) -> str | None:
-    """The response's warning naming the changed files (None: none changed)."""
+def stale_warning(paths: Sequence[str], *, syncing: bool = False) -> str | None:
+    """The response's warning naming the changed files (None: none changed); `syncing` when a
+    sync of them is due (the watcher saw the change) rather than off."""
     if not paths:
         return None
     names = ", ".join(paths)
     were, their = ("was", "its") if len(paths) == 1 else ("were", "their")
+    why = (
+        "the change is being indexed; search again in a moment"
+        if syncing
+        else "sync.onSearch is off; `memlane index` brings the index up to date"
+    )
     return (
         f"{names} changed since {'it' if len(paths) == 1 else 'they'} {were} indexed (edited or "
-        f"removed): {their} hits may show old lines and text (sync.onSearch is off; "
-        "`memlane index` brings the index up to date)"
+        f"removed): {their} hits may show old lines and text ({why})"
     )

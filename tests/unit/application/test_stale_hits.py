@@ -85,16 +85,33 @@ class TestStaleHits:
         assert len(response.results) > 1  # several hits of one file
         assert world.memory.stats == ["MEMORY.md"]
 
-    def test_a_search_that_syncs_first_checks_nothing(self, world: World) -> None:
+    def test_a_search_of_an_index_known_fresh_checks_nothing(self, world: World) -> None:
+        """The CLI syncs before it searches: the index is then known fresh, and no file is
+        stated per search."""
         world.memory = _CountingSource()
         manager = _indexed(world, on_search=True)
-        world.memory.write("MEMORY.md", "\n\n\n" + NOTE)
+        manager.sync()  # as the CLI's refresh does
         world.memory.stats.clear()
 
-        response = manager.search("vault key")  # the facade's search: no CLI refresh here
+        response = manager.search("vault key")
 
         assert _stale(response.warnings) == []
         assert world.memory.stats == []
+
+    def test_changes_waiting_to_be_indexed_are_said_even_when_searches_sync(
+        self, world: World
+    ) -> None:
+        """A long-running page or server searches while its watcher waits out the debounce:
+        the index is read as it was, and its hits' edited files are named."""
+        manager = _indexed(world, on_search=True)
+        world.memory.write("MEMORY.md", "\n\n\n" + NOTE)
+        manager.mark_dirty()  # what the watcher does when it sees the edit
+
+        response = manager.search("vault key")
+
+        (warning,) = _stale(response.warnings)
+        assert warning.startswith("MEMORY.md changed since it was indexed")
+        assert "the change is being indexed" in warning and "onSearch is off" not in warning
 
 
 class TestVersionsTheSyncCouldNotIndex:
