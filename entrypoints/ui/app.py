@@ -180,7 +180,9 @@ def build_ui_app(manager: MemoryManager, options: UiOptions, *, start: bool = Tr
             report,
             records,
             first_sync_done=state.first_sync.is_set(),
-            sync_form=_sync_form(state, session_of(request)),
+            sync_form=_sync_form(
+                state, session_of(request), requested=request.query_params.get("sync") is not None
+            ),
             seen=state.sizes.points(),
         )
         return _html(page(title="Health", page_name="status", agent=agent, body=body))
@@ -232,6 +234,8 @@ def build_ui_app(manager: MemoryManager, options: UiOptions, *, start: bool = Tr
         Route("/sync", sync_now, methods=["POST"]),
         Route("/static/{name}", static, methods=["GET"]),
         Route("/health", health, methods=["GET"]),
+        # Browsers ask for it on every page; no icon is served, and no 404 fills the console.
+        Route("/favicon.ico", lambda _request: Response(status_code=204), methods=["GET"]),
     ]
     app = Starlette(routes=routes, lifespan=lifespan)
     return UiGate(app, token=options.token, loopback=is_loopback(options.host))
@@ -247,14 +251,21 @@ def _line(value: str | None) -> int:
     return max(number, 0)
 
 
-def _sync_form(state: _State, session: str | None) -> Safe:
+def _sync_form(state: _State, session: str | None, *, requested: bool = False) -> Safe:
     if state.options.read_only:
         return Safe('<p class="meta" id="read-only">read-only: no write actions</p>')
+    said = (
+        '<p class="ok" id="sync-requested" role="status">Sync requested: it runs in the '
+        "background; the log below shows it (nothing to index leaves the log as it was).</p>"
+        if requested
+        else ""
+    )
     return fill(
         '<form method="post" action="/sync" class="sync">'
         '<input type="hidden" name="csrf" value="$csrf">'
-        '<button type="submit" id="sync-now">Sync now</button></form>',
+        '<button type="submit" id="sync-now">Sync now</button></form>$said',
         csrf=state.sessions.csrf_token(session or ""),
+        said=Safe(said),
     )
 
 

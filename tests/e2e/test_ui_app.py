@@ -228,6 +228,14 @@ class TestSyncNow:
         done = client.post("/sync", data={"csrf": token.group(1)}, follow_redirects=False)
 
         assert done.status_code == 303 and done.headers["location"].startswith("/status")
+        after = client.get(done.headers["location"]).text
+        assert 'id="sync-requested"' in after  # the click is answered on the page
+        assert 'id="sync-requested"' not in page
+
+    def test_the_browser_s_icon_request_is_answered_without_an_error(
+        self, client: TestClient
+    ) -> None:
+        assert client.get("/favicon.ico").status_code == 204
 
     def test_another_browser_session_cannot_reuse_the_token(self, manager: MemoryManager) -> None:
         with _client(manager) as one, _client(manager) as other:
