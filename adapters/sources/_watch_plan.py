@@ -1,15 +1,17 @@
-"""Adapter helper: which folders the watcher observes, and where a symlink leads."""
+"""Adapter helper: which folders the watcher observes, where a symlink leads, and which paths
+and files of a planned tree are the watcher's business."""
 
-# ruff: noqa: PTH110, PTH112, PTH115, PTH118, PTH119, PTH120
+# ruff: noqa: PTH110, PTH112, PTH114, PTH115, PTH118, PTH119, PTH120, PTH206
 # (str paths with os.scandir keep a 10k-file walk stat-bound; pathlib objects would double it)
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+import stat
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
-from memlane.adapters.sources._paths import has_suffix, is_ignored_dir
+from memlane.adapters.sources._paths import has_suffix, is_ignored_dir, is_within
 
 # The kernel gives up on a chain of links after 40 hops (ELOOP); so do we.
 _MAX_HOPS = 40
@@ -28,6 +30,19 @@ class WatchPlan:
 
     def add(self, path: str, *, recursive: bool) -> None:
         self.watches[path] = self.watches.get(path, False) or recursive
+
+    def holds(self, path: str, *, is_dir: bool, ignored: frozenset[str]) -> bool:
+        """Whether `path` lies in a root folder, outside ignored folders (a root itself is held
+        as a folder, not as a file)."""
+        for root in self.dir_roots:
+            if path == root:
+                return is_dir
+            if is_within(path, root):
+                segments = os.path.relpath(path, root).split(os.sep)
+                folders = segments if is_dir else segments[:-1]
+                if not any(is_ignored_dir(f, ignored) for f in folders):
+                    return True
+        return False
 
 
 @dataclass(slots=True)
@@ -50,10 +65,8 @@ def walk_tree(root: str, ignored: frozenset[str]) -> WalkedTree:
     while stack:
         current = stack.pop()
         order.append(current)
-        try:
-            with os.scandir(current) as it:
-                entries = list(it)
-        except OSError:
+        entries = _listed(current)
+        if entries is None:
             continue
         for entry in entries:
             try:
@@ -131,3 +144,96 @@ def drop_covered_by_recursive(watches: dict[str, bool]) -> None:
                 del watches[path]
                 break
             child, ancestor = ancestor, os.path.dirname(ancestor)
+
+
+def has_relevant_name(path: str, suffixes: Sequence[str]) -> bool:
+    """Whether the file's name ends with one of the watched suffixes (given lower-case)."""
+    name = os.path.basename(path)
+    return any(has_suffix(name, suffix) for suffix in suffixes)
+
+
+def relevant_files(folder: str, suffixes: Sequence[str]) -> Iterator[str]:
+    """The regular files of `folder` (links followed) with a watched suffix; none when it
+    cannot be read (it vanished, or lost its permissions, since it was planned)."""
+    for entry in _listed(folder) or ():
+        try:
+            st = entry.stat()
+        except OSError:
+            continue
+        if stat.S_ISREG(st.st_mode) and has_relevant_name(entry.name, suffixes):
+            yield entry.path
+
+
+def _listed(folder: str) -> list[os.DirEntry[str]] | None:
+    """The entries of `folder`, None when it cannot be read (gone, or no permission)."""
+    try:
+        with os.scandir(folder) as it:
+            return list(it)
+    except OSError:
+        return None
+
+
+def make_plan(
+    roots: Sequence[str], *, suffixes: Sequence[str], ignored: frozenset[str], polling: bool
+) -> WatchPlan:
+    """The folders to watch for `roots` (folders, files, links to either): a root folder's
+    tree, recursively where no ignored folder lies below, else folder by folder around the
+    ignored ones (polling prunes them itself: one recursive watch); a file root's folder; the
+    folder of each hop of a followed link."""
+    plan = WatchPlan()
+    for root in roots:
+        if os.path.islink(root):  # a root given as its link: where it leads may change
+            plan.add(os.path.dirname(root), recursive=False)  # no root's walk covers it
+            _plan_link(plan, root, suffixes, ignored)
+            continue
+        is_dir = os.path.isdir(root)
+        is_file = os.path.lexists(root) and not is_dir
+        if is_file or (not is_dir and has_relevant_name(root, suffixes)):
+            plan.file_roots.add(root)
+            plan.add(nearest_existing(os.path.dirname(root)), recursive=False)
+        elif not is_dir:
+            plan.dir_roots.append(root)
+            plan.add(nearest_existing(os.path.dirname(root)), recursive=False)
+        else:
+            plan.dir_roots.append(root)
+            _plan_tree(plan, root, suffixes, ignored, polling=polling)
+    drop_covered_by_recursive(plan.watches)
+    return plan
+
+
+def _plan_tree(
+    plan: WatchPlan,
+    root: str,
+    suffixes: Sequence[str],
+    ignored: frozenset[str],
+    *,
+    polling: bool,
+) -> None:
+    tree = walk_tree(root, ignored)
+    plan.covered.update(tree.order)
+    for link in tree.links:
+        _plan_link(plan, link, suffixes, ignored)
+    if polling:
+        plan.add(root, recursive=True)  # the polling snapshot prunes ignored folders itself
+        return
+    queue = [root]
+    while queue:
+        current = queue.pop()
+        if current in tree.dirty:
+            plan.add(current, recursive=False)
+            queue.extend(tree.children.get(current, ()))
+        else:
+            plan.add(current, recursive=True)
+
+
+def _plan_link(
+    plan: WatchPlan, link: str, suffixes: Sequence[str], ignored: frozenset[str]
+) -> None:
+    """Watch the folder of each hop of a followed link's chain (its target's included)."""
+    hops = link_hops(link)
+    if not hops or not is_followed(link, hops[-1], suffixes, ignored):
+        return
+    plan.links.update((link, *hops[:-1]))
+    plan.link_targets.add(hops[-1])
+    for hop in hops:
+        plan.add(nearest_existing(os.path.dirname(hop)), recursive=False)

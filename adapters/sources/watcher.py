@@ -1,12 +1,11 @@
 """Adapter: ChangeWatcher on watchdog that never descends into ignored folders."""
 
-# ruff: noqa: PTH112, PTH113, PTH114, PTH119, PTH120, PTH206
+# ruff: noqa: PTH113, PTH114, PTH120
 # (str paths with os.scandir keep a 10k-file scan stat-bound; pathlib objects would double it)
 
 from __future__ import annotations
 
 import os
-import stat as stat_mod
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Final, Literal, TypeAlias
@@ -29,14 +28,12 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 from watchdog.observers.polling import PollingObserverVFS
 
 from memlane.adapters.sources._inotify_observer import native_observer
-from memlane.adapters.sources._paths import IGNORED_DIRS, has_suffix, is_ignored_dir, is_within
+from memlane.adapters.sources._paths import IGNORED_DIRS, is_ignored_dir
 from memlane.adapters.sources._watch_plan import (
     WatchPlan,
-    drop_covered_by_recursive,
-    is_followed,
-    link_hops,
-    nearest_existing,
-    walk_tree,
+    has_relevant_name,
+    make_plan,
+    relevant_files,
 )
 
 Mode: TypeAlias = Literal["native", "polling"]
@@ -183,52 +180,12 @@ class WatchdogChangeWatcher:
     # ----------------------------------------------------------------------------- planning
 
     def _make_plan(self) -> WatchPlan:
-        plan = WatchPlan()
-        for root in self._roots:
-            if os.path.islink(root):  # a root given as its link: where it leads may change
-                plan.add(os.path.dirname(root), recursive=False)  # no root's walk covers it
-                self._plan_link(plan, root)
-                continue
-            is_dir = os.path.isdir(root)
-            is_file = os.path.lexists(root) and not is_dir
-            if is_file or (not is_dir and self._relevant_name(root)):
-                plan.file_roots.add(root)
-                plan.add(nearest_existing(os.path.dirname(root)), recursive=False)
-            elif not is_dir:
-                plan.dir_roots.append(root)
-                plan.add(nearest_existing(os.path.dirname(root)), recursive=False)
-            else:
-                plan.dir_roots.append(root)
-                self._plan_tree(plan, root)
-        drop_covered_by_recursive(plan.watches)
-        return plan
-
-    def _plan_tree(self, plan: WatchPlan, root: str) -> None:
-        tree = walk_tree(root, self._ignored)
-        plan.covered.update(tree.order)
-        for link in tree.links:
-            self._plan_link(plan, link)
-        if self._mode == "polling":
-            plan.add(root, recursive=True)  # the polling snapshot prunes ignored folders itself
-            return
-        queue = [root]
-        while queue:
-            current = queue.pop()
-            if current in tree.dirty:
-                plan.add(current, recursive=False)
-                queue.extend(tree.children.get(current, ()))
-            else:
-                plan.add(current, recursive=True)
-
-    def _plan_link(self, plan: WatchPlan, link: str) -> None:
-        """Watch the folder of each hop of a followed link's chain (its target's included)."""
-        hops = link_hops(link)
-        if not hops or not is_followed(link, hops[-1], self._suffixes, self._ignored):
-            return
-        plan.links.update((link, *hops[:-1]))
-        plan.link_targets.add(hops[-1])
-        for hop in hops:
-            plan.add(nearest_existing(os.path.dirname(hop)), recursive=False)
+        return make_plan(
+            self._roots,
+            suffixes=self._suffixes,
+            ignored=self._ignored,
+            polling=self._mode == "polling",
+        )
 
     def _apply(self, plan: WatchPlan) -> None:
         """Bring scheduled watches in line with `plan`, falling back to polling if needed."""
@@ -327,7 +284,7 @@ class WatchdogChangeWatcher:
         structural = event.is_directory
         for path in paths:
             if event.is_directory:
-                if not isinstance(event, DirCreatedEvent) and self._in_dir_root(path, is_dir=True):
+                if not isinstance(event, DirCreatedEvent) and self._held(path, is_dir=True):
                     relevant.append(path)
                 continue
             link_changed = self._link_changed(event, path)
@@ -336,7 +293,7 @@ class WatchdogChangeWatcher:
                 link_changed
                 or path in self._plan.file_roots
                 or path in self._plan.link_targets  # a linked note was edited
-                or (self._relevant_name(path) and self._in_dir_root(path, is_dir=False))
+                or (has_relevant_name(path, self._suffixes) and self._held(path, is_dir=False))
             ):
                 relevant.append(path)
         if not relevant and not structural:
@@ -357,23 +314,10 @@ class WatchdogChangeWatcher:
         if isinstance(event, FileDeletedEvent):
             return False
         at_target = path in self._plan.link_targets
-        return (at_target or self._in_dir_root(path, is_dir=False)) and os.path.islink(path)
+        return (at_target or self._held(path, is_dir=False)) and os.path.islink(path)
 
-    def _relevant_name(self, path: str) -> bool:
-        name = os.path.basename(path)
-        return any(has_suffix(name, suffix) for suffix in self._suffixes)
-
-    def _in_dir_root(self, path: str, *, is_dir: bool) -> bool:
-        """Whether `path` lies in a root folder, outside ignored folders."""
-        for root in self._plan.dir_roots:
-            if path == root:
-                return is_dir
-            if is_within(path, root):
-                segments = os.path.relpath(path, root).split(os.sep)
-                folders = segments if is_dir else segments[:-1]
-                if not any(is_ignored_dir(f, self._ignored) for f in folders):
-                    return True
-        return False
+    def _held(self, path: str, *, is_dir: bool) -> bool:
+        return self._plan.holds(path, is_dir=is_dir, ignored=self._ignored)
 
     def _deliver_loop(self) -> None:
         while True:
@@ -406,25 +350,11 @@ class WatchdogChangeWatcher:
             new = self._plan
         found: set[str] = set()
         for folder in new.covered - old.covered:
-            found.update(self._relevant_children(folder))
+            found.update(relevant_files(folder, self._suffixes))
         for root in new.file_roots:
             if os.path.dirname(root) not in old.watches and os.path.isfile(root):
                 found.add(root)
         return found
-
-    def _relevant_children(self, folder: str) -> Iterator[str]:
-        try:
-            with os.scandir(folder) as it:
-                entries = list(it)
-        except OSError:
-            return
-        for entry in entries:
-            try:
-                st = entry.stat()
-            except OSError:
-                continue
-            if stat_mod.S_ISREG(st.st_mode) and self._relevant_name(entry.name):
-                yield entry.path
 
     def _deliver(self, batch: list[str]) -> None:
         callback = self._on_change
