@@ -341,14 +341,20 @@ class WatchdogChangeWatcher:
                 self._deliver(sorted(batch))
 
     def _replan(self) -> set[str]:
-        """Re-plan after folder changes; return relevant files in newly covered folders."""
+        """Re-plan after folder changes; return relevant files in newly covered folders, and the
+        links made or removed since the last plan.
+
+        A link's removal is known as a change only while the plan still lists the link: a
+        re-plan that walked the tree after the link went (one started by an earlier event)
+        drops it from the plan, and the removal's own event, checked against that plan, then
+        looked like a file of no interest. The plans' difference says it whatever the order."""
         with self._lifecycle:
             if self._stopping or self._on_change is None:
                 return set()
             old = self._plan
             self._apply(self._make_plan())
             new = self._plan
-        found: set[str] = set()
+        found: set[str] = set(old.links ^ new.links)
         for folder in new.covered - old.covered:
             found.update(relevant_files(folder, self._suffixes))
         for root in new.file_roots:

@@ -200,3 +200,21 @@ def test_links_made_or_removed_while_watching_are_delivered_and_followed(
     batches.clear()
     (ws / "memory" / "linkdir").unlink()  # notesdir's notes leave the index
     assert _until(lambda: batches.has(ws / "memory" / "linkdir"))
+
+
+def test_a_link_removed_before_a_replan_walked_the_tree_is_still_delivered(ws: Path) -> None:
+    """The race CI met under load: a re-plan (started by an earlier change) walks the tree after
+    a link is removed but before that removal's event arrives; the event, checked against the
+    new plan, no longer names a followed link. The re-plan itself says the link changed."""
+    watcher = WatchdogChangeWatcher(force_polling=True, polling_interval=3600)  # no polls here
+    watcher.start(_roots(ws), lambda _paths: None)
+    try:
+        (ws / "memory" / "linkdir").unlink()
+        (ws / "memory" / "newlink").symlink_to("../other")
+
+        changed = watcher._replan()  # the step the race went through
+
+        assert str(ws / "memory" / "linkdir") in changed
+        assert str(ws / "memory" / "newlink") in changed
+    finally:
+        watcher.stop()
