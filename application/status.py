@@ -180,6 +180,7 @@ class StatusReporter:
             warnings=tuple(
                 w
                 for w in [
+                    self._store.vanished(),
                     self._warning(selected),
                     refused,
                     reembedding.text() if reembedding else None,

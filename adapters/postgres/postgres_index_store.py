@@ -314,6 +314,10 @@ class PostgresIndexStore(PostgresSearchReads):
         """Return the database URL (password masked) and the agent."""
         return f"{self._db.location}#agent={self._agent}"
 
+    def vanished(self) -> str | None:
+        """See IndexStore: a database server keeps its data; a lost connection is an error."""
+        return None
+
     def close(self) -> None:
         """Release connections; idempotent."""
         self._db.close()

@@ -236,6 +236,19 @@ class SqliteDatabase:
 
     # --- transactions --------------------------------------------------------------------------
 
+    def vanished(self) -> str | None:
+        """Why the open file is no longer at `path` (deleted, or its folder), None while it is.
+        SQLite goes on reading and writing the deleted file, so nothing else would show it."""
+        if self._engine is None or self.label != self.path:
+            return None  # not opened yet, or a stand-in's temporary file
+        if self.path.exists():
+            return None
+        return (
+            f"the index file {self.path} was deleted while memlane had it open: searches answer "
+            "from the open copy, and what is indexed now is lost when this process stops; "
+            "restart memlane to index the files again"
+        )
+
     def _is_stale(self, conn: Connection) -> bool:
         try:
             current = self.path.stat().st_ino

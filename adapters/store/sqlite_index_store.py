@@ -369,6 +369,10 @@ class SqliteIndexStore:
         """Return the database file path (for a stand-in, the file it stands for)."""
         return str(self._db.label)
 
+    def vanished(self) -> str | None:
+        """See IndexStore: the file's absence, checked with one stat."""
+        return self._db.vanished()
+
     def invalidate_caches(self) -> None:
         """Forget in-process caches (after the file was swapped under this store)."""
         self._vectors.invalidate()

@@ -296,6 +296,12 @@ class IndexStore(IndexWriter, Protocol):
         """Return where the index lives (a file path or ":memory:")."""
         ...
 
+    def vanished(self) -> str | None:
+        """Say why the index no longer lives where `location` names (its file deleted or
+        replaced by no file while open), None while it does: this process still reads the
+        open copy, which nothing will find again once it stops."""
+        ...
+
     def close(self) -> None:
         """Release connections; idempotent."""
         ...

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field, replace
 from functools import partial
 from importlib.resources import files
 from typing import Final
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlencode
 
 import structlog
 from starlette.applications import Starlette
@@ -108,6 +108,9 @@ def build_ui_app(manager: MemoryManager, options: UiOptions, *, start: bool = Tr
 
     async def search(request: Request) -> Response:
         form = SearchForm.from_query(request.query_params)
+        if form.q.strip() and any(not v for _k, v in request.query_params.multi_items()):
+            # The form sends its empty filters too: the address a user copies names only those set.
+            return RedirectResponse(f"/search?{urlencode(form.params())}", status_code=303)
         status = 200
         if not form.q.strip():
             results = error_html("Type something to search for.")
@@ -152,9 +155,15 @@ def build_ui_app(manager: MemoryManager, options: UiOptions, *, start: bool = Tr
                 shown, messages = await run_in_threadpool(
                     lambda: manager.messages(path, agent=other)
                 )
+                if not messages:  # none, or no file: only a read tells which
+                    got = await run_in_threadpool(lambda: manager.get(path, agent=other))
+                    if got.missing:
+                        return _missing(shown)
                 body = transcript_html(shown, messages, highlight)
             else:
                 got = await run_in_threadpool(lambda: manager.get(path, agent=other))
+                if got.missing:
+                    return _missing(got.path)
                 if got.more_from is not None and highlight.start >= got.more_from:
                     # The hit lies past the first page of a long note: the page starts near it.
                     start = max(1, highlight.start - LINES_BEFORE_HIT)
@@ -172,6 +181,11 @@ def build_ui_app(manager: MemoryManager, options: UiOptions, *, start: bool = Tr
             _log.warning("ui_file_failed", error=type(exc).__name__)
             return _html(message_page(title="Error", text=error_text(exc), agent=agent), 500)
         return _html(page(title=path, page_name="file", agent=agent, body=body))
+
+    def _missing(path: str) -> Response:
+        # A hit's file deleted since the last sync: the index still names it until the next.
+        text = f"{path} does not exist (any more); the next sync drops its hits from the index."
+        return _html(message_page(title="Not found", text=text, agent=agent), 404)
 
     async def status(request: Request) -> Response:
         report = await run_in_threadpool(state.report)

@@ -29,8 +29,8 @@ def _shown(label: str, value: float | None) -> str:
 def evidence_bars(explanation: ScoreExplanation | None) -> Safe:
     """Four bars: keyword, vector, fusion, decay, each in [0, 1] (a missing leg says so); then
     piece, a note chunk's best piece's cosine, when the vector score mixed it in; and time, when
-    the question's time words boosted the hit (the bar is the boost above 1, the figure the
-    multiplier)."""
+    the question's time words moved the hit (the bar is the multiplier's distance from 1, drawn
+    in the "down" colour for a demotion; the figure is the multiplier)."""
     if explanation is None:
         return Safe("")
     rows: tuple[tuple[str, float | None], ...] = (
@@ -46,19 +46,22 @@ def evidence_bars(explanation: ScoreExplanation | None) -> Safe:
     drawn = []
     for index, (label, value) in enumerate(rows):
         y = index * _ROW
-        share = 0.0 if value is None else min(max(value, 0.0), 1.0)
+        # A demotion (time multiplier below 1) is as long as its cut, not an empty bar.
+        down = label == "time" and value is not None and value < 0
+        share = 0.0 if value is None else min(max(-value if down else value, 0.0), 1.0)
         drawn.append(
             fill(
                 '<g class="ev-$label" data-evidence="$label" data-value="$shown">'
                 '<text x="0" y="$ty" class="ev-label">$label</text>'
                 '<rect x="56" y="$ry" width="$full" height="9" class="ev-track"/>'
-                '<rect x="56" y="$ry" width="$width" height="9" class="ev-bar"/>'
+                '<rect x="56" y="$ry" width="$width" height="9" class="ev-bar$down"/>'
                 '<text x="$vx" y="$ty" class="ev-value">$shown</text></g>',
                 label=label,
                 ty=y + 10,
                 ry=y + 2,
                 full=_BAR_WIDTH,
                 width=round(share * _BAR_WIDTH, 1),
+                down=" ev-down" if down else "",
                 vx=56 + _BAR_WIDTH + 6,
                 shown=_shown(label, value),
             )

@@ -44,7 +44,7 @@ def note_html(got: GetResult, highlight: Highlight) -> Safe:
         )
         for n, line in enumerate(lines, start=got.from_line)
     )
-    empty = '<p class="empty">This file is empty or does not exist yet.</p>'
+    empty = '<p class="empty">This file is empty.</p>'
     more = (
         fill(
             '<p class="empty">The file goes on after line $last: a page shows $count lines at '

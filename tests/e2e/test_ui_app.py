@@ -290,3 +290,26 @@ class TestTimeWindow:
 
         assert answer.status_code == 400
         assert "since" in answer.text and 'role="alert"' in answer.text
+
+
+class TestAddressAndMissingFiles:
+    def test_empty_filters_leave_the_address(self, client: TestClient) -> None:
+        answer = client.get(
+            "/search?q=deploy+Fridays&agents=&since=&until=", follow_redirects=False
+        )
+
+        assert answer.status_code == 303
+        assert answer.headers["location"] == "/search?q=deploy+Fridays"
+        assert "MEMORY.md" in client.get(answer.headers["location"]).text
+
+    def test_a_set_filter_stays_in_the_address(self, client: TestClient) -> None:
+        answer = client.get("/search?q=deploy&since=7d", follow_redirects=False)
+
+        assert answer.status_code == 200
+
+    @pytest.mark.parametrize("path", ["memory/gone.md", "sessions/gone.jsonl"])
+    def test_a_file_that_does_not_exist_is_not_found(self, client: TestClient, path: str) -> None:
+        answer = client.get("/file", params={"path": path, "from": "1", "to": "2"})
+
+        assert answer.status_code == 404
+        assert f"{path} does not exist" in answer.text

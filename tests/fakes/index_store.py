@@ -231,6 +231,7 @@ class FakeIndexStore(_FakeWriter):
         self.closed = False
         self._pieces_after: dict[str, int] = {}  # the walk for chunks lacking pieces
         self.rebuilding_elsewhere = False  # test switch: another process rebuilds aside now
+        self.vanished_reason: str | None = None  # test switch: the index's file was deleted
 
     def meta(self) -> IndexMeta | None:
         return self._state.meta
@@ -489,6 +490,9 @@ class FakeIndexStore(_FakeWriter):
 
     def location(self) -> str:
         return ":memory:"
+
+    def vanished(self) -> str | None:
+        return self.vanished_reason
 
     def close(self) -> None:
         self.closed = True

@@ -92,6 +92,15 @@ class TestEvidenceBars:
         assert re.search(r'data-evidence="time".*?class="ev-bar" ?/?>?', boosted)
         assert 'width="30.0" height="9" class="ev-bar"' in boosted.split('data-evidence="time"')[1]
 
+    def test_a_time_demotion_is_drawn_as_long_as_its_cut_in_the_down_colour(self) -> None:
+        demoted = evidence_bars(
+            ScoreExplanation(vector_score=0.5, text_score=0.5, fused_score=0.5, time_boost=0.75)
+        )
+
+        row = demoted.split('data-evidence="time"')[1]
+        assert 'data-value="×0.750"' in row
+        assert 'width="30.0" height="9" class="ev-bar ev-down"' in row
+
     def test_a_best_piece_is_a_bar_only_when_the_vector_score_mixed_one_in(self) -> None:
         plain = evidence_bars(ScoreExplanation(vector_score=0.5, text_score=0.5, fused_score=0.5))
         pieced = evidence_bars(
