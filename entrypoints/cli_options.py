@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import os
+import shlex
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -202,17 +204,43 @@ class QueryCommand(click.Command):
     the shell has removed the quotes), so the error says how to search for it."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        given = list(args)  # click's parser consumes the list it is handed
         try:
             return super().parse_args(ctx, args)
         except click.NoSuchOption as exc:
             if exc.possibilities:  # a near option: more likely a typo (--max-result)
                 raise
             name = exc.option_name
+            options, words = _options_and_words(self, given)
+            command = " ".join(["memlane", str(ctx.info_name), *options])
             raise click.UsageError(
                 f"No such option: {name}. To search for text that starts with '-', put it after "
-                f"`--` (memlane {ctx.info_name} -- {name}) or use --query={name}",
+                f"`--` ({command} -- {shlex.join(words)}) or use "
+                f"--query={shlex.quote(' '.join(words))}",
                 ctx=ctx,
             ) from None
+
+
+def _options_and_words(command: click.Command, args: list[str]) -> tuple[list[str], list[str]]:
+    """Split a command line into the command's own options (with their values) and the rest,
+    the words of the query as typed, so the hint repeats the whole query, not its '-' word."""
+    takes_value: dict[str, bool] = {}
+    for param in command.params:
+        if isinstance(param, click.Option):
+            for opt in (*param.opts, *param.secondary_opts):
+                takes_value[opt] = not (param.is_flag or param.count)
+    options: list[str] = []
+    words: list[str] = []
+    tokens = iter(args)
+    for token in tokens:
+        name = token.split("=", 1)[0]
+        if name not in takes_value:
+            words.append(token)
+            continue
+        options.append(shlex.quote(token))
+        if takes_value[name] and "=" not in token:
+            options.extend(shlex.quote(value) for value in itertools.islice(tokens, 1))
+    return options, words
 
 
 def query_from_stdin() -> str:

@@ -23,3 +23,13 @@ def test_a_near_option_is_a_typo_with_click_s_suggestion() -> None:
     assert done.exit_code == 2
     assert "Did you mean '--max-results'?" in done.output
     assert "starts with '-'" not in done.output
+
+
+def test_the_hint_repeats_the_whole_query_and_keeps_the_options_before_it() -> None:
+    done = CliRunner().invoke(
+        cli, ["search", "deploy", "--dry-run", "--json", "--max-results", "3", "plan"]
+    )
+
+    assert done.exit_code == 2
+    assert "memlane search --json --max-results 3 -- deploy --dry-run plan" in done.output
+    assert "--query='deploy --dry-run plan'" in done.output
