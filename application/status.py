@@ -23,9 +23,10 @@ from memlane.application.reports import (
 )
 from memlane.application.sync import SyncService
 from memlane.application.sync_failures import SyncVerdicts
+from memlane.application.sync_report import rebuild_due
 from memlane.domain import events
 from memlane.domain.config import MemorySettings
-from memlane.domain.index_meta import IndexMeta, vector_label
+from memlane.domain.index_meta import IndexMeta, reindex_reason, vector_label
 from memlane.domain.sources import Source
 
 # How far back from the log's end `status` looks for the runtime fallback that made the index's
@@ -51,6 +52,8 @@ class StatusReporter:
         syncing: SyncService,
         verdicts: SyncVerdicts,
         recovery_stats: Callable[[], RecoveryStats] | None = None,
+        wanted_shape: Callable[[], IndexMeta] | None = None,
+        legacy_scope_hash: str = "",
     ) -> None:
         self._agent_id = agent_id
         self._workspace = workspace
@@ -64,6 +67,8 @@ class StatusReporter:
         self._syncing = syncing
         self._verdicts = verdicts
         self._recovery_stats = recovery_stats
+        self._wanted_shape = wanted_shape
+        self._legacy_scope_hash = legacy_scope_hash
 
     def report(self, *, deep: bool = False) -> StatusReport:
         """Report the index; `deep` also selects and probes the provider and rescans sources."""
@@ -143,6 +148,7 @@ class StatusReporter:
                 )
                 if fell_back is not None:  # said as this process's own fallback would be
                     fallback_from, fallback_reason = fell_back.from_provider, fell_back.reason
+        rebuild = self._rebuild_due(meta)
         return StatusReport(
             agent_id=self._agent_id,
             workspace=self._workspace,
@@ -159,7 +165,10 @@ class StatusReporter:
             files=sum(s.files for s in by_source),
             chunks=sum(s.chunks for s in by_source),
             by_source=by_source,
-            dirty=refused is not None or last_failure is not None or self._dirty(meta is None),
+            dirty=refused is not None
+            or last_failure is not None
+            or rebuild is not None
+            or self._dirty(meta is None),
             vector_available=vector_ok,
             vector_error=vector_error,
             vector_dims=meta.dimensions if meta else None,
@@ -181,6 +190,7 @@ class StatusReporter:
                 w
                 for w in [
                     self._store.vanished(),
+                    rebuild,
                     self._warning(selected),
                     refused,
                     reembedding.text() if reembedding else None,
@@ -253,6 +263,15 @@ class StatusReporter:
         if selected:
             return self._runtime.warning
         return self._runtime.recalled_warning()
+
+    def _rebuild_due(self, stored: IndexMeta | None) -> str | None:
+        """What the next sync's full rebuild is for, when the index's shape is not the wanted one
+        (an upgrade that chunks otherwise, a changed configuration); None otherwise."""
+        if stored is None or self._wanted_shape is None:
+            return None
+        wanted = self._wanted_shape()
+        reason = reindex_reason(stored, wanted, legacy_scope_hash=self._legacy_scope_hash)
+        return None if reason is None else rebuild_due(reason, stored, wanted)
 
     def _dirty(self, no_index: bool) -> bool:
         """This process's flag once it synced or saw a change; before, what the index says:

@@ -10,6 +10,7 @@ from memlane.application.ports.index_store import FirstIndexState
 from memlane.application.reports import SyncReport
 from memlane.application.sync_trigger import SyncTrigger
 from memlane.domain import events
+from memlane.domain.index_meta import IndexMeta
 from memlane.domain.sources import SourceIssue
 
 
@@ -30,6 +31,31 @@ class SyncCounter:
             # A rebuild's count replaces what incremental handlers counted before it.
             self.indexed = record.event.files
             self.rebuilt = True
+
+
+def rebuild_due(reason: events.ReindexReason, stored: IndexMeta, wanted: IndexMeta) -> str:
+    """What `status` says while the index was built in another shape than this memlane and
+    configuration ask for: the next sync rebuilds it whole (an upgrade that chunks otherwise
+    does; a search's sync would block on it)."""
+    made_by = (
+        f"an older memlane built it (index schema {stored.schema_version}, this one "
+        f"{wanted.schema_version})"
+        if reason == "schema_changed"
+        else f"another memlane cut it into chunks (chunker {stored.chunker_version}, this one "
+        f"{wanted.chunker_version})"
+        if reason == "chunking_changed" and stored.chunker_version != wanted.chunker_version
+        else {
+            "chunking_changed": "the chunk sizes in the configuration changed",
+            "sources_changed": "the sources in the configuration changed",
+            "scope_changed": "the extra paths in the configuration changed",
+            "redaction_changed": "the redaction settings changed",
+        }.get(reason, reason.replace("_", " "))
+    )
+    return (
+        f"the next sync rebuilds the whole index: {made_by}; chunks whose text is unchanged "
+        "reuse their vectors from the embedding cache, the others are embedded again "
+        "(`memlane index` does it now)"
+    )
 
 
 def skipped_report(

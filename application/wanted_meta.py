@@ -43,22 +43,7 @@ class WantedMeta:
         """Return the wanted meta; embedding fields stay as stored when keyword-only."""
         provider = self._runtime.provider
         stored = self._store.meta()
-        base = IndexMeta(
-            schema_version=SCHEMA_VERSION,
-            chunker_version=CHUNKER_VERSION,
-            sources=self._sources,
-            scope_hash=self._scope_hash,
-            chunk_tokens=self._settings.chunking.tokens,
-            chunk_overlap=self._settings.chunking.overlap,
-            session_chunk_tokens=self._settings.session_chunking.tokens,
-            session_chunk_overlap=self._settings.session_chunking.overlap,
-            provider="none",
-            model=KEYWORD_ONLY_MODEL,
-            provider_key="",
-            dimensions=None,
-            workspace=self._workspace,
-            redaction=redaction_fingerprint(self._settings.redaction),
-        )
+        base = self.shape()
         if provider is not None:
             return replace(
                 base,
@@ -76,3 +61,23 @@ class WantedMeta:
                 dimensions=stored.dimensions,
             )
         return base
+
+    def shape(self) -> IndexMeta:
+        """The wanted meta's shape (what `reindex_reason` compares), keyword-only: it selects
+        no provider, so `status` can tell a rebuild is due without loading a model."""
+        return IndexMeta(
+            schema_version=SCHEMA_VERSION,
+            chunker_version=CHUNKER_VERSION,
+            sources=self._sources,
+            scope_hash=self._scope_hash,
+            chunk_tokens=self._settings.chunking.tokens,
+            chunk_overlap=self._settings.chunking.overlap,
+            session_chunk_tokens=self._settings.session_chunking.tokens,
+            session_chunk_overlap=self._settings.session_chunking.overlap,
+            provider="none",
+            model=KEYWORD_ONLY_MODEL,
+            provider_key="",
+            dimensions=None,
+            workspace=self._workspace,
+            redaction=redaction_fingerprint(self._settings.redaction),
+        )

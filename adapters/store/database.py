@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import sqlean
+import structlog
 from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError, SQLAlchemyError
 
@@ -39,6 +40,8 @@ from memlane.adapters.store.engine import (
 from memlane.adapters.store.temp_files import remove_abandoned_temps
 from memlane.application.ports.index_store import StoreCorrupt, StoreError, StoreReadOnly
 from memlane.application.reports import RecoveryStats
+
+log = structlog.get_logger()
 
 T = TypeVar("T")
 
@@ -112,7 +115,7 @@ class SqliteDatabase:
             with self.read() as conn:
                 version = migrations.schema_version(conn)
             if version != len(migrations.MIGRATIONS):
-                self.write(migrations.migrate)
+                self._migrate(version)
             vector_loaded = self.vector_status()[0]
             with self.read() as conn:
                 todo = reconcile.needs_reconcile(conn, vector_loaded)
@@ -124,6 +127,27 @@ class SqliteDatabase:
         except StoreError:
             self.close()
             raise
+
+    def _migrate(self, version: int) -> None:
+        latest = len(migrations.MIGRATIONS)
+        try:
+            self.write(migrations.migrate)
+        except StoreReadOnly as exc:
+            # Searching a read-only index works, but not one in an older layout: say why.
+            raise StoreReadOnly(
+                f"{self.path}: made by an older memlane (index schema {version}, this one "
+                f"{latest}) and needs a one-time upgrade, which writes the "
+                "file, but it cannot be written: make the file and its folder writable once, "
+                f"or search it with the memlane that made it ({exc})"
+            ) from exc
+        if version:  # not a new file: the upgrade is for good, so it is said (on stderr)
+            log.warning(
+                "index_upgraded",
+                path=str(self.path),
+                from_schema=version,
+                to_schema=latest,
+                note="memlane versions older than this one can no longer open the file",
+            )
 
     def _open_readable(self) -> None:
         """Connect once; a file that exists but cannot be written is opened read-only.

@@ -185,6 +185,8 @@ class Application(containers.DeclarativeContainer):
         syncing=syncing,
         verdicts=verdicts,
         recovery_stats=recovery_stats,
+        wanted_shape=wanted_meta.provided.shape,
+        legacy_scope_hash=legacy_scope_hash,
     )
     background = providers.Singleton(
         BackgroundSyncer,

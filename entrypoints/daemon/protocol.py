@@ -8,8 +8,9 @@ Frames: a 4-byte big-endian length, then that many bytes of UTF-8 JSON (one obje
 that is not valid Unicode (an argument, a variable or a folder name in another encoding, which
 Python holds as lone surrogates) travels as a JSON unicode escape and arrives as it left. A
 connection opens with one hello each way, `{"protocol": "memlane-daemon", "version": N,
-"memlane": "<package version>"}`; the daemon adds its `pid`, how many requests it `answered`
-and which command serves (`served_by`: daemon, watch, serve, mcp). Each side checks the other's
+"memlane": "<package version>"}`; the daemon adds its `pid`, how many requests it `answered`,
+which command serves (`served_by`: daemon, watch, serve, mcp) and whether its code was
+`replaced` on disk since it started. Each side checks the other's
 before anything else is said (`mismatch`): a client of another protocol number or memlane
 version reads the daemon's hello and goes away (the CLI then works in-process). Then the
 client sends one request, the daemon one reply, and the connection closes.
@@ -35,7 +36,9 @@ PROTOCOL: Final = "memlane-daemon"
 # package version is compared too because the daemon runs its own copy of the CLI's code
 # (another version could answer the same argv differently). Either differing: the client says
 # which, once, on stderr, and works in-process (`mismatch`).
-PROTOCOL_VERSION: Final = 1
+# 2: the daemon's hello says when its code was replaced on disk since it started (`replaced`,
+# daemon/code_identity.py); a daemon of protocol 1 cannot, so it is refused as one to restart.
+PROTOCOL_VERSION: Final = 2
 MAX_FRAME: Final = 64 * 1024 * 1024  # a reply holds at most 100 results or one read file
 DEFAULT_STATE_DIR: Final = "~/.memlane"
 ENV_STATE_DIR: Final = "MEMLANE_STATE_DIR"
@@ -92,7 +95,8 @@ def hello(version: str, **extra: object) -> dict[str, Any]:
 
 def mismatch(peer: dict[str, Any], version: str) -> str | None:
     """What makes a peer's hello unusable for this side (`version`: our memlane), None when it
-    is usable: another protocol, another protocol number, another memlane version."""
+    is usable: another protocol, another protocol number, another memlane version, or a daemon
+    whose code was replaced on disk since it started (the same version, another build)."""
     if peer.get("protocol") != PROTOCOL:
         return f"speaks {peer.get('protocol')!r}, not {PROTOCOL!r}"
     theirs = peer.get("version")
@@ -100,6 +104,8 @@ def mismatch(peer: dict[str, Any], version: str) -> str | None:
         return f"speaks daemon protocol {theirs}, this memlane speaks {PROTOCOL_VERSION}"
     if peer.get("memlane") != version:
         return f"runs memlane {peer.get('memlane')}, this is memlane {version}"
+    if peer.get("replaced"):
+        return str(peer["replaced"])
     return None
 
 

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from memlane import __version__
 from memlane.entrypoints.daemon import lock_and_socket
+from memlane.entrypoints.daemon.code_identity import CodeWatch
 from memlane.entrypoints.daemon.hosting import (
     Hosted,
     NotServed,
@@ -55,6 +56,9 @@ EXIT_ALREADY_RUNNING = 3
 # Test hook (tests/e2e/test_daemon_faults.py): when set, the daemon writes this file once it
 # has computed a reply and then never sends it, so a test can SIGKILL it mid-request.
 HOLD_REPLY_ENV = "MEMLANE_DAEMON_TEST_HOLD_REPLY"
+# Test hook (tests/e2e/test_daemon_faults.py): the folder whose module files stand for the
+# daemon's code, so a test can "upgrade" it without touching the installed package.
+CODE_ROOT_ENV = "MEMLANE_DAEMON_TEST_CODE_ROOT"
 
 
 class Daemon:
@@ -75,6 +79,8 @@ class Daemon:
         self._stopping = threading.Event()
         self._answered = 0  # requests answered (not fallen back): `daemon status --json`
         self._answered_lock = threading.Lock()
+        # The package's files as this process imported them (a test names another folder).
+        self._code = CodeWatch(os.environ.get(CODE_ROOT_ENV) or None)
 
     # ------------------------------------------------------------------ life cycle
 
@@ -243,6 +249,7 @@ class Daemon:
                         pid=self.pid,
                         answered=self._answered,
                         served_by=self.served_by,
+                        replaced=self._code.replaced(),
                     ),
                 )
                 if not compatible(theirs, __version__):

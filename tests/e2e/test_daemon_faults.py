@@ -11,10 +11,12 @@ import socket
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
 
+from memlane.entrypoints.daemon.code_identity import RECHECK_S
 from memlane.entrypoints.daemon.control import lock_holder
 from memlane.entrypoints.daemon.paths import daemon_dir, socket_path
 from memlane.entrypoints.daemon.protocol import (
@@ -24,7 +26,7 @@ from memlane.entrypoints.daemon.protocol import (
     receive,
     send,
 )
-from memlane.entrypoints.daemon.server import HOLD_REPLY_ENV
+from memlane.entrypoints.daemon.server import CODE_ROOT_ENV, HOLD_REPLY_ENV
 from tests.e2e._daemon_support import Home, make_home, start_daemon, stopped_at_end, until
 
 pytestmark = pytest.mark.e2e
@@ -110,6 +112,32 @@ def test_a_daemon_of_another_version_is_not_used(home: Home) -> None:
         assert "not answering" in shown and "0.0.0-other" in shown
         proc.kill()
         proc.wait()
+
+
+def test_a_daemon_whose_code_was_replaced_on_disk_is_not_used(home: Home) -> None:
+    """The same version, another build (a `git pull`, a reinstall): the daemon started before
+    says so in its hello, and the client answers in-process and asks for a restart. The test's
+    "package" is a folder of its own (CODE_ROOT_ENV), so the installed one is never touched."""
+    code = home.root / "code"
+    (code / "domain").mkdir(parents=True)
+    (code / "domain" / "scoring.py").write_text("WEIGHT = 1\n")
+    with stopped_at_end(home):
+        pid = start_daemon(home, env={**home.env, CODE_ROOT_ENV: str(code)})
+        local = home.run(*home.base(), "--no-daemon", "search", "--json", "rollback")
+        served = home.run(*home.base(), "search", "--json", "rollback")
+        assert (served.stdout, served.stderr) == (local.stdout, "")
+
+        (code / "domain" / "scoring.py").write_text("WEIGHT = 22\n")  # the upgrade
+        time.sleep(RECHECK_S + 0.5)
+        done = home.run(*home.base(), "search", "--json", "rollback")
+
+        assert (done.returncode, done.stdout) == (0, local.stdout)
+        lines = done.stderr.splitlines()
+        assert len(lines) == 1, done.stderr
+        assert f"the daemon (pid {pid}) runs code that was replaced on disk" in lines[0]
+        assert "answering in-process" in lines[0] and "memlane daemon stop" in lines[0]
+        found = json.loads(home.run(*home.base(), "daemon", "status", "--json").stdout)
+        assert found["answering"] is False
 
 
 def test_a_daemon_of_another_protocol_number_is_not_used(home: Home) -> None:

@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import sqlean
 
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
@@ -16,9 +17,11 @@ from memlane.application.ports.index_store import (
     DimensionMismatch,
     StoreCorrupt,
     StoreError,
+    StoreReadOnly,
 )
 from memlane.domain.sources import ALL_SOURCES
 from tests.integration.store.helpers import DIMS, consistency, make_chunks, make_file, make_vectors
+from tests.integration.store.test_migrations import _build_at
 
 pytestmark = pytest.mark.integration
 
@@ -156,6 +159,37 @@ class TestReadOnly:
 
         assert result.stdout.split() == ["1", "StoreReadOnly", "1", "1"], result.stderr
         assert consistency(tmp_path / "index.db")["chunks"] == 3
+
+    def test_an_older_layout_that_cannot_be_written_says_it_needs_its_upgrade(
+        self, tmp_path: Path
+    ) -> None:
+        """A file of an older schema must be migrated before it can be read: refused, saying
+        why and what to do (it said only "read-only"), and left as it was. The file and its
+        folder are made immutable (`chattr +i`), which holds for root too."""
+        older = tmp_path / "old"
+        older.mkdir()
+        path = older / "index.db"
+        _build_at(path, 6)
+        locked = [str(path), str(older)]
+        if subprocess.run(["chattr", "+i", *locked], check=False).returncode != 0:
+            pytest.skip("chattr +i is not available on this file system")
+        try:
+            with pytest.raises(StoreReadOnly) as refused:
+                SqliteDatabase.open(path)
+        finally:
+            subprocess.run(["chattr", "-i", *locked], check=True)
+
+        said = str(refused.value)
+        assert "made by an older memlane (index schema 6, this one" in said
+        assert "needs a one-time upgrade" in said and "writable" in said
+        conn = sqlean.connect(str(path))
+        try:
+            (version,) = conn.execute(
+                "SELECT value FROM meta WHERE key = 'store_schema_version'"
+            ).fetchone()
+        finally:
+            conn.close()
+        assert version == "6"
 
     @staticmethod
     def _run_as_nobody(script: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:

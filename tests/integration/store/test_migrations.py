@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import sqlean
 from sqlalchemy import Connection
+from structlog.testing import capture_logs
 
 from memlane.adapters.store import migrations
 from memlane.adapters.store.database import SqliteDatabase
@@ -376,6 +377,19 @@ class TestFrozenHistory:
 
 
 class TestUpgrade:
+    def test_an_upgrade_is_said_and_a_new_file_is_not(self, tmp_path: Path) -> None:
+        """Older memlanes refuse the file afterwards, so the upgrade must not be silent."""
+        _build_at(tmp_path / "old.db", 6)
+
+        with capture_logs() as said:
+            SqliteDatabase.open(tmp_path / "old.db").close()
+            SqliteDatabase.open(tmp_path / "new.db").close()
+
+        (upgraded,) = [e for e in said if e["event"] == "index_upgraded"]
+        assert (upgraded["from_schema"], upgraded["to_schema"]) == (6, LATEST)
+        assert upgraded["path"] == str(tmp_path / "old.db")
+        assert upgraded["log_level"] == "warning"
+
     @pytest.mark.parametrize("tokenizer", [FTS_TOKENIZER, OLD_TOKENIZER])
     @pytest.mark.parametrize("version", VERSIONS)
     def test_a_file_at_every_version_upgrades_to_the_fresh_schema(
