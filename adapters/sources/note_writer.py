@@ -7,6 +7,7 @@ import os
 import secrets
 import stat as stat_mod
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -22,9 +23,12 @@ from memlane.application.ports.note_writer import NoteWriteFailed
 
 # A new note gets the mode a plain `open(..., "w")` would give it: 0o666 less the umask.
 _NEW_FILE_MODE: Final = 0o666
-# Appending reads the note, then renames the new content over it: when someone else (an editor,
-# a script) changed the note in between, the append starts again from what is there now.
+# An append that finds the note replaced under it (an editor's save renames a new file over it)
+# starts again on the note that is there now.
 _APPEND_ATTEMPTS: Final = 5
+# How often, and how long apart, an append looks at a note's end that lacks a newline.
+_SETTLE_LOOKS: Final = 5
+_SETTLE_S: Final = 0.002
 
 # What identifies one state of a note on disk (None: no note); a change to it moves one of these.
 _Signature = tuple[int, int, int, int] | None
@@ -38,8 +42,13 @@ class FilesystemNoteWriter:
     only when its real target stays inside the workspace or an extra path root and is itself a
     note (a `.md` file outside hidden and tool folders), as the memory source checks reads.
     Writes are serialised by an exclusive `flock` on the note's folder, so two processes (two
-    `memlane mcp` servers of one workspace) never lose each other's appends; an append that
-    finds the note changed by anyone else between its read and its rename starts again.
+    `memlane mcp` servers of one workspace) never lose each other's appends.
+
+    An append to an existing note is not a rename: it is written at the note's end with
+    `O_APPEND`, as a shell's `>>` is, so a line another program appends at the same moment is
+    never lost (a copy renamed over the note dropped any line appended between the copy and the
+    rename, and one that checked first still had that gap). A reader may see an append half
+    written, as with `>>`; the watcher's next event indexes it whole.
     """
 
     def __init__(self, *, workspace: str, allowed_roots: Sequence[str] = ()) -> None:
@@ -56,12 +65,16 @@ class FilesystemNoteWriter:
             except RuntimeError as exc:  # pathlib's word for a loop of symlinks
                 raise NoteWriteFailed(path, "a loop of symlinks") from exc
             with _folder_lock(path, real.parent):
-                for _ in range(_APPEND_ATTEMPTS if append else 1):
-                    size = _write_once(path, real, data, append=append, max_bytes=max_bytes)
+                if not append:
+                    return _write_whole(path, real, data, max_bytes=max_bytes)
+                for _ in range(_APPEND_ATTEMPTS):
+                    size = _append_in_place(path, real, data, max_bytes=max_bytes)
+                    if size is None:  # no note yet: a new one, unless another just made it
+                        size = _create(path, real, data, max_bytes=max_bytes)
                     if size is not None:
                         return size
             raise NoteWriteFailed(
-                path, "the note kept changing while appending; nothing was written, try again"
+                path, "the note kept being replaced while appending; nothing was written, try again"
             )
 
     def _resolve(self, path: str) -> Path:
@@ -88,29 +101,88 @@ class FilesystemNoteWriter:
         return real
 
 
-def _write_once(path: str, real: Path, data: bytes, *, append: bool, max_bytes: int) -> int | None:
-    """One attempt: the note's new size, or None when an append found it changed meanwhile."""
-    before = _signature(path, real)
-    old = _read_existing(path, real) if append and before is not None else b""
-    content = _appended(path, old, data) if append else data
-    if len(content) > max_bytes:
-        raise FileTooLarge(
-            path, f"the note would be {len(content)} bytes; the limit is {max_bytes}"
-        )
-    return len(content) if _replace(path, real, content, before, check=append) else None
+def _write_whole(path: str, real: Path, data: bytes, *, max_bytes: int) -> int:
+    """Replace the note (or make it) with `data`, renamed into place."""
+    _check_size(path, len(data), max_bytes)
+    _signature(path, real)  # a folder or a device of that name is refused
+    _replace(path, real, data, None, check=False)
+    return len(data)
 
 
-def _appended(path: str, old: bytes, data: bytes) -> bytes:
-    """`old` + `data`, the last line of `old` ended first; refused when `old` is binary."""
-    if b"\x00" in old:  # appending would leave a note the indexer skips as binary
-        raise NoteWriteFailed(
-            path,
-            "the note holds a NUL byte, so it is never indexed: appending to it would "
-            "be lost; rewrite it with mode 'replace'",
-        )
-    if old and not old.endswith(b"\n"):
-        old += b"\n"
-    return old + data
+def _create(path: str, real: Path, data: bytes, *, max_bytes: int) -> int | None:
+    """Make the missing note holding `data`; None when it exists by the rename (someone else
+    made it meanwhile: the append goes to its end then)."""
+    _check_size(path, len(data), max_bytes)
+    return len(data) if _replace(path, real, data, None, check=True) else None
+
+
+def _append_in_place(path: str, real: Path, data: bytes, *, max_bytes: int) -> int | None:
+    """Write `data` at the end of the existing note (its last line ended first); the note's
+    new size, or None when there is no note, or it was replaced while appending."""
+    if _signature(path, real) is None:  # which also refuses a folder or a device
+        return None
+    try:
+        fd = os.open(real, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise NoteWriteFailed(path, exc.strerror or str(exc)) from exc
+    try:
+        st = os.fstat(fd)
+        if not stat_mod.S_ISREG(st.st_mode):
+            raise NoteWriteFailed(path, "not a regular file")
+        old = os.pread(fd, st.st_size, 0)
+        if b"\x00" in old:  # appending would leave a note the indexer skips as binary
+            raise NoteWriteFailed(
+                path,
+                "the note holds a NUL byte, so it is never indexed: appending to it would "
+                "be lost; rewrite it with mode 'replace'",
+            )
+        added = (b"\n" if not _ends_a_line(fd, old) else b"") + data
+        _check_size(path, len(old) + len(added), max_bytes)
+        written = 0
+        while written < len(added):
+            written += os.write(fd, added[written:])
+        os.fsync(fd)
+        size = os.fstat(fd).st_size
+        # Renamed over while we wrote: our line went to the file that was replaced.
+        return size if _same_file(real, st) else None
+    except OSError as exc:
+        raise NoteWriteFailed(path, exc.strerror or str(exc)) from exc
+    finally:
+        os.close(fd)
+
+
+def _ends_a_line(fd: int, old: bytes) -> bool:
+    """Whether the note read as `old` ends with a newline (or is empty), looked at again while
+    it grows: a line another program is appending can be caught half copied (a write that
+    crosses a page updates the size page by page), and its newline is then still to come."""
+    if not old or old.endswith(b"\n"):
+        return True
+    size, last = len(old), old[-1:]
+    for _ in range(_SETTLE_LOOKS):
+        time.sleep(_SETTLE_S)
+        now = os.fstat(fd).st_size
+        tail = os.pread(fd, 1, now - 1) if now else b""
+        if tail in (b"\n", b""):
+            return True
+        if (now, tail) == (size, last):
+            return False  # the same end a moment later: the note ends without a newline
+        size, last = now, tail
+    return False
+
+
+def _same_file(real: Path, st: os.stat_result) -> bool:
+    try:
+        now = real.stat()
+    except FileNotFoundError:
+        return False
+    return (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino)
+
+
+def _check_size(path: str, size: int, max_bytes: int) -> None:
+    if size > max_bytes:
+        raise FileTooLarge(path, f"the note would be {size} bytes; the limit is {max_bytes}")
 
 
 @contextmanager
@@ -143,15 +215,6 @@ def _signature(path: str, real: Path) -> _Signature:
     if not stat_mod.S_ISREG(st.st_mode):
         raise NoteWriteFailed(path, "not a regular file")
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-
-
-def _read_existing(path: str, real: Path) -> bytes:
-    try:
-        return real.read_bytes()
-    except FileNotFoundError:
-        return b""  # removed since the signature: the rename check starts the append again
-    except OSError as exc:
-        raise NoteWriteFailed(path, exc.strerror or str(exc)) from exc
 
 
 def _replace(path: str, real: Path, content: bytes, expected: _Signature, *, check: bool) -> bool:

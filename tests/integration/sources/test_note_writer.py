@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from memlane.adapters.sources import note_writer
 from memlane.adapters.sources.note_writer import FilesystemNoteWriter
 from memlane.application.ports.file_source import FileRefused, FileTooLarge
 from memlane.application.ports.note_writer import NoteWriteFailed
@@ -223,25 +222,47 @@ class TestFilesystemNoteWriter:
         lines = (workspace / "memory" / "log.md").read_text().splitlines()
         assert sorted(lines) == sorted(f"{tag} {i}" for tag in ("a", "b") for i in range(100))
 
-    def test_an_edit_made_while_appending_is_kept(
-        self, workspace: Path, monkeypatch: pytest.MonkeyPatch
-    ) -> None:
+    def test_lines_another_program_appends_meanwhile_are_all_kept(self, workspace: Path) -> None:
+        """A script appending with `>>` in a tight loop while the agent appends: every line of
+        both lands. Appending by a copy renamed over the note lost the script's lines written
+        between the copy and the rename, or gave up with "kept changing"."""
+        note = workspace / "memory" / "log.md"
+        note.write_bytes(b"")
+        stop = workspace / "stop"
+        script = (
+            "import os, sys\n"
+            "path, stop, i = sys.argv[1], sys.argv[2], 0\n"
+            "while not os.path.exists(stop) or i < 200:\n"
+            "    i += 1\n"
+            "    with open(path, 'ab') as f:\n"
+            "        f.write(f'ext {i}\\n'.encode())\n"
+            "print(i)\n"
+        )
+        appender = subprocess.Popen(
+            [sys.executable, "-c", script, str(note), str(stop)], stdout=subprocess.PIPE, text=True
+        )
+        writer = FilesystemNoteWriter(workspace=str(workspace))
+        try:
+            for i in range(200):
+                writer.write("memory/log.md", f"agent {i}\n".encode(), append=True, max_bytes=10**8)
+        finally:
+            stop.touch()
+            written = int(appender.communicate(timeout=60)[0])
+
+        lines = note.read_text().splitlines()
+        assert sorted(lines) == sorted(
+            [f"ext {i}" for i in range(1, written + 1)] + [f"agent {i}" for i in range(200)]
+        )
+
+    def test_an_edit_saved_in_place_before_the_append_is_kept(self, workspace: Path) -> None:
         note = workspace / "memory" / "shared.md"
         note.write_bytes(b"first\n")
-        read = note_writer._read_existing
-
-        def read_then_the_user_saves(path: str, real: Path) -> bytes:
-            old = read(path, real)
-            if b"user" not in old:
-                note.write_bytes(b"first\nuser edit\n")  # the editor saves meanwhile
-            return old
-
-        monkeypatch.setattr(note_writer, "_read_existing", read_then_the_user_saves)
         writer = FilesystemNoteWriter(workspace=str(workspace))
-
         writer.write("memory/shared.md", b"agent\n", append=True, max_bytes=100)
+        note.write_bytes(note.read_bytes() + b"user edit")  # no newline at its end
+        writer.write("memory/shared.md", b"agent again\n", append=True, max_bytes=100)
 
-        assert note.read_bytes() == b"first\nuser edit\nagent\n"
+        assert note.read_bytes() == b"first\nagent\nuser edit\nagent again\n"
 
     def test_a_loop_of_symlinks_fails_cleanly(self, workspace: Path) -> None:
         (workspace / "memory" / "one.md").symlink_to("two.md")
