@@ -226,6 +226,10 @@ class SyncService:
             except MassDeletion as exc:
                 self._notices.refused(exc)  # every search says it until a sync goes through
                 raise
+            except Exception as exc:  # whoever ran it (a server's first sync): searches say it
+                if caused_by(exc, StoreReadOnly) and self._notices.found_read_only(str(exc)):
+                    log.info("store_read_only", error=str(exc))
+                raise
             failures = self._bus.take_failures()
             left = self._store.meta()
             with self._state_lock:
@@ -368,9 +372,7 @@ class SyncService:
         except Exception as exc:
             if not caused_by(exc, StoreReadOnly):
                 raise
-            if self._notices.found_read_only(str(exc)):  # info: the caller shows the notice
-                log.info("store_read_only", error=str(exc))
-            return None
+            return None  # `run` noted it: the caller's search says it
         return report
 
     @property

@@ -151,6 +151,23 @@ class TestAReadOnlyIndex:
         assert not [w for w in second.warnings if "could not sync" in w]
         assert manager.status().read_only is not None
 
+    def test_a_failed_first_sync_of_a_server_is_said_by_the_next_search(
+        self, recording: World
+    ) -> None:
+        """`memlane mcp` runs its first sync itself, not through a search: a read-only index
+        failed it, and the searches after answered from the stale index without a word."""
+        recording.memory.write("MEMORY.md", NOTE)
+        recording.manager().sync()
+        recording.memory.write("memory/new.md", "# New\n\nThe ingest service moved.\n")
+        _store(recording).read_only = True
+        manager = recording.manager()
+
+        with pytest.raises(Exception, match="read-only"):
+            manager.sync(wait_for_vectors=False)  # what the server's start-up runs
+        found = manager.search("ingest service")
+
+        assert [w for w in found.warnings if "could not sync" in w] != []
+
     def test_other_store_errors_are_not_hidden(self, recording: World) -> None:
         recording.memory.write("MEMORY.md", NOTE)
         manager = recording.manager()
