@@ -6,6 +6,8 @@ from __future__ import annotations
 import os
 import signal
 import threading
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -210,7 +212,9 @@ def mcp(
         scheme = "https" if tls_cert else "http"
         shown = f"[{host}]" if ":" in host else host
         click.echo(f"memlane mcp listening on {scheme}://{shown}:{port}/mcp", err=True)
-    with serving_socket(manager, "mcp", disabled=options.daemon_disabled()):
+    with ExitStack() as held, stopped_by_signals("mcp", held=None if use_http else held):
+        held.callback(options.close)  # last: after the socket stops serving
+        held.enter_context(serving_socket(manager, "mcp", disabled=options.daemon_disabled()))
         run_mcp(manager, read_only=read_only, http=http if use_http else None)
 
 
@@ -242,7 +246,38 @@ def ui(
         token = secrets.token_urlsafe(24)  # beyond loopback a token is required: make one
     settings = UiOptions(host, port, token, read_only, open_browser)
     manager = options.manager()
-    run_ui(manager, settings, on_ready=lambda: click.echo(f"memlane ui: {settings.url}", err=True))
+    with stopped_by_signals("ui"):
+        run_ui(
+            manager, settings, on_ready=lambda: click.echo(f"memlane ui: {settings.url}", err=True)
+        )
+
+
+@contextmanager
+def stopped_by_signals(name: str, *, held: ExitStack | None = None) -> Iterator[None]:
+    """Stop on SIGTERM as on Ctrl-C, cleanly: the server's clean-ups run (its socket, the watch
+    lease), it says so and exits 0, as `watch` and `serve` do. The HTTP servers (uvicorn) shut
+    down gracefully and then raise the signal again, for the handler found before them: this
+    one. Without it the process died by the signal, leaving its socket behind.
+
+    The stdio server cannot be interrupted so: its host's stdin is read in a thread that only
+    returns with a line or the end of input, and the event loop waits for it. Given its
+    clean-ups (`held`), SIGTERM runs them and ends the process at once.
+    """
+
+    def interrupt(_sig: int, _frame: FrameType | None) -> None:
+        if held is None:
+            raise KeyboardInterrupt
+        click.echo(f"memlane {name}: stopping", err=True)
+        held.close()
+        os._exit(0)
+
+    previous = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        yield
+    except KeyboardInterrupt:
+        click.echo(f"memlane {name}: stopping", err=True)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
 
 
 @click.command()

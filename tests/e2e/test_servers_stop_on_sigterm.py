@@ -1,0 +1,70 @@
+"""`memlane mcp` (stdio and HTTP) and `memlane ui` stop on SIGTERM as on Ctrl-C, as `watch` and
+`serve` do: they say so, exit 0 and remove the daemon socket they served. They died by the signal
+(exit 143), leaving the socket for the next command to find stale. Real processes."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.e2e._loud_support import cli_env, make_home
+
+pytestmark = pytest.mark.e2e
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@pytest.mark.parametrize(
+    ("command", "ready"),
+    [
+        (["mcp"], "serving the CLI's requests"),
+        (["mcp", "--http", "--port", "{port}"], "serving the CLI's requests"),
+        (["ui", "--port", "{port}"], "memlane ui: http"),
+    ],
+    ids=["mcp-stdio", "mcp-http", "ui"],
+)
+def test_sigterm_stops_cleanly(tmp_path: Path, command: list[str], ready: str) -> None:
+    home = make_home(tmp_path)
+    port = str(_free_port())
+    argv = [a.replace("{port}", port) for a in command]
+    err = tmp_path / "stderr.txt"
+    where = ["--state-dir", str(home / "state"), "--workspace", str(home / "ws")]
+    with err.open("w") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "memlane.entrypoints", *where, *argv],
+            stdin=subprocess.PIPE,  # kept open: the stdio server waits for its host
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+            env=cli_env(home),
+        )
+        try:
+            deadline = time.monotonic() + 120
+            while ready not in err.read_text() and time.monotonic() < deadline:
+                assert proc.poll() is None, err.read_text()
+                time.sleep(0.1)
+            assert ready in err.read_text()
+            time.sleep(0.5)  # past start-up: the first sync and the watcher run
+
+            proc.send_signal(signal.SIGTERM)
+            code = proc.wait(timeout=60)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            assert proc.stdin is not None
+            proc.stdin.close()
+
+    said = err.read_text()
+    assert code == 0, said
+    assert f"memlane {argv[0]}: stopping" in said
+    assert not (home / "state" / "daemon" / "sock").exists()
