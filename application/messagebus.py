@@ -111,6 +111,12 @@ class MessageBus:
                 for name in idle:
                     self._log.track(name, positions[-1])
 
+    def forget_failures_up_to(self, position: int) -> None:
+        """Forget the failures of events at or before `position`: a full rebuild since then
+        indexed every file again, so what they failed to do is done."""
+        with self._lock:
+            self._failed = [f for f in self._failed if f.position > position]
+
     def take_failures(self) -> list[HandlerFailure]:
         """Return the handler failures since the last call, and forget them."""
         with self._lock:

@@ -76,9 +76,12 @@ class SyncPass:
                 if stored is not None and not allow_mass_delete:
                     # A rebuild drops whatever the sources lack: the same guard first.
                     self._refuse_mass_deletion(self.detector.detect().events)
+                before = self.event_log.last_position()
                 handled += self.bus.publish(
                     [events.ReindexRequired(occurred_at=self.clock.now(), reason=full)]
                 )
+                if counts.rebuilt:  # the catch-up's failures (a damaged page) are redone now
+                    self.bus.forget_failures_up_to(before)
             else:
                 assert stored is not None
                 detection = self.detector.detect(respect_thresholds=trigger.automatic)

@@ -13,6 +13,7 @@ from typing import IO, TYPE_CHECKING, Any, Final
 import click
 
 from memlane.application.ports.index_store import StoreCorrupt, caused_by
+from memlane.application.sync_trigger import SyncFailed
 from memlane.domain.errors import InvalidQuery, MemoryDisabled
 from memlane.domain.search import MAX_QUERY_CHARS
 from memlane.entrypoints.config.runtime import RuntimeConfig
@@ -193,7 +194,7 @@ def errors() -> Iterator[None]:
         if kind.exit_code == 0:
             click.echo(f"memlane: {error_text(exc)}", err=True)
             raise click.exceptions.Exit(0) from exc
-        hint = _REPAIR_HINT if caused_by(exc, StoreCorrupt) else ""
+        hint = _REPAIR_HINT if caused_by(exc, StoreCorrupt) or _corrupt_write(exc) else ""
         # Every other kind exits 1, click's code for a failed operation (the contract test
         # checks the table agrees).
         raise click.ClickException(f"{error_text(exc)}{hint}") from exc
@@ -241,6 +242,12 @@ def _options_and_words(command: click.Command, args: list[str]) -> tuple[list[st
         if takes_value[name] and "=" not in token:
             options.extend(shlex.quote(value) for value in itertools.islice(tokens, 1))
     return options, words
+
+
+def _corrupt_write(exc: BaseException) -> bool:
+    """A sync whose writes failed on a damaged index file: retrying cannot help, a rebuild can."""
+    failures = exc.failures if isinstance(exc, SyncFailed) else ()
+    return any(f.error.startswith(StoreCorrupt.__name__) for f in failures)
 
 
 def query_from_stdin() -> str:
