@@ -59,6 +59,10 @@ _CARRY_OVER = (
     "SELECT name, seq FROM live.sqlite_sequence WHERE name = 'events'",
     "DELETE FROM main.tracking",
     "INSERT INTO main.tracking(handler, position) SELECT handler, position FROM live.tracking",
+    # The last sync that finished, until this one records itself: a rebuild killed after its
+    # swap (during its vectors) left `status` saying the index was never synced.
+    "INSERT OR IGNORE INTO main.meta(key, value) "
+    "SELECT key, value FROM live.meta WHERE key = 'last_sync'",
     _COPY_CACHE,
 )
 

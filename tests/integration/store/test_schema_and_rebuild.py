@@ -15,6 +15,7 @@ from memlane.adapters.store import migrations
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_event_log import SqliteEventLog
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
+from memlane.application.ports.index_records import SyncRecord
 from memlane.application.ports.index_store import StoreError
 from memlane.domain import events
 from memlane.domain.japanese_words import WORD_MARK, mark
@@ -238,6 +239,23 @@ class TestRebuildSwap:
         assert log.append([events.FileDeleted(occurred_at=T0, source="memory", path="z")]) == [5]
         assert [f.path for f in store.files()] == ["memory/n.md"]
         assert consistency(tmp_path / "index.db")["vec"] == 2
+        db.close()
+
+    def test_the_last_sync_record_survives_the_swap(self, tmp_path: Path) -> None:
+        """Until the rebuilding sync records itself, `status` names the sync before it (a
+        rebuild killed after its swap, during its vectors, left "last sync: never")."""
+        db = SqliteDatabase.open(tmp_path / "index.db")
+        store = SqliteIndexStore(db)
+        before = SyncRecord("2026-12-01T10:00:00+00:00", "explicit", False, 3, 0)
+        store.record_sync(before)
+        rebuild = store.begin_rebuild()
+        rebuild.replace_file(
+            make_file("memory/n.md"), make_chunks("memory/n.md", 2), make_vectors(2, 0), "m"
+        )
+
+        rebuild.commit()
+
+        assert store.last_sync() == before
         db.close()
 
     def test_another_open_store_sees_the_new_index(self, tmp_path: Path) -> None:
