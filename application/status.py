@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Final
 
+from memlane.application.change_detection import ChangeDetector
 from memlane.application.embedding_runtime import EmbeddingRuntime
 from memlane.application.issues import IssueBoard
 from memlane.application.mass_delete import MassDeletion, removals_over_limit
@@ -51,6 +52,7 @@ class StatusReporter:
         issues: IssueBoard,
         syncing: SyncService,
         verdicts: SyncVerdicts,
+        detector: ChangeDetector,
         recovery_stats: Callable[[], RecoveryStats] | None = None,
         wanted_shape: Callable[[], IndexMeta] | None = None,
         legacy_scope_hash: str = "",
@@ -68,6 +70,7 @@ class StatusReporter:
         self._verdicts = verdicts
         self._recovery_stats = recovery_stats
         self._wanted_shape = wanted_shape
+        self._detector = detector
         self._legacy_scope_hash = legacy_scope_hash
 
     def report(self, *, deep: bool = False) -> StatusReport:
@@ -88,13 +91,19 @@ class StatusReporter:
         counts = {c.source: c for c in self._store.counts()}
         on_disk: dict[Source, int] = {}
         missing: dict[Source, int] = {}
+        changed: str | None = None
         if deep:  # a fresh process has seen no sync yet: rescan so listing problems show up
-            for source, reader in self._sources.items():
-                scan = reader.scan()
-                self._issues.replace_scan_issues(source, scan.issues)
-                on_disk[source] = len(scan.files)
-                found = {f.path for f in scan.files}
-                missing[source] = sum(f.path not in found for f in self._store.files(source))
+            # What the next sync would do, found as it finds it (nothing is logged or written).
+            detection = self._detector.detect(respect_thresholds=True)
+            on_disk = dict(detection.on_disk)
+            for event in detection.events:
+                if isinstance(event, events.FileDeleted):
+                    missing[event.source] = missing.get(event.source, 0) + 1
+            if detection.events:
+                changed = (
+                    f"{len(detection.events)} file(s) changed on disk since they were indexed "
+                    "(new, edited or removed): the next sync indexes them"
+                )
         # A sync the mass-deletion guard stops leaves the index as it was, so nothing else
         # would show it: this process's refusal, or (deep) the rescan's count of what is gone.
         refused = self._syncing.refusal or self._would_refuse(missing, counts)
@@ -168,6 +177,7 @@ class StatusReporter:
             dirty=refused is not None
             or last_failure is not None
             or rebuild is not None
+            or changed is not None
             or self._dirty(meta is None),
             vector_available=vector_ok,
             vector_error=vector_error,
@@ -191,6 +201,7 @@ class StatusReporter:
                 for w in [
                     self._store.vanished(),
                     rebuild,
+                    changed,
                     self._warning(selected),
                     refused,
                     reembedding.text() if reembedding else None,

@@ -184,6 +184,7 @@ class Application(containers.DeclarativeContainer):
         issues=issues,
         syncing=syncing,
         verdicts=verdicts,
+        detector=detector,
         recovery_stats=recovery_stats,
         wanted_shape=wanted_meta.provided.shape,
         legacy_scope_hash=legacy_scope_hash,

@@ -68,3 +68,21 @@ def test_an_index_in_the_wanted_shape_says_nothing(workspace: Path) -> None:
     with _open(workspace) as manager:
         status = manager.status()
         assert (status.dirty, status.warnings) == (False, ())
+
+
+def test_a_deep_status_counts_the_files_changed_since_they_were_indexed(workspace: Path) -> None:
+    """A fresh process has seen no change: `status --deep` looks as the next sync would (it
+    said "dirty: no" beside a note edited after the last sync, on a read-only state dir too)."""
+    with _open(workspace) as manager:
+        manager.sync()
+    (workspace / "ws" / "MEMORY.md").write_text("# Notes\n\nThe deploy moved to Mondays.\n")
+    (workspace / "ws" / "memory").mkdir()
+    (workspace / "ws" / "memory" / "new.md").write_text("# New\n\nA new note.\n")
+
+    with _open(workspace) as manager:
+        assert not manager.status().dirty  # without looking, nothing is known
+        deep = manager.status(deep=True)
+        assert deep.dirty
+        assert "2 file(s) changed on disk since they were indexed" in " ".join(deep.warnings)
+        assert manager.sync().files_indexed == 2
+        assert not manager.status(deep=True).dirty
