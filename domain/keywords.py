@@ -55,6 +55,7 @@ from typing import Final
 
 from memlane.domain import japanese_words
 from memlane.domain.cjk import HAN, HANGUL, KANA
+from memlane.domain.identifier_words import identifier_pieces
 
 # Tokenizer of the FTS5 table; `fts_document` and `build_fts_query` are written for it. The porter
 # stemmer (English suffixes; CJK n-grams pass through unchanged) lifted SciFact keyword-only nDCG@10
@@ -64,7 +65,8 @@ FTS_TOKENIZER: Final = "porter unicode61 remove_diacritics 2"
 # document it was built from (recomputed from the chunk's text), so a store whose rows were built
 # by another version rebuilds its keyword table: bump this whenever `fts_document`'s output changes.
 # 2: Japanese text also gets its whole-word terms (`domain.japanese_words`).
-FTS_DOCUMENT_VERSION: Final = "2"
+# 3: camelCase identifiers also get their words (`domain.identifier_words`).
+FTS_DOCUMENT_VERSION: Final = "3"
 
 # Upper bound on OR-ed terms in one MATCH expression: a pasted page must not build a huge query.
 MAX_FTS_TERMS: Final = 64
@@ -232,10 +234,13 @@ def fts_document(text: str) -> str:
 
     Normalised (NFKC, no combining marks); every Han/kana run replaced by its bigrams and
     characters, every Hangul word by itself, its bigrams and its stem; other text unchanged.
-    Japanese text ends with its marked whole-word terms (`domain.japanese_words`).
+    Then the words of its camelCase identifiers (`domain.identifier_words`); Japanese text ends
+    with its marked whole-word terms (`domain.japanese_words`).
     """
     normalized = _normalize(text)
     document = _CJK_OR_HANGUL_RUN.sub(_expand_for_index, normalized)
+    if pieces := identifier_pieces(normalized):
+        document = f"{document} {' '.join(pieces)}"
     if text.isascii() or not japanese_words.is_japanese(normalized):
         return document
     words = japanese_words.word_runs(normalized)
@@ -360,11 +365,25 @@ def japanese_word_terms(query: str) -> list[str]:
     return [japanese_words.mark(w) for w in words if w not in STOP_WORDS]
 
 
+def identifier_terms(query: str) -> list[str]:
+    """The words of `query`'s camelCase identifiers that are not stop words nor already its terms
+    (`relevanceFloor` -> relevance, floor). Like the Japanese word terms, only the MATCH has them:
+    they find what wrote the words apart; the word share and the highlighting keep the name."""
+    pieces = identifier_pieces(_normalize(query))
+    if not pieces:
+        return []
+    terms = set(fts_query_terms(query))
+    found = dict.fromkeys(p.lower() for p in pieces)
+    return [p for p in found if p not in STOP_WORDS and p not in terms]
+
+
 def build_fts_query(query: str) -> str | None:
     """Return a MATCH expression OR-ing the quoted terms of `query`, or None if none remain."""
     terms = fts_query_terms(query)
     if not terms:
         return None
     # A query of stop words only keeps them as terms; it gets no word terms (all would be stops).
-    words = japanese_word_terms(query)[: max(0, MAX_FTS_TERMS - len(terms))]
-    return " OR ".join(quote_fts_term(term) for term in terms + words)
+    extra = identifier_terms(query) + japanese_word_terms(query)
+    return " OR ".join(
+        quote_fts_term(t) for t in terms + extra[: max(0, MAX_FTS_TERMS - len(terms))]
+    )

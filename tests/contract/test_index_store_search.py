@@ -153,6 +153,31 @@ class TestSearchKeyword:
             "memory:memory/a.md:0"
         ]
 
+    @pytest.mark.parametrize(
+        ("text", "query"),
+        [
+            ("Set relevanceFloor to 0.8 for strict searches", "relevance floor"),
+            ("The relevance floor removes weak hits", "what is relevanceFloor"),
+            ("Call getUserProfile before caching", "user profile"),
+        ],
+    )
+    def test_a_camel_case_name_and_its_words_find_each_other(
+        self, store: IndexStore, text: str, query: str
+    ) -> None:
+        """An identifier's words are indexed, and a query's identifier brings its words."""
+        store.replace_file(
+            make_file(),
+            [make_chunk(0, text), make_chunk(1, "An unrelated line about lunch")],
+            [None, None],
+            "fts-only",
+        )
+        match = build_fts_query(query)
+        assert match is not None
+
+        assert ids(store.search_keyword(match, sources=ALL_SOURCES, limit=5)) == [
+            "memory:memory/a.md:0"
+        ]
+
 
 class TestKeywordDocumentCounts:
     def test_rows_and_rows_holding_each_term(self, store: IndexStore) -> None:
