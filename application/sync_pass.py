@@ -76,11 +76,11 @@ class SyncPass:
                 if stored is not None and not allow_mass_delete:
                     # A rebuild drops whatever the sources lack: the same guard first.
                     self._refuse_mass_deletion(self.detector.detect().events)
-                before = self.event_log.last_position()
+                before, rebuilt = self.event_log.last_position(), counts.rebuilt
                 handled += self.bus.publish(
                     [events.ReindexRequired(occurred_at=self.clock.now(), reason=full)]
                 )
-                if counts.rebuilt:  # the catch-up's failures (a damaged page) are redone now
+                if counts.rebuilt and not rebuilt:  # the catch-up's failures are redone now
                     self.bus.forget_failures_up_to(before)
             else:
                 assert stored is not None

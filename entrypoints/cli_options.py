@@ -216,7 +216,7 @@ class QueryCommand(click.Command):
             command = " ".join(["memlane", str(ctx.info_name), *options])
             raise click.UsageError(
                 f"No such option: {name}. To search for text that starts with '-', put it after "
-                f"`--` ({command} -- {shlex.join(words)}) or use "
+                f"`--` ({command} -- {shlex.quote(' '.join(words))}) or use "
                 f"--query={shlex.quote(' '.join(words))}",
                 ctx=ctx,
             ) from None

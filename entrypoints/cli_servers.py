@@ -3,6 +3,7 @@ ui, store copy)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import threading
@@ -267,9 +268,12 @@ def stopped_by_signals(name: str, *, held: ExitStack | None = None) -> Iterator[
     def interrupt(_sig: int, _frame: FrameType | None) -> None:
         if held is None:
             raise KeyboardInterrupt
-        click.echo(f"memlane {name}: stopping", err=True)
-        held.close()
-        os._exit(0)
+        try:
+            with contextlib.suppress(OSError):  # the host may have closed stderr already
+                click.echo(f"memlane {name}: stopping", err=True)
+            held.close()
+        finally:
+            os._exit(0)
 
     previous = signal.signal(signal.SIGTERM, interrupt)
     try:

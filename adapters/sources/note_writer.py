@@ -122,7 +122,9 @@ def _append_in_place(path: str, real: Path, data: bytes, *, max_bytes: int) -> i
     if _signature(path, real) is None:  # which also refuses a folder or a device
         return None
     try:
-        fd = os.open(real, os.O_RDWR | os.O_APPEND | os.O_CLOEXEC)
+        # `real` is resolved: a link planted there since is refused, a FIFO does not block.
+        flags = os.O_RDWR | os.O_APPEND | os.O_CLOEXEC | os.O_NOFOLLOW | os.O_NONBLOCK
+        fd = os.open(real, flags)
     except FileNotFoundError:
         return None
     except OSError as exc:

@@ -119,7 +119,15 @@ class SqliteDatabase:
             vector_loaded = self.vector_status()[0]
             with self.read() as conn:
                 todo = reconcile.needs_reconcile(conn, vector_loaded)
-            if todo:
+            if todo and self._read_only:
+                # Derived tables of another analysis (a keyword table of an older version): a
+                # read-only index is searched with them as they are, not refused.
+                log.warning(
+                    "index_derived_tables_outdated",
+                    path=str(self.path),
+                    note="searched as it is; brought up to date once the file can be written",
+                )
+            elif todo:
                 self.write(lambda conn: reconcile.reconcile(conn, vector_loaded))
         except migrations.SchemaTooNewError as exc:
             self.close()
@@ -130,9 +138,15 @@ class SqliteDatabase:
 
     def _migrate(self, version: int) -> None:
         latest = len(migrations.MIGRATIONS)
+        if version > latest:  # said before any write is tried: no write could help
+            raise migrations.SchemaTooNewError(
+                f"store schema {version} is newer than this memlane ({latest})"
+            )
         try:
-            self.write(migrations.migrate)
+            applied = self.write(migrations.migrate)
         except StoreReadOnly as exc:
+            if not version:  # no memlane index at all (an empty or foreign file): as it is
+                raise
             # Searching a read-only index works, but not one in an older layout: say why.
             raise StoreReadOnly(
                 f"{self.path}: made by an older memlane (index schema {version}, this one "
@@ -140,7 +154,7 @@ class SqliteDatabase:
                 "file, but it cannot be written: make the file and its folder writable once, "
                 f"or search it with the memlane that made it ({exc})"
             ) from exc
-        if version:  # not a new file: the upgrade is for good, so it is said (on stderr)
+        if version and applied:  # not a new file (nor one another process just upgraded)
             log.warning(
                 "index_upgraded",
                 path=str(self.path),

@@ -1,4 +1,4 @@
-# ruff: noqa: PTH100, PTH116, PTH118, PTH120
+# ruff: noqa: PTH100, PTH118, PTH120
 # (os.walk and os.stat on purpose: one stat per module, no Path object per file)
 
 """Whether the code a long-lived process runs is still the code installed on disk.
@@ -41,9 +41,10 @@ def code_fingerprint(root: str | None = None) -> str:
             for current, dirs, files in os.walk(os.path.join(base, folder)):
                 dirs[:] = sorted(d for d in dirs if d != "__pycache__")
                 for name in sorted(files):
-                    if name.endswith(".py"):
+                    # Not an editor's lock or backup file (`.#module.py`, a dangling link).
+                    if name.endswith(".py") and not name.startswith("."):
                         path = os.path.join(current, name)
-                        st = os.stat(path)
+                        st = os.lstat(path)
                         relative = os.path.relpath(path, base)
                         digest.update(f"{relative}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
     except OSError:
@@ -71,7 +72,8 @@ class CodeWatch:
             now = self._clock()
             if not self._changed and self._started and now - self._checked_at >= RECHECK_S:
                 self._checked_at = now
-                self._changed = code_fingerprint(self._root) != self._started
+                found = code_fingerprint(self._root)
+                self._changed = bool(found) and found != self._started  # "": not looked
             if self._changed:
                 return "runs code that was replaced on disk since it started (an upgrade)"
             return None

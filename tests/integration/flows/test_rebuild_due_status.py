@@ -72,7 +72,7 @@ def test_an_index_in_the_wanted_shape_says_nothing(workspace: Path) -> None:
 
 def test_a_deep_status_counts_the_files_changed_since_they_were_indexed(workspace: Path) -> None:
     """A fresh process has seen no change: `status --deep` looks as the next sync would (it
-    said "dirty: no" beside a note edited after the last sync, on a read-only state dir too)."""
+    said "dirty: no" beside a note edited after the last sync)."""
     with _open(workspace) as manager:
         manager.sync()
     (workspace / "ws" / "MEMORY.md").write_text("# Notes\n\nThe deploy moved to Mondays.\n")

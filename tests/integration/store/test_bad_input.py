@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 import sqlean
+from structlog.testing import capture_logs
 
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
@@ -190,6 +191,33 @@ class TestReadOnly:
         finally:
             conn.close()
         assert version == "6"
+
+    def test_an_index_of_an_older_keyword_analysis_is_searched_read_only(
+        self, tmp_path: Path, store: SqliteIndexStore
+    ) -> None:
+        """A new keyword analysis rebuilds the keyword table at open, which a read-only file
+        cannot: it is searched with the table it has (it was refused as read-only)."""
+        store.database.write(
+            lambda conn: conn.exec_driver_sql(
+                "UPDATE meta SET value = '2' WHERE key = 'fts_document_version'"
+            )
+        )
+        store.close()
+        locked = [str(tmp_path / "index.db"), str(tmp_path)]
+        if subprocess.run(["chattr", "+i", *locked], check=False).returncode != 0:
+            pytest.skip("chattr +i is not available on this file system")
+        try:
+            with capture_logs() as said:
+                reopened = SqliteIndexStore.open(tmp_path / "index.db")
+            try:
+                hits = reopened.search_keyword('"topic1"', sources=ALL_SOURCES, limit=5)
+            finally:
+                reopened.close()
+        finally:
+            subprocess.run(["chattr", "-i", *locked], check=True)
+
+        assert hits
+        assert [e["event"] for e in said] == ["index_derived_tables_outdated"]
 
     @staticmethod
     def _run_as_nobody(script: str, tmp_path: Path) -> subprocess.CompletedProcess[str]:

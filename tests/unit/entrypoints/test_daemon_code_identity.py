@@ -61,3 +61,14 @@ def test_the_hello_of_a_replaced_daemon_is_refused_with_its_reason() -> None:
     theirs = hello("1.2.3", pid=7, replaced="runs code that was replaced on disk")
     assert mismatch(theirs, "1.2.3") == "runs code that was replaced on disk"
     assert mismatch(hello("1.2.3", pid=7, replaced=None), "1.2.3") is None
+
+
+def test_an_editor_lock_file_is_no_module(tmp_path: Path) -> None:
+    """Emacs's `.#module.py` is a link to nothing: it made the look fail, and a failed look
+    made the daemon "replaced" for good."""
+    root, clock = _package(tmp_path), Clock()
+    watch = CodeWatch(str(root), clock=clock)
+    (root / "domain" / ".#module.py").symlink_to("nobody@host.1234")
+    clock.now = RECHECK_S
+
+    assert watch.replaced() is None

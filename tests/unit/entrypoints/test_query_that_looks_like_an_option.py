@@ -31,5 +31,7 @@ def test_the_hint_repeats_the_whole_query_and_keeps_the_options_before_it() -> N
     )
 
     assert done.exit_code == 2
-    assert "memlane search --json --max-results 3 -- deploy --dry-run plan" in done.output
+    assert "memlane search --json --max-results 3 -- 'deploy --dry-run plan'" in done.output
     assert "--query='deploy --dry-run plan'" in done.output
+    hinted = ["search", "--max-results", "3", "--", "deploy --dry-run plan"]
+    assert CliRunner().invoke(cli, hinted).exit_code != 2  # what it says is a usable command
