@@ -132,6 +132,7 @@ class SyncService:
         self._state_lock = threading.Lock()
         # None: this process has not synced yet and knows nothing about the files.
         self._dirty: bool | None = None
+        self._noticed = 0  # change notices so far: one during a sync keeps the index dirty
         self._last: SyncReport | None = None
         self._last_at: str | None = None
         self._notices = SyncNotices()
@@ -173,7 +174,7 @@ class SyncService:
     def mark_dirty(self) -> None:
         """Note that files changed; the next search or background sync picks it up."""
         with self._state_lock:
-            self._dirty = True
+            self._dirty, self._noticed = True, self._noticed + 1
 
     def run(
         self,
@@ -215,6 +216,7 @@ class SyncService:
                 report = rebuild_skipped_report(trigger, self._issues.all())
                 return self._skipped(trigger, "sync_skipped_rebuild_elsewhere", report)
             self._bus.take_failures()  # a failure from before this sync is not this sync's
+            noticed = self._noticed
             try:
                 report, finished_at = self._pass.run(
                     trigger,
@@ -225,6 +227,8 @@ class SyncService:
                 )
             except MassDeletion as exc:
                 self._notices.refused(exc)  # every search says it until a sync goes through
+                with self._state_lock:  # behind the files, whatever an earlier sync left known
+                    self._dirty = True
                 raise
             except Exception as exc:  # whoever ran it (a server's first sync): searches say it
                 if caused_by(exc, StoreReadOnly) and self._notices.found_read_only(str(exc)):
@@ -233,7 +237,7 @@ class SyncService:
             failures = self._bus.take_failures()
             left = self._store.meta()
             with self._state_lock:
-                self._dirty = False
+                self._dirty = self._noticed != noticed
                 self._last = report
                 self._last_at = finished_at
                 self._left = left
@@ -247,10 +251,9 @@ class SyncService:
 
     def _settings_changed_elsewhere(self) -> str | None:
         """Why not to sync automatically, when another process rebuilt the index with other
-        settings (sources, model, chunking) since this one synced it: a watcher started before a
-        config change and the CLI run after it rebuilt the whole index back and forth, each on
-        its own settings, at every change and search. A command the user runs (not automatic)
-        still rebuilds to its own settings, as asked. Warned once per foreign meta."""
+        settings (sources, model, chunking) since this one synced it: a watcher and a CLI of
+        two configurations rebuilt the index back and forth. A command the user runs (not
+        automatic) still rebuilds to its own settings, as asked. Warned once per foreign meta."""
         left = self._left
         if left is None:
             return None

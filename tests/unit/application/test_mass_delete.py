@@ -108,6 +108,25 @@ class TestStatusSaysIt:
         assert status.dirty
         assert any("sync stopped" in w and "--allow-mass-delete" in w for w in status.warnings)
 
+    def test_a_refused_sync_leaves_the_index_known_dirty_after_a_clean_one(
+        self, world: World
+    ) -> None:
+        """A process whose last sync went through knew its index clean; the refused sync after
+        it left that so, and its searches did not name their hits' deleted files (a daemon and
+        an in-process search answered differently, CI)."""
+        _world_with_notes(world)
+        manager = world.manager()
+        manager.sync()  # clean: this process knows its index up to date
+        for path in NOTES:
+            world.memory.delete(path)
+
+        with pytest.raises(MassDeletion):
+            manager.sync()
+        found = manager.search("harbour log")
+
+        assert found.results
+        assert any("changed since they were indexed" in w for w in found.warnings)
+
     def test_a_fresh_process_sees_it_in_a_deep_status_only(self, world: World) -> None:
         _world_with_notes(world)
         for path in NOTES:
