@@ -19,7 +19,7 @@ from sqlalchemy import Connection
 
 from memlane.adapters.postgres import maintenance
 from memlane.adapters.postgres.database import PostgresDatabase
-from memlane.adapters.postgres.meta import WORKSPACE_KEY_PREFIX
+from memlane.adapters.postgres.meta import LAST_SYNC_KEY, WORKSPACE_KEY_PREFIX
 from memlane.adapters.rebuild_writes import RebuildWrites
 from memlane.application.ports.index_store import IndexWriter
 
@@ -34,14 +34,18 @@ _SWAPPED_TABLES = (
 
 
 WORKSPACE_PATTERN = WORKSPACE_KEY_PREFIX.replace("_", "\\_") + "%"
+# Meta rows of the live agent a swap keeps unless the rebuild wrote its own: every host's
+# workspace record, and the last sync's record (until the rebuilding sync records itself; a
+# rebuild killed after its swap left "last sync: never").
+_KEPT = "(m.key LIKE %s OR m.key = %s)"
 
 
 def _delete_agent_rows(conn: Connection, agent: str, *, keep_workspaces: bool = False) -> None:
     for table in _SWAPPED_TABLES:
         if keep_workspaces and table == "memlane_meta":
             conn.exec_driver_sql(
-                "DELETE FROM memlane_meta WHERE agent = %s AND key NOT LIKE %s",
-                (agent, WORKSPACE_PATTERN),
+                f"DELETE FROM memlane_meta m WHERE m.agent = %s AND NOT {_KEPT}",
+                (agent, WORKSPACE_PATTERN, LAST_SYNC_KEY),
             )
         else:
             conn.exec_driver_sql(f"DELETE FROM {table} WHERE agent = %s", (agent,))
@@ -72,9 +76,9 @@ class PostgresIndexRebuild(RebuildWrites):
         def work(conn: Connection) -> None:
             # Other hosts' workspace records survive the swap; the rebuild's own host's is new.
             conn.exec_driver_sql(
-                "DELETE FROM memlane_meta m WHERE m.agent = %s AND m.key LIKE %s AND EXISTS "
+                f"DELETE FROM memlane_meta m WHERE m.agent = %s AND {_KEPT} AND EXISTS "
                 "(SELECT 1 FROM memlane_meta s WHERE s.agent = %s AND s.key = m.key)",
-                (live, WORKSPACE_PATTERN, shadow),
+                (live, WORKSPACE_PATTERN, LAST_SYNC_KEY, shadow),
             )
             _delete_agent_rows(conn, live, keep_workspaces=True)
             for table in _SWAPPED_TABLES:

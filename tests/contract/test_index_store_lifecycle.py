@@ -98,6 +98,18 @@ class TestRebuild:
             "old",
         ]
 
+    def test_the_last_sync_record_survives_the_swap(self, store: IndexStore) -> None:
+        """Until the rebuilding sync records itself, the sync before it is the last one (a
+        rebuild killed after its swap, during its vectors, left "last sync: never")."""
+        before = SyncRecord("2026-12-01T10:00:00+00:00", "explicit", False, 3, 0)
+        store.record_sync(before)
+        rebuild = store.begin_rebuild()
+        rebuild.replace_file(make_file(), [make_chunk(0, "new")], [axis(0)], MODEL)
+
+        rebuild.commit()
+
+        assert store.last_sync() == before
+
 
 class TestSyncState:
     """What a sync leaves for a later process: its problems and when it last changed things."""

@@ -216,6 +216,8 @@ class FakeIndexRebuild(_FakeWriter):
         for entry, vector in self._live._state.cache.items():
             self._state.cache.setdefault(entry, vector)
         self._state.seq = max(self._state.seq, self._live._state.seq)
+        if self._state.last_sync is None:  # the sync before, until the rebuilding one records
+            self._state.last_sync = self._live._state.last_sync
         self._live._state = self._state
         self._finished = True
 
