@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memlane.domain.identifier_words import identifier_pieces
-from memlane.domain.keywords import FTS_DOCUMENT_VERSION, build_fts_query, fts_document
+from memlane.domain.keywords import build_fts_query, fts_document
 
 
 @pytest.mark.parametrize(
@@ -69,8 +69,3 @@ class TestKeywordAnalysis:
 
     def test_a_stop_word_or_a_term_already_asked_is_not_added_again(self) -> None:
         assert build_fts_query("YouTube tube") == '"youtube" OR "tube"'
-
-    def test_the_index_version_names_this_analysis(self) -> None:
-        """Stores built by version 2 rebuild their keyword tables (store/reconcile.py,
-        postgres/keyword_analysis.py): the words of old identifiers are added there."""
-        assert FTS_DOCUMENT_VERSION == "3"
