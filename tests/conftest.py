@@ -23,9 +23,9 @@ def _weight(item: pytest.Item) -> int:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Run the slow tests first.
 
-    `scripts/check` runs `-n 3 --dist loadscope --no-loadscope-reorder`: a module (or class) at
-    a time goes to the next free worker, in this order, so a module's shared fixtures (an
-    indexed home, a browser, a server) are set up once. Collected in file order, a slow
+    `scripts/check` runs `-n 3 --dist loadfile --no-loadscope-reorder`: a whole file at a time
+    goes to the next free worker, in this order, so a module's shared fixtures (an indexed home,
+    a browser, a server) are set up once, however many classes use them. Collected in file order, a slow
     end-to-end module could come last and keep the other workers idle while it ran; sorted slow
     kinds first, the run ends on a queue of short unit tests (the sort is stable: a module's
     tests keep their written order)."""

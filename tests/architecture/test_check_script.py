@@ -149,9 +149,9 @@ def test_the_full_check_still_installs_and_runs_everything(tmp_path: Path) -> No
     assert done.returncode == 0, done.stderr
     assert any("pip install" in c for c in calls)
     assert "mypy -p memlane" in calls
-    # Three workers, a module at a time in the collected order, and the arguments passed on
+    # Three workers, a whole file at a time in the collected order, and the arguments passed on
     # (`scripts/check -x`).
-    assert "python -m pytest -n 3 --dist loadscope --no-loadscope-reorder -x" in calls
+    assert "python -m pytest -n 3 --dist loadfile --no-loadscope-reorder -x" in calls
 
 
 def test_a_mypy_error_fails_the_full_check_after_pytest_with_its_report(tmp_path: Path) -> None:

@@ -28,8 +28,8 @@ TEXTS = [
     "",
     "Ünïcödé ﬁ ligature, ＡＢＣ full width, ½ and ① and 𝔘𝔫𝔦",
     "Deploy failed because the disk on build-2 was full. 🚀 ok",
-    "".join(SENTENCES * 12),  # ~400 tokens
-    "".join(SENTENCES * 40),  # > 512 tokens: several windows
+    "".join(SENTENCES * 7),  # 423 tokens: one window nearly full
+    "".join(SENTENCES * 20),  # 1,203 tokens: three windows of 510, the last partial
 ]
 
 
