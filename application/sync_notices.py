@@ -4,7 +4,7 @@ A sync can end without bringing the index up to date and without failing the sea
 for it: the store was read-only, the mass-deletion guard refused (#30), another process was
 rebuilding the index aside, or syncing a shared store's agent. Each leaves a notice here, which
 searches and `status` show until a sync goes through (the read-only and the other-sync ones are
-said once). Split from the sync use case (sync.py),
+said once a time they happen). Split from the sync use case (sync.py),
 which runs the syncs; thread-safe, since searches read while a sync writes.
 """
 
@@ -33,10 +33,14 @@ class SyncNotices:
             self._refused = why
 
     def went_through(self) -> None:
-        """A sync ran: an earlier refusal or rebuild skip is over."""
+        """A sync ran: an earlier refusal, rebuild skip or read-only state is over (a sync that
+        wrote found the store writable again; should it turn read-only later, that is said
+        once more)."""
         with self._lock:
             self._refused = None
             self._rebuild_elsewhere = False
+            self._read_only = None
+            self._read_only_told = False
 
     def skipped_for_rebuild(self) -> None:
         with self._lock:

@@ -168,6 +168,37 @@ class TestAReadOnlyIndex:
 
         assert [w for w in found.warnings if "could not sync" in w] != []
 
+    def test_once_writable_again_the_state_clears_and_a_new_episode_is_said_again(
+        self, recording: World
+    ) -> None:
+        """A long-lived server saw the index read-only once and said so in `status` for the
+        rest of its life, though its syncs wrote again after the mount was fixed."""
+        recording.memory.write("MEMORY.md", NOTE)
+        recording.manager().sync()
+        recording.memory.write("memory/new.md", "# New\n\nThe ingest service moved.\n")
+        _store(recording).read_only = True
+        manager = recording.manager()  # the server
+        assert manager.refresh() is None  # a search's sync, skipped
+        first = manager.search("ingest service")
+        _store(recording).read_only = False
+
+        assert manager.refresh() is not None  # the next one writes the new note
+        fixed = manager.search("ingest service")
+        status_after_fix = manager.status().read_only
+        recording.memory.write("memory/later.md", "# Later\n\nThe ingest queue grew.\n")
+        _store(recording).read_only = True
+        assert manager.refresh() is None
+        again = manager.search("ingest queue")
+
+        def said(warnings: Sequence[str]) -> bool:
+            return any("could not sync" in w for w in warnings)
+
+        assert said(first.warnings) and not said(fixed.warnings)
+        assert "memory/new.md" in [r.path for r in fixed.results]
+        assert status_after_fix is None
+        assert said(again.warnings)  # a new episode, said once more
+        assert manager.status().read_only is not None
+
     def test_other_store_errors_are_not_hidden(self, recording: World) -> None:
         recording.memory.write("MEMORY.md", NOTE)
         manager = recording.manager()
