@@ -1,7 +1,7 @@
 """Bench-only: make the store's code-file vector engine answer the harness's small stores.
 
 The SQLite store answers its vector leg from the exact float32 matrix below
-`vector_code_index.MIN_ROWS` vectors (20,000) and from the code file (bits, int8, exact float32
+`code_file_place.MIN_ROWS` vectors (20,000) and from the code file (bits, int8, exact float32
 re-scoring) above it. Every benchmark store is below that size, so without this the harness
 never measures the engine that serves large stores. `bench run --force-vector-codes` sets the
 threshold to 0 in the harness's own process, so every store it opens builds and answers from a
@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Protocol
 
-from memlane.adapters.store import vector_code_index
+from memlane.adapters.store import code_file_place
 
 
 class IndexState(Protocol):
@@ -53,12 +53,12 @@ def forced_code_engine(forced: bool) -> Iterator[None]:
     if not forced:
         yield
         return
-    previous = vector_code_index.MIN_ROWS
-    vector_code_index.MIN_ROWS = 0
+    previous = code_file_place.MIN_ROWS
+    code_file_place.MIN_ROWS = 0
     try:
         yield
     finally:
-        vector_code_index.MIN_ROWS = previous
+        code_file_place.MIN_ROWS = previous
 
 
 def engine_state(report: EngineReport) -> str:

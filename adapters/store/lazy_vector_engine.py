@@ -1,7 +1,8 @@
 """Adapter plumbing: the SQLite store's vector engine, made when a vector is first searched.
 
 The engines' modules (vector_search.py and the code index behind it) load numpy, ~0.1 s of a
-process's start that a command searching no vector (keyword-only, `get`, `events`) never needs.
+process's start that a command searching no vector (keyword-only, `get`, `events`, and `status`
+of an index without a code file) never needs.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import Connection
 
+from memlane.adapters.store import code_file_place
+from memlane.adapters.store.code_file_place import code_path, state_without_a_file
 from memlane.adapters.store.vec0 import Vec0Table
 from memlane.application.ports.embedding import Vector
 from memlane.application.ports.index_store import VectorIndexState
@@ -63,7 +66,14 @@ class LazyVectorEngine:
         )
 
     def state(self, conn: Connection) -> VectorIndexState:
-        """The engine and, for the code file, its state (for `status`)."""
+        """The engine and, for the code file, its state (for `status`).
+
+        Without a code file (every index under `MIN_ROWS` vectors) and before this process made
+        the engine, the state is counted in SQL: a `status` then loads no numpy."""
+        if self._engine is None and self._kind == "codes" and not code_path(self._db_path).exists():
+            return VectorIndexState(
+                "codes", None, state_without_a_file(conn, code_file_place.MIN_ROWS)
+            )
         from memlane.adapters.store.vector_code_index import CodeVectorIndex
 
         engine = self._made()

@@ -37,13 +37,13 @@ import numpy as np
 import structlog
 from sqlalchemy import Connection
 
-from memlane.adapters.store import meta_table, rows
+from memlane.adapters.store import code_file_place, meta_table, rows
+from memlane.adapters.store.code_file_place import code_path, state_without_a_file
 from memlane.adapters.store.in_lists import batches, placeholders
 from memlane.adapters.store.vector_codes import (
     UNREACHABLE,
     CodeFile,
     build,
-    code_path,
     stale_reason,
 )
 from memlane.adapters.store.vector_matrix import VectorMatrix
@@ -53,7 +53,6 @@ from memlane.domain.sources import Source
 
 log = structlog.get_logger()
 
-MIN_ROWS = 20_000
 POOL_FLOOR = 200
 BITS_FLOOR = 4_000
 # Rebuild once the exact delta or the dead rows exceed this fraction of the file.
@@ -81,9 +80,10 @@ class CodeVectorIndex:
     """Vector top-k from the code file beside `db_path`, exact delta, exact float32 re-scoring."""
 
     def __init__(self, db_path: Path, *, min_rows: int | None = None) -> None:
-        """Serve the database at `db_path`; build no file below `min_rows` (MIN_ROWS) vectors."""
+        """Serve the database at `db_path`; build no file below `min_rows`
+        (`code_file_place.MIN_ROWS`) vectors."""
         self._db_path = db_path
-        self._min_rows = MIN_ROWS if min_rows is None else min_rows
+        self._min_rows = code_file_place.MIN_ROWS if min_rows is None else min_rows
         self._lock = threading.Lock()
         self._file: CodeFile | None = None
         self._delta = VectorMatrix()
@@ -108,14 +108,7 @@ class CodeVectorIndex:
         opened = CodeFile.open(code_path(self._db_path))
         dims = meta_table.vector_dims(conn)
         if opened is None or dims is None:
-            vectors = int(
-                conn.exec_driver_sql(
-                    "SELECT count(*) FROM chunks WHERE embedding IS NOT NULL"
-                ).scalar_one()
-            )
-            if vectors < self._min_rows:
-                return None, last or f"exact: {vectors} vectors, below {self._min_rows}"
-            return None, last or f"none: {vectors} vectors, built by the next search"
+            return None, last or state_without_a_file(conn, self._min_rows)
         db_id = meta_table.get_many(conn, [meta_table.DB_ID_KEY]).get(meta_table.DB_ID_KEY, "")
         why = stale_reason(conn, opened.header, db_id, dims)
         if why is not None:

@@ -35,12 +35,12 @@ import numpy as np
 import numpy.typing as npt
 from sqlalchemy import Connection
 
+from memlane.adapters.store.code_file_place import code_path
 from memlane.adapters.store.temp_files import remove_abandoned_temps, remove_files, temp_path_for
 
 # Version 2 added the rows' time ranges (the `since` / `until` mask); a version-1 file is not
 # opened, so the next search rebuilds it.
 MAGIC = b"MLVCODE2"
-SUFFIX = ".vcodes"
 _FOOTER = 16  # uint64 header length + magic
 _BATCH = 8192
 # Mean and int8 scale come from the first rows (one pass over SQLite, not two); later rows that
@@ -61,11 +61,6 @@ class CodeHeader:
     last_crc: int
     models: list[str]
     sources: list[str]
-
-
-def code_path(db_path: Path) -> Path:
-    """Where the code file of the database at `db_path` lives."""
-    return db_path.with_name(db_path.name + SUFFIX)
 
 
 def _words(dims: int) -> int:

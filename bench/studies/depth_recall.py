@@ -25,7 +25,7 @@ from pathlib import Path
 
 import numpy as np
 
-from memlane.adapters.store import vector_code_index
+from memlane.adapters.store import code_file_place, vector_code_index
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.application.ports.index_store import IndexedFile
@@ -63,7 +63,7 @@ def main() -> None:
         args.where.mkdir(parents=True, exist_ok=True)
         _build_from(args.build_from, args.where)
     # The code file at any size (no-op for a store above the threshold).
-    vector_code_index.MIN_ROWS = 0
+    code_file_place.MIN_ROWS = 0
     queries = [q.tolist() for q in np.load(args.where / "queries.npy")]
     exact_store = SqliteIndexStore(
         SqliteDatabase.open(args.where / "index.db", load_vector=False), vector_search="numpy"

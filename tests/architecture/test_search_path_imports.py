@@ -31,7 +31,7 @@ CHILD = """
 import json, sys
 from memlane.entrypoints.cli import cli  # not main(): it ends the process when done
 sys.argv = ["memlane", "--state-dir", {state!r}, "--workspace", {workspace!r},
-            "--config", {config!r}, "search", "--json", "rollback"]
+            "--config", {config!r}, *{command!r}]
 try:
     cli.main(prog_name="memlane")
 except SystemExit as exc:
@@ -41,13 +41,17 @@ print("MODULES " + json.dumps(sorted(sys.modules)))
 """
 
 
-def _search_modules(tmp_path: Path, provider: str) -> tuple[str, set[str]]:
+def _search_modules(
+    tmp_path: Path, provider: str, command: tuple[str, ...] = ("search", "--json", "rollback")
+) -> tuple[str, set[str]]:
     workspace = tmp_path / "ws"
-    (workspace / "memory").mkdir(parents=True)
+    (workspace / "memory").mkdir(parents=True, exist_ok=True)
     (workspace / "MEMORY.md").write_text("# Deploys\n\nA rollback uses the previous image tag.\n")
     config = tmp_path / "config.json5"
     config.write_text(f"{{agents: {{defaults: {{memorySearch: {{provider: '{provider}'}}}}}}}}\n")
-    code = CHILD.format(state=str(tmp_path / "state"), workspace=str(workspace), config=str(config))
+    code = CHILD.format(
+        state=str(tmp_path / "state"), workspace=str(workspace), config=str(config), command=command
+    )
     done = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, timeout=180, check=False
     )
@@ -76,6 +80,17 @@ def test_a_search_with_the_bundled_model_imports_no_http_postgres_or_watcher(
     assert '"mode": "hybrid"' in payload
     assert "memlane.adapters.embedding.local" in modules
     assert [n for n in NOT_ON_THE_SEARCH_PATH if _imported(modules, n)] == []
+
+
+def test_status_of_an_index_without_a_code_file_loads_no_numpy(tmp_path: Path) -> None:
+    """numpy (~0.1 s of a process's start) served only the vector engine's line of `status`,
+    which for an index under the code file's threshold is a count in SQL."""
+    _search_modules(tmp_path, "none", ("index",))
+
+    said, modules = _search_modules(tmp_path, "none", ("status", "--json"))
+
+    assert json.loads(said)["vectorIndex"]["state"] == "exact: 0 vectors, below 20000"
+    assert not _imported(modules, "numpy")
 
 
 def test_every_http_provider_is_listed_under_its_own_id() -> None:

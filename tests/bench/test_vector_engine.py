@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from memlane.adapters.store import vector_code_index
-from memlane.adapters.store.vector_codes import code_path
+from memlane.adapters.store import code_file_place
+from memlane.adapters.store.code_file_place import code_path
 from memlane.bench import runner
 from memlane.bench.cli import main
 from memlane.bench.datasets.model import Dataset
@@ -51,7 +51,7 @@ class TestForcedCodeEngine:
         forced = _run(tmp_path / "codes", forced=True)
 
         assert exact.units[0].vector_engine["hybrid"] == (
-            f"codes: no file, exact: {len(NOTES)} vectors, below {vector_code_index.MIN_ROWS}"
+            f"codes: no file, exact: {len(NOTES)} vectors, below {code_file_place.MIN_ROWS}"
         )
         assert forced.units[0].vector_engine["hybrid"].startswith(f"codes: {len(NOTES)} vectors")
         assert not code_path(_store(tmp_path / "exact")).exists()
@@ -59,7 +59,7 @@ class TestForcedCodeEngine:
         # Every row of so small a store is re-scored exactly: the same rankings, query by query.
         assert all(r["n_hits"] > 0 for r in exact.records)
         assert [r["ranking"] for r in forced.records] == [r["ranking"] for r in exact.records]
-        assert vector_code_index.MIN_ROWS == 20_000  # the process-wide threshold is restored
+        assert code_file_place.MIN_ROWS == 20_000  # the process-wide threshold is restored
 
     def test_a_forced_run_answered_without_a_code_file_stops(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
@@ -78,19 +78,19 @@ class TestForcedCodeEngine:
 
 class TestForcedCodeEngineSwitch:
     def test_the_threshold_is_restored_after_the_block_even_on_error(self) -> None:
-        before = vector_code_index.MIN_ROWS
+        before = code_file_place.MIN_ROWS
         seen: list[int] = []
 
         def fail_inside() -> None:
             with forced_code_engine(True):
-                seen.append(vector_code_index.MIN_ROWS)
+                seen.append(code_file_place.MIN_ROWS)
                 raise RuntimeError("boom")
 
         with pytest.raises(RuntimeError, match="boom"):
             fail_inside()
         with forced_code_engine(False):
-            seen.append(vector_code_index.MIN_ROWS)
-        seen.append(vector_code_index.MIN_ROWS)
+            seen.append(code_file_place.MIN_ROWS)
+        seen.append(code_file_place.MIN_ROWS)
         assert seen == [0, before, before]
 
     def test_forcing_on_postgres_is_a_usage_error(self) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from memlane.adapters.postgres.database import PostgresDatabase
 from memlane.adapters.postgres.postgres_index_store import PostgresIndexStore
-from memlane.adapters.store import vector_code_index
+from memlane.adapters.store import code_file_place
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.adapters.store.vector_search import VectorSearch
@@ -95,7 +95,7 @@ def store(
         pg.close()
         return
     if request.param == "sqlite-codefile":
-        monkeypatch.setattr(vector_code_index, "MIN_ROWS", 0)
+        monkeypatch.setattr(code_file_place, "MIN_ROWS", 0)
     engine: VectorSearch = "numpy" if request.param == "sqlite-numpy" else "codes"
     real = SqliteIndexStore(SqliteDatabase.open(tmp_path / "index.db"), vector_search=engine)
     assert real.vector_status() == (True, None)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from memlane.adapters.store import vector_code_index
+from memlane.adapters.store import code_file_place, vector_code_index
 from memlane.adapters.store.database import SqliteDatabase
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 from memlane.application.ports.index_store import IndexStore
@@ -125,7 +125,7 @@ def test_a_window_larger_than_the_exact_pool_is_ranked_by_every_engine(
 ) -> None:
     # The code file's scan masks the rows outside the window when there are more than it
     # scores exactly: force a code file and small pools so 250 rows take that path.
-    monkeypatch.setattr(vector_code_index, "MIN_ROWS", 0)
+    monkeypatch.setattr(code_file_place, "MIN_ROWS", 0)
     monkeypatch.setattr(vector_code_index, "BITS_FLOOR", 1)
     monkeypatch.setattr(vector_code_index, "POOL_FLOOR", 1)
     real = SqliteIndexStore(

@@ -14,9 +14,10 @@ from pathlib import Path
 
 import pytest
 
-from memlane.adapters.store import keyword_window, vector_code_index
+from memlane.adapters.store import code_file_place, keyword_window, vector_code_index
+from memlane.adapters.store.code_file_place import code_path
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
-from memlane.adapters.store.vector_codes import MAGIC, code_path
+from memlane.adapters.store.vector_codes import MAGIC
 from memlane.domain.chunks import Chunk
 from memlane.domain.search import TimeWindow
 from memlane.domain.sources import ALL_SOURCES
@@ -135,7 +136,7 @@ class TestVectorLegMasksTheCodeFile:
     def _small_pools(self, monkeypatch: pytest.MonkeyPatch) -> None:
         """A code file at any size, and pools small enough that a window of a few hundred
         rows takes the masked scan rather than the exact scoring of its every row."""
-        monkeypatch.setattr(vector_code_index, "MIN_ROWS", 0)
+        monkeypatch.setattr(code_file_place, "MIN_ROWS", 0)
         monkeypatch.setattr(vector_code_index, "BITS_FLOOR", 1)
         monkeypatch.setattr(vector_code_index, "POOL_FLOOR", 1)
 

@@ -13,9 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from memlane.adapters.store import vector_code_index
+from memlane.adapters.store import code_file_place
+from memlane.adapters.store.code_file_place import code_path
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
-from memlane.adapters.store.vector_codes import CodeFile, code_path
+from memlane.adapters.store.vector_codes import CodeFile
 from memlane.domain.chunks import ChunkId
 from memlane.domain.sources import ALL_SOURCES, Source
 from tests.integration.store.helpers import DIMS, make_chunks, make_file
@@ -26,7 +27,7 @@ pytestmark = pytest.mark.integration
 @pytest.fixture(autouse=True)
 def _index_every_size(monkeypatch: pytest.MonkeyPatch) -> None:
     """Build the code file at any size (the default keeps small indexes exact, no file)."""
-    monkeypatch.setattr(vector_code_index, "MIN_ROWS", 0)
+    monkeypatch.setattr(code_file_place, "MIN_ROWS", 0)
 
 
 def _vector(rng: random.Random) -> list[float]:
@@ -187,10 +188,10 @@ class TestTheFileIsDerivedAndChecked:
 # batch has been written to its temporary file) so that the parent's SIGKILL lands mid-write.
 _CHILD = """
 import sys, time
-from memlane.adapters.store import vector_code_index, vector_codes
+from memlane.adapters.store import code_file_place, vector_codes
 from memlane.adapters.store.sqlite_index_store import SqliteIndexStore
 
-vector_code_index.MIN_ROWS = 0
+code_file_place.MIN_ROWS = 0
 vector_codes._SAMPLE = vector_codes._BATCH = 50
 real_pack = vector_codes._pack_bits
 
@@ -256,7 +257,7 @@ class TestSmallIndexesStayExact:
     def test_no_file_below_min_rows_then_one_once_the_index_grows(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        monkeypatch.setattr(vector_code_index, "MIN_ROWS", 30)
+        monkeypatch.setattr(code_file_place, "MIN_ROWS", 30)
         path = tmp_path / "index.db"
         store = SqliteIndexStore.open(path)
         _fill(store, 4, 5, seed=1)
@@ -306,7 +307,7 @@ class TestStatusShowsTheFile:
     def test_below_the_size_that_gets_a_file(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
-        monkeypatch.setattr(vector_code_index, "MIN_ROWS", 100)
+        monkeypatch.setattr(code_file_place, "MIN_ROWS", 100)
         store = SqliteIndexStore.open(tmp_path / "index.db")
         _fill(store, 2, 5, seed=1)
         state = store.vector_index_state()
