@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import structlog
 
 from memlane.application.ports.index_store import IndexStore
+from memlane.application.sync_refusal import SyncRefused
 from memlane.domain import events
 from memlane.domain.sources import Source
 
@@ -38,7 +39,7 @@ class Removal:
         return 100.0 * self.removed / self.indexed if self.indexed else 0.0
 
 
-class MassDeletion(Exception):
+class MassDeletion(SyncRefused):
     """A sync would remove more than the allowed share of the index; nothing was written."""
 
     def __init__(

@@ -35,7 +35,6 @@ import structlog
 from memlane.application.change_detection import ChangeDetector
 from memlane.application.embedding_runtime import EmbeddingRuntime
 from memlane.application.issues import IssueBoard
-from memlane.application.mass_delete import MassDeletion
 from memlane.application.messagebus import MessageBus
 from memlane.application.ports.clock import Clock
 from memlane.application.ports.event_log import EventLog
@@ -51,6 +50,7 @@ from memlane.application.progress import ProgressTracker
 from memlane.application.reports import SyncProgress, SyncReport
 from memlane.application.sync_notices import SyncNotices
 from memlane.application.sync_pass import SyncPass
+from memlane.application.sync_refusal import SyncRefused
 from memlane.application.sync_report import (
     host_busy_report,
     rebuild_skipped_report,
@@ -193,7 +193,8 @@ class SyncService:
         answers, and `backfill_step` (the background syncer) or a later sync embeds the rest.
         Raises SyncFailed when a handler could not commit a change (the rest is done), and
         MassDeletion, before writing anything, when the sync would remove more than
-        `sync.maxDeletePercent` of a source's files, unless `allow_mass_delete`.
+        `sync.maxDeletePercent` of a source's files, unless `allow_mass_delete`, and
+        IndexFromNewerMemlane when a newer memlane built the index (unless `force`).
         Without `wait_for_host` (a search's sync), a shared store's agent that another process
         is syncing is not waited for: the sync is skipped and the next search says so.
         """
@@ -225,7 +226,7 @@ class SyncService:
                     backfill_limit=backfill_limit,
                     allow_mass_delete=allow_mass_delete,
                 )
-            except MassDeletion as exc:
+            except SyncRefused as exc:
                 self._notices.refused(exc)  # every search says it until a sync goes through
                 with self._state_lock:  # behind the files, whatever an earlier sync left known
                     self._dirty = True
@@ -370,7 +371,7 @@ class SyncService:
                 backfill_limit=backfill_limit,
                 wait_for_host=wait_for_host,
             )
-        except MassDeletion:
+        except SyncRefused:
             return None  # searching needs no sync: the index answers as it is (`refusal`)
         except Exception as exc:
             if not caused_by(exc, StoreReadOnly):
@@ -380,12 +381,13 @@ class SyncService:
 
     @property
     def refusal(self) -> str | None:
-        """Why the last sync before a search or in the background stopped (a mass deletion),
-        until a sync succeeds: every search says it, the index is stale meanwhile."""
+        """Why the last sync before a search or in the background stopped (a mass deletion, an
+        index of a newer memlane), until a sync succeeds: every search says it, the index is
+        stale meanwhile."""
         return self._notices.refusal
 
     @property
-    def refused_by(self) -> MassDeletion | None:
+    def refused_by(self) -> SyncRefused | None:
         """The refusal behind `refusal` (a new one for each sync refused), None once one went
         through."""
         return self._notices.refused_by

@@ -23,6 +23,7 @@ from memlane.application.ports.event_log import EventLog, EventLogError
 from memlane.application.ports.index_store import StoreError
 from memlane.application.reports import SyncFailure, SyncReport
 from memlane.application.sync import SyncService
+from memlane.application.sync_refusal import FORCE_HINT, IndexFromNewerMemlane
 from memlane.application.sync_trigger import SyncFailed, SyncTrigger
 from memlane.domain import events
 from memlane.domain.url_passwords import mask_url_passwords
@@ -155,6 +156,11 @@ def _reasons(error: Exception) -> tuple[str, ...]:
         lines = [f"{f.subject}: {f.error}" for f in error.failures]
     elif isinstance(error, MassDeletion):
         lines = [error.summary, f"if they were deleted on purpose: {ALLOW_HINT}"]
+    elif isinstance(error, IndexFromNewerMemlane):
+        lines = [
+            f"the index was built by a newer memlane ({error.detail}): not rebuilt down",
+            f"to rebuild it with this one: {FORCE_HINT}",
+        ]
     else:
         first = (str(error).strip().splitlines() or [""])[0]
         lines = [f"{type(error).__name__}: {first}" if first else type(error).__name__]

@@ -2,9 +2,10 @@
 
 A sync can end without bringing the index up to date and without failing the search that asked
 for it: the store was read-only, the mass-deletion guard refused (#30), another process was
-rebuilding the index aside, or syncing a shared store's agent. Each leaves a notice here, which
+rebuilding the index aside, or syncing a shared store's agent, or a newer memlane built the
+index. Each leaves a notice here, which
 searches and `status` show until a sync goes through (the read-only and the other-sync ones are
-said once a time they happen). Split from the sync use case (sync.py),
+said once each time they happen). Split from the sync use case (sync.py),
 which runs the syncs; thread-safe, since searches read while a sync writes.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 
-from memlane.application.mass_delete import MassDeletion
+from memlane.application.sync_refusal import SyncRefused
 from memlane.application.sync_report import HOST_BUSY, REBUILD_ELSEWHERE
 
 
@@ -22,20 +23,20 @@ class SyncNotices:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._refused: MassDeletion | None = None  # why the last sync stopped, if it did
+        self._refused: SyncRefused | None = None  # why the last sync stopped, if it did
         self._read_only: str | None = None  # why the store could not be written, once seen
         self._read_only_told = False
         self._rebuild_elsewhere = False  # the last sync was skipped for another's rebuild
         self._host_busy = False  # a search's sync was skipped for another process's sync
 
-    def refused(self, why: MassDeletion) -> None:
+    def refused(self, why: SyncRefused) -> None:
         with self._lock:
             self._refused = why
 
     def went_through(self) -> None:
-        """A sync ran: an earlier refusal, rebuild skip or read-only state is over (a sync that
-        wrote found the store writable again; should it turn read-only later, that is said
-        once more)."""
+        """A sync ran: an earlier refusal, rebuild skip or read-only state is over. A sync goes
+        through a read-only store only with nothing to write, so the index is up to date either
+        way; a later sync that cannot write is said once more."""
         with self._lock:
             self._refused = None
             self._rebuild_elsewhere = False
@@ -69,7 +70,7 @@ class SyncNotices:
         return None if self._refused is None else str(self._refused)
 
     @property
-    def refused_by(self) -> MassDeletion | None:
+    def refused_by(self) -> SyncRefused | None:
         return self._refused
 
     @property

@@ -20,12 +20,13 @@ from memlane.application.ports.index_store import IndexStore
 from memlane.application.progress import ProgressTracker
 from memlane.application.reports import SyncProgress, SyncReport
 from memlane.application.sync_finish import record_finished, tidy_after_sync
+from memlane.application.sync_refusal import IndexFromNewerMemlane
 from memlane.application.sync_report import SyncCounter
 from memlane.application.sync_trigger import SyncTrigger
 from memlane.application.vector_backfill import VectorBackfill
 from memlane.domain import events
 from memlane.domain.config import MemorySettings
-from memlane.domain.index_meta import IndexMeta, reindex_reason
+from memlane.domain.index_meta import IndexMeta, built_by_newer, reindex_reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +73,11 @@ class SyncPass:
                 else reindex_reason(stored, wanted, legacy_scope_hash=self.legacy_scope_hash)
             )
             unchanged = held_back = 0
+            if full in ("schema_changed", "chunking_changed") and stored is not None:
+                newer = built_by_newer(stored, wanted)
+                if newer is not None:  # before any write: the index stays the newer one's
+                    self.progress.set_phase("idle")
+                    raise IndexFromNewerMemlane(newer)
             if full is not None:
                 if stored is not None and not allow_mass_delete:
                     # A rebuild drops whatever the sources lack: the same guard first.

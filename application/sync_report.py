@@ -8,9 +8,10 @@ from collections.abc import Sequence
 from memlane.application.ports.event_log import RecordedEvent
 from memlane.application.ports.index_store import FirstIndexState
 from memlane.application.reports import SyncReport
+from memlane.application.sync_refusal import IndexFromNewerMemlane
 from memlane.application.sync_trigger import SyncTrigger
 from memlane.domain import events
-from memlane.domain.index_meta import IndexMeta
+from memlane.domain.index_meta import IndexMeta, built_by_newer
 from memlane.domain.sources import SourceIssue
 
 
@@ -36,7 +37,11 @@ class SyncCounter:
 def rebuild_due(reason: events.ReindexReason, stored: IndexMeta, wanted: IndexMeta) -> str:
     """What `status` says while the index was built in another shape than this memlane and
     configuration ask for: the next sync rebuilds it whole (an upgrade that chunks otherwise
-    does; a search's sync would block on it)."""
+    does; a search's sync would block on it), unless a newer memlane built it."""
+    if reason in ("schema_changed", "chunking_changed") and (
+        newer := built_by_newer(stored, wanted)
+    ):
+        return str(IndexFromNewerMemlane(newer))
     made_by = (
         f"an older memlane built it (index schema {stored.schema_version}, this one "
         f"{wanted.schema_version})"

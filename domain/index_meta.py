@@ -81,6 +81,20 @@ def reindex_reason(
     return None
 
 
+def built_by_newer(stored: IndexMeta, wanted: IndexMeta) -> str | None:
+    """What says that `stored` was built by a newer memlane than the one wanting `wanted` (a
+    higher schema or chunker version), or None. Such an index is not rebuilt down."""
+    newer = [
+        f"{name} {mine}, this one {ours}"
+        for name, mine, ours in (
+            ("index schema", stored.schema_version, wanted.schema_version),
+            ("chunker", stored.chunker_version, wanted.chunker_version),
+        )
+        if mine > ours
+    ]
+    return "; ".join(newer) or None
+
+
 def _chunking(meta: IndexMeta) -> tuple[int, ...]:
     return (
         meta.chunker_version,

@@ -20,6 +20,7 @@ cannot disagree. `KINDS` is checked in order (subclasses first):
     index                StoreError, EventLogError               1     INTERNAL             broken
     sync_failed          SyncFailed                              1     INTERNAL             broken
     mass_deletion        MassDeletion (nothing was removed)      1     FAILED_PRECONDITION  works
+    newer_index          IndexFromNewerMemlane (nothing written) 1     FAILED_PRECONDITION  works
     (anything else)      -                                       1     INTERNAL, hidden     broken
 
 (* the CLI says on stderr that memory is disabled and exits 0, as the reference does.)
@@ -55,6 +56,7 @@ from memlane.application.ports.file_source import (
     SourceError,
 )
 from memlane.application.ports.index_store import StoreError
+from memlane.application.sync_refusal import IndexFromNewerMemlane
 from memlane.application.sync_trigger import SyncFailed
 from memlane.application.workspace import WorkspaceError
 from memlane.domain.errors import ConfigError, InvalidQuery, MemoryDisabled
@@ -199,6 +201,16 @@ KINDS: Final[tuple[ErrorKind, ...]] = (
         False,  # nothing was removed: the index still answers as before
         "Check that the workspace folder is the right one and mounted; "
         "pass --allow-mass-delete if the deletions are meant.",
+    ),
+    ErrorKind(
+        "newer_index",
+        (IndexFromNewerMemlane,),
+        "",  # its message names both versions and the way on
+        1,
+        "FAILED_PRECONDITION",
+        False,  # nothing was written: the index still answers as it is
+        "Use the newer memlane that built the index, or rebuild it with this one on purpose "
+        "(memlane index --force).",
     ),
 )
 INTERNAL: Final = ErrorKind(

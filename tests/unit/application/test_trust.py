@@ -4,16 +4,20 @@ index, a read-only index is searched as it is, and status tells what the index r
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
 import pytest
 
 from memlane.application.issues import FileVersion, IssueBoard
+from memlane.application.memory import MemoryManager
 from memlane.application.ports.file_source import ScanResult
 from memlane.application.ports.index_store import RecordedIssue, StoreReadOnly, SyncRecord
+from memlane.application.sync_refusal import IndexFromNewerMemlane
 from memlane.domain import events
 from memlane.domain.config import MemorySettings, QuerySettings
+from memlane.domain.index_meta import CHUNKER_VERSION
 from tests.fakes.event_log import FakeEventLog
 from tests.fakes.index_store import FakeIndexStore
 from tests.unit.application.conftest import World, message
@@ -210,6 +214,57 @@ class TestAReadOnlyIndex:
         recording.memory.scan = broken  # type: ignore[method-assign]
         with pytest.raises(RuntimeError, match="disk on fire"):
             manager.refresh()
+
+
+def _index_writes(world: World) -> list[str]:
+    """The writes to the index itself: the event log's (the refusal's verdict, which `status`
+    in another process reads) are not."""
+    return [w for w in _store(world).writes if w not in ("append", "track")]
+
+
+class TestAnIndexOfANewerMemlane:
+    """Two memlane versions sharing a state dir each rebuilt the index to their own chunking,
+    embedding every chunk again each time the other had run."""
+
+    def _newer(self, world: World) -> MemoryManager:
+        world.memory.write("MEMORY.md", NOTE)
+        world.manager().sync()
+        stored = world.store.meta()
+        assert stored is not None
+        world.store.set_meta(replace(stored, chunker_version=stored.chunker_version + 1))
+        world.memory.write("memory/new.md", "# New\n\nThe ingest service moved.\n")
+        _store(world).writes.clear()
+        return world.manager()
+
+    def test_a_sync_refuses_before_writing_and_says_the_way_on(self, recording: World) -> None:
+        manager = self._newer(recording)
+
+        with pytest.raises(IndexFromNewerMemlane, match="index --force") as refused:
+            manager.sync()
+
+        assert f"chunker {CHUNKER_VERSION + 1}, this one {CHUNKER_VERSION}" in str(refused.value)
+        assert _index_writes(recording) == []
+
+    def test_searches_answer_from_it_as_it_is_and_say_why(self, recording: World) -> None:
+        manager = self._newer(recording)
+
+        assert manager.refresh() is None
+        found = manager.search("deploys")
+
+        assert [r.path for r in found.results] == ["MEMORY.md"]
+        assert any("built by a newer memlane" in w for w in found.warnings)
+        assert any("built by a newer memlane" in w for w in manager.status().warnings)
+        assert _index_writes(recording) == []
+
+    def test_force_rebuilds_it_with_this_one_on_purpose(self, recording: World) -> None:
+        manager = self._newer(recording)
+
+        report = manager.sync(force=True)
+
+        stored = recording.store.meta()
+        assert report.full_reindex and stored is not None
+        assert stored.chunker_version == CHUNKER_VERSION
+        assert manager.search("ingest service").warnings == ()
 
 
 class TestProblemsAreKeptWithTheIndex:

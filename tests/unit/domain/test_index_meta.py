@@ -10,6 +10,7 @@ import pytest
 from memlane.domain.index_meta import (
     KEYWORD_ONLY_MODEL,
     IndexMeta,
+    built_by_newer,
     index_meta_from_json,
     index_meta_to_json,
     reindex_reason,
@@ -31,6 +32,22 @@ META = IndexMeta(
 KEYWORD_ONLY = replace(
     META, provider="none", model=KEYWORD_ONLY_MODEL, provider_key="", dimensions=None
 )
+
+
+class TestBuiltByNewer:
+    def test_a_higher_chunker_or_schema_is_a_newer_memlanes(self) -> None:
+        newer_chunker = replace(META, chunker_version=2)
+        newer_both = replace(META, chunker_version=2, schema_version=3)
+
+        assert built_by_newer(newer_chunker, META) == "chunker 2, this one 1"
+        assert (
+            built_by_newer(newer_both, META) == "index schema 3, this one 1; chunker 2, this one 1"
+        )
+
+    def test_the_same_or_an_older_build_is_not(self) -> None:
+        assert built_by_newer(META, META) is None
+        assert built_by_newer(META, replace(META, chunker_version=2)) is None  # an upgrade
+        assert built_by_newer(replace(META, chunk_tokens=200), META) is None  # settings
 
 
 class TestReindexReason:
