@@ -24,10 +24,11 @@ from memlane.application.reports import (
 )
 from memlane.application.sync import SyncService
 from memlane.application.sync_failures import SyncVerdicts
+from memlane.application.sync_refusal import FORCE_HINT
 from memlane.application.sync_report import rebuild_due
 from memlane.domain import events
 from memlane.domain.config import MemorySettings
-from memlane.domain.index_meta import IndexMeta, reindex_reason, vector_label
+from memlane.domain.index_meta import IndexMeta, built_by_newer, reindex_reason, vector_label
 from memlane.domain.sources import Source
 
 # How far back from the log's end `status` looks for the runtime fallback that made the index's
@@ -89,6 +90,8 @@ class StatusReporter:
             else:
                 self._runtime.note_success()  # clears a failure kept with the index
         counts = {c.source: c for c in self._store.counts()}
+        meta = self._store.meta()
+        rebuild = self._rebuild_due(meta)
         on_disk: dict[Source, int] = {}
         missing: dict[Source, int] = {}
         changed: str | None = None
@@ -100,13 +103,21 @@ class StatusReporter:
                 if isinstance(event, events.FileDeleted):
                     missing[event.source] = missing.get(event.source, 0) + 1
             if detection.events:
+                # An index of a newer memlane is not synced by this one (sync_refusal.py).
+                who = (
+                    "the next sync indexes them"
+                    if not self._newer(meta)
+                    else (f"the memlane that built the index indexes them, or `{FORCE_HINT}`")
+                )
                 changed = (
                     f"{len(detection.events)} file(s) changed on disk since they were indexed "
-                    "(new, edited or removed): the next sync indexes them"
+                    f"(new, edited or removed): {who}"
                 )
         # A sync the mass-deletion guard stops leaves the index as it was, so nothing else
         # would show it: this process's refusal, or (deep) the rescan's count of what is gone.
         refused = self._syncing.refusal or self._would_refuse(missing, counts)
+        if refused == rebuild:  # a newer memlane's index: `rebuild` says the same refusal
+            refused = None
         by_source = [
             SourceStatus(
                 source=s,
@@ -117,7 +128,6 @@ class StatusReporter:
             for s in self._sources
         ]
         vector_ok, vector_error = self._store.vector_status()
-        meta = self._store.meta()
         fused: SearchMode = "hybrid" if self._settings.query.hybrid.enabled else "vector"
         # Before this process selected a provider, what the index recorded is the truth: it
         # names the provider and model that built the vectors (issue #14).
@@ -157,7 +167,6 @@ class StatusReporter:
                 )
                 if fell_back is not None:  # said as this process's own fallback would be
                     fallback_from, fallback_reason = fell_back.from_provider, fell_back.reason
-        rebuild = self._rebuild_due(meta)
         return StatusReport(
             agent_id=self._agent_id,
             workspace=self._workspace,
@@ -283,6 +292,12 @@ class StatusReporter:
         wanted = self._wanted_shape()
         reason = reindex_reason(stored, wanted, legacy_scope_hash=self._legacy_scope_hash)
         return None if reason is None else rebuild_due(reason, stored, wanted)
+
+    def _newer(self, stored: IndexMeta | None) -> bool:
+        """Whether a newer memlane built the index (this one does not sync it)."""
+        if stored is None or self._wanted_shape is None:
+            return False
+        return built_by_newer(stored, self._wanted_shape()) is not None
 
     def _dirty(self, no_index: bool) -> bool:
         """This process's flag once it synced or saw a change; before, what the index says:

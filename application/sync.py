@@ -242,7 +242,8 @@ class SyncService:
                 self._last = report
                 self._last_at = finished_at
                 self._left = left
-        self._notices.went_through()
+        # A sync that wrote (what it handled or embedded) found the store writable again.
+        self._notices.went_through(wrote=report.events_handled > 0 or report.vectors_backfilled > 0)
         if failures:
             with self._state_lock:
                 self._dirty = True  # what failed is still to do

@@ -33,15 +33,17 @@ class SyncNotices:
         with self._lock:
             self._refused = why
 
-    def went_through(self) -> None:
-        """A sync ran: an earlier refusal, rebuild skip or read-only state is over. A sync goes
-        through a read-only store only with nothing to write, so the index is up to date either
-        way; a later sync that cannot write is said once more."""
+    def went_through(self, *, wrote: bool) -> None:
+        """A sync ran: an earlier refusal or rebuild skip is over, and, when it `wrote`, the
+        read-only state too (the store was made writable again; should it turn read-only later,
+        that is said once more). A sync with nothing to write goes through a read-only store:
+        that proves nothing, and the state stays."""
         with self._lock:
             self._refused = None
             self._rebuild_elsewhere = False
-            self._read_only = None
-            self._read_only_told = False
+            if wrote:
+                self._read_only = None
+                self._read_only_told = False
 
     def skipped_for_rebuild(self) -> None:
         with self._lock:

@@ -58,6 +58,13 @@ class SyncPass:
         allow_mass_delete: bool = False,
     ) -> tuple[SyncReport, str]:
         """Run the pass; return its report and when it finished (ISO 8601)."""
+        stored = self.store.meta()
+        if not force and stored is not None:
+            # First, before the catch-up: what a newer memlane left pending in the log (a
+            # changed file, an interrupted rebuild) would otherwise be handled by this one.
+            newer = built_by_newer(stored, self.wanted_meta())
+            if newer is not None:
+                raise IndexFromNewerMemlane(newer)
         started = self.clock.monotonic()
         self.progress.start(progress)
         counts = SyncCounter()
@@ -73,11 +80,6 @@ class SyncPass:
                 else reindex_reason(stored, wanted, legacy_scope_hash=self.legacy_scope_hash)
             )
             unchanged = held_back = 0
-            if full in ("schema_changed", "chunking_changed") and stored is not None:
-                newer = built_by_newer(stored, wanted)
-                if newer is not None:  # before any write: the index stays the newer one's
-                    self.progress.set_phase("idle")
-                    raise IndexFromNewerMemlane(newer)
             if full is not None:
                 if stored is not None and not allow_mass_delete:
                     # A rebuild drops whatever the sources lack: the same guard first.

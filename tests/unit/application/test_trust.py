@@ -203,6 +203,19 @@ class TestAReadOnlyIndex:
         assert said(again.warnings)  # a new episode, said once more
         assert manager.status().read_only is not None
 
+    def test_a_sync_with_nothing_to_write_does_not_clear_it(self, recording: World) -> None:
+        """A quiet sync goes through a read-only store without a write: that proves nothing."""
+        recording.memory.write("MEMORY.md", NOTE)
+        recording.manager().sync()
+        recording.memory.write("memory/new.md", "# New\n\nThe ingest service moved.\n")
+        _store(recording).read_only = True
+        manager = recording.manager()
+        assert manager.refresh() is None  # refused: the new note needs a write
+        recording.memory.delete("memory/new.md")  # nothing left to write
+
+        assert manager.refresh() is not None  # it goes through
+        assert manager.status().read_only is not None
+
     def test_other_store_errors_are_not_hidden(self, recording: World) -> None:
         recording.memory.write("MEMORY.md", NOTE)
         manager = recording.manager()
@@ -255,6 +268,39 @@ class TestAnIndexOfANewerMemlane:
         assert any("built by a newer memlane" in w for w in found.warnings)
         assert any("built by a newer memlane" in w for w in manager.status().warnings)
         assert _index_writes(recording) == []
+
+    def test_what_the_newer_one_left_pending_is_not_handled_by_this_one(
+        self, recording: World
+    ) -> None:
+        """The check came after the catch-up: an interrupted rebuild of the newer memlane,
+        pending in the log, was run by this one, down to its own chunking."""
+        manager = self._newer(recording)
+        recording.log.append(
+            [
+                events.ReindexRequired(
+                    occurred_at=datetime(2026, 12, 7, tzinfo=UTC), reason="chunking_changed"
+                )
+            ]
+        )
+
+        with pytest.raises(IndexFromNewerMemlane):
+            manager.sync()
+
+        stored = recording.store.meta()
+        assert stored is not None and stored.chunker_version == CHUNKER_VERSION + 1
+        assert [c.files for c in recording.store.counts() if c.source == "memory"] == [1]
+
+    def test_status_says_it_once_and_who_indexes_the_changed_files(self, recording: World) -> None:
+        manager = self._newer(recording)
+        with pytest.raises(IndexFromNewerMemlane):
+            manager.sync()
+
+        warnings = manager.status(deep=True).warnings
+
+        assert sum("built by a newer memlane" in w for w in warnings) == 1
+        (changed,) = [w for w in warnings if "changed on disk" in w]
+        assert "the memlane that built the index indexes them" in changed
+        assert "the next sync" not in changed
 
     def test_force_rebuilds_it_with_this_one_on_purpose(self, recording: World) -> None:
         manager = self._newer(recording)
