@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import os
 import signal
-import threading
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from pathlib import Path
@@ -28,6 +27,7 @@ if TYPE_CHECKING:
 
 from memlane.entrypoints.cli_options import Options, errors, global_options, listen_errors
 from memlane.entrypoints.cli_output import summary
+from memlane.entrypoints.stop_signals import StopSignals
 
 
 @click.group("store")
@@ -160,9 +160,7 @@ def serve(
         server, bound = build_server(manager, host=host, port=port, token=token, tls=tls)
     from memlane.entrypoints.daemon.sharing import serving_socket
 
-    stop = threading.Event()
-    signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    signal.signal(signal.SIGINT, lambda *_: stop.set())
+    stop = StopSignals()
     with serving_socket(manager, "serve", disabled=options.daemon_disabled()):
         server.start()
         manager.start()
@@ -292,13 +290,7 @@ def watch(options: Options) -> None:
     if not options.enabled():
         return
     manager = options.manager()
-    stop = threading.Event()
-
-    def on_signal(_sig: int, _frame: FrameType | None) -> None:
-        stop.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
+    stop = StopSignals()
     with errors():
         # Missing vectors (a first index) are embedded by the background syncer, batch by batch
         # between syncs: watching starts as soon as the keyword rows are in.

@@ -47,6 +47,7 @@ from memlane.entrypoints.daemon.served_agents import (
     stored_agents,
     without_workspace,
 )
+from memlane.entrypoints.stop_signals import STEP_SECONDS
 
 if TYPE_CHECKING:
     from memlane.application.memory import MemoryManager
@@ -99,9 +100,14 @@ class Daemon:
 
     def serve_forever(self) -> None:
         assert self._listener is not None
+        # accept() in short steps: a SIGTERM another thread took is handled only when the main
+        # thread runs Python again (entrypoints/stop_signals.py). Accepted sockets block.
+        self._listener.settimeout(STEP_SECONDS)
         while not self._stopping.is_set():
             try:
                 conn, _ = self._listener.accept()
+            except TimeoutError:
+                continue
             except OSError:
                 if self._stopping.is_set():
                     break

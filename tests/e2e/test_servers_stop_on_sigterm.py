@@ -4,6 +4,9 @@
 
 from __future__ import annotations
 
+import ctypes
+import os
+import platform
 import signal
 import socket
 import subprocess
@@ -69,3 +72,57 @@ def test_sigterm_stops_cleanly(tmp_path: Path, command: list[str], ready: str) -
     assert f"memlane {argv[0]}: stopping" in said
     if "serving the CLI's requests" in said:  # mcp shares its manager through the socket
         assert not (home / "state" / "daemon" / "sock").exists()
+
+
+# tgkill(2): a signal for one thread. The kernel hands `kill`'s process-wide SIGTERM to any
+# thread that does not block it; this sends it to a chosen one.
+_TGKILL = {"x86_64": 234, "aarch64": 131}.get(platform.machine())
+
+
+def _sigterm_to_a_thread_other_than_main(pid: int) -> None:
+    assert _TGKILL is not None
+    others = [int(t) for t in os.listdir(f"/proc/{pid}/task") if int(t) != pid]
+    assert others, "the server runs threads"
+    libc = ctypes.CDLL(None, use_errno=True)
+    assert libc.syscall(_TGKILL, pid, others[-1], signal.SIGTERM) == 0, ctypes.get_errno()
+
+
+@pytest.mark.skipif(_TGKILL is None, reason="tgkill's number is known here for x86_64/aarch64")
+@pytest.mark.parametrize(
+    ("module", "command", "ready"),
+    [
+        ("memlane.entrypoints", ["watch"], "watching; Ctrl-C to stop"),
+        ("memlane.entrypoints", ["serve", "--port", "{port}"], "memlane gRPC listening on"),
+    ],
+    ids=["watch", "serve"],
+)
+def test_a_sigterm_taken_by_another_thread_still_stops_it(
+    tmp_path: Path, module: str, command: list[str], ready: str
+) -> None:
+    """`serve` and `watch` waited in `Event.wait()`: a SIGTERM the kernel gave another thread
+    was never handled, and the process ran on (a CI run's `serve` outlived its 30 s stop)."""
+    home = make_home(tmp_path)
+    argv = [a.replace("{port}", str(_free_port())) for a in command]
+    err = tmp_path / "stderr.txt"
+    where = ["--state-dir", str(home / "state"), "--workspace", str(home / "ws")]
+    with err.open("w") as stderr:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", module, *where, *argv],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
+            env=cli_env(home),
+        )  # fmt: skip
+        try:
+            deadline = time.monotonic() + 120
+            while ready not in err.read_text() and time.monotonic() < deadline:
+                assert proc.poll() is None, err.read_text()
+                time.sleep(0.1)
+            assert ready in err.read_text()
+            time.sleep(0.5)
+
+            _sigterm_to_a_thread_other_than_main(proc.pid)
+            code = proc.wait(timeout=20)
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+    assert code == 0, err.read_text()
