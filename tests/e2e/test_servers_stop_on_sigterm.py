@@ -27,6 +27,15 @@ def _free_port() -> int:
         return int(probe.getsockname()[1])
 
 
+def _wait_until_said(proc: subprocess.Popen[bytes], err: Path, ready: str) -> None:
+    """Wait for the server's ready line on its stderr (it must not have exited)."""
+    deadline = time.monotonic() + 120
+    while ready not in err.read_text() and time.monotonic() < deadline:
+        assert proc.poll() is None, err.read_text()
+        time.sleep(0.1)
+    assert ready in err.read_text()
+
+
 @pytest.mark.parametrize(
     ("command", "ready"),
     [
@@ -51,11 +60,7 @@ def test_sigterm_stops_cleanly(tmp_path: Path, command: list[str], ready: str) -
             env=cli_env(home),
         )
         try:
-            deadline = time.monotonic() + 120
-            while ready not in err.read_text() and time.monotonic() < deadline:
-                assert proc.poll() is None, err.read_text()
-                time.sleep(0.1)
-            assert ready in err.read_text()
+            _wait_until_said(proc, err, ready)
             time.sleep(0.5)  # past start-up: the first sync and the watcher run
 
             proc.send_signal(signal.SIGTERM)
@@ -89,15 +94,15 @@ def _sigterm_to_a_thread_other_than_main(pid: int) -> None:
 
 @pytest.mark.skipif(_TGKILL is None, reason="tgkill's number is known here for x86_64/aarch64")
 @pytest.mark.parametrize(
-    ("module", "command", "ready"),
+    ("command", "ready"),
     [
-        ("memlane.entrypoints", ["watch"], "watching; Ctrl-C to stop"),
-        ("memlane.entrypoints", ["serve", "--port", "{port}"], "memlane gRPC listening on"),
+        (["watch"], "watching; Ctrl-C to stop"),
+        (["serve", "--port", "{port}"], "memlane gRPC listening on"),
     ],
     ids=["watch", "serve"],
 )
 def test_a_sigterm_taken_by_another_thread_still_stops_it(
-    tmp_path: Path, module: str, command: list[str], ready: str
+    tmp_path: Path, command: list[str], ready: str
 ) -> None:
     """`serve` and `watch` waited in `Event.wait()`: a SIGTERM the kernel gave another thread
     was never handled, and the process ran on (a CI run's `serve` outlived its 30 s stop)."""
@@ -107,16 +112,12 @@ def test_a_sigterm_taken_by_another_thread_still_stops_it(
     where = ["--state-dir", str(home / "state"), "--workspace", str(home / "ws")]
     with err.open("w") as stderr:
         proc = subprocess.Popen(
-            [sys.executable, "-m", module, *where, *argv],
+            [sys.executable, "-m", "memlane.entrypoints", *where, *argv],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=stderr,
             env=cli_env(home),
         )  # fmt: skip
         try:
-            deadline = time.monotonic() + 120
-            while ready not in err.read_text() and time.monotonic() < deadline:
-                assert proc.poll() is None, err.read_text()
-                time.sleep(0.1)
-            assert ready in err.read_text()
+            _wait_until_said(proc, err, ready)
             time.sleep(0.5)
 
             _sigterm_to_a_thread_other_than_main(proc.pid)

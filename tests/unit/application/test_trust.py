@@ -137,13 +137,18 @@ class TestAQuietSyncWritesNothing:
         assert "record_sync" in _store(recording).writes
 
 
+def _read_only_with_a_new_note(world: World) -> MemoryManager:
+    """An indexed note, a new one the index lacks, the store read-only; a fresh process."""
+    world.memory.write("MEMORY.md", NOTE)
+    world.manager().sync()
+    world.memory.write("memory/new.md", "# New\n\nThe ingest service moved.\n")
+    _store(world).read_only = True
+    return world.manager()
+
+
 class TestAReadOnlyIndex:
     def test_search_answers_and_says_once_that_it_could_not_sync(self, recording: World) -> None:
-        recording.memory.write("MEMORY.md", NOTE)
-        recording.manager().sync()
-        recording.memory.write("memory/new.md", "# New\n\nThe ingest service moved.\n")
-        _store(recording).read_only = True
-        manager = recording.manager()
+        manager = _read_only_with_a_new_note(recording)
 
         assert manager.refresh() is None
         first = manager.search("ingest service")
@@ -160,11 +165,7 @@ class TestAReadOnlyIndex:
     ) -> None:
         """`memlane mcp` runs its first sync itself, not through a search: a read-only index
         failed it, and the searches after answered from the stale index without a word."""
-        recording.memory.write("MEMORY.md", NOTE)
-        recording.manager().sync()
-        recording.memory.write("memory/new.md", "# New\n\nThe ingest service moved.\n")
-        _store(recording).read_only = True
-        manager = recording.manager()
+        manager = _read_only_with_a_new_note(recording)
 
         with pytest.raises(Exception, match="read-only"):
             manager.sync(wait_for_vectors=False)  # what the server's start-up runs
@@ -177,11 +178,7 @@ class TestAReadOnlyIndex:
     ) -> None:
         """A long-lived server saw the index read-only once and said so in `status` for the
         rest of its life, though its syncs wrote again after the mount was fixed."""
-        recording.memory.write("MEMORY.md", NOTE)
-        recording.manager().sync()
-        recording.memory.write("memory/new.md", "# New\n\nThe ingest service moved.\n")
-        _store(recording).read_only = True
-        manager = recording.manager()  # the server
+        manager = _read_only_with_a_new_note(recording)  # the server
         assert manager.refresh() is None  # a search's sync, skipped
         first = manager.search("ingest service")
         _store(recording).read_only = False
@@ -205,11 +202,7 @@ class TestAReadOnlyIndex:
 
     def test_a_sync_with_nothing_to_write_does_not_clear_it(self, recording: World) -> None:
         """A quiet sync goes through a read-only store without a write: that proves nothing."""
-        recording.memory.write("MEMORY.md", NOTE)
-        recording.manager().sync()
-        recording.memory.write("memory/new.md", "# New\n\nThe ingest service moved.\n")
-        _store(recording).read_only = True
-        manager = recording.manager()
+        manager = _read_only_with_a_new_note(recording)
         assert manager.refresh() is None  # refused: the new note needs a write
         recording.memory.delete("memory/new.md")  # nothing left to write
 
