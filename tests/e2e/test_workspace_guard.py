@@ -74,41 +74,44 @@ def home(request: pytest.FixtureRequest, tmp_path: Path) -> Home:
 
 
 class TestWhereTheCommandRuns:
-    def test_a_search_from_another_folder_leaves_the_index_untouched(self, home: Home) -> None:
+    def test_a_search_elsewhere_keeps_the_index_and_another_workspace_is_refused(
+        self, home: Home
+    ) -> None:
+        """One index, then each command a user might run from the wrong place (each CLI
+        process costs about a second of CPU, so the checks share the set-up)."""
         first = home.run("index")
-        assert first.returncode == 0, first.stderr
-
-        found = home.run("search", "pgbouncer", cwd="elsewhere")
-
-        assert found.returncode == 0, found.stderr
-        assert "memory/2026-11-17.md" in found.stdout
-        assert home.indexed() == len(NOTES)
-        assert home.removals() == []
-
-    def test_the_binding_is_said_once_as_a_plain_warning_line(self, home: Home) -> None:
-        first = home.run("index")
-        again = home.run("search", "tabs", cwd="elsewhere")
-        indexed_again = home.run("index")
 
         assert first.returncode == 0, first.stderr
+        # The binding is said once, as a plain warning line.
         bound = [line for line in first.stderr.splitlines() if "bound to" in line]
         assert bound == [f"warning: no workspace configured: this index is now bound to the "
                          f"current directory {home.root / 'ws'} (pass --workspace or set "
                          "agents.defaults.workspace to choose)"]  # fmt: skip
-        assert "bound to" not in again.stderr + indexed_again.stderr
 
-    def test_another_named_workspace_is_refused(self, home: Home) -> None:
-        assert home.run("index").returncode == 0
+        # A search from another folder leaves the index untouched.
+        found = home.run("search", "pgbouncer", cwd="elsewhere")
+        indexed_again = home.run("index")
 
+        assert found.returncode == 0, found.stderr
+        assert "memory/2026-11-17.md" in found.stdout
+        assert indexed_again.returncode == 0, indexed_again.stderr
+        assert "bound to" not in found.stderr + indexed_again.stderr
+
+        # Another named workspace is refused.
         refused = home.run("--workspace", str(home.root / "elsewhere"), "search", "tabs")
 
         assert refused.returncode == 1
         assert "index --move-workspace" in refused.stderr
         assert home.indexed() == len(NOTES)
+        assert home.removals() == []
 
 
 class TestMassDeletion:
-    def test_an_emptied_workspace_removes_nothing_and_says_why(self, home: Home) -> None:
+    def test_an_emptied_workspace_removes_nothing_until_told_and_status_says_why(
+        self, home: Home
+    ) -> None:
+        """Each command is its own process: `status` after a refused `index` said "Dirty: no"
+        and nothing else, while the index still held the deleted notes."""
         assert home.run("index").returncode == 0
         for name in NOTES:
             (home.root / "ws" / name).unlink()
@@ -123,39 +126,29 @@ class TestMassDeletion:
         assert searched.returncode == 0, searched.stderr
         assert "memory/2026-11-18.md" in searched.stdout  # still answered from the index
         assert "warning: the index was not synced" in searched.stderr
-        assert home.indexed() == len(NOTES)
         assert home.removals() == []
 
-    def test_a_later_status_says_the_index_is_behind_and_why(self, home: Home) -> None:
-        """Each command is its own process: `status` after a refused `index` said "Dirty: no"
-        and nothing else, while the index still held the deleted notes."""
-        assert home.run("index").returncode == 0
-        for name in NOTES:
-            (home.root / "ws" / name).unlink()
-        assert home.run("index").returncode == 1
-
+        # A later status says the index is behind and why.
         text = home.run("status")
-        said = json.loads(home.run("status", "--json").stdout)
+        done = home.run("status", "--json")
 
         assert text.returncode == 0, text.stderr
         assert "Dirty: yes" in text.stdout
         assert "Last sync failed:" in text.stdout and "(explicit)" in text.stdout
         assert "if they were deleted on purpose: memlane index --allow-mass-delete" in text.stdout
+        assert done.returncode == 0, done.stderr
+        said = json.loads(done.stdout)
         assert said["dirty"] is True
         assert "would remove 4 of the 4 indexed notes" in said["lastSyncFailure"]["reasons"][0]
-        assert home.run("index", "--allow-mass-delete").returncode == 0
+        assert {s["source"]: s["files"] for s in said["bySource"]}["memory"] == len(NOTES)
+
+        # Removing them on purpose is one flag.
+        removed = home.run("index", "--allow-mass-delete")
+
+        assert removed.returncode == 0, removed.stderr
         cleared = json.loads(home.run("status", "--json").stdout)
         assert cleared["dirty"] is False and cleared["lastSyncFailure"] is None
-
-    def test_removing_them_on_purpose_is_one_flag(self, home: Home) -> None:
-        assert home.run("index").returncode == 0
-        for name in NOTES:
-            (home.root / "ws" / name).unlink()
-
-        done = home.run("index", "--allow-mass-delete")
-
-        assert done.returncode == 0, done.stderr
-        assert home.indexed() == 0
+        assert {s["source"]: s["files"] for s in cleared["bySource"]}.get("memory", 0) == 0
 
     def test_a_move_to_a_nearly_empty_folder_asks_too(self, home: Home) -> None:
         assert home.run("index").returncode == 0
