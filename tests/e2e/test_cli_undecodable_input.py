@@ -47,35 +47,32 @@ def home(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def test_a_name_is_one_issue_and_every_command_goes_on(home: Path) -> None:
+def test_a_name_is_one_issue_and_a_query_a_bad_query_not_a_provider_failure(home: Path) -> None:
+    """One index (with the bundled model) serves both checks: each process costs seconds."""
     indexed = memlane(home, "index")
     searched = memlane(home, "search", "walrus")
     rebuilt = memlane(home, "index", "--force")
     deep = memlane(home, "status", "--deep")
 
+    # A name is one issue and every command goes on.
     for done in (indexed, searched, rebuilt, deep):
         assert done.returncode == 0, done.stderr.decode(errors="replace")
     assert b"MEMORY.md" in searched.stdout
     assert b"memory/caf\\xe9.md: file name is not valid UTF-8" in deep.stdout
-    assert _status(home)["issues"] == [
+
+    # A query is a bad query (exit 2), not a provider failure, given on stdin or as an argument.
+    query = b"\xff\xfe deploy"
+    from_stdin = memlane(home, "search", "--query", "-", stdin=query)
+    from_argument = memlane(home, "search", query)
+
+    for done in (from_stdin, from_argument):
+        assert done.returncode == 2
+        assert b"query is not valid UTF-8 text (byte 0xff at character 0)" in done.stderr
+        assert b"embedding provider" not in done.stderr
+    status = _status(home)
+    assert status["issues"] == [
         {"path": "memory/caf\\xe9.md", "reason": "file name is not valid UTF-8"}
     ]
-
-
-@pytest.mark.parametrize("given", ["stdin", "argument"])
-def test_a_query_is_a_bad_query_not_a_provider_failure(home: Path, given: str) -> None:
-    assert memlane(home, "index").returncode == 0
-    query = b"\xff\xfe deploy"
-
-    if given == "stdin":
-        done = memlane(home, "search", "--query", "-", stdin=query)
-    else:
-        done = memlane(home, "search", query)
-
-    assert done.returncode == 2
-    assert b"query is not valid UTF-8 text (byte 0xff at character 0)" in done.stderr
-    assert b"embedding provider" not in done.stderr
-    status = _status(home)
     assert status["embedFailures"] == 0
     assert not [w for w in status["warnings"] if "failed" in w]  # type: ignore[attr-defined]
 
