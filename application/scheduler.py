@@ -75,6 +75,9 @@ class BackgroundSyncer:
             now=clock.monotonic(),
         )
         self._lock = threading.Lock()
+        # start and stop run whole, one at a time: a server starts the worker from a thread
+        # of its own, and a host closing meanwhile must not stop it half-started.
+        self._lifecycle = threading.Lock()
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._thread: threading.Thread | None = None
@@ -139,9 +142,13 @@ class BackgroundSyncer:
         self._wake.set()
 
     def start(self, *, watch: bool | None = None) -> None:
-        """Start the worker and, if `watch` (default: the settings) and a watcher, the watcher."""
-        if self._thread is not None:
-            return
+        """Start the worker and, if `watch` (default: the settings) and a watcher, the watcher;
+        nothing once stopped."""
+        with self._lifecycle:
+            if self._thread is None and not self._stopping.is_set():
+                self._start(watch)
+
+    def _start(self, watch: bool | None) -> None:
         with self._lock:
             self._plan.synced(self._clock.monotonic())  # the interval counts from start
         self._thread = threading.Thread(target=self._loop, name="memlane-sync", daemon=True)
@@ -174,6 +181,10 @@ class BackgroundSyncer:
         """Stop the watcher and the worker; a sync in progress finishes first, a vector backfill
         step after its running provider call (VectorBackfill.step)."""
         self._stopping.set()  # first: the backfill asks between its provider calls
+        with self._lifecycle:
+            self._stop()
+
+    def _stop(self) -> None:
         with self._lock:
             self._standby = None  # a stopping watcher takes nothing over
             if self._leased and self._lease is not None:

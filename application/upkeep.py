@@ -69,6 +69,10 @@ class IndexUpkeep:
         self._journal: ChangeJournal | None = None
         self._journal_clean: int | None = None  # journal count a completed scan started after
         self._journal_lock = threading.Lock()
+        # start and close run one at a time, and nothing starts after a close: a server starts
+        # from a thread of its own while its host may already be closing it.
+        self._lifecycle = threading.Lock()
+        self._closed = False
 
     def sync(
         self,
@@ -212,8 +216,11 @@ class IndexUpkeep:
         self._background.request(trigger)
 
     def start(self, *, watch: bool | None) -> None:
-        if not self._settings.enabled:
-            return
+        with self._lifecycle:
+            if self._settings.enabled and not self._closed:
+                self._start(watch)
+
+    def _start(self, watch: bool | None) -> None:
         watching = self._settings.sync.watch if watch is None else watch
         if watching and self._make_journal is not None and self._journal is None:
             # A watching process decides its own scans by the journal, and answers from it
@@ -236,6 +243,8 @@ class IndexUpkeep:
     def close(self) -> None:
         """Stop the background work (it reads the journal), close the journal, release the
         store."""
+        with self._lifecycle:
+            self._closed = True
         self._background.stop()
         with self._journal_lock:
             journal, self._journal = self._journal, None

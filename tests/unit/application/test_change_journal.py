@@ -158,3 +158,19 @@ def test_a_refused_background_sync_is_not_a_scan_that_vouches(world: World) -> N
         assert len(_indexed(world)) == 5  # nothing removed
     finally:
         manager.close()
+
+
+def test_a_start_after_the_close_opens_no_journal_and_no_watcher(world: World) -> None:
+    """A server starts its manager from a thread of its own; a host that closed it first (an
+    MCP client gone at once) got a journal and a watcher opened after the close, never shut."""
+    world.watcher = FakeChangeWatcher()
+    world.journal = FakeChangeJournal()  # what the watching manager's factory would open
+    world.memory.write("MEMORY.md", NOTE)
+    manager = world.manager()
+    manager.sync()
+
+    manager.close()
+    manager.start(watch=True)
+
+    assert world.journal.roots == []  # never asked for
+    assert not world.watcher.started

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 
 import pytest
@@ -203,6 +203,40 @@ class TestBackgroundSyncer:
         assert watched.watcher is not None
         assert not watched.watcher.started
         assert watched.watcher.stop_calls == 0
+
+    def test_a_stop_during_a_start_leaves_nothing_running(self, watched: World) -> None:
+        """An MCP or UI server starts the worker from a thread of its own; a host that closes
+        at that moment stopped it half-started: the watcher the start then opened ran on after
+        `stop` returned (and a stop between making the worker thread and starting it failed
+        with "cannot join thread before it is started")."""
+        _quick(watched, watch=True)
+        entered, release = threading.Event(), threading.Event()
+
+        @dataclass
+        class SlowWatcher(FakeChangeWatcher):
+            def start(
+                self, roots: Sequence[str], on_change: Callable[[Sequence[str]], None]
+            ) -> None:
+                entered.set()
+                release.wait(5)
+                super().start(roots, on_change)
+
+        watcher = watched.watcher = SlowWatcher()
+        background = watched.application().background()
+        starting = threading.Thread(target=background.start)
+        starting.start()
+        assert entered.wait(5)
+        stopping = threading.Thread(target=background.stop)
+        stopping.start()
+        stopping.join(0.2)  # stop is under way while the watcher is still starting
+        release.set()
+        starting.join(5)
+        stopping.join(5)
+
+        assert not starting.is_alive() and not stopping.is_alive()
+        assert not watcher.started  # the watcher the start opened was closed by the stop
+        background.start()  # a stopped worker stays stopped
+        assert not watcher.started
 
     def test_the_worker_backfills_vectors_between_syncs(self, world: World) -> None:
         """A server's syncs commit keyword rows only; the worker embeds the rest in batches."""
