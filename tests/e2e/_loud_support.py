@@ -44,8 +44,10 @@ def memlane(
     state: bool = True,
     stdin: str | None = None,
     timeout: float = 120,
+    cwd: Path | None = None,
 ) -> subprocess.CompletedProcess[str]:
-    """Run `python -m memlane.entrypoints [--state-dir S --workspace W] args...`."""
+    """Run `python -m memlane.entrypoints [--state-dir S --workspace W] args...` (in `cwd`, by
+    default the test run's own folder)."""
     where = ["--state-dir", str(home / "state"), "--workspace", str(home / "ws")] if state else []
     return subprocess.run(
         [sys.executable, "-m", "memlane.entrypoints", *where, *args],
@@ -54,6 +56,7 @@ def memlane(
         env=dict(env) if env is not None else cli_env(home),
         input=stdin,
         timeout=timeout,
+        cwd=cwd,
         check=False,
     )
 

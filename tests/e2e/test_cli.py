@@ -98,31 +98,26 @@ class TestCli:
         assert top["path"] == "sessions/chat.jsonl"
         assert (top["startLine"], top["endLine"]) == (1, 2)
 
-    def test_explain_json_keys_are_camel_case(self, home: Path) -> None:
-        """`--explain --json` names the score parts like every other JSON key (README)."""
-        found = memlane(home, "search", "tabs or spaces", "--json", "--explain")
+    def test_explain_json_keys_and_log_options_after_the_command(self, home: Path) -> None:
+        """One search with `--explain --json` and a log option after the command checks both."""
+        # `--explain --json` names the score parts like every other JSON key (README).
+        found = memlane(
+            home, "search", "tabs or spaces", "--json", "--explain", "--log-level", "info"
+        )
 
         assert found.returncode == 0, found.stderr
         results = json.loads(found.stdout)["results"]
-        assert results
+        assert results  # logs never mix with the JSON on stdout
         for result in results:
             assert set(result["explain"]) == {
                 "vectorScore", "textScore", "fusedScore", "decayFactor", "mmrRank", "timeBoost",
                 "bestPiece",
             }  # fmt: skip
         assert [r["explain"]["mmrRank"] for r in results] == list(range(1, len(results) + 1))
-
-    def test_log_options_after_the_command(self, home: Path) -> None:
-        """`memlane search "q" --log-level info` (README: global options go either side)."""
-        found = memlane(home, "search", "tabs or spaces", "--json", "--log-level", "info")
-        status = memlane(home, "status", "--json", "--log-json", "--log-level", "error")
-
-        assert found.returncode == 0, found.stderr
-        assert json.loads(found.stdout)["results"]  # logs never mix with the JSON on stdout
+        # `memlane search "q" --log-level info` (README: global options go either side); its
+        # `status --json --log-json --log-level error` is the status test's status.
         logged = [json.loads(line) for line in found.stderr.splitlines() if line.startswith("{")]
         assert "sync_finished" in {line["event"] for line in logged}
-        assert status.returncode == 0, status.stderr
-        assert json.loads(status.stdout)["agentId"] == "main"
 
     def test_get_reads_lines_and_transcript_hits(self, home: Path) -> None:
         """get prints the requested lines of a note and the messages of a transcript hit."""
@@ -167,12 +162,15 @@ class TestCli:
             assert "refused" in result.stderr or "not found" in result.stderr
 
     def test_status_and_events_report_the_index(self, home: Path) -> None:
-        """status shows counts per source; events shows what the syncs did."""
-        status = memlane(home, "status", "--json")
+        """status shows counts per source; events shows what the syncs did. The JSON status is
+        also the `status --json --log-json --log-level error` of the README's line on global
+        options after the command."""
+        status = memlane(home, "status", "--json", "--log-json", "--log-level", "error")
         events = memlane(home, "events", "--json", "--limit", "50")
 
         assert status.returncode == 0, status.stderr
         report = json.loads(status.stdout)
+        assert report["agentId"] == "main"  # log options after the command: JSON alone on stdout
         counts = {s["source"]: s["files"] for s in report["bySource"]}
         assert counts == {"memory": 2, "sessions": 1}
         # A small index is searched exactly: the code file's state says so, text and JSON.

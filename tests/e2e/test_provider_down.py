@@ -84,12 +84,13 @@ def _warnings(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("warning: ")]
 
 
-@pytest.mark.parametrize("server", ["failing_server", "closed_port_url"], ids=["500", "refused"])
 def test_index_search_and_status_warn_in_every_process(
-    tmp_path: Path, server: str, request: pytest.FixtureRequest
+    tmp_path: Path, closed_port_url: str
 ) -> None:
+    """Nothing listens at the base URL. (A server that answers 500: the same checks, in
+    `test_a_down_provider_warns_in_every_new_process_until_it_answers`.)"""
     home = make_home(tmp_path)
-    config = _config(home, _openai_block(request.getfixturevalue(server)))
+    config = _config(home, _openai_block(closed_port_url))
     env = cli_env(home, MEMLANE_CONFIG=str(config))
     del env["MEMLANE_PROVIDER"]
 
@@ -253,12 +254,13 @@ def _grpc_status(home: Path, config: dict[str, object]) -> tuple[list[str], list
     return list(status.warnings), list(searched.warnings)
 
 
-def test_a_down_provider_shows_in_status_of_every_new_process_until_it_answers(
+def test_a_down_provider_warns_in_every_new_process_until_it_answers(
     tmp_path: Path, switchable_server: str
 ) -> None:
-    """The failure found by `index` is kept with the index: a new `status` (text, JSON), a new
-    MCP server's `memory_status` and a new gRPC server's Status say it without calling the
-    provider; once the provider answers a search, every new process is quiet again."""
+    """The provider answers 500: `index` and a `search` warn, and the failure found by `index`
+    is kept with the index: a new `status` (text, JSON), a new MCP server's `memory_status` and
+    a new gRPC server's Status say it without calling the provider; once the provider answers a
+    search, every new process is quiet again."""
     home = make_home(tmp_path)
     block = _openai_block(switchable_server)
     env = cli_env(home, MEMLANE_CONFIG=str(_config(home, block)))
@@ -267,6 +269,10 @@ def test_a_down_provider_shows_in_status_of_every_new_process_until_it_answers(
     indexed = run_cli(home, "index", env=env)
     assert indexed.returncode == 0, indexed.stderr
     assert _warnings(indexed.stderr)
+    # The 500 case of `test_index_search_and_status_warn_in_every_process` (its search below).
+    assert "2 file(s) indexed" in indexed.stdout  # keyword indexing went on
+    (warning,) = _warnings(indexed.stderr)
+    assert warning.startswith("warning: embedding provider openai failed (")
     hits = _Switchable.hits
 
     status = run_cli(home, "status", env=env)
@@ -288,6 +294,17 @@ def test_a_down_provider_shows_in_status_of_every_new_process_until_it_answers(
         assert warning.startswith("embedding provider openai failed")
     assert all(no_traceback(d) for d in (indexed, status, as_json))
 
+    # A search while the provider is still down: keyword-only, nothing lost, one warning (run
+    # after the status checks, so that the failure they say is the one `index` found).
+    searched = run_cli(home, "search", "--json", "tabs", env=env)
+    assert searched.returncode == 0, searched.stderr
+    payload = json.loads(searched.stdout)
+    assert payload["mode"] == "keyword"
+    assert payload["results"][0]["path"] == "MEMORY.md"  # nothing lost
+    (warning,) = _warnings(searched.stderr)
+    assert payload["warnings"] == [warning.removeprefix("warning: ")]
+    assert no_traceback(indexed) and no_traceback(searched)
+
     _Switchable.down = False  # the server is back
     searched = run_cli(home, "search", "--json", "tabs", env=env)
     assert searched.returncode == 0, searched.stderr
@@ -296,7 +313,8 @@ def test_a_down_provider_shows_in_status_of_every_new_process_until_it_answers(
 
     status = run_cli(home, "status", "--json", env=env)
     assert json.loads(status.stdout)["warnings"] == []
-    assert "warnings" not in _mcp_status(home, env) or _mcp_status(home, env)["warnings"] == []
+    mcp = _mcp_status(home, env)  # one MCP server, read once: nothing changes in between
+    assert "warnings" not in mcp or mcp["warnings"] == []
     assert _grpc_status(home, block) == ([], [])
 
 

@@ -29,15 +29,30 @@ def _config(home: Path, name: str, memory_search: str) -> Path:
 def _run(home: Path, config: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = cli_env(home)
     env.pop("MEMLANE_PROVIDER", None)  # the config names the provider
+    # In the home folder: a target taken for a relative folder would be made there, in sight.
     return memlane(
         home, "--log-level", "debug", "--log-json", "--config", str(config), *args,
-        env=env, timeout=120,
+        env=env, timeout=120, cwd=home,
     )  # fmt: skip
 
 
 @pytest.fixture
 def home(tmp_path: Path) -> Path:
     return make_home(tmp_path)
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """(home, config): one home indexed with `provider: "none"`, for the `store copy` refusals.
+
+    Read-only: every copy below is refused before it writes anything, and the tests that check
+    that nothing was made check it in this home. `a-file` is the file a target may wrongly name.
+    """
+    home = make_home(tmp_path_factory.mktemp("copy"))
+    config = _config(home, "none", '{provider: "none"}')
+    assert _run(home, config, "index").returncode == 0
+    (home / "a-file").write_text("not a state dir")
+    return home, config
 
 
 @pytest.mark.parametrize(
@@ -88,9 +103,8 @@ def test_a_store_url_password_is_never_printed(home: Path, url: str) -> None:
         assert no_traceback(done)
 
 
-def test_a_store_copy_target_password_is_never_printed(home: Path) -> None:
-    config = _config(home, "none", '{provider: "none"}')
-    assert _run(home, config, "index").returncode == 0
+def test_a_store_copy_target_password_is_never_printed(indexed: tuple[Path, Path]) -> None:
+    home, config = indexed
 
     done = _run(home, config, "store", "copy", "--to", f"postgresql://app:{PASSWORD}@[::1/db")
 
@@ -101,10 +115,9 @@ def test_a_store_copy_target_password_is_never_printed(home: Path) -> None:
 
 @pytest.mark.parametrize("scheme", ["mysql", "postgresq", "MySQL+pymysql"])
 def test_a_url_target_no_store_supports_is_refused_not_made_a_folder(
-    home: Path, scheme: str
+    indexed: tuple[Path, Path], scheme: str
 ) -> None:
-    config = _config(home, "none", '{provider: "none"}')
-    assert _run(home, config, "index").returncode == 0
+    home, config = indexed
 
     done = _run(home, config, "store", "copy", "--to", f"{scheme}://app:{PASSWORD}@db.example/mem")
 
@@ -136,10 +149,10 @@ def test_the_forms_libpq_also_accepts_are_masked_too(home: Path, url: str) -> No
 
 
 @pytest.mark.parametrize("target", ["", "  ", "sqlite:", "A FILE"])
-def test_a_copy_target_that_names_no_folder_is_refused(home: Path, target: str) -> None:
-    config = _config(home, "none", '{provider: "none"}')
-    assert _run(home, config, "index").returncode == 0
-    (home / "a-file").write_text("not a state dir")
+def test_a_copy_target_that_names_no_folder_is_refused(
+    indexed: tuple[Path, Path], target: str
+) -> None:
+    home, config = indexed  # indexed, with `a-file` in it
     before = sorted(p.name for p in home.iterdir())
     target = str(home / "a-file") if target == "A FILE" else target
 
@@ -150,9 +163,8 @@ def test_a_copy_target_that_names_no_folder_is_refused(home: Path, target: str) 
     assert sorted(p.name for p in home.iterdir()) == before  # nothing made, here or anywhere
 
 
-def test_a_copy_target_the_machine_refuses_is_one_error_line(home: Path) -> None:
-    config = _config(home, "none", '{provider: "none"}')
-    assert _run(home, config, "index").returncode == 0
+def test_a_copy_target_the_machine_refuses_is_one_error_line(indexed: tuple[Path, Path]) -> None:
+    home, config = indexed
 
     done = _run(home, config, "store", "copy", "--to", "/proc/memlane-copy")
 
