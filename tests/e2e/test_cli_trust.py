@@ -101,10 +101,19 @@ def indexed_paths(home: Path) -> list[str]:
 
 
 class TestTheIndexIsBoundToItsWorkspace:
-    def test_a_search_from_another_folder_keeps_every_note(self, tmp_path: Path) -> None:
+    def test_a_new_index_is_bound_to_its_folder_refuses_others_and_moves_only_when_asked(
+        self, tmp_path: Path
+    ) -> None:
+        """One index, made once: every check on its binding in turn, the moves last."""
         home = make_home(tmp_path)
-        assert run(home, "index").returncode == 0
 
+        # A new index says it takes the current directory.
+        done = run(home, "index")
+
+        assert done.returncode == 0
+        assert f"bound to the current directory {home / 'ws'}" in done.stderr
+
+        # A search from another folder keeps every note.
         found = run(home, "search", "pgbouncer", cwd=home / "elsewhere")
 
         assert found.returncode == 0, found.stderr
@@ -112,12 +121,13 @@ class TestTheIndexIsBoundToItsWorkspace:
         assert indexed_paths(home) == sorted(NOTES)
         log = run(home, "events", "--json", cwd=home / "elsewhere")
         assert "file_removed" not in log.stdout
-        assert status(home, cwd=home / "elsewhere")["workspace"] == str(home / "ws")
+        report = status(home, cwd=home / "elsewhere")
+        assert report["workspace"] == str(home / "ws")
+        # Keyword-only is not called hybrid (the same status report, nothing changed since).
+        assert (report["provider"], report["searchMode"]) == ("none", "keyword")
+        assert report["dirty"] is False
 
-    def test_another_workspace_is_refused_and_says_how_to_move(self, tmp_path: Path) -> None:
-        home = make_home(tmp_path)
-        assert run(home, "index").returncode == 0
-
+        # Another workspace is refused and says how to move.
         refused = run(home, "--workspace", str(home / "elsewhere"), "search", "tabs")
 
         assert refused.returncode == 1
@@ -125,9 +135,27 @@ class TestTheIndexIsBoundToItsWorkspace:
         assert "index --move-workspace" in refused.stderr
         assert indexed_paths(home) == sorted(NOTES)
 
-    def test_the_index_moves_only_when_asked(self, tmp_path: Path) -> None:
-        home = make_home(tmp_path)
-        assert run(home, "index").returncode == 0
+        # A missing workspace folder is an error, not an empty result.
+        missing = home / "gone"
+        done = run(home, "--workspace", str(missing), "search", "tabs")
+
+        assert done.returncode == 1
+        assert f"workspace folder does not exist: {missing}" in done.stderr
+        assert "No matches" not in done.stdout
+        assert indexed_paths(home) == sorted(NOTES)
+
+        # A recorded workspace that vanished is an error.
+        shutil.move(home / "ws", home / "renamed")
+
+        done = run(home, "search", "tabs", cwd=home / "elsewhere")
+
+        assert done.returncode == 1
+        assert "workspace folder does not exist" in done.stderr
+        assert "--move-workspace" in done.stderr
+        assert indexed_paths(home) == sorted(NOTES)
+        shutil.move(home / "renamed", home / "ws")  # back where it was bound
+
+        # The index moves only when asked.
         (home / "elsewhere" / "MEMORY.md").write_text("The new workspace mentions zeppelins.\n")
 
         moved = run(home, "--workspace", str(home / "elsewhere"), "index", "--move-workspace")
@@ -148,40 +176,6 @@ class TestTheIndexIsBoundToItsWorkspace:
         assert "bound to the current directory" not in done.stderr
         assert indexed_paths(home) == sorted(NOTES)
 
-    def test_a_new_index_says_it_takes_the_current_directory(self, tmp_path: Path) -> None:
-        home = make_home(tmp_path)
-
-        done = run(home, "index")
-
-        assert done.returncode == 0
-        assert f"bound to the current directory {home / 'ws'}" in done.stderr
-
-    def test_a_missing_workspace_folder_is_an_error_not_an_empty_result(
-        self, tmp_path: Path
-    ) -> None:
-        home = make_home(tmp_path)
-        assert run(home, "index").returncode == 0
-        missing = home / "gone"
-
-        done = run(home, "--workspace", str(missing), "search", "tabs")
-
-        assert done.returncode == 1
-        assert f"workspace folder does not exist: {missing}" in done.stderr
-        assert "No matches" not in done.stdout
-        assert indexed_paths(home) == sorted(NOTES)
-
-    def test_a_recorded_workspace_that_vanished_is_an_error(self, tmp_path: Path) -> None:
-        home = make_home(tmp_path)
-        assert run(home, "index").returncode == 0
-        shutil.move(home / "ws", home / "renamed")
-
-        done = run(home, "search", "tabs", cwd=home / "elsewhere")
-
-        assert done.returncode == 1
-        assert "workspace folder does not exist" in done.stderr
-        assert "--move-workspace" in done.stderr
-        assert indexed_paths(home) == sorted(NOTES)
-
     def test_the_python_api_refuses_a_missing_workspace(self, tmp_path: Path) -> None:
         with pytest.raises(memlane.WorkspaceMissing, match="does not exist"):
             memlane.open(
@@ -190,28 +184,6 @@ class TestTheIndexIsBoundToItsWorkspace:
                 config={"provider": "none"},
             )
         assert not (tmp_path / "state" / "agents" / "main" / "memory.db").exists()
-
-
-class TestNothingToDoWritesNothing:
-    def test_an_index_and_a_search_with_nothing_changed_leave_the_files_untouched(
-        self, tmp_path: Path
-    ) -> None:
-        home = make_home(tmp_path)
-        (home / "ws" / "memory" / "blob.md").write_bytes(b"\x00\x01binary")  # a problem file
-        assert run(home, "index").returncode == 0
-        files = sorted(store(home).parent.glob("memory.db*"))
-        before = {p.name: (p.stat().st_mtime_ns, p.stat().st_size) for p in files}
-
-        again = run(home, "index")
-        found = run(home, "search", "tabs")
-
-        assert again.returncode == 0 and found.returncode == 0
-        assert "0 file(s) indexed, 0 removed" in again.stdout
-        after = {
-            p.name: (p.stat().st_mtime_ns, p.stat().st_size)
-            for p in sorted(store(home).parent.glob("memory.db*"))
-        }
-        assert after == before
 
 
 def _read_only_mount(state: Path) -> tuple[str, ...]:
@@ -235,14 +207,25 @@ def _can_mount_read_only(tmp_path: Path) -> bool:
 
 
 class TestAReadOnlyIndex:
-    def test_it_answers_searches_and_says_once_that_it_could_not_sync(self, tmp_path: Path) -> None:
+    def test_it_answers_without_a_warning_then_says_once_that_it_could_not_sync(
+        self, tmp_path: Path
+    ) -> None:
         if not _can_mount_read_only(tmp_path):
             pytest.skip("needs unshare and mount (a private read-only bind mount)")
         home = make_home(tmp_path)
         assert run(home, "index").returncode == 0
+        read_only = _read_only_mount(home / "state")
+
+        # With nothing to sync it answers without a warning.
+        found = run(home, "search", "tabs", prefix=read_only)
+
+        assert found.returncode == 0, found.stderr
+        assert "MEMORY.md" in found.stdout
+        assert "could not sync" not in found.stderr
+
+        # It answers searches and says once that it could not sync.
         # A change the sync would have to write: it cannot, the search must still answer.
         (home / "ws" / "memory" / "new.md").write_text("Zeppelins land on Tuesdays.\n")
-        read_only = _read_only_mount(home / "state")
 
         unchanged = run(home, "search", "pgbouncer", prefix=read_only)
 
@@ -252,23 +235,35 @@ class TestAReadOnlyIndex:
         assert "read-only" in unchanged.stderr
         assert indexed_paths(home) == sorted(NOTES)
 
-    def test_with_nothing_to_sync_it_answers_without_a_warning(self, tmp_path: Path) -> None:
-        if not _can_mount_read_only(tmp_path):
-            pytest.skip("needs unshare and mount (a private read-only bind mount)")
-        home = make_home(tmp_path)
-        assert run(home, "index").returncode == 0
-
-        found = run(home, "search", "tabs", prefix=_read_only_mount(home / "state"))
-
-        assert found.returncode == 0, found.stderr
-        assert "MEMORY.md" in found.stdout
-        assert "could not sync" not in found.stderr
-
 
 class TestADamagedIndex:
-    def test_index_force_moves_it_aside_and_rebuilds_from_the_sources(self, tmp_path: Path) -> None:
+    def test_an_interrupted_force_and_a_damaged_file_are_each_rebuilt_from_the_sources(
+        self, tmp_path: Path
+    ) -> None:
         home = make_home(tmp_path)
         assert run(home, "index").returncode == 0
+
+        # An interrupted force is reported as one rebuild.
+        # What a SIGKILL during `index --force` leaves: the request logged, never handled.
+        db = SqliteDatabase.open(store(home))
+        SqliteEventLog(db).append(
+            [
+                events.ReindexRequired(
+                    occurred_at=datetime(2026, 12, 1, tzinfo=UTC), reason="user_requested"
+                )
+            ]
+        )
+        db.close()
+        assert status(home)["dirty"] is True
+
+        done = run(home, "index")
+
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.startswith("full reindex: 2 file(s) indexed, 0 removed")
+        assert indexed_paths(home) == sorted(NOTES)
+        assert status(home)["dirty"] is False
+
+        # `index --force` moves a damaged index aside and rebuilds from the sources.
         data = bytearray(store(home).read_bytes())
         garbage = bytes((i * 37 + 11) % 256 for i in range(len(data)))
         data[0:4096] = garbage[0:4096]  # the header and the schema page
@@ -293,8 +288,21 @@ class TestADamagedIndex:
 
 
 class TestProblemsSurviveTheProcess:
-    def test_a_new_process_shows_every_problem(self, tmp_path: Path) -> None:
+    def test_problems_found_are_shown_by_each_new_process_and_nothing_to_do_writes_nothing(
+        self, tmp_path: Path
+    ) -> None:
         home = make_home(tmp_path)
+        config = keyword_only(sources=["memory", "sessions"])
+        (home / "memlane.json").write_text(json.dumps(config))
+
+        # A fresh workspace without sessions has no problem.
+        done = run(home, "index")
+
+        assert done.returncode == 0
+        assert "issue" not in done.stdout
+        assert status(home, "--deep")["issues"] == []
+
+        # A new process shows every problem.
         ws = home / "ws" / "memory"
         with (ws / "huge.md").open("wb") as f:
             f.truncate(50 * 1024 * 1024)  # sparse: 50 MB by stat, refused before reading
@@ -304,8 +312,6 @@ class TestProblemsSurviveTheProcess:
         sessions.mkdir(parents=True)
         message = {"type": "message", "message": {"role": "user", "content": "hello there"}}
         (sessions / "chat.jsonl").write_text(json.dumps(message) + "\n{broken json\n")
-        config = keyword_only(sources=["memory", "sessions"])
-        (home / "memlane.json").write_text(json.dumps(config))
 
         done = run(home, "index")
         assert done.returncode == 0, done.stderr
@@ -321,11 +327,25 @@ class TestProblemsSurviveTheProcess:
                 "sessions/chat.jsonl",
             ], args
 
-    def test_a_note_that_turned_binary_is_named_on_its_old_hits(self, tmp_path: Path) -> None:
-        """Its indexed rows stay (nothing lost), and a search answered from them said nothing:
-        the old text looked current, and `get` of the hit then failed."""
-        home = make_home(tmp_path)
-        assert run(home, "index").returncode == 0
+        # An index and a search with nothing changed leave the files untouched (problem files
+        # there: the ones above).
+        files = sorted(store(home).parent.glob("memory.db*"))
+        before = {p.name: (p.stat().st_mtime_ns, p.stat().st_size) for p in files}
+
+        again = run(home, "index")
+        found = run(home, "search", "tabs")
+
+        assert again.returncode == 0 and found.returncode == 0
+        assert "0 file(s) indexed, 0 removed" in again.stdout
+        after = {
+            p.name: (p.stat().st_mtime_ns, p.stat().st_size)
+            for p in sorted(store(home).parent.glob("memory.db*"))
+        }
+        assert after == before
+
+        # A note that turned binary is named on its old hits.
+        # Its indexed rows stay (nothing lost), and a search answered from them said nothing:
+        # the old text looked current, and `get` of the hit then failed.
         (home / "ws" / "memory" / "2026-11-17.md").write_bytes(b"pgbouncer\x00binary")
 
         searched = run(home, "search", "pgbouncer", "--json")  # syncs first, then answers
@@ -337,17 +357,6 @@ class TestProblemsSurviveTheProcess:
         (warning,) = [w for w in answer["warnings"] if w.startswith("not indexed again")]
         assert "memory/2026-11-17.md (binary content (NUL byte))" in warning
         assert "warning: not indexed again after a change" in again.stderr
-
-    def test_a_fresh_workspace_without_sessions_has_no_problem(self, tmp_path: Path) -> None:
-        home = make_home(tmp_path)
-        config = keyword_only(sources=["memory", "sessions"])
-        (home / "memlane.json").write_text(json.dumps(config))
-
-        done = run(home, "index")
-
-        assert done.returncode == 0
-        assert "issue" not in done.stdout
-        assert status(home, "--deep")["issues"] == []
 
 
 class TestStatusTellsTheTruthInANewProcess:
@@ -365,34 +374,3 @@ class TestStatusTellsTheTruthInANewProcess:
         report = status(home)
         assert report["searchMode"] == "hybrid"
         assert report["lastSyncReason"] == "explicit"
-
-    def test_keyword_only_is_not_called_hybrid(self, tmp_path: Path) -> None:
-        home = make_home(tmp_path)
-        assert run(home, "index").returncode == 0
-
-        report = status(home)
-
-        assert (report["provider"], report["searchMode"]) == ("none", "keyword")
-        assert report["dirty"] is False
-
-    def test_an_interrupted_force_is_reported_as_one_rebuild(self, tmp_path: Path) -> None:
-        home = make_home(tmp_path)
-        assert run(home, "index").returncode == 0
-        # What a SIGKILL during `index --force` leaves: the request logged, never handled.
-        db = SqliteDatabase.open(store(home))
-        SqliteEventLog(db).append(
-            [
-                events.ReindexRequired(
-                    occurred_at=datetime(2026, 12, 1, tzinfo=UTC), reason="user_requested"
-                )
-            ]
-        )
-        db.close()
-        assert status(home)["dirty"] is True
-
-        done = run(home, "index")
-
-        assert done.returncode == 0, done.stderr
-        assert done.stdout.startswith("full reindex: 2 file(s) indexed, 0 removed")
-        assert indexed_paths(home) == sorted(NOTES)
-        assert status(home)["dirty"] is False
