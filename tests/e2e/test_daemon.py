@@ -12,21 +12,44 @@ import pytest
 
 from memlane.entrypoints.daemon.control import lock_holder
 from memlane.entrypoints.daemon.paths import daemon_dir, socket_path
-from tests.e2e._daemon_support import Home, make_home, start_daemon, stopped_at_end, until
+from tests.e2e._daemon_support import make_home, start_daemon, stopped_at_end, until
 
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> Home:
-    made = make_home(tmp_path)
-    made.run(*made.base(), "--workspace", str(made.ws), "index", check=True)
-    return made
+def _gone(pid: int) -> bool:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return True
+    return fields[0] in ("Z", "X")  # a zombie until whoever adopted it reaps it
 
 
-def test_the_daemon_answers_what_the_process_would(home: Home) -> None:
+def test_one_daemon_from_start_to_stop_answers_every_agent_as_the_process_would(
+    tmp_path: Path,
+) -> None:
+    """One indexed home (agents main and b), one daemon from `daemon start` to `daemon stop`:
+    each check below was a test of its own that made the same home and started the same daemon;
+    they run in an order where none sees another's edits (the edits come last but the stop)."""
+    home = make_home(tmp_path)
+    home.run(*home.base(), "--workspace", str(home.ws), "index", check=True)
+    other_ws = home.root / "ws-b"  # agent b, indexed before the daemon starts
+    (other_ws / "memory").mkdir(parents=True)
+    (other_ws / "MEMORY.md").write_text("# B\n\nThe harbour opens at six.\n")
+    home.run(*home.base(), "--agent", "b", "--workspace", str(other_ws), "index", check=True)
     with stopped_at_end(home):
-        start_daemon(home)
+        # `daemon status` exits 3 while none runs (as `systemctl status` does), 0 while one does.
+        for form in ([], ["--json"]):
+            none = home.run(*home.base(), "daemon", "status", *form)
+            assert none.returncode == 3, none.stderr
+            assert "not running" in none.stdout or json.loads(none.stdout)["running"] is False
+        pid = start_daemon(home)  # started for main, with main's workspace
+        again = home.run(*home.base(), "daemon", "start", check=True)
+        assert again.stdout.strip() == f"memlane daemon already running (pid {pid})"
+        shown = home.run(*home.base(), "daemon", "status", check=True).stdout
+        assert f"pid {pid}" in shown and "answering" in shown
+
+        # The daemon answers what the process would.
         folder, sock = daemon_dir(home.state), socket_path(home.state)
         assert stat.S_IMODE(folder.stat().st_mode) == 0o700
         assert stat.S_IMODE(sock.stat().st_mode) == 0o600 and stat.S_ISSOCK(sock.stat().st_mode)
@@ -39,19 +62,26 @@ def test_the_daemon_answers_what_the_process_would(home: Home) -> None:
             ["events", "--limit", "3", "--json"],
             ["search", "--max-results", "0", "x"],  # bad usage: exit 2
         ]
+        before = home.answered()
         for command in commands:
-            before = home.answered()
             served = home.run(*home.base(), *command)
-            assert home.answered() == before + 1, command  # the daemon answered it
+            after = home.answered()
+            assert after == before + 1, command  # the daemon answered it
             local = home.run(*home.base(), "--no-daemon", *command)
             assert (served.returncode, served.stdout) == (local.returncode, local.stdout), command
             assert served.stderr == local.stderr, command
+            before = after  # the `--no-daemon` run is not the daemon's: the next counts from here
 
+        # Every agent of the state dir is watched from the start (this is b's first request).
+        status = json.loads(home.run(*home.base(), "--agent", "b", "status", "--json").stdout)
+        assert status["watcher"]["pid"] == pid and status["workspace"] == str(other_ws)
+        (other_ws / "memory" / "new.md").write_text("The ferry to the harbour is blue.\n")
+        found = home.run(*home.base(), "--agent", "b", "search", "--json", "ferry", check=True)
+        assert [h["path"] for h in json.loads(found.stdout)["results"]] == ["memory/new.md"]
+        assert home.answered() == before + 2
+        before += 2
 
-def test_status_and_index_through_the_daemon(home: Home) -> None:
-    with stopped_at_end(home):
-        pid = start_daemon(home)
-        before = home.answered()
+        # Status and index through the daemon.
         status = json.loads(home.run(*home.base(), "status", "--json", check=True).stdout)
         assert status["daemon"] == {"running": True, "pid": pid, "servedBy": "daemon"}
         assert status["watcher"]["pid"] == pid  # it watches the workspace
@@ -61,29 +91,38 @@ def test_status_and_index_through_the_daemon(home: Home) -> None:
         index = home.run(*home.base(), "index", check=True)
         assert index.stdout.startswith("sync: ") and "unchanged" in index.stdout
         assert home.answered() == before + 3
-        local = home.run(*home.base(), "--no-daemon", "status", "--json", check=True)
-        assert json.loads(local.stdout)["daemon"] == {
+        before += 3
+        local_status = home.run(*home.base(), "--no-daemon", "status", "--json", check=True)
+        assert json.loads(local_status.stdout)["daemon"] == {
             "running": True,
             "pid": pid,
             "servedBy": "daemon",
         }
 
-
-def test_no_daemon_flag_and_variable_bypass_it(home: Home) -> None:
-    with stopped_at_end(home):
-        start_daemon(home)
-        before = home.answered()
+        # The --no-daemon flag and MEMLANE_NO_DAEMON bypass it.
         home.run(*home.base(), "--no-daemon", "search", "rollback", check=True)
         home.run(*home.base(), "search", "rollback", "--no-daemon", check=True)
         home.run(*home.base(), "search", "rollback", env={**home.env, "MEMLANE_NO_DAEMON": "1"})
         assert home.answered() == before
         home.run(*home.base(), "search", "rollback", check=True)
         assert home.answered() == before + 1
+        before += 1
 
+        # Another configuration of the agent is answered in-process.
+        other = home.root / "other.json5"
+        other.write_text(home.config.read_text().replace("provider: 'none'", "provider: 'none', "
+                         "query: {maxResults: 1}"))  # fmt: skip
+        args = ["--config", str(other), "--state-dir", str(home.state), "search", "--json", "the"]
+        done = home.run(*args)
+        local = home.run(*args, "--no-daemon")
+        assert (done.returncode, done.stdout) == (local.returncode, local.stdout)
+        assert "another workspace or configuration" in done.stderr
+        assert "answering in-process" in done.stderr
+        assert home.answered() == before
+        home.run(*home.base(), "search", "rollback", check=True)  # its own still answered
+        assert home.answered() == before + 1
 
-def test_an_edit_then_a_search_at_once_finds_the_edit(home: Home) -> None:
-    with stopped_at_end(home):
-        start_daemon(home)
+        # An edit then a search at once finds the edit.
         notes = home.ws / "memory" / "pets.md"
         for round_ in range(6):
             word = f"zebrafinch{round_}"
@@ -102,27 +141,7 @@ def test_an_edit_then_a_search_at_once_finds_the_edit(home: Home) -> None:
         hits = json.loads(home.run(*home.base(), "search", "--json", "rollforward").stdout)
         assert [h["path"] for h in hits["results"]] == ["MEMORY.md"]
 
-
-def _gone(pid: int) -> bool:
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return True
-    return fields[0] in ("Z", "X")  # a zombie until whoever adopted it reaps it
-
-
-def test_stop_and_status_commands(home: Home) -> None:
-    """`daemon status` exits 3 while none runs (as `systemctl status` does), 0 while one does."""
-    with stopped_at_end(home):
-        for form in ([], ["--json"]):
-            none = home.run(*home.base(), "daemon", "status", *form)
-            assert none.returncode == 3, none.stderr
-            assert "not running" in none.stdout or json.loads(none.stdout)["running"] is False
-        pid = start_daemon(home)
-        again = home.run(*home.base(), "daemon", "start", check=True)
-        assert again.stdout.strip() == f"memlane daemon already running (pid {pid})"
-        shown = home.run(*home.base(), "daemon", "status", check=True).stdout
-        assert f"pid {pid}" in shown and "answering" in shown
+        # `daemon stop`, then `daemon status` exits 3 again.
         stopped = home.run(*home.base(), "daemon", "stop", check=True)
         assert stopped.stdout.strip() == f"memlane daemon stopped (pid {pid})"
         assert home.run(*home.base(), "daemon", "status").returncode == 3
@@ -134,41 +153,8 @@ def test_stop_and_status_commands(home: Home) -> None:
         )
 
 
-def test_another_configuration_of_the_agent_is_answered_in_process(home: Home) -> None:
-    other = home.root / "other.json5"
-    other.write_text(home.config.read_text().replace("provider: 'none'", "provider: 'none', "
-                     "query: {maxResults: 1}"))  # fmt: skip
-    with stopped_at_end(home):
-        start_daemon(home)
-        before = home.answered()
-        args = ["--config", str(other), "--state-dir", str(home.state), "search", "--json", "the"]
-        done = home.run(*args)
-        local = home.run(*args, "--no-daemon")
-        assert (done.returncode, done.stdout) == (local.returncode, local.stdout)
-        assert "another workspace or configuration" in done.stderr
-        assert "answering in-process" in done.stderr
-        assert home.answered() == before
-        home.run(*home.base(), "search", "rollback", check=True)  # its own still answered
-        assert home.answered() == before + 1
-
-
-def test_every_agent_of_the_state_dir_is_watched_from_the_start(home: Home) -> None:
-    other_ws = home.root / "ws-b"
-    (other_ws / "memory").mkdir(parents=True)
-    (other_ws / "MEMORY.md").write_text("# B\n\nThe harbour opens at six.\n")
-    home.run(*home.base(), "--agent", "b", "--workspace", str(other_ws), "index", check=True)
-    with stopped_at_end(home):
-        pid = start_daemon(home)  # started for main, with main's workspace
-        before = home.answered()
-        status = json.loads(home.run(*home.base(), "--agent", "b", "status", "--json").stdout)
-        assert status["watcher"]["pid"] == pid and status["workspace"] == str(other_ws)
-        (other_ws / "memory" / "new.md").write_text("The ferry to the harbour is blue.\n")
-        found = home.run(*home.base(), "--agent", "b", "search", "--json", "ferry", check=True)
-        assert [h["path"] for h in json.loads(found.stdout)["results"]] == ["memory/new.md"]
-        assert home.answered() == before + 2
-
-
-def test_a_state_dir_it_cannot_use_is_one_error_line_not_a_traceback(home: Home) -> None:
+def test_a_state_dir_it_cannot_use_is_one_error_line_not_a_traceback(tmp_path: Path) -> None:
+    home = make_home(tmp_path)  # no index: the state dir `daemon start` is given is another
     blocked = home.root / "a-file"
     blocked.write_text("not a folder")
 

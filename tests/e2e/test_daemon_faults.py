@@ -32,9 +32,8 @@ from tests.e2e._daemon_support import Home, make_home, start_daemon, stopped_at_
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture
-def home(tmp_path: Path) -> Home:
-    made = make_home(tmp_path)
+def _indexed_home(root: Path) -> Home:
+    made = make_home(root)
     made.run(*made.base(), "--workspace", str(made.ws), "index", check=True)
     return made
 
@@ -67,9 +66,36 @@ def lock_holder_none(pid: int) -> bool:
     return state in ("Z", "X")
 
 
-def test_a_killed_daemons_socket_is_removed_once_and_the_cli_answers(home: Home) -> None:
+def _as_new(home: Home) -> None:
+    """After a server was SIGKILLed (and reaped): its socket file goes too, so the next step
+    begins as a fresh indexed home does (no daemon, no socket)."""
+    assert until(lambda: lock_holder(home.state) is None)
+    socket_path(home.state).unlink()
+
+
+def test_two_racing_starts_then_a_killed_daemon_then_another_user(tmp_path: Path) -> None:
+    """One indexed home: two racing starts end with one daemon; that daemon is SIGKILLed (its
+    socket is removed once and the CLI answers; a new daemon starts); the new one keeps another
+    user out. Each step was a test of its own, from the same indexed home."""
+    home = _indexed_home(tmp_path)
     with stopped_at_end(home):
-        pid = start_daemon(home)
+        # Two racing starts end with one daemon.
+        starts = [home.popen(*home.base(), "daemon", "start") for _ in range(2)]
+        outputs = [p.communicate(timeout=180) for p in starts]
+        assert [p.returncode for p in starts] == [0, 0], outputs
+        pid = lock_holder(home.state)
+        assert pid
+        said = sorted(out.strip() for out, _ in outputs)
+        assert said == [
+            f"memlane daemon already running (pid {pid})",
+            f"memlane daemon started (pid {pid})",
+        ]
+        servers = [
+            p for p in Path("/proc").iterdir() if p.name.isdigit() and _is_daemon_of(p, home.state)
+        ]
+        assert [int(p.name) for p in servers] == [pid]
+
+        # A killed daemon's socket is removed once and the CLI answers.
         _kill(pid, socket_path(home.state))
         assert socket_path(home.state).exists()  # left behind by SIGKILL
 
@@ -83,130 +109,7 @@ def test_a_killed_daemons_socket_is_removed_once_and_the_cli_answers(home: Home)
         assert again.stderr == "" and again.stdout == local.stdout
         assert start_daemon(home) != pid  # and a new daemon starts in its place
 
-
-def test_a_daemon_of_another_version_is_not_used(home: Home) -> None:
-    other = (
-        "import sys, memlane; memlane.__version__ = '0.0.0-other'\n"
-        "from memlane.entrypoints.daemon.server import main\n"
-        "sys.exit(main(sys.argv[1:]))\n"
-    )
-    args = ["--state-dir", str(home.state), "--config", str(home.config)]
-    args += ["--workspace", str(home.ws)]
-    with stopped_at_end(home):
-        proc = subprocess.Popen(
-            [sys.executable, "-c", other, *args],
-            env=home.env,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        assert until(lambda: socket_path(home.state).exists(), timeout=120)
-
-        done = home.run(*home.base(), "search", "--json", "rollback")
-        local = home.run(*home.base(), "--no-daemon", "search", "--json", "rollback")
-
-        assert (done.returncode, done.stdout) == (0, local.stdout)
-        lines = done.stderr.splitlines()
-        assert len(lines) == 1 and "runs memlane 0.0.0-other" in lines[0], done.stderr
-        assert f"pid {proc.pid}" in lines[0] and "answering in-process" in lines[0]
-        shown = home.run(*home.base(), "daemon", "status", check=True).stdout
-        assert "not answering" in shown and "0.0.0-other" in shown
-        proc.kill()
-        proc.wait()
-
-
-def test_a_daemon_whose_code_was_replaced_on_disk_is_not_used(home: Home) -> None:
-    """The same version, another build (a `git pull`, a reinstall): the daemon started before
-    says so in its hello, and the client answers in-process and asks for a restart. The test's
-    "package" is a folder of its own (CODE_ROOT_ENV), so the installed one is never touched."""
-    code = home.root / "code"
-    (code / "domain").mkdir(parents=True)
-    (code / "domain" / "scoring.py").write_text("WEIGHT = 1\n")
-    with stopped_at_end(home):
-        pid = start_daemon(home, env={**home.env, CODE_ROOT_ENV: str(code)})
-        local = home.run(*home.base(), "--no-daemon", "search", "--json", "rollback")
-        served = home.run(*home.base(), "search", "--json", "rollback")
-        assert (served.stdout, served.stderr) == (local.stdout, "")
-
-        (code / "domain" / "scoring.py").write_text("WEIGHT = 22\n")  # the upgrade
-        time.sleep(RECHECK_S + 0.5)
-        done = home.run(*home.base(), "search", "--json", "rollback")
-
-        assert (done.returncode, done.stdout) == (0, local.stdout)
-        lines = done.stderr.splitlines()
-        assert len(lines) == 1, done.stderr
-        assert f"the daemon (pid {pid}) runs code that was replaced on disk" in lines[0]
-        assert "answering in-process" in lines[0] and "memlane daemon stop" in lines[0]
-        found = json.loads(home.run(*home.base(), "daemon", "status", "--json").stdout)
-        assert found["answering"] is False
-
-
-def test_a_daemon_of_another_protocol_number_is_not_used(home: Home) -> None:
-    """The same memlane version, another protocol number (a daemon built from a changed
-    protocol.py): the client refuses it as well, once, naming the numbers."""
-    other = (
-        "import sys\n"
-        "import memlane.entrypoints.daemon.protocol as protocol\n"
-        "protocol.PROTOCOL_VERSION += 1\n"
-        "from memlane.entrypoints.daemon.server import main\n"
-        "sys.exit(main(sys.argv[1:]))\n"
-    )
-    args = ["--state-dir", str(home.state), "--config", str(home.config)]
-    args += ["--workspace", str(home.ws)]
-    with stopped_at_end(home):
-        proc = subprocess.Popen(
-            [sys.executable, "-c", other, *args],
-            env=home.env,
-            stderr=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-        assert until(lambda: socket_path(home.state).exists(), timeout=120)
-
-        done = home.run(*home.base(), "search", "--json", "rollback")
-        local = home.run(*home.base(), "--no-daemon", "search", "--json", "rollback")
-
-        assert (done.returncode, done.stdout) == (0, local.stdout)
-        lines = done.stderr.splitlines()
-        ours = PROTOCOL_VERSION
-        assert len(lines) == 1, done.stderr
-        assert f"speaks daemon protocol {ours + 1}, this memlane speaks {ours}" in lines[0]
-        assert f"pid {proc.pid}" in lines[0] and "answering in-process" in lines[0]
-        found = json.loads(home.run(*home.base(), "daemon", "status", "--json").stdout)
-        assert found["answering"] is False and found["protocol"] == ours + 1
-        assert found["version"] == _cli_version(home)  # the same memlane: only the number differs
-        proc.kill()
-        proc.wait()
-
-
-def _cli_version(home: Home) -> str:
-    return home.run("--version", check=True).stdout.split()[-1]
-
-
-def test_a_daemon_killed_mid_request_leaves_the_same_answer_and_nothing_lost(
-    home: Home, tmp_path: Path
-) -> None:
-    marker = tmp_path / "holding"
-    with stopped_at_end(home):
-        pid = start_daemon(home, env={**home.env, HOLD_REPLY_ENV: str(marker)})
-        (home.ws / "memory" / "late.md").write_text("The lighthouse keeper is Ada.\n")
-
-        client = home.popen(*home.base(), "search", "--json", "lighthouse")
-        assert until(marker.exists, timeout=120)  # the daemon synced, searched and holds
-        os.kill(pid, signal.SIGKILL)
-        out, err = client.communicate(timeout=180)
-
-        local = home.run(*home.base(), "--no-daemon", "search", "--json", "lighthouse")
-        assert client.returncode == 0, err
-        assert out == local.stdout
-        assert [h["path"] for h in json.loads(out)["results"]] == ["memory/late.md"]
-        assert "did not answer" in err and "answering in-process" in err
-        # The index the daemon wrote is whole: an index run has nothing left to do.
-        index = home.run(*home.base(), "--no-daemon", "index", check=True)
-        assert index.stdout.startswith("sync: 0 file(s) indexed, 0 removed"), index.stdout
-
-
-def test_another_user_cannot_connect(home: Home) -> None:
-    with stopped_at_end(home):
-        start_daemon(home)
+        # Another user cannot connect (to that new daemon). Last: it skips unless run as root.
         folder, sock = daemon_dir(home.state), socket_path(home.state)
         assert oct(folder.stat().st_mode & 0o777) == "0o700"
         assert oct(sock.stat().st_mode & 0o777) == "0o600"
@@ -260,22 +163,126 @@ def test_another_user_cannot_connect(home: Home) -> None:
         assert f"refused a connection from uid {nobody}" in log
 
 
-def test_two_racing_starts_end_with_one_daemon(home: Home) -> None:
+def test_a_daemon_of_another_version_protocol_or_code_or_killed_mid_request_is_not_relied_on(
+    tmp_path: Path,
+) -> None:
+    """One indexed home, one server at a time, each SIGKILLed and its socket gone before the
+    next starts (each step was a test of its own, from the same indexed home): a daemon of
+    another version, one of another protocol number, one whose code was replaced on disk, and
+    last one killed in the middle of a request."""
+    home = _indexed_home(tmp_path)
+    args = ["--state-dir", str(home.state), "--config", str(home.config)]
+    args += ["--workspace", str(home.ws)]
     with stopped_at_end(home):
-        starts = [home.popen(*home.base(), "daemon", "start") for _ in range(2)]
-        outputs = [p.communicate(timeout=180) for p in starts]
-        assert [p.returncode for p in starts] == [0, 0], outputs
-        pid = lock_holder(home.state)
-        assert pid
-        said = sorted(out.strip() for out, _ in outputs)
-        assert said == [
-            f"memlane daemon already running (pid {pid})",
-            f"memlane daemon started (pid {pid})",
-        ]
-        servers = [
-            p for p in Path("/proc").iterdir() if p.name.isdigit() and _is_daemon_of(p, home.state)
-        ]
-        assert [int(p.name) for p in servers] == [pid]
+        # A daemon of another version is not used.
+        other = (
+            "import sys, memlane; memlane.__version__ = '0.0.0-other'\n"
+            "from memlane.entrypoints.daemon.server import main\n"
+            "sys.exit(main(sys.argv[1:]))\n"
+        )
+        proc = subprocess.Popen(
+            [sys.executable, "-c", other, *args],
+            env=home.env,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        assert until(lambda: socket_path(home.state).exists(), timeout=120)
+
+        done = home.run(*home.base(), "search", "--json", "rollback")
+        local = home.run(*home.base(), "--no-daemon", "search", "--json", "rollback")
+
+        assert (done.returncode, done.stdout) == (0, local.stdout)
+        lines = done.stderr.splitlines()
+        assert len(lines) == 1 and "runs memlane 0.0.0-other" in lines[0], done.stderr
+        assert f"pid {proc.pid}" in lines[0] and "answering in-process" in lines[0]
+        shown = home.run(*home.base(), "daemon", "status", check=True).stdout
+        assert "not answering" in shown and "0.0.0-other" in shown
+        proc.kill()
+        proc.wait()
+        _as_new(home)
+
+        # A daemon of another protocol number is not used: the same memlane version, another
+        # protocol number (a daemon built from a changed protocol.py): the client refuses it as
+        # well, once, naming the numbers.
+        other = (
+            "import sys\n"
+            "import memlane.entrypoints.daemon.protocol as protocol\n"
+            "protocol.PROTOCOL_VERSION += 1\n"
+            "from memlane.entrypoints.daemon.server import main\n"
+            "sys.exit(main(sys.argv[1:]))\n"
+        )
+        proc = subprocess.Popen(
+            [sys.executable, "-c", other, *args],
+            env=home.env,
+            stderr=subprocess.DEVNULL,
+            start_new_session=True,
+        )
+        assert until(lambda: socket_path(home.state).exists(), timeout=120)
+
+        done = home.run(*home.base(), "search", "--json", "rollback")
+        local = home.run(*home.base(), "--no-daemon", "search", "--json", "rollback")
+
+        assert (done.returncode, done.stdout) == (0, local.stdout)
+        lines = done.stderr.splitlines()
+        ours = PROTOCOL_VERSION
+        assert len(lines) == 1, done.stderr
+        assert f"speaks daemon protocol {ours + 1}, this memlane speaks {ours}" in lines[0]
+        assert f"pid {proc.pid}" in lines[0] and "answering in-process" in lines[0]
+        found = json.loads(home.run(*home.base(), "daemon", "status", "--json").stdout)
+        assert found["answering"] is False and found["protocol"] == ours + 1
+        assert found["version"] == _cli_version(home)  # the same memlane: only the number differs
+        proc.kill()
+        proc.wait()
+        _as_new(home)
+
+        # A daemon whose code was replaced on disk is not used: the same version, another build
+        # (a `git pull`, a reinstall): the daemon started before says so in its hello, and the
+        # client answers in-process and asks for a restart. The test's "package" is a folder of
+        # its own (CODE_ROOT_ENV), so the installed one is never touched.
+        code = home.root / "code"
+        (code / "domain").mkdir(parents=True)
+        (code / "domain" / "scoring.py").write_text("WEIGHT = 1\n")
+        pid = start_daemon(home, env={**home.env, CODE_ROOT_ENV: str(code)})
+        local = home.run(*home.base(), "--no-daemon", "search", "--json", "rollback")
+        served = home.run(*home.base(), "search", "--json", "rollback")
+        assert (served.stdout, served.stderr) == (local.stdout, "")
+
+        (code / "domain" / "scoring.py").write_text("WEIGHT = 22\n")  # the upgrade
+        time.sleep(RECHECK_S + 0.5)
+        done = home.run(*home.base(), "search", "--json", "rollback")
+
+        assert (done.returncode, done.stdout) == (0, local.stdout)
+        lines = done.stderr.splitlines()
+        assert len(lines) == 1, done.stderr
+        assert f"the daemon (pid {pid}) runs code that was replaced on disk" in lines[0]
+        assert "answering in-process" in lines[0] and "memlane daemon stop" in lines[0]
+        found = json.loads(home.run(*home.base(), "daemon", "status", "--json").stdout)
+        assert found["answering"] is False
+        _kill(pid, socket_path(home.state))
+        _as_new(home)
+
+        # A daemon killed mid-request leaves the same answer and nothing lost.
+        marker = tmp_path / "holding"
+        pid = start_daemon(home, env={**home.env, HOLD_REPLY_ENV: str(marker)})
+        (home.ws / "memory" / "late.md").write_text("The lighthouse keeper is Ada.\n")
+
+        client = home.popen(*home.base(), "search", "--json", "lighthouse")
+        assert until(marker.exists, timeout=120)  # the daemon synced, searched and holds
+        os.kill(pid, signal.SIGKILL)
+        out, err = client.communicate(timeout=180)
+
+        local = home.run(*home.base(), "--no-daemon", "search", "--json", "lighthouse")
+        assert client.returncode == 0, err
+        assert out == local.stdout
+        assert [h["path"] for h in json.loads(out)["results"]] == ["memory/late.md"]
+        assert "did not answer" in err and "answering in-process" in err
+        # The index the daemon wrote is whole: an index run has nothing left to do.
+        index = home.run(*home.base(), "--no-daemon", "index", check=True)
+        assert index.stdout.startswith("sync: 0 file(s) indexed, 0 removed"), index.stdout
+
+
+def _cli_version(home: Home) -> str:
+    return home.run("--version", check=True).stdout.split()[-1]
 
 
 def _is_daemon_of(proc: Path, state: Path) -> bool:

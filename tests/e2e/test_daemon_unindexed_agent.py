@@ -48,31 +48,37 @@ def home() -> Iterator[Home]:
     shutil.rmtree(root, ignore_errors=True)
 
 
-def test_reading_commands_create_no_index_for_an_agent_without_one(home: Home) -> None:
-    """The README: `status` records nothing; nor do `get` and `events` create the agent."""
+def test_an_agent_without_an_index_from_reading_commands_to_a_daemon_to_its_first_search(
+    home: Home,
+) -> None:
+    """One indexed home (agent main) and agents without an index, each step was a test of its
+    own from the same home: reading commands create nothing; then one daemon takes on no agent
+    without a recorded workspace, and through it a new agent's first search binds it."""
+    # The README: `status` records nothing; nor do `get` and `events` create the agent.
     commands = [
         ["status"],
         ["status", "--json"],
         ["events", "--json"],
         ["get", "MEMORY.md"],
     ]
+    ran: dict[str, subprocess.CompletedProcess[str]] = {}
     for command in commands:
         done = home.run(*home.base(), "--no-daemon", "--agent", "other", *command)
         assert done.returncode == 0, (command, done.stderr)
+        ran[" ".join(command)] = done
 
     assert not (home.state / "agents" / "other").exists()
-    status = home.run(*home.base(), "--no-daemon", "--agent", "other", "status", "--json")
+    status = ran["status --json"]  # the loop's own runs: nothing ran in between but reads
     shown = json.loads(status.stdout)
     assert shown["storePath"] == str(home.state / "agents" / "other" / "memory.db")
     assert (shown["files"], shown["chunks"], shown["lastSync"]) == (0, 0, None)
-    events = home.run(*home.base(), "--no-daemon", "--agent", "other", "events", "--json")
+    events = ran["events --json"]
     assert json.loads(events.stdout) == []
 
-
-def test_a_daemon_takes_on_no_agent_without_a_recorded_workspace(home: Home) -> None:
-    """An index file that recorded no workspace (left by a status of an older memlane) is not
-    served from the start; each command from any folder prints its in-process answer, through
-    the daemon, without a log line or a fallback."""
+    # A daemon takes on no agent without a recorded workspace: an index file that recorded no
+    # workspace (left by a status of an older memlane) is not served from the start; each
+    # command from any folder prints its in-process answer, through the daemon, without a log
+    # line or a fallback.
     (home.state / "agents" / "other").mkdir()
     SqliteDatabase.open(home.state / "agents" / "other" / "memory.db").close()
     first, second = home.root / "first", home.root / "second"
@@ -83,6 +89,7 @@ def test_a_daemon_takes_on_no_agent_without_a_recorded_workspace(home: Home) -> 
         log = (daemon_dir(home.state) / "log").read_text()
         assert "serving agent main" in log
         assert "serving agent other" not in log
+        before = home.answered()
         for cwd, command in [
             (first, ["status"]),
             (second, ["status"]),
@@ -90,28 +97,23 @@ def test_a_daemon_takes_on_no_agent_without_a_recorded_workspace(home: Home) -> 
             (first, ["events", "--json"]),
             (second, ["get", "MEMORY.md"]),
         ]:
-            before = home.answered()
             served = _run(home, cwd, "--agent", "other", *command)
-            assert home.answered() == before + 1, command  # the daemon answered it
+            after = home.answered()
+            assert after == before + 1, command  # the daemon answered it
             local = _run(home, cwd, "--no-daemon", "--agent", "other", *command)
             assert _answer(served) == _answer(local), command
             assert "{" not in served.stderr, command  # no JSON log line
+            before = after  # the `--no-daemon` run is not the daemon's: the next counts from here
         assert "serving agent other" not in (daemon_dir(home.state) / "log").read_text()
 
-
-def test_the_first_search_of_a_new_agent_through_the_daemon_binds_as_in_process(
-    home: Home,
-) -> None:
-    """The search records the folder it ran from and says so in the in-process `warning:`
-    line; from then on the daemon serves the agent, from any folder."""
-    notes = home.root / "notes"
-    (notes / "memory").mkdir(parents=True)
-    (notes / "memory" / "zoo.md").write_text("The quokka census starts in March.\n")
-    elsewhere = home.root / "elsewhere"
-    elsewhere.mkdir()
-    with stopped_at_end(home):
-        start_daemon(home)
-        before = home.answered()
+        # The first search of a new agent through the daemon binds as in-process: the search
+        # records the folder it ran from and says so in the in-process `warning:` line; from
+        # then on the daemon serves the agent, from any folder.
+        notes = home.root / "notes"
+        (notes / "memory").mkdir(parents=True)
+        (notes / "memory" / "zoo.md").write_text("The quokka census starts in March.\n")
+        elsewhere = home.root / "elsewhere"
+        elsewhere.mkdir()
         served = _run(home, notes, "--agent", "fresh", "search", "quokka", "--json")
         assert home.answered() == before + 1
         assert served.returncode == 0, served.stderr
