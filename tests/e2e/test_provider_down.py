@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import socket
+import subprocess
 import sys
 import threading
 from collections.abc import Iterator
@@ -84,6 +85,30 @@ def _warnings(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if line.startswith("warning: ")]
 
 
+def _index_warns(home: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """`index` against a provider that fails: keyword rows written, one warning, exit 0."""
+    indexed = run_cli(home, "index", env=env)
+    assert indexed.returncode == 0, indexed.stderr
+    assert "2 file(s) indexed" in indexed.stdout  # keyword indexing went on
+    (warning,) = _warnings(indexed.stderr)
+    assert warning.startswith("warning: embedding provider openai failed (")
+    assert no_traceback(indexed)
+    return indexed
+
+
+def _search_is_keyword_only_and_warns(home: Path, env: dict[str, str]) -> None:
+    """A search while the provider fails: keyword-only, nothing lost, the one warning said on
+    stderr and in the payload alike."""
+    searched = run_cli(home, "search", "--json", "tabs", env=env)
+    assert searched.returncode == 0, searched.stderr
+    payload = json.loads(searched.stdout)
+    assert payload["mode"] == "keyword"
+    assert payload["results"][0]["path"] == "MEMORY.md"  # nothing lost
+    (warning,) = _warnings(searched.stderr)
+    assert payload["warnings"] == [warning.removeprefix("warning: ")]
+    assert no_traceback(searched)
+
+
 def test_index_search_and_status_warn_in_every_process(
     tmp_path: Path, closed_port_url: str
 ) -> None:
@@ -94,20 +119,8 @@ def test_index_search_and_status_warn_in_every_process(
     env = cli_env(home, MEMLANE_CONFIG=str(config))
     del env["MEMLANE_PROVIDER"]
 
-    indexed = run_cli(home, "index", env=env)
-    assert indexed.returncode == 0, indexed.stderr
-    assert "2 file(s) indexed" in indexed.stdout  # keyword indexing went on
-    (warning,) = _warnings(indexed.stderr)
-    assert warning.startswith("warning: embedding provider openai failed (")
-
-    searched = run_cli(home, "search", "--json", "tabs", env=env)
-    assert searched.returncode == 0, searched.stderr
-    payload = json.loads(searched.stdout)
-    assert payload["mode"] == "keyword"
-    assert payload["results"][0]["path"] == "MEMORY.md"  # nothing lost
-    (warning,) = _warnings(searched.stderr)
-    assert payload["warnings"] == [warning.removeprefix("warning: ")]
-    assert no_traceback(indexed) and no_traceback(searched)
+    _index_warns(home, env)
+    _search_is_keyword_only_and_warns(home, env)
 
 
 def test_a_provider_without_a_key_shows_in_status_of_a_fresh_process(tmp_path: Path) -> None:
@@ -266,13 +279,8 @@ def test_a_down_provider_warns_in_every_new_process_until_it_answers(
     env = cli_env(home, MEMLANE_CONFIG=str(_config(home, block)))
     del env["MEMLANE_PROVIDER"]
 
-    indexed = run_cli(home, "index", env=env)
-    assert indexed.returncode == 0, indexed.stderr
-    assert _warnings(indexed.stderr)
     # The 500 case of `test_index_search_and_status_warn_in_every_process` (its search below).
-    assert "2 file(s) indexed" in indexed.stdout  # keyword indexing went on
-    (warning,) = _warnings(indexed.stderr)
-    assert warning.startswith("warning: embedding provider openai failed (")
+    indexed = _index_warns(home, env)
     hits = _Switchable.hits
 
     status = run_cli(home, "status", env=env)
@@ -296,14 +304,7 @@ def test_a_down_provider_warns_in_every_new_process_until_it_answers(
 
     # A search while the provider is still down: keyword-only, nothing lost, one warning (run
     # after the status checks, so that the failure they say is the one `index` found).
-    searched = run_cli(home, "search", "--json", "tabs", env=env)
-    assert searched.returncode == 0, searched.stderr
-    payload = json.loads(searched.stdout)
-    assert payload["mode"] == "keyword"
-    assert payload["results"][0]["path"] == "MEMORY.md"  # nothing lost
-    (warning,) = _warnings(searched.stderr)
-    assert payload["warnings"] == [warning.removeprefix("warning: ")]
-    assert no_traceback(indexed) and no_traceback(searched)
+    _search_is_keyword_only_and_warns(home, env)
 
     _Switchable.down = False  # the server is back
     searched = run_cli(home, "search", "--json", "tabs", env=env)
