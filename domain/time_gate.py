@@ -26,9 +26,11 @@ from memlane.domain.time_words_tables import (
     NEXT_WEEKEND,
     RECENT_PREFIXES,
     RELATIVE_UNITS,
+    THE_WEEKEND,
     THIS_WEEKEND,
     WEEKDAYS,
 )
+from memlane.domain.time_year_words import CJK_SEASONS, SEASONS
 
 _WORD: Final = re.compile(r"\w+")
 # Every window the reader names needs a digit, a CJK or Hangul date character, or a table
@@ -56,8 +58,8 @@ def _distinctive(*tables: Iterable[str]) -> tuple[frozenset[str], tuple[str, ...
 
 
 _WINDOW_WORDS, _WINDOW_OTHERS = _distinctive(
-    RELATIVE_UNITS, MONTHS, WEEKDAYS, LAST_WEEKEND, THIS_WEEKEND, NEXT_WEEKEND,
-    RECENT_PREFIXES, _COUNTED, HOLIDAYS,
+    RELATIVE_UNITS, MONTHS, WEEKDAYS, LAST_WEEKEND, THIS_WEEKEND, NEXT_WEEKEND, THE_WEEKEND,
+    RECENT_PREFIXES, _COUNTED, HOLIDAYS, SEASONS, CJK_SEASONS,
 )  # fmt: skip
 _ORDER_WORDS, _ORDER_OTHERS = _distinctive(EARLIEST, LATEST, BEFORE, AFTER)
 

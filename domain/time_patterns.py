@@ -27,6 +27,7 @@ from memlane.domain.time_words_tables import (
     NUMBERS,
     ORDINAL_NOUNS,
     ORDINAL_WORDS,
+    PRIOR_WEEKDAY_PREFIXES,
     RECENT_PREFIXES,
     THIS_WEEKDAY_PREFIXES,
     UNITS,
@@ -165,6 +166,7 @@ DAY_OF_MONTH: Final = (
 WEEKDAY: Final = (
     rf"(?:(?P<last>{joined(LAST_WEEKDAY_PREFIXES)})|(?P<next>{joined(NEXT_WEEKDAY_PREFIXES)})"
     rf"|(?P<coming>(?<![\w'])(?:{alternation(COMING_WEEKDAY_PREFIXES)}))"
+    rf"|(?P<prior>(?<![\w'])(?:{alternation(PRIOR_WEEKDAY_PREFIXES)}))"
     rf"|(?P<this>(?<![\w'])(?:{alternation(p for p in THIS_WEEKDAY_PREFIXES if p.isascii())})"
     rf"|{joined(p for p in THIS_WEEKDAY_PREFIXES if not p.isascii())}))?"
     + "".join(f"(?<!{re.escape(word)} )" for word in NOT_A_WEEKDAY_BEFORE)

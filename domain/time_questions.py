@@ -29,10 +29,12 @@ from memlane.domain.time_words_tables import (
     MONTHS,
     NEXT_WEEKEND,
     RELATIVE_UNITS,
+    THE_WEEKEND,
     THIS_WEEKEND,
     UNITS,
     WEEKDAYS,
 )
+from memlane.domain.time_year_words import CJK_SEASONS, SEASONS
 
 # Words that ask for a time or a duration, one pattern per language. Bare "when" / "quando" /
 # "quand" are conjunctions too ("when I was in Paris, what …"): they count only before a verb
@@ -134,6 +136,7 @@ def _gate() -> re.Pattern[str]:
     words = {w for table in (RELATIVE_UNITS, MONTHS, WEEKDAYS) for w in table}
     words |= {w for w in UNITS if len(w) > 2} | {"il y a", "ago", "hace"}
     words |= set(LAST_WEEKEND) | set(THIS_WEEKEND) | set(NEXT_WEEKEND) | set(HOLIDAYS)
+    words |= set(THE_WEEKEND) | set(SEASONS) | set(CJK_SEASONS)
     # Latin-script words need word edges; CJK and Hangul ones attach to particles ("모레에").
     latin = sorted((w for w in words if w.isascii() or w[0] in "áéíóúàâçêôãõüöäß'"), key=len)
     other = sorted(words.difference(latin), key=len)

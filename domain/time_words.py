@@ -64,10 +64,12 @@ from memlane.domain.time_words_tables import (
     LATEST,
     NEXT_WEEKEND,
     RELATIVE_UNITS,
+    THE_WEEKEND,
     THIS_WEEKEND,
     UNITS,
     WEEKDAYS,
 )
+from memlane.domain.time_year_parts import months_of_named_years, seasons_named, year_thirds
 
 Order: TypeAlias = Literal["earliest", "latest"]
 # Only the head of a long query is read for time words (a pasted log holds many dates).
@@ -219,7 +221,14 @@ def _weekend(text: str, today: dt.date) -> Iterable[Match]:
     # "This weekend" said on a Monday is the one just gone; later in the week, the coming one.
     this = last if today.weekday() == 0 else (monday + dt.timedelta(5), monday + dt.timedelta(6))
     ahead = (this[0] + dt.timedelta(7), this[1] + dt.timedelta(7))
-    for pattern, days in ((_WEEKEND_RE, last), (_THIS_WEEKEND_RE, this), (_NEXT_WEEKEND_RE, ahead)):
+    under_way = (monday + dt.timedelta(5), monday + dt.timedelta(6))
+    the = under_way if today.weekday() >= 5 else last
+    for pattern, days in (
+        (_WEEKEND_RE, last),
+        (_THIS_WEEKEND_RE, this),
+        (_NEXT_WEEKEND_RE, ahead),
+        (_THE_WEEKEND_RE, the),
+    ):
         for found in pattern.finditer(text):
             yield found.start(), found.end(), days
 
@@ -229,6 +238,7 @@ _OF_RE: Final = re.compile(r"\s+of(?!\w)")
 _WEEKEND_RE: Final = re.compile(bounded(LAST_WEEKEND))
 _THIS_WEEKEND_RE: Final = re.compile(bounded(THIS_WEEKEND))
 _NEXT_WEEKEND_RE: Final = re.compile(bounded(NEXT_WEEKEND))
+_THE_WEEKEND_RE: Final = re.compile(bounded(THE_WEEKEND))
 _CJK_DATE_RE: Final = re.compile(CJK_DATE)
 _ISO_DATE_RE: Final = re.compile(ISO_DATE)
 _SLASH_DATE_RE: Final = re.compile(SLASH_DATE)
@@ -251,6 +261,9 @@ _MATCHERS: Final[tuple[Matcher, ...]] = (
     _weekend,
     _holidays,
     _korean_week_ago,
+    seasons_named,
+    months_of_named_years,
+    year_thirds,
 )
 _ORDERS: Final = (
     ("earliest", re.compile(bounded(EARLIEST))),

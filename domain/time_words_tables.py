@@ -16,6 +16,7 @@ NUMBERS: Final[dict[str, int]] = {
     # English
     "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
     "seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3, "couple of": 2,
+    "several": 3,
     # Spanish / Portuguese ("hace un par de días": a couple of days ago)
     "un par de": 2, "um par de": 2, "un": 1, "una": 1, "uno": 1, "um": 1, "uma": 1, "dos": 2,
     "dois": 2, "duas": 2,
@@ -223,6 +224,11 @@ COMING_WEEKDAY_PREFIXES: Final = (
 COMING_WEEKDAY_SUFFIXES: Final = (" prochain", " que viene", " que vem")
 # The weekday of this week, Monday first ("this Saturday" said on a Wednesday is ahead).
 THIS_WEEKDAY_PREFIXES: Final = ("this ", "este ", "esta ", "diesen ", "ce ", "这", "這", "本")
+# Words that name a weekday's latest occurrence, as the bare weekday does; taken into the phrase
+# so that "since last Monday" opens from that Monday.
+PRIOR_WEEKDAY_PREFIXES: Final = (
+    "last ", "past ", "this past ", "letzten ", "letztem ", "vergangenen ", "vergangenem ",
+)  # fmt: skip
 
 # "the last week of October 2023", "la primera semana de mayo": a week counted within a named
 # month (n: days 7n-6 .. 7n; -1: the month's last seven days). The reader needs the month after it.
@@ -291,6 +297,12 @@ LAST_WEEKEND: Final = (
     "el fin de semana pasado", "fim de semana passado",
     "letztes wochenende", "le week-end dernier", "上周末", "上週末", "先週末", "지난 주말",
     "지난주말",
+)  # fmt: skip
+# A weekend named without "last" or "this": the one under way on a Saturday or Sunday, else the
+# one just gone ("what did I cook over the weekend").
+THE_WEEKEND: Final = (
+    "over the weekend", "on the weekend", "at the weekend", "during the weekend",
+    "am wochenende", "übers wochenende", "no fim de semana",
 )  # fmt: skip
 # The weekend of this week (said on a Monday: the one just gone) and of next week.
 THIS_WEEKEND: Final = (

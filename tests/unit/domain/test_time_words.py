@@ -83,7 +83,7 @@ WINDOWS: list[tuple[str, str, str]] = [
     ("大前天吃了什么", "2026-11-17", "2026-11-17"),
     ("大后天", "2026-11-23", "2026-11-23"),
     ("上上个月的账单", "2026-09-01", "2026-09-30"),
-    ("一昨年の夏", "2024-01-01", "2024-12-31"),
+    ("一昨年の夏", "2024-06-01", "2024-08-31"),
     ("先々月", "2026-09-01", "2026-09-30"),
     ("지지난주 회의", "2026-11-02", "2026-11-08"),
     ("지지난달", "2026-09-01", "2026-09-30"),
@@ -300,6 +300,52 @@ WINDOWS: list[tuple[str, str, str]] = [
     # what still reads as a day: the end of a clause or a small word after it
     ("the 17th, we deployed", "2026-11-17", "2026-11-17"),
     ("what did we do at Friday's meeting", "2026-11-13", "2026-11-13"),
+    # "last" / "past" before a weekday is its latest occurrence, and "since" opens from it
+    ("what changed since last Monday", "2026-11-16", "2026-11-20"),
+    ("this past Friday we shipped", "2026-11-13", "2026-11-13"),
+    ("was ist seit letztem Freitag passiert", "2026-11-13", "2026-11-20"),
+    # a weekend without "last": the one just gone (on a weekday)
+    ("what did I cook over the weekend", "2026-11-14", "2026-11-15"),
+    ("did we hike on the weekend", "2026-11-14", "2026-11-15"),
+    ("was haben wir am Wochenende gemacht", "2026-11-14", "2026-11-15"),
+    ("several weeks ago", "2026-10-26", "2026-11-01"),
+    # a month of a year named from now
+    ("what did I buy in December last year", "2025-12-01", "2025-12-31"),
+    ("the trip in March of this year", "2026-03-01", "2026-03-31"),
+    ("last year in May we moved", "2025-05-01", "2025-05-31"),
+    ("marzo del año pasado", "2025-03-01", "2025-03-31"),
+    ("im März letzten Jahres", "2025-03-01", "2025-03-31"),
+    ("en mars de l'année dernière", "2025-03-01", "2025-03-31"),
+    ("em março do ano passado", "2025-03-01", "2025-03-31"),
+    ("今年三月我们去了哪里", "2026-03-01", "2026-03-31"),
+    ("去年の3月", "2025-03-01", "2025-03-31"),
+    ("去年3月15日的会议", "2025-03-15", "2025-03-15"),
+    ("올해 3월에", "2026-03-01", "2026-03-31"),
+    ("작년 12월", "2025-12-01", "2025-12-31"),
+    # seasons (northern, meteorological; a year's winter starts in its December)
+    ("where did we go last summer", "2026-06-01", "2026-08-31"),
+    ("last spring", "2026-03-01", "2026-05-31"),
+    ("last winter", "2025-12-01", "2026-02-28"),
+    ("this winter", "2026-12-01", "2027-02-28"),
+    ("this fall", "2026-09-01", "2026-11-30"),  # under way
+    ("last fall", "2025-09-01", "2025-11-30"),
+    ("next spring", "2027-03-01", "2027-05-31"),
+    ("in the summer", "2026-06-01", "2026-08-31"),
+    ("the summer of 2025", "2025-06-01", "2025-08-31"),
+    ("fall 2024", "2024-09-01", "2024-11-30"),
+    ("el verano pasado", "2026-06-01", "2026-08-31"),
+    ("l'été dernier", "2026-06-01", "2026-08-31"),
+    ("im Sommer", "2026-06-01", "2026-08-31"),
+    ("去年夏天", "2025-06-01", "2025-08-31"),
+    ("2025年の夏", "2025-06-01", "2025-08-31"),
+    ("작년 여름", "2025-06-01", "2025-08-31"),
+    ("지난 겨울", "2025-12-01", "2026-02-28"),
+    # a third of a year
+    ("early 2025", "2025-01-01", "2025-04-30"),
+    ("what did I say in mid-2025", "2025-05-01", "2025-08-31"),
+    ("late 2024", "2024-09-01", "2024-12-31"),
+    ("at the end of last year", "2025-09-01", "2025-12-31"),
+    ("at the beginning of this year", "2026-01-01", "2026-04-30"),
 ]
 
 # Words that look like time but are not, in the same languages.
@@ -328,6 +374,11 @@ NOT_TIME: list[str] = [
     "월급",
     "when did Jolene get back from Rio de Janeiro",  # a bare "de" + month is a place here
     "o Rio de Janeiro é lindo",
+    "this Spring Boot app fails to start",
+    "a spring roll recipe",
+    "he was hurt in the fall",  # "fall" needs last / this / next or a year to be the season
+    "내려올 겨울에",  # 올 겨울 inside a verb
+    "the early 1990s",
     "the first week of onboarding",
     "1日中雨でした",  # all day
     "1日あたり何食を取りましたか",  # per day
@@ -581,6 +632,21 @@ class TestAhead:
         assert since == _day("2026-11-20")
         since, _ = self._window("next Monday", self.MONDAY)
         assert since == _day("2026-11-23")
+
+    def test_the_weekend_said_on_a_weekend_is_the_one_under_way(self) -> None:
+        sunday = float(calendar.timegm((2026, 11, 22, 12, 0, 0)))
+        since, until = self._window("what did I cook over the weekend", sunday)
+        assert (since, until) == (_day("2026-11-21"), _day("2026-11-22") + 86_399)
+
+    def test_a_season_said_within_it(self) -> None:
+        july = float(calendar.timegm((2026, 7, 15, 12, 0, 0)))
+        since, _ = self._window("last summer", july)  # not the one under way
+        assert since == _day("2025-06-01")
+        since, _ = self._window("this summer", july)
+        assert since == _day("2026-06-01")
+        january = float(calendar.timegm((2027, 1, 10, 12, 0, 0)))
+        since, until = self._window("this winter", january)  # begun last December
+        assert (since, until) == (_day("2026-12-01"), _day("2027-02-28") + 86_399)
 
     def test_a_bare_weekday_is_still_the_last_one(self) -> None:
         since, _ = self._window("on Friday", self.MONDAY)
