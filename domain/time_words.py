@@ -33,6 +33,7 @@ from memlane.domain.calendar_days import (
     week_of,
 )
 from memlane.domain.chunk_times import SECONDS_PER_DAY, day_range
+from memlane.domain.time_anchors import anchored
 from memlane.domain.time_month_words import (
     Match,
     Matcher,
@@ -285,6 +286,9 @@ def _found(head: str, today: dt.date) -> list[Match]:
     found: list[Match] = []
     for matcher in _MATCHERS:
         found.extend(_within_calendar(matcher(head, today)))
+    if found:  # an expression read against a date beside it (time_anchors.py)
+        reread = functools.partial(_reread, head)
+        found.extend(_within_calendar(anchored(head, tuple(found), reread)))
     return found
 
 

@@ -346,6 +346,17 @@ WINDOWS: list[tuple[str, str, str]] = [
     ("late 2024", "2024-09-01", "2024-12-31"),
     ("at the end of last year", "2025-09-01", "2025-12-31"),
     ("at the beginning of this year", "2026-01-01", "2026-04-30"),
+    # read against a dated day beside it, not against the day asked
+    ("what did we ship the week before 2026-11-02", "2026-10-26", "2026-11-01"),
+    ("the puppy she got two weeks before August 11, 2023", "2023-07-24", "2023-07-30"),
+    ("shown on the Sunday before October 25, 2022", "2022-10-23", "2022-10-23"),
+    ("what to do on the Saturday after October 28, 2023", "2023-11-04", "2023-11-04"),
+    ("what did Joanna finish last Friday on 23 January, 2022", "2022-01-21", "2022-01-21"),
+    ("the issue last week, as mentioned on November 6, 2023", "2023-10-30", "2023-11-05"),
+    ("over the weekend before 4th October, 2023", "2023-09-30", "2023-10-01"),
+    ("what happened the day after 2023-05-04", "2023-05-05", "2023-05-05"),
+    ("the month before 2023-05-04", "2023-04-01", "2023-04-30"),
+    ("3 days after 2023-05-04", "2023-05-07", "2023-05-07"),
 ]
 
 # Words that look like time but are not, in the same languages.
@@ -379,6 +390,9 @@ NOT_TIME: list[str] = [
     "he was hurt in the fall",  # "fall" needs last / this / next or a year to be the season
     "내려올 겨울에",  # 올 겨울 inside a verb
     "the early 1990s",
+    "what happened the week before the launch",  # an order, no window (TestOrder)
+    # "back" is no "ago": "a few years back" lifted the wrong year on LoCoMo (conv-49#85)
+    "what did Evan start doing a few years back",
     "the first week of onboarding",
     "1日中雨でした",  # all day
     "1日あたり何食を取りましたか",  # per day
