@@ -299,11 +299,9 @@ LAST_WEEKEND: Final = (
     "지난주말",
 )  # fmt: skip
 # A weekend named without "last" or "this": the one under way on a Saturday or Sunday, else the
-# one just gone ("what did I cook over the weekend").
-THE_WEEKEND: Final = (
-    "over the weekend", "on the weekend", "at the weekend", "during the weekend",
-    "am wochenende", "übers wochenende", "no fim de semana",
-)  # fmt: skip
+# one just gone ("what did I cook over the weekend"). Not "on the weekend" / "am Wochenende":
+# memories say those of every weekend ("meal prep on the weekend").
+THE_WEEKEND: Final = ("over the weekend", "übers wochenende")
 # The weekend of this week (said on a Monday: the one just gone) and of next week.
 THIS_WEEKEND: Final = (
     "this weekend", "este fin de semana", "este fim de semana", "dieses wochenende",

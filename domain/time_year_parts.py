@@ -42,7 +42,7 @@ _NOT_SPRING: Final = (
 )  # fmt: skip
 _LATIN_SEASONS: Final = alternation(SEASONS)
 _SEASON_RES: Final = (
-    # last summer, el próximo verano, in the winter, cet été
+    # last summer, el próximo verano, cet été
     re.compile(
         rf"(?<![\w'])(?P<pre>{alternation(SEASON_BEFORE)})\s+(?P<s>{_LATIN_SEASONS})(?![\w'-])"
         rf"(?!\s+(?:{alternation(_NOT_SPRING)})(?!\w))"
@@ -100,18 +100,15 @@ def season_of(year: int, first_month: int) -> Days | None:
 
 
 def season_near(today: dt.date, first_month: int, which: str) -> Days | None:
-    """The season a question means: "this" the one holding today (else this year's), "last"
-    the latest over before today, "next" the first to begin after it, "bare" the latest that
-    has begun by it."""
+    """The season a question means: "next" the first to begin after today, "last" the latest
+    over before it, "this" the one holding today (else this year's)."""
     seasons = [s for y in range(today.year - 2, today.year + 2) if (s := season_of(y, first_month))]
     if which == "next":
         return next((s for s in seasons if s[0] > today), None)
     if which == "last":
         return next((s for s in reversed(seasons) if s[1] < today), None)
-    if which == "this":
-        holding = [s for s in seasons if s[0] <= today <= s[1]]
-        return holding[0] if holding else season_of(today.year, first_month)
-    return next((s for s in reversed(seasons) if s[0] <= today), None)
+    holding = [s for s in seasons if s[0] <= today <= s[1]]
+    return holding[0] if holding else season_of(today.year, first_month)
 
 
 def seasons_named(text: str, today: dt.date) -> Iterable[Match]:
@@ -129,11 +126,7 @@ def seasons_named(text: str, today: dt.date) -> Iterable[Match]:
                 else:
                     days = season_near(today, first_month, which)
             else:
-                which = SEASON_BEFORE.get(groups.get("pre") or "") or SEASON_AFTER.get(
-                    groups.get("post") or "", "bare"
-                )
-                if name == "fall" and which == "bare":
-                    continue  # "in the fall" may be a fall; "last fall" is the season
+                which = SEASON_BEFORE.get(groups.get("pre") or "") or SEASON_AFTER[groups["post"]]
                 days = season_near(today, first_month, which)
             if days is not None:
                 yield found.start(), found.end(), days

@@ -29,10 +29,9 @@ SEASON_BEFORE: Final[dict[str, str]] = {
     "letzten": "last", "vergangenen": "last", "diesen": "this", "dieses": "this",
     "nächsten": "next", "kommenden": "next",
     "cet": "this", "cette": "this", "ce": "this",
-    # bare: the latest season of that name that has begun by the day asked
-    "in the": "bare", "in": "bare", "during the": "bare", "during": "bare", "over the": "bare",
-    "im": "bare", "en": "bare", "no": "bare", "au": "bare",
 }  # fmt: skip
+# Not "in the summer" / "during the winter" alone: memories say it of every year ("warm in the
+# winter and cool in the summer"), and a season read there would date the text.
 # Words after a season that say which one ("el verano pasado", "l'été dernier").
 SEASON_AFTER: Final[dict[str, str]] = {
     "pasado": "last", "pasada": "last", "passado": "last", "passada": "last",

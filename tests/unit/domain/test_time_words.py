@@ -306,8 +306,7 @@ WINDOWS: list[tuple[str, str, str]] = [
     ("was ist seit letztem Freitag passiert", "2026-11-13", "2026-11-20"),
     # a weekend without "last": the one just gone (on a weekday)
     ("what did I cook over the weekend", "2026-11-14", "2026-11-15"),
-    ("did we hike on the weekend", "2026-11-14", "2026-11-15"),
-    ("was haben wir am Wochenende gemacht", "2026-11-14", "2026-11-15"),
+    ("was haben wir übers Wochenende gemacht", "2026-11-14", "2026-11-15"),
     ("several weeks ago", "2026-10-26", "2026-11-01"),
     # a month of a year named from now
     ("what did I buy in December last year", "2025-12-01", "2025-12-31"),
@@ -330,12 +329,10 @@ WINDOWS: list[tuple[str, str, str]] = [
     ("this fall", "2026-09-01", "2026-11-30"),  # under way
     ("last fall", "2025-09-01", "2025-11-30"),
     ("next spring", "2027-03-01", "2027-05-31"),
-    ("in the summer", "2026-06-01", "2026-08-31"),
     ("the summer of 2025", "2025-06-01", "2025-08-31"),
     ("fall 2024", "2024-09-01", "2024-11-30"),
     ("el verano pasado", "2026-06-01", "2026-08-31"),
     ("l'été dernier", "2026-06-01", "2026-08-31"),
-    ("im Sommer", "2026-06-01", "2026-08-31"),
     ("去年夏天", "2025-06-01", "2025-08-31"),
     ("2025年の夏", "2025-06-01", "2025-08-31"),
     ("작년 여름", "2025-06-01", "2025-08-31"),
@@ -388,6 +385,9 @@ NOT_TIME: list[str] = [
     "this Spring Boot app fails to start",
     "a spring roll recipe",
     "he was hurt in the fall",  # "fall" needs last / this / next or a year to be the season
+    "warm in the winter and cool in the summer",  # said of every year
+    "during the summer months",
+    "meal prep on the weekend and reheat it",  # said of every weekend
     "내려올 겨울에",  # 올 겨울 inside a verb
     "the early 1990s",
     "what happened the week before the launch",  # an order, no window (TestOrder)
