@@ -70,7 +70,31 @@ def translate(exc: BaseException, path: Path) -> StoreError:
         return StoreCorrupt(f"{path}: {message}")
     if _READ_ONLY.search(message):
         return StoreReadOnly(f"{path}: {message}")
+    if _BUSY.search(message) and _emptied(path):
+        # An emptied file looks new, and making it a WAL database needs every other
+        # connection gone: one in a running process waits forever, so say which.
+        return StoreError(
+            f"{path}: {message}: the index file is empty (0 bytes) while another process has "
+            "it open (a running `memlane watch`, `serve`, `mcp` or daemon); stop it and run "
+            "again, and the index is built anew from the workspace"
+        )
     return StoreError(f"{path}: {message}")
+
+
+def _emptied(path: Path) -> bool:
+    """The file is 0 bytes with no write-ahead log holding pages (a new index being written
+    has them there before its first checkpoint)."""
+    try:
+        if path.stat().st_size != 0:
+            return False
+    except OSError:
+        return False
+    try:
+        return path.with_name(path.name + "-wal").stat().st_size == 0
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
 
 
 class SqliteDatabase:

@@ -101,6 +101,31 @@ class TestDamagedFiles:
 
         assert path.exists()
 
+    def test_an_index_emptied_under_an_open_process_says_why_it_cannot_be_opened(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        # A running watch keeps a connection open; the file emptied under it looks new, and
+        # making it a WAL database again waits for that connection forever.
+        monkeypatch.setattr("memlane.adapters.store.engine.BUSY_TIMEOUT_MS", 200)
+        path = tmp_path / "index.db"
+        store = SqliteIndexStore.open(path)
+        store.replace_file(
+            make_file("memory/a.md"), make_chunks("memory/a.md", 5), make_vectors(5, 0), "m"
+        )
+        holder = sqlean.connect(path)
+        holder.execute("SELECT count(*) FROM chunks").fetchall()
+        try:
+            store.close()
+            path.write_bytes(b"")
+
+            with pytest.raises(StoreError, match=r"empty \(0 bytes\) while another process"):
+                SqliteIndexStore.open(path)
+        finally:
+            holder.close()
+
+        reopened = SqliteIndexStore.open(path)  # once it is gone, the empty file is a new index
+        reopened.close()
+
     def test_a_newer_schema_is_refused(self, tmp_path: Path) -> None:
         path = tmp_path / "index.db"
         SqliteDatabase.open(path).close()
