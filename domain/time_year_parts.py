@@ -34,8 +34,8 @@ from memlane.domain.time_year_words import (
 
 _RELATIVE_YEARS: Final = {"last year": -1, "this year": 0, "next year": 1}
 
-# Not a season: "Spring Boot", "a spring roll", "fall" alone (a verb and a noun), "冬至" is
-# winter but 春节 is the New Year and 秋葉原 a place.
+# Not a season: "this Spring Boot app", "a spring roll"; after a CJK season character, 春节 is
+# the New Year and 秋葉原 a place (冬至, the solstice, is in winter).
 _NOT_SPRING: Final = (
     "boot", "framework", "cloud", "batch", "security", "data", "mvc", "roll", "rolls", "water",
     "onion", "onions", "mattress",
@@ -44,7 +44,9 @@ _LATIN_SEASONS: Final = alternation(SEASONS)
 _SEASON_RES: Final = (
     # last summer, el próximo verano, cet été
     re.compile(
-        rf"(?<![\w'])(?P<pre>{alternation(SEASON_BEFORE)})\s+(?P<s>{_LATIN_SEASONS})(?![\w'-])"
+        # a possessive still names it ("last summer's trip"); a longer word does not
+        rf"(?<![\w'])(?P<pre>{alternation(SEASON_BEFORE)})\s+(?P<s>{_LATIN_SEASONS})"
+        rf"(?![\w-])(?!'(?!s(?!\w)))"
         rf"(?!\s+(?:{alternation(_NOT_SPRING)})(?!\w))"
         rf"(?:\s+(?:of\s+|de\s+|del\s+|do\s+)?(?P<y>(?:19|20)\d{{2}})(?!\w|[-/.]\d))?"
     ),
@@ -61,7 +63,8 @@ _SEASON_RES: Final = (
     # 去年夏天, この夏, 작년 여름, 2025年の夏, 2025년 여름
     re.compile(
         # not inside a Korean word: 내려올 겨울 ("the winter that will come") holds 올 겨울
-        rf"(?<![\uac00-\ud7a3])(?:(?P<cjk>{bounded(CJK_SEASON_BEFORE)})|(?<!\d)(?P<y>(?:19|20)\d{{2}})\s*[年년])"
+        rf"(?<![\uac00-\ud7a3])(?:(?P<cjk>{bounded(CJK_SEASON_BEFORE)})"
+        rf"|(?<!\d)(?P<y>(?:19|20)\d{{2}})\s*[年년])"
         rf"\s*(?:的|の)?\s*(?P<s>{alternation(CJK_SEASONS)})(?![节節葉目日木])"
     ),
 )

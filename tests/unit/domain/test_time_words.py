@@ -323,6 +323,7 @@ WINDOWS: list[tuple[str, str, str]] = [
     ("작년 12월", "2025-12-01", "2025-12-31"),
     # seasons (northern, meteorological; a year's winter starts in its December)
     ("where did we go last summer", "2026-06-01", "2026-08-31"),
+    ("photos from last summer's trip", "2026-06-01", "2026-08-31"),
     ("last spring", "2026-03-01", "2026-05-31"),
     ("last winter", "2025-12-01", "2026-02-28"),
     ("this winter", "2026-12-01", "2027-02-28"),
