@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 import threading
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -310,4 +311,31 @@ class TestRebuildSwap:
 
         assert [f.path for f in store.files()] == ["memory/old.md"]
         assert not list(tmp_path.glob("index.db.tmp-*"))
+        store.close()
+
+    def test_a_rebuild_without_room_for_its_copy_is_refused_before_writing(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        path = tmp_path / "index.db"
+        store = SqliteIndexStore.open(path)
+        store.replace_file(
+            make_file("memory/old.md"), make_chunks("memory/old.md", 2), [None, None], "fts-only"
+        )
+        size = path.stat().st_size
+        real_usage = shutil.disk_usage
+
+        def room(free: int) -> None:
+            def usage(folder: str | Path) -> object:
+                return real_usage(folder)._replace(free=free)
+
+            monkeypatch.setattr(shutil, "disk_usage", usage)
+
+        room(2 * size - 1)  # the copy and the swap's log need twice the index
+        with pytest.raises(StoreError, match=r"a full reindex needs about .* MB free beside"):
+            store.begin_rebuild()
+        assert not list(tmp_path.glob("index.db.tmp-*"))
+        assert [f.path for f in store.files()] == ["memory/old.md"]
+
+        room(2 * size)
+        store.begin_rebuild().abort()
         store.close()
