@@ -11,7 +11,9 @@ is read against the date:
   the day after, "the Saturday after D" the first Saturday after it;
 - any other relative expression joined to the date by "on", "before", "as of", "as mentioned
   on" or a comma is read as if asked on that date ("last weekend before April 10, 2023" is the
-  weekend just before it).
+  weekend just before it);
+- in Chinese, Japanese and Korean, a count or "the day before / after" following the date:
+  "2023年8月11日の2週間前", "2023년 8월 11일 2주 전", "2023年5月4日的前一天".
 
 The date must carry its year (otherwise it is relative itself) and name one day. Pure.
 """
@@ -25,7 +27,7 @@ from typing import Final
 
 from memlane.domain.calendar_days import Days, month_of, shift_month, unit_back
 from memlane.domain.time_month_words import Match, number_word
-from memlane.domain.time_patterns import LATIN_UNITS, NUMBER_WORD, alternation
+from memlane.domain.time_patterns import HAN_NUMBERS, LATIN_UNITS, NUMBER_WORD, alternation
 from memlane.domain.time_spans import Reread
 from memlane.domain.time_words_tables import UNITS, WEEKDAYS
 
@@ -37,6 +39,33 @@ _UNIT_BEFORE: Final = re.compile(
     rf"|(?:(?:on|in|during)\s+)?(?:the\s+)?(?P<one>day|night|week|weekend|month|year"
     rf"|{alternation(_LATIN_WEEKDAYS)}))"
     r"\s+(?P<side>before|prior\s+to|after|following)\s+(?:(?:on\s+)?the\s+)?$"
+)
+# Chinese, Japanese and Korean say it after the date: "2023年8月11日の2週間前", "2023년 8월
+# 11일 2주 전", "2023年5月4日的前一天", "2023년 5월 4일 다음날" (not "…日前两周": the count
+# before its unit only).
+_CJK_UNITS: Final = {
+    "天": "day", "日": "day", "일": "day", "周": "week", "週": "week", "週間": "week",
+    "个星期": "week", "個星期": "week", "주": "week", "주일": "week", "个月": "month",
+    "個月": "month", "か月": "month", "ヶ月": "month", "달": "month", "개월": "month",
+    "年": "year", "년": "year",
+}  # fmt: skip
+_CJK_BEFORE: Final = ("前", "以前", "之前", "전")
+_CJK_AFTER: Final = ("後", "后", "以後", "以后", "之后", "之後", "후")
+_CJK_DAY_BEFORE: Final = ("前日", "前一天", "전날")
+_CJK_DAY_AFTER: Final = (
+    "翌日",
+    "次の日",
+    "第二天",
+    "后一天",
+    "後一天",
+    "다음날",
+    "다음 날",
+    "이튿날",
+)
+_AFTER_DATE: Final = re.compile(
+    rf"\s*(?:の|的)?\s*(?:(?P<n>\d{{1,3}}|[{HAN_NUMBERS}]{{1,3}}|한|두|세|네|다섯)\s*"
+    rf"(?P<u>{alternation(_CJK_UNITS)})\s*(?P<side>{alternation(_CJK_BEFORE + _CJK_AFTER)})"
+    rf"|(?P<one>{alternation(_CJK_DAY_BEFORE + _CJK_DAY_AFTER)}))"
 )
 # What may join a relative expression to the date it is read against.
 _LINK: Final = re.compile(
@@ -57,12 +86,29 @@ def anchored(text: str, found: Sequence[Match], reread: Reread) -> Iterable[Matc
             days = _unit_beside(unit, first)
             if days is not None:
                 yield unit.start(), date_end, days
+        suffix = _AFTER_DATE.match(text, date_end)
+        if suffix is not None:
+            days = _unit_after(suffix, first)
+            if days is not None:
+                yield date_start, suffix.end(), days
         for start, end, _ in found:
             if end > date_start or _LINK.fullmatch(text, end, date_start) is None:
                 continue
             days = reread(start, end, first)
             if days is not None and days != (first, last):
                 yield start, date_end, days
+
+
+def _unit_after(found: re.Match[str], day: dt.date) -> Days | None:
+    """The window a Chinese, Japanese or Korean count after the date names."""
+    if found["one"] is not None:
+        named = day + dt.timedelta(days=-1 if found["one"] in _CJK_DAY_BEFORE else 1)
+        return named, named
+    count = number_word(found["n"])
+    if count is None:
+        return None
+    before = found["side"] in _CJK_BEFORE
+    return unit_back(day, _CJK_UNITS[found["u"]], count if before else -count)
 
 
 def _unit_beside(found: re.Match[str], day: dt.date) -> Days | None:
