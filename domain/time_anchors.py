@@ -15,7 +15,11 @@ is read against the date:
 - in Chinese, Japanese and Korean, a count or "the day before / after" following the date:
   "2023年8月11日の2週間前", "2023년 8월 11일 2주 전", "2023年5月4日的前一天".
 
-The date must carry its year (otherwise it is relative itself) and name one day. Pure.
+The date must carry its year (otherwise it is relative itself) and name one day. The window
+also takes in the date itself: what happened "the week before August 3" is often written on
+August 3 ("last week we ..."), and a plan for "the Saturday after October 28" on October 28
+(LoCoMo: without the date, these two questions lost their answer from the first five hits).
+Pure.
 """
 
 from __future__ import annotations
@@ -85,18 +89,23 @@ def anchored(text: str, found: Sequence[Match], reread: Reread) -> Iterable[Matc
         if unit is not None:
             days = _unit_beside(unit, first)
             if days is not None:
-                yield unit.start(), date_end, days
+                yield unit.start(), date_end, _with_day(days, first)
         suffix = _AFTER_DATE.match(text, date_end)
         if suffix is not None:
             days = _unit_after(suffix, first)
             if days is not None:
-                yield date_start, suffix.end(), days
+                yield date_start, suffix.end(), _with_day(days, first)
         for start, end, _ in found:
             if end > date_start or _LINK.fullmatch(text, end, date_start) is None:
                 continue
             days = reread(start, end, first)
             if days is not None and days != (first, last):
-                yield start, date_end, days
+                yield start, date_end, _with_day(days, first)
+
+
+def _with_day(days: Days, day: dt.date) -> Days:
+    """The window stretched to take in the dated day (see the module docstring)."""
+    return min(days[0], day), max(days[1], day)
 
 
 def _unit_after(found: re.Match[str], day: dt.date) -> Days | None:
