@@ -57,15 +57,8 @@ _CJK_BEFORE: Final = ("前", "以前", "之前", "전")
 _CJK_AFTER: Final = ("後", "后", "以後", "以后", "之后", "之後", "후")
 _CJK_DAY_BEFORE: Final = ("前日", "前一天", "전날")
 _CJK_DAY_AFTER: Final = (
-    "翌日",
-    "次の日",
-    "第二天",
-    "后一天",
-    "後一天",
-    "다음날",
-    "다음 날",
-    "이튿날",
-)
+    "翌日", "次の日", "第二天", "后一天", "後一天", "다음날", "다음 날", "이튿날",
+)  # fmt: skip
 _AFTER_DATE: Final = re.compile(
     rf"\s*(?:の|的)?\s*(?:(?P<n>\d{{1,3}}|[{HAN_NUMBERS}]{{1,3}}|한|두|세|네|다섯)\s*"
     rf"(?P<u>{alternation(_CJK_UNITS)})\s*(?P<side>{alternation(_CJK_BEFORE + _CJK_AFTER)})"
