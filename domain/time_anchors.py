@@ -18,7 +18,8 @@ is read against the date:
 The date must carry its year (otherwise it is relative itself) and name one day. The window
 also takes in the date itself: what happened "the week before August 3" is often written on
 August 3 ("last week we ..."), and a plan for "the Saturday after October 28" on October 28
-(LoCoMo: without the date, these two questions lost their answer from the first five hits).
+(LoCoMo: without the date, these two questions lost their answer line from the first five lines
+read, and one of them its answer session from the first five hits).
 Pure.
 """
 
