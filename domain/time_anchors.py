@@ -48,12 +48,8 @@ _UNIT_BEFORE: Final = re.compile(
 # Chinese, Japanese and Korean say it after the date: "2023年8月11日の2週間前", "2023년 8월
 # 11일 2주 전", "2023年5月4日的前一天", "2023년 5월 4일 다음날" (not "…日前两周": the count
 # before its unit only).
-_CJK_UNITS: Final = {
-    "天": "day", "日": "day", "일": "day", "周": "week", "週": "week", "週間": "week",
-    "个星期": "week", "個星期": "week", "주": "week", "주일": "week", "个月": "month",
-    "個月": "month", "か月": "month", "ヶ月": "month", "달": "month", "개월": "month",
-    "年": "year", "년": "year",
-}  # fmt: skip
+# The unit words of Chinese, Japanese and Korean; not a bare 月 ("2月前" is February too).
+_CJK_UNITS: Final = {u: unit for u, unit in UNITS.items() if u[0] >= "\u2e80" and u != "月"}
 _CJK_BEFORE: Final = ("前", "以前", "之前", "전")
 _CJK_AFTER: Final = ("後", "后", "以後", "以后", "之后", "之後", "후")
 _CJK_DAY_BEFORE: Final = ("前日", "前一天", "전날")

@@ -24,15 +24,14 @@ from memlane.domain.time_words_tables import AMBIGUOUS_MONTHS, MONTHS
 from memlane.domain.time_year_words import (
     CJK_SEASON_BEFORE,
     CJK_SEASONS,
+    CJK_YEARS_FROM_NOW,
     SEASON_AFTER,
     SEASON_BEFORE,
     SEASONS,
     YEAR_AFTER_MONTH,
-    YEAR_BEFORE_MONTH,
     YEAR_THIRDS,
+    YEARS_FROM_NOW,
 )
-
-_RELATIVE_YEARS: Final = {"last year": -1, "this year": 0, "next year": 1}
 
 # Not a season: "this Spring Boot app", "a spring roll"; after a CJK season character, 春节 is
 # the New Year and 秋葉原 a place (冬至, the solstice, is in winter).
@@ -77,19 +76,19 @@ _MONTH_YEAR_RES: Final = (
     ),
     # last year in May, this year in March
     re.compile(
-        rf"(?<![\w'])(?P<r>last year|this year|next year),?\s+in\s+(?P<m>{alternation(MONTHS)})"
+        rf"(?<![\w'])(?P<r>{alternation(YEARS_FROM_NOW)}),?\s+in\s+(?P<m>{alternation(MONTHS)})"
         rf"(?![\w'])"
     ),
     # 去年3月, 今年三月, 去年の3月15日, 올해 3월
     re.compile(
-        rf"(?P<r>{bounded(tuple(w for w in YEAR_BEFORE_MONTH if not w.isascii()))})\s*(?:的|の)?\s*"
+        rf"(?P<r>{bounded(CJK_YEARS_FROM_NOW)})\s*(?:的|の)?\s*"
         r"(?P<m>1[0-2]|0?[1-9]|十一|十二|[一二三四五六七八九十])\s*[月월]"
         r"(?:\s*(?P<d>\d{1,2})\s*[日号號일])?"
     ),
 )
 _THIRD_RE: Final = re.compile(
     rf"(?<![\w'])(?P<t>{alternation(YEAR_THIRDS)})(?:\s+|-)"
-    rf"(?P<y>(?:19|20)\d{{2}}|{alternation(_RELATIVE_YEARS)})(?!\w|[-/.]\d)"
+    rf"(?P<y>(?:19|20)\d{{2}}|{alternation(YEARS_FROM_NOW)})(?!\w|[-/.]\d)"
 )
 
 
@@ -140,10 +139,10 @@ def months_of_named_years(text: str, today: dt.date) -> Iterable[Match]:
         for found in pattern.finditer(text):
             groups = found.groupdict()
             name = groups["m"]
-            if name in AMBIGUOUS_MONTHS and not groups.get("pre") and pattern is _MONTH_YEAR_RES[0]:
-                continue  # "it may this year": a month needs a preposition here
+            if name in AMBIGUOUS_MONTHS and "pre" in groups and not groups["pre"]:
+                continue  # "it may this year": before the year words, a month needs "in"
             month = month_number(name)
-            offset = YEAR_AFTER_MONTH.get(groups["r"], YEAR_BEFORE_MONTH.get(groups["r"], 0))
+            offset = YEAR_AFTER_MONTH.get(groups["r"], CJK_YEARS_FROM_NOW.get(groups["r"], 0))
             day = int(groups["d"]) if groups.get("d") else None
             days = None if month is None else latest_date(today, month, day, today.year + offset)
             if days is not None:
@@ -153,11 +152,8 @@ def months_of_named_years(text: str, today: dt.date) -> Iterable[Match]:
 def year_thirds(text: str, today: dt.date) -> Iterable[Match]:
     for found in _THIRD_RE.finditer(text):
         year_word = found["y"]
-        year = (
-            today.year + _RELATIVE_YEARS[year_word]
-            if year_word in _RELATIVE_YEARS
-            else int(year_word)
-        )
+        offset = YEARS_FROM_NOW.get(year_word)
+        year = int(year_word) if offset is None else today.year + offset
         first = month_of(year, YEAR_THIRDS[found["t"]])
         last = month_of(year, YEAR_THIRDS[found["t"]] + 3)
         if first is not None and last is not None:
